@@ -1,0 +1,27 @@
+"""Every error the core raises is a PinkyError; front ends turn them into their own shape."""
+
+from __future__ import annotations
+
+
+class PinkyError(Exception):
+    """Base class: a clear, one-line message meant for the user or the agent."""
+
+
+class InvalidInput(PinkyError):
+    """An argument is out of range, of the wrong kind, or unsafe (a path escaping its root)."""
+
+
+class NotFound(PinkyError):
+    """No entry has that slug (or it was deleted)."""
+
+
+class Conflict(PinkyError):
+    """Optimistic concurrency failed: the entry changed since the caller read it."""
+
+
+class IndexUnavailable(PinkyError):
+    """brain.db cannot be opened or created."""
+
+
+class SyncError(PinkyError):
+    """Git sync failed; the local brain is left intact."""
