@@ -1,0 +1,281 @@
+"""Core commands: init, reindex, search, save, get, update, delete, restore, stats, doctor, gc."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pinky.cli import cli, emit_json, open_kb
+from pinky.config import ENTRY_TYPES
+
+TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
+
+
+def _progress_printer():  # type: ignore[no-untyped-def]
+    """A progress bar on a terminal (stderr), nothing otherwise."""
+    if not sys.stderr.isatty():
+        return None, lambda: None
+    bars: dict[str, Any] = {}
+
+    def report(phase: str, done: int, total: int) -> None:
+        bar = bars.get(phase)
+        if bar is None:
+            label = {"parse": "Indexing notes ", "embed": "Embedding chunks"}.get(phase, phase)
+            bar = bars[phase] = click.progressbar(length=max(total, 1), label=label, file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+
+    def finish() -> None:
+        for bar in bars.values():
+            bar.__exit__(None, None, None)
+
+    return report, finish
+
+
+@cli.command()
+@click.option("--full", is_flag=True, help="Drop the index and rebuild everything from the markdown.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the counts.")
+@click.pass_context
+def reindex(ctx: click.Context, full: bool, as_json: bool) -> None:
+    """Bring the index up to date with the project's and the global markdown.
+
+    Only changed files are parsed and only new chunk text is embedded.
+
+    Example:
+
+        pinky reindex --json
+    """
+    kb = open_kb(ctx)
+    progress, finish = _progress_printer()
+    try:
+        report = kb.reindex(full=full, progress=progress)
+    finally:
+        finish()
+    data = report.as_dict()
+    if kb.rebuilt_reason:
+        data["rebuilt"] = kb.rebuilt_reason
+    if as_json:
+        emit_json(data)
+        return
+    click.echo(f"{report.added} added, {report.updated} updated, {report.removed} removed, "
+               f"{report.unchanged} unchanged; {report.chunks_embedded} chunks embedded in {report.seconds:.2f}s")
+    for note in ([f"rebuilt the index: {kb.rebuilt_reason}"] if kb.rebuilt_reason else []) + report.errors:
+        click.echo(f"warning: {note}", err=True)
+    if report.vectors != "ok":
+        click.echo(f"warning: vectors {report.vectors}; search is full-text only", err=True)
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--limit", "-n", type=int, default=10, show_default=True, help="How many results (1-100).")
+@click.option("--scope", help="'global' or 'project:<name>'.")
+@click.option("--project", "project_filter", help="Only this project (same as --scope project:<name>).")
+@click.option("--type", "type_", type=TYPE_CHOICE, help="Only entries of this type.")
+@click.option("--tag", "tags", multiple=True, help="Only entries with this tag (repeat: all must match).")
+@click.option("--mode", type=click.Choice(["hybrid", "bm25", "vector"]), default="hybrid", show_default=True,
+              help="Which retrieval to run.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a `hits` array.")
+@click.pass_context
+def search(ctx: click.Context, query: str, limit: int, scope: str | None, project_filter: str | None,
+           type_: str | None, tags: tuple[str, ...], mode: str, as_json: bool) -> None:
+    """Hybrid search (BM25 + vectors) over project and global knowledge.
+
+    Example:
+
+        pinky search "timeout al cerrar el pool de postgres" --type gotcha --limit 5
+    """
+    kb = open_kb(ctx)
+    if kb.rebuilt_reason or not kb.stats()["entries"]:
+        kb.reindex()  # a fresh or rebuilt index would otherwise answer nothing
+    result = kb.search(query, limit=limit, scope=scope, project=project_filter, type=type_,
+                       tags=list(tags), mode=mode)
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    if result.notice:
+        click.echo(f"note: {result.notice}", err=True)
+    if not result.hits:
+        click.echo("no results")
+    for rank, hit in enumerate(result.hits, 1):
+        where = f"{hit.path}:{hit.line}"
+        click.echo(f"{rank:>2}. {click.style(hit.title, bold=True)}  [{hit.type}, {hit.scope}]  {hit.slug}")
+        click.echo(f"    {where}{'  § ' + hit.heading if hit.heading else ''}")
+        click.echo(f"    {hit.snippet}")
+
+
+@cli.command()
+@click.option("--title", "-t", required=True, help="Short, descriptive title (max 300 characters).")
+@click.option("--type", "type_", type=TYPE_CHOICE, default="note", show_default=True)
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable, at most 32).")
+@click.option("--project", "project_name", help="Save into the project scope of this name.")
+@click.option("--scope", type=click.Choice(["project", "global"]), default="project", show_default=True,
+              help="global writes into the global brain ($PINKY_HOME/brain).")
+@click.option("--file", "files", multiple=True, help="A code path this note is about (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print the saved entry as JSON.")
+@click.pass_context
+def save(ctx: click.Context, title: str, type_: str, tags: tuple[str, ...], project_name: str | None,
+         scope: str, files: tuple[str, ...], as_json: bool) -> None:
+    """Save a note; the markdown body is read from standard input.
+
+    Example:
+
+        echo "Call pool.close(timeout=5) first." | pinky save -t "PG pool hangs on exit" --type gotcha --tag postgres
+    """
+    if sys.stdin.isatty():
+        click.echo("reading the body from standard input; end with Ctrl-D", err=True)
+    body = sys.stdin.read()
+    kb = open_kb(ctx)
+    entry = kb.save(title, body, type=type_, tags=list(tags), scope=scope, project=project_name, files=list(files))
+    if as_json:
+        emit_json(entry.as_dict())
+    else:
+        click.echo(f"saved {entry.slug} -> {entry.path}")
+
+
+@cli.command()
+@click.argument("slug")
+@click.option("--json", "as_json", is_flag=True, help="Print the entry as JSON (with its version).")
+@click.pass_context
+def get(ctx: click.Context, slug: str, as_json: bool) -> None:
+    """Show a whole entry by its slug (a unique last part of the slug is enough).
+
+    Example:
+
+        pinky get gotcha/pg-pool-hangs-on-exit
+    """
+    entry = open_kb(ctx).get(slug)
+    if as_json:
+        emit_json(entry.as_dict())
+        return
+    click.echo(click.style(entry.title, bold=True))
+    click.echo(f"{entry.slug}  [{entry.type}, {entry.scope}]  {entry.path}  version {entry.version}")
+    if entry.tags:
+        click.echo("tags: " + ", ".join(entry.tags))
+    click.echo("")
+    click.echo(entry.body.rstrip())
+
+
+@cli.command()
+@click.argument("slug")
+@click.option("--reason", required=True, help="Why it goes (kept in the archived file).")
+@click.pass_context
+def delete(ctx: click.Context, slug: str, reason: str) -> None:
+    """Soft-delete an entry: its file moves to .archive/ and it leaves search.
+
+    Example:
+
+        pinky delete gotcha/old-trap --reason "fixed upstream in v2"
+    """
+    archived = open_kb(ctx).delete(slug, reason)
+    click.echo(f"archived {slug} -> {archived}  (undo: pinky restore {slug})")
+
+
+@cli.command()
+@click.argument("slug")
+@click.pass_context
+def restore(ctx: click.Context, slug: str) -> None:
+    """Bring back a soft-deleted entry.
+
+    Example:
+
+        pinky restore gotcha/old-trap
+    """
+    entry = open_kb(ctx).restore(slug)
+    click.echo(f"restored {entry.slug} -> {entry.path}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
+def stats(ctx: click.Context, as_json: bool) -> None:
+    """Index size: entries, chunks, vectors, embedder.
+
+    Example:
+
+        pinky stats --json
+    """
+    data = open_kb(ctx).stats()
+    if as_json:
+        emit_json(data)
+        return
+    click.echo(f"{data['entries']} entries, {data['chunks']} chunks, {data['vectors']} vectors "
+               f"({data['embedder']}, {data['dims']} dims)")
+    click.echo("by type:  " + ", ".join(f"{k} {v}" for k, v in data["by_type"].items()))
+    click.echo("by scope: " + ", ".join(f"{k} {v}" for k, v in data["by_scope"].items()))
+    click.echo(f"index:    {data['db_path']} ({data['db_bytes'] / 1e6:.1f} MB)")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help='Print {"ok": bool, "checks": [...]}.')
+@click.pass_context
+def doctor(ctx: click.Context, as_json: bool) -> None:
+    """Check the installation and the index, with a fix for every problem.
+
+    Exits 1 when a check fails (warnings do not fail).
+
+    Example:
+
+        pinky doctor
+    """
+    from pinky.doctor import run_checks
+
+    checks = run_checks(open_kb(ctx))
+    ok = all(c.status != "error" for c in checks)
+    if as_json:
+        emit_json({"ok": ok, "checks": [c.as_dict() for c in checks]})
+    else:
+        marks = {"ok": click.style("ok  ", fg="green"), "warn": click.style("warn", fg="yellow"),
+                 "error": click.style("FAIL", fg="red")}
+        for check in checks:
+            click.echo(f"{marks[check.status]}  {check.name}: {check.detail}")
+            if check.fix and check.status != "ok":
+                click.echo(f"      fix: {check.fix}")
+    if not ok:
+        ctx.exit(1)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print what was removed as JSON.")
+@click.pass_context
+def gc(ctx: click.Context, as_json: bool) -> None:
+    """Remove orphan rows and stale cached embeddings, then compact the index.
+
+    Example:
+
+        pinky gc
+    """
+    removed = open_kb(ctx).gc()
+    if as_json:
+        emit_json(removed)
+    else:
+        click.echo(", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in removed.items()))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print what was created as JSON.")
+@click.pass_context
+def init(ctx: click.Context, as_json: bool) -> None:
+    """Prepare this project: documentation/ with a folder and a template per type, and .gitignore.
+
+    Safe to run again: it only adds what is missing.
+
+    Example:
+
+        cd my-repo && pinky init
+    """
+    from pinky.project import init_project
+
+    kb = open_kb(ctx)
+    created = init_project(kb.config)
+    if as_json:
+        emit_json({"created": created, "save_dir": str(kb.config.save_dir)})
+        return
+    if not created:
+        click.echo(f"already initialised: {kb.config.save_dir}")
+    for item in created:
+        click.echo(f"created {item}")
+
+

@@ -1,0 +1,106 @@
+"""`pinky doctor`: every check says what it found and, when something is wrong, how to fix it."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from pinky.kb import Check, KnowledgeBase
+from pinky.store import migrations as mig
+from pinky.store import queries as q
+from pinky.store.connect import has_fts5
+
+
+def _driver(kb: KnowledgeBase) -> Check:
+    db = kb.db
+    detail = f"{db.driver} (SQLite {db.sqlite_version}) on Python {sys.version.split()[0]}"
+    return Check("sqlite driver", "ok", detail)
+
+
+def _fts(kb: KnowledgeBase) -> Check:
+    if has_fts5(kb.db):
+        return Check("full-text search (FTS5)", "ok", "available")
+    return Check("full-text search (FTS5)", "error", "this SQLite build lacks FTS5",
+                 "pip install --force-reinstall sqlean.py (pinky uses it when the stdlib build lacks features)")
+
+
+def _vectors(kb: KnowledgeBase) -> Check:
+    db = kb.db
+    if db.vec_available:
+        return Check("vector search (sqlite-vec)", "ok", f"sqlite-vec {db.vec_version}")
+    return Check("vector search (sqlite-vec)", "warn", f"unavailable: {db.vec_error}; search is full-text only",
+                 "pip install sqlean.py sqlite-vec (a Python whose sqlite3 cannot load extensions needs sqlean.py)")
+
+
+def _embedder(kb: KnowledgeBase) -> Check:
+    try:
+        embedder = kb.embedder
+        vector = embedder.embed(["pinky doctor probe"])
+    except Exception as exc:
+        return Check("embedder", "error", f"{kb.config.embedder}: {exc}",
+                     "reinstall pinky-brain, or set PINKY_HASH_EMBED=1 for the model-free embedder")
+    return Check("embedder", "ok", f"{embedder.name}, {vector.shape[1]} dimensions")
+
+
+def _fingerprint(kb: KnowledgeBase) -> Check:
+    stored = q.get_meta(kb.db.conn, "fingerprint")
+    current = kb.fingerprint()
+    if stored is None:
+        return Check("vector fingerprint", "warn", "no vectors built yet", "pinky reindex")
+    if stored != current:
+        return Check("vector fingerprint", "warn",
+                     f"vectors were built with {stored} ({q.get_meta(kb.db.conn, 'embedder')}), the current "
+                     f"embedder and chunker give {current}; vector search is off until they are rebuilt",
+                     "pinky reindex")
+    pending = q.count_pending(kb.db.conn)
+    if pending:
+        return Check("vector fingerprint", "warn", f"{current}; {pending} chunks still lack vectors", "pinky reindex")
+    return Check("vector fingerprint", "ok", current)
+
+
+def _schema(kb: KnowledgeBase) -> Check:
+    done = mig.applied(kb.db.conn)
+    detail = f"{len(done)} of {len(mig.KNOWN)} migrations applied ({done[-1] if done else 'none'})"
+    if kb.rebuilt_reason:
+        return Check("index schema", "warn", f"{detail}; rebuilt because {kb.rebuilt_reason}", "pinky reindex")
+    return Check("index schema", "ok" if done == mig.KNOWN else "error", detail)
+
+
+def _roots(kb: KnowledgeBase) -> Check:
+    missing = [str(p) for p in kb.config.roots().values() if not p.is_dir()]
+    if not missing:
+        return Check("knowledge folders", "ok", ", ".join(str(p) for p in kb.config.roots().values()))
+    return Check("knowledge folders", "warn", f"missing: {', '.join(missing)}",
+                 "pinky init (project) / pinky sync --remote URL (global brain)")
+
+
+def _drift(kb: KnowledgeBase) -> Check:
+    drift = kb.drift()
+    total = sum(len(v) for v in drift.values())
+    if not total:
+        return Check("markdown vs index", "ok", "the index matches the markdown")
+    parts = [f"{len(v)} {k} ({', '.join(v[:3])}{', …' if len(v) > 3 else ''})" for k, v in drift.items() if v]
+    return Check("markdown vs index", "warn", "; ".join(parts), "pinky reindex")
+
+
+def _malformed(kb: KnowledgeBase) -> Check:
+    bad = kb.malformed()
+    if not bad:
+        return Check("malformed notes", "ok", "none")
+    return Check("malformed notes", "warn", f"{len(bad)}: " + "; ".join(bad[:5]),
+                 "fix the YAML between the --- lines (they are indexed as plain notes meanwhile)")
+
+
+CHECKS: list[Callable[[KnowledgeBase], Check]] = [
+    _driver, _fts, _vectors, _embedder, _schema, _fingerprint, _roots, _drift, _malformed,
+]
+
+
+def run_checks(kb: KnowledgeBase) -> list[Check]:
+    results = []
+    for check in CHECKS:
+        try:
+            results.append(check(kb))
+        except Exception as exc:  # a broken check must not hide the others
+            results.append(Check(check.__name__.strip("_"), "error", f"check failed: {exc}"))
+    return results

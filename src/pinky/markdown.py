@@ -1,0 +1,166 @@
+"""Parse a markdown note (YAML frontmatter + body) into the brain's data model.
+
+A file with malformed YAML is still a note: we keep its body, record the error for
+`pinky doctor`, and never let one bad file abort a reindex.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from pinky.config import ENTRY_TYPES
+
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_WIKI_LINK = re.compile(r"\[\[([^\]|#\n]{1,200})(?:[#|][^\]\n]*)?\]\]")
+_MD_LINK = re.compile(r"\]\(([^)\s]{1,300}?\.md)(?:#[^)]*)?\)")
+_FENCE_LINE = re.compile(r"^-{3,}\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Document:
+    """One markdown note, parsed. `path` is relative to its root and uses '/'."""
+
+    path: str
+    title: str
+    type: str
+    project: str | None
+    tags: tuple[str, ...]
+    created: str | None
+    last_verified: str | None
+    files: tuple[str, ...]
+    links: tuple[str, ...]
+    body: str
+    body_line: int
+    content_hash: str
+    meta: dict[str, Any] = field(default_factory=dict)
+    parse_error: str | None = None
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def normalize_value(value: Any) -> Any:
+    """YAML turns `2025-10-24` into a date and `yes` into True; give them back as strings."""
+    if isinstance(value, dt.datetime):
+        return value.isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return {str(k): normalize_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [normalize_value(v) for v in value]
+    return value
+
+
+def _string_list(value: Any) -> tuple[str, ...]:
+    if value is None or value == "":
+        return ()
+    items = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else [value]
+    seen: dict[str, None] = {}
+    for item in items:
+        text = str(item).strip()
+        if text:
+            seen.setdefault(text, None)
+    return tuple(seen)
+
+
+def _scalar(value: Any) -> str | None:
+    if value is None or isinstance(value, dict | list):
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def split_frontmatter(text: str) -> tuple[dict[str, Any], str, int, str | None]:
+    """Return (metadata, body, body_start_line, error). Line numbers are 1-based."""
+    if not _FENCE_LINE.match(text):
+        return {}, text, 1, None
+    parts = _FENCE_LINE.split(text, 2)
+    if len(parts) < 3:
+        return {}, text, 1, "frontmatter opened with '---' but never closed"
+    raw, body = parts[1], parts[2]
+    offset = len(text) - len(body)
+    line = text.count("\n", 0, offset) + 1
+    if body.startswith("\n"):
+        body, line = body[1:], line + 1
+    from frontmatter.default_handlers import YAMLHandler
+
+    try:
+        loaded = YAMLHandler().load(raw)
+    except Exception as exc:  # yaml.YAMLError and friends: report, keep the body
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return {}, body, line, f"malformed YAML frontmatter: {first}"
+    if loaded is None:
+        return {}, body, line, None
+    if not isinstance(loaded, dict):
+        return {}, body, line, "frontmatter is not a key: value mapping"
+    return {str(k): normalize_value(v) for k, v in loaded.items()}, body, line, None
+
+
+def first_heading(body: str) -> str | None:
+    in_fence = False
+    for raw in body.splitlines():
+        if raw.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        match = None if in_fence else _HEADING.match(raw)
+        if match:
+            return match.group(1).strip()
+    return None
+
+
+def _type_from(meta_type: Any, rel_path: str) -> str:
+    wanted = (_scalar(meta_type) or "").lower()
+    if wanted in ENTRY_TYPES:
+        return wanted
+    folder = PurePosixPath(rel_path).parts[0].lower() if "/" in rel_path else ""
+    folder = folder[:-1] if folder.endswith("s") and folder[:-1] in ENTRY_TYPES else folder
+    return folder if folder in ENTRY_TYPES else "note"
+
+
+def _links(body: str) -> tuple[str, ...]:
+    found = [m.group(1).strip() for m in _WIKI_LINK.finditer(body)]
+    found += [m.group(1) for m in _MD_LINK.finditer(body) if "://" not in m.group(1)]
+    return tuple(dict.fromkeys(found))
+
+
+def title_from_path(rel_path: str) -> str:
+    stem = PurePosixPath(rel_path).stem
+    return re.sub(r"[-_]+", " ", stem).strip() or stem
+
+
+def parse_text(text: str, rel_path: str, raw: bytes | None = None) -> Document:
+    meta, body, body_line, error = split_frontmatter(text)
+    title = _scalar(meta.get("title")) or first_heading(body) or title_from_path(rel_path)
+    return Document(
+        path=rel_path,
+        title=" ".join(title.split())[:300],
+        type=_type_from(meta.get("type"), rel_path),
+        project=_scalar(meta.get("project")),
+        tags=_string_list(meta.get("tags")),
+        created=_scalar(meta.get("created") or meta.get("date")),
+        last_verified=_scalar(meta.get("last_verified")),
+        files=_string_list(meta.get("files")),
+        links=_links(body),
+        body=body,
+        body_line=body_line,
+        content_hash=content_hash(raw if raw is not None else text.encode("utf-8")),
+        meta=meta,
+        parse_error=error,
+    )
+
+
+def decode(raw: bytes) -> tuple[str, str | None]:
+    """Text of a file; invalid UTF-8 is replaced rather than refused, and reported."""
+    try:
+        return raw.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        return raw.decode("utf-8", errors="replace"), f"not valid UTF-8 ({exc.reason} at byte {exc.start})"

@@ -1,0 +1,71 @@
+"""Pure parts of hybrid search: query escaping, rank fusion, snippets. No database here."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_QUERY_TERMS = 64
+
+Ranked = Sequence[tuple[str, float]]  # (key, raw score), best first
+
+
+def fts_query(text: str) -> str | None:
+    """Turn any user text into a safe FTS5 MATCH expression: quoted words OR-ed together.
+
+    Quoting makes FTS5 operators (AND, OR, NEAR, *, -, :, parentheses) plain words, so no input
+    can raise a syntax error. Returns None when the text has no searchable word.
+    """
+    terms = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))[:MAX_QUERY_TERMS]
+    if not terms:
+        return None
+    return " OR ".join(f'"{t}"' for t in terms)
+
+
+def rrf(lists: Sequence[Ranked], weights: Sequence[float], k: int = 60) -> list[tuple[str, float]]:
+    """Reciprocal Rank Fusion: sum of weight / (k + rank) over the lists (ranks start at 1)."""
+    scores: dict[str, float] = {}
+    for ranked, weight in zip(lists, weights, strict=True):
+        for rank, (key, _) in enumerate(ranked, start=1):
+            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _minmax(ranked: Ranked) -> dict[str, float]:
+    if not ranked:
+        return {}
+    values = [s for _, s in ranked]
+    low, high = min(values), max(values)
+    if high == low:
+        return {key: 1.0 for key, _ in ranked}
+    return {key: (s - low) / (high - low) for key, s in ranked}
+
+
+def score_fusion(lists: Sequence[Ranked], weights: Sequence[float]) -> list[tuple[str, float]]:
+    """Weighted sum of min-max normalised scores (higher raw score = better in every list).
+
+    A key missing from a list gets 0 from it. Unlike RRF this keeps how far apart scores are,
+    which lets a strong lexical match outrank a merely similar vector hit.
+    """
+    fused: dict[str, float] = {}
+    for ranked, weight in zip(lists, weights, strict=True):
+        for key, value in _minmax(ranked).items():
+            fused[key] = fused.get(key, 0.0) + weight * value
+    return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def snippet(text: str, query: str, width: int = 240) -> str:
+    """A window of `text` around the first query word it contains, on one line."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    lower = flat.lower()
+    positions = [lower.find(w.lower()) for w in _WORD.findall(query) if len(w) > 2]
+    hits = [p for p in positions if p >= 0]
+    start = max(0, min(hits) - width // 4) if hits else 0
+    if start:
+        space = flat.find(" ", start)
+        start = space + 1 if 0 <= space < start + 20 else start
+    end = min(len(flat), start + width)
+    return ("…" if start else "") + flat[start:end].rstrip() + ("…" if end < len(flat) else "")

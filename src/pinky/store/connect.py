@@ -1,0 +1,106 @@
+"""One connection factory that owns SQLite's quirks.
+
+Many Python builds (pyenv, macOS system Python) compile `sqlite3` without `enable_load_extension`,
+so sqlite-vec cannot load there. We use the stdlib driver where it can load extensions, else
+sqlean.py (a drop-in sqlite3 build with extension loading and FTS5). If vectors still cannot load,
+the database works without them and `vec_error` says why; search then runs on FTS alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+log = logging.getLogger("pinky.store")
+
+BUSY_TIMEOUT_MS = 60_000
+ENV_DRIVER = "PINKY_SQLITE_DRIVER"  # "sqlite3" | "sqlean": force a driver (tests, diagnosis)
+ENV_NO_VEC = "PINKY_NO_VEC"  # "1": behave as if sqlite-vec could not load (tests, diagnosis)
+
+
+@dataclass
+class Database:
+    """A connection plus what we learned while opening it."""
+
+    conn: Any
+    path: Path
+    driver: str
+    sqlite_version: str
+    vec_version: str | None
+    vec_error: str | None
+
+    @property
+    def vec_available(self) -> bool:
+        return self.vec_version is not None
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _driver_module(preferred: str | None) -> tuple[ModuleType, str]:
+    if preferred == "sqlite3":
+        return sqlite3, "sqlite3"
+    if preferred != "sqlean" and hasattr(sqlite3.Connection, "enable_load_extension"):
+        return sqlite3, "sqlite3"
+    try:
+        import sqlean  # type: ignore[import-untyped]
+    except ImportError:
+        return sqlite3, "sqlite3"
+    return sqlean, "sqlean"
+
+
+def _load_vec(conn: Any) -> tuple[str | None, str | None]:
+    if os.environ.get(ENV_NO_VEC, "") == "1":
+        return None, f"disabled by {ENV_NO_VEC}=1"
+    if not hasattr(conn, "enable_load_extension"):
+        return None, "this Python's sqlite3 cannot load extensions and sqlean.py is not installed"
+    try:
+        import sqlite_vec  # type: ignore[import-untyped]
+    except ImportError:
+        return None, "the sqlite-vec package is not installed"
+    try:
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+        return conn.execute("SELECT vec_version()").fetchone()[0], None
+    except Exception as exc:  # any failure here only costs us the vector half of search
+        return None, f"sqlite-vec failed to load: {exc}"
+
+
+def open_database(path: Path, *, driver: str | None = None) -> Database:
+    """Open (creating if needed) the index at `path` with WAL, a long busy timeout and foreign keys."""
+    module, name = _driver_module(driver or os.environ.get(ENV_DRIVER))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # isolation_level=None: we issue BEGIN IMMEDIATE ourselves so writers queue on the busy
+    # timeout instead of failing with "database is locked" when a read upgrades to a write.
+    conn = module.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                          check_same_thread=False)
+    conn.row_factory = module.Row
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    vec_version, vec_error = _load_vec(conn)
+    if vec_error:
+        log.info("vectors unavailable: %s", vec_error)
+    sqlite_version = conn.execute("SELECT sqlite_version()").fetchone()[0]
+    return Database(conn, path, name, sqlite_version, vec_version, vec_error)
+
+
+def has_fts5(db: Database) -> bool:
+    rows = db.conn.execute("PRAGMA compile_options").fetchall()
+    return any(r[0] == "ENABLE_FTS5" for r in rows) or _probe_fts5(db)
+
+
+def _probe_fts5(db: Database) -> bool:
+    try:
+        db.conn.execute("CREATE VIRTUAL TABLE temp._fts5_probe USING fts5(x)")
+        db.conn.execute("DROP TABLE temp._fts5_probe")
+        return True
+    except Exception:
+        return False

@@ -1,0 +1,151 @@
+"""Ordered, named migrations. Each runs in one transaction together with the row recording it.
+
+The vector table is not a migration: its dimension depends on the embedder, so it is created
+(and re-created when the embedder fingerprint changes) by `queries.ensure_vector_table`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pinky.errors import IndexUnavailable
+
+Migration = Callable[[Any], None]
+MIGRATIONS: list[tuple[str, Migration]] = []
+
+
+def migration(fn: Migration) -> Migration:
+    MIGRATIONS.append((fn.__name__, fn))
+    return fn
+
+
+@migration
+def m001_entries_and_chunks(conn: Any) -> None:
+    conn.execute(
+        """CREATE TABLE entry(
+            id            TEXT PRIMARY KEY,      -- stable hash of root + path
+            root          TEXT NOT NULL,         -- 'project' | 'global'
+            path          TEXT NOT NULL,         -- relative to its root, '/' separated
+            slug          TEXT NOT NULL UNIQUE,  -- short handle derived from the path
+            scope         TEXT NOT NULL,         -- 'project:<name>' | 'global'
+            type          TEXT NOT NULL,
+            project       TEXT,
+            tags          TEXT NOT NULL DEFAULT '[]',
+            files         TEXT NOT NULL DEFAULT '[]',
+            created       TEXT,
+            last_verified TEXT,
+            title         TEXT NOT NULL,
+            body          TEXT NOT NULL,
+            meta          TEXT NOT NULL DEFAULT '{}',
+            content_hash  TEXT NOT NULL,
+            mtime_ns      INTEGER NOT NULL DEFAULT 0,
+            size          INTEGER NOT NULL DEFAULT 0,
+            parse_error   TEXT,
+            indexed_at    TEXT NOT NULL,
+            UNIQUE(root, path)
+        )"""
+    )
+    conn.execute("CREATE INDEX entry_scope ON entry(scope)")
+    conn.execute("CREATE INDEX entry_type ON entry(type)")
+    conn.execute(
+        """CREATE TABLE chunk(
+            id        INTEGER PRIMARY KEY,
+            entry_id  TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+            ord       INTEGER NOT NULL,
+            heading   TEXT NOT NULL DEFAULT '',
+            line      INTEGER NOT NULL,
+            text      TEXT NOT NULL,
+            hash      TEXT NOT NULL,           -- hash of the text the embedder sees
+            has_vector INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    conn.execute("CREATE INDEX chunk_entry ON chunk(entry_id)")
+    conn.execute("CREATE INDEX chunk_hash ON chunk(hash)")
+    conn.execute("CREATE INDEX chunk_pending ON chunk(has_vector) WHERE has_vector = 0")
+    conn.execute(
+        "CREATE VIRTUAL TABLE chunk_fts USING fts5(title, heading, text, tokenize='porter unicode61')"
+    )
+    conn.execute(
+        """CREATE TABLE embedding_cache(
+            hash        TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            vector      BLOB NOT NULL,
+            PRIMARY KEY(hash, fingerprint)
+        ) WITHOUT ROWID"""
+    )
+    conn.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+@migration
+def m002_graph_and_usage(conn: Any) -> None:
+    conn.execute(
+        """CREATE TABLE backlink(           -- code -> knowledge, from `Brain: <slug>` breadcrumbs
+            entry_id  TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+            file_path TEXT NOT NULL,
+            line      INTEGER,
+            repo      TEXT
+        )"""
+    )
+    conn.execute("CREATE INDEX backlink_file ON backlink(file_path)")
+    conn.execute(
+        """CREATE TABLE entry_file(         -- knowledge -> code, from frontmatter `files:`
+            entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+            path     TEXT NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX entry_file_path ON entry_file(path)")
+    conn.execute(
+        """CREATE TABLE entry_link(         -- knowledge -> knowledge, from [[slug]] and .md links
+            entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+            target   TEXT NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX entry_link_target ON entry_link(target)")
+    conn.execute(
+        """CREATE TABLE usage(              -- telemetry: which entries searches actually return
+            entry_id     TEXT NOT NULL,
+            retrieved_at TEXT NOT NULL,
+            query        TEXT NOT NULL,
+            was_useful   INTEGER
+        )"""
+    )
+    conn.execute("CREATE INDEX usage_entry ON usage(entry_id)")
+
+
+KNOWN = [name for name, _ in MIGRATIONS]
+
+
+def applied(conn: Any) -> list[str]:
+    conn.execute("CREATE TABLE IF NOT EXISTS _pinky_migrations(name TEXT PRIMARY KEY, applied_at TEXT)")
+    return [r[0] for r in conn.execute("SELECT name FROM _pinky_migrations ORDER BY rowid")]
+
+
+def is_unknown_schema(conn: Any) -> bool:
+    """True when the file was written by a newer pinky (or something else entirely)."""
+    done = applied(conn)
+    return any(name not in KNOWN for name in done) or done != KNOWN[: len(done)]
+
+
+def migrate(conn: Any) -> list[str]:
+    """Apply pending migrations in order; returns their names."""
+    done = set(applied(conn))
+    ran = []
+    for name, fn in MIGRATIONS:
+        if name in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if name in {r[0] for r in conn.execute("SELECT name FROM _pinky_migrations")}:
+                conn.execute("ROLLBACK")  # another process applied it while we waited
+                continue
+            fn(conn)
+            conn.execute(
+                "INSERT INTO _pinky_migrations(name, applied_at) VALUES (?, datetime('now'))", (name,)
+            )
+            conn.execute("COMMIT")
+        except Exception as exc:
+            conn.execute("ROLLBACK")
+            raise IndexUnavailable(f"migration {name} failed: {exc}") from exc
+        ran.append(name)
+    return ran
