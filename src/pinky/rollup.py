@@ -1,0 +1,353 @@
+"""Weekly and monthly rollups of the daily diaries: extractive, deterministic, no LLM.
+
+A rollup is computed from file *contents* only (diary lines and note frontmatter, never
+mtimes or the clock), so regenerating it with unchanged inputs gives identical bytes,
+and two machines produce the same note.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Literal
+
+from pinky.errors import InvalidInput
+
+Kind = Literal["week", "month"]
+
+_WEEK_RE = re.compile(r"(\d{4})-W(\d{2})")
+_MONTH_RE = re.compile(r"(\d{4})-(\d{2})")
+_DIARY_NAME_RE = re.compile(r"(\d{4}-\d{2}-\d{2})\.md")
+_LINE_RE = re.compile(r"^- (\d{2}:\d{2}) \[([0-9A-Za-z]{8})\] (.*\S)\s*$")
+_FRONTMATTER_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(\r?\n|\Z)", re.DOTALL)
+_SPECIFIC_RE = re.compile(r"[/._`#:]|\d")
+
+TOP_FILES = 10
+TOP_LINES = 10
+MAX_ENTRIES = 50
+KIND_WEIGHT = {"asked": 3.0, "commits": 3.0, "decided": 2.0, "gotcha": 2.0, "learned": 2.0}
+HIGHLIGHT_SKIP = {"files"}  # already summarised in their own section
+
+
+@dataclass(frozen=True)
+class Period:
+    """An ISO week (``2026-W48``) or a calendar month (``2026-11``), both ends inclusive."""
+
+    kind: Kind
+    label: str
+    start: date
+    end: date
+
+    def days(self) -> list[date]:
+        """Every calendar day in the period, in order."""
+        return [self.start + timedelta(n) for n in range((self.end - self.start).days + 1)]
+
+    @property
+    def title(self) -> str:
+        return f"{'Week' if self.kind == 'week' else 'Month'} {self.label}"
+
+
+@dataclass(frozen=True)
+class DiaryLine:
+    """One ``- HH:MM [session] text`` bullet with the day it belongs to."""
+
+    day: date
+    time: str
+    session: str
+    text: str
+    order: int
+
+    @property
+    def kind(self) -> str:
+        """The ``asked:``/``files:``/... prefix, '' when the line has none."""
+        head, sep, _ = self.text.partition(":")
+        return head.strip().lower() if sep and " " not in head.strip() else ""
+
+
+@dataclass(frozen=True)
+class Note:
+    """The frontmatter fields a rollup reports about one knowledge entry."""
+
+    path: str
+    type: str
+    title: str
+    created: date | None
+    last_verified: date | None
+
+
+# --- periods ---------------------------------------------------------------------------------
+
+
+def week_period(year: int, week: int) -> Period:
+    """ISO week ``year``-W``week``; raises InvalidInput when that week does not exist."""
+    try:
+        start = date.fromisocalendar(year, week, 1)
+    except ValueError:
+        raise InvalidInput(f"week {year}-W{week:02d} does not exist (ISO weeks run 01-52/53)") from None
+    return Period("week", f"{year}-W{week:02d}", start, start + timedelta(6))
+
+
+def month_period(year: int, month: int) -> Period:
+    """Calendar month; raises InvalidInput when the month is out of range."""
+    if not 1 <= month <= 12 or year < 1:
+        raise InvalidInput(f"month {year:04d}-{month:02d} does not exist (use YYYY-MM, month 01-12)")
+    start = date(year, month, 1)
+    following = date(year + (month == 12), month % 12 + 1, 1)
+    return Period("month", f"{year:04d}-{month:02d}", start, following - timedelta(1))
+
+
+def parse_period(week: str | None, month: str | None, today: date) -> Period:
+    """``--week YYYY-Www`` or ``--month YYYY-MM``; neither means the current ISO week."""
+    if week and month:
+        raise InvalidInput("give either a week (YYYY-Www) or a month (YYYY-MM), not both")
+    if week:
+        match = _WEEK_RE.fullmatch(week.strip())
+        if not match:
+            raise InvalidInput(f"bad week {week!r}: expected an ISO week like 2026-W48")
+        return week_period(int(match[1]), int(match[2]))
+    if month:
+        match = _MONTH_RE.fullmatch(month.strip())
+        if not match:
+            raise InvalidInput(f"bad month {month!r}: expected YYYY-MM like 2026-11")
+        return month_period(int(match[1]), int(match[2]))
+    iso = today.isocalendar()
+    return week_period(iso.year, iso.week)
+
+
+def closed_periods(last_run: date | None, today: date) -> list[Period]:
+    """Weeks and months that ended since ``last_run`` (for the Stop hook), oldest first.
+
+    A period is closed once ``today`` is past its last day. Without a previous run only the
+    latest closed week and month are returned; after a long gap the look-back stops at six
+    weeks and one month, so the Stop hook never backfills years of rollups.
+    """
+    iso = today.isocalendar()
+    weeks = [week_period(iso.year, iso.week)]
+    months = [month_period(today.year, today.month)]
+    for _ in range(6):  # look back far enough for a month plus a few weeks
+        weeks.append(_previous(weeks[-1]))
+    months.append(_previous(months[-1]))
+    closed = [p for p in weeks + months if p.end < today]
+    if last_run is None:
+        latest = [max((p for p in closed if p.kind == k), key=lambda p: p.end) for k in ("week", "month")]
+        return sorted(latest, key=_period_order)
+    return sorted((p for p in closed if p.end >= last_run), key=_period_order)
+
+
+def _previous(period: Period) -> Period:
+    """The week or month right before ``period``."""
+    day = period.start - timedelta(1)
+    if period.kind == "week":
+        iso = day.isocalendar()
+        return week_period(iso.year, iso.week)
+    return month_period(day.year, day.month)
+
+
+def _period_order(period: Period) -> tuple[date, str]:
+    return (period.end, period.kind)
+
+
+# --- inputs ------------------------------------------------------------------------------------
+
+
+def read_diary_lines(root: Path, period: Period) -> list[DiaryLine]:
+    """Bullet lines of ``root/diary/YYYY-MM-DD.md`` for each day of the period."""
+    lines: list[DiaryLine] = []
+    for day in period.days():
+        path = root / "diary" / f"{day.isoformat()}.md"
+        if not path.is_file():
+            continue
+        for raw in path.read_text(encoding="utf-8").splitlines():
+            match = _LINE_RE.match(raw)
+            if match:
+                lines.append(DiaryLine(day, match[1], match[2], match[3], len(lines)))
+    return lines
+
+
+def read_notes(root: Path) -> list[Note]:
+    """Frontmatter of every markdown note outside ``diary/`` (rollups and diaries are not entries)."""
+    notes: list[Note] = []
+    for path in sorted(root.rglob("*.md")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("diary/") or any(part.startswith(".") for part in rel.split("/")):
+            continue
+        meta = _frontmatter(path.read_text(encoding="utf-8", errors="replace"))
+        notes.append(
+            Note(
+                path=rel,
+                type=str(meta.get("type") or ""),
+                title=str(meta.get("title") or path.stem),
+                created=_as_date(meta.get("created")),
+                last_verified=_as_date(meta.get("last_verified")),
+            )
+        )
+    return notes
+
+
+def _frontmatter(text: str) -> dict[str, object]:
+    """YAML frontmatter as a dict; a note with broken YAML just contributes nothing."""
+    match = _FRONTMATTER_RE.match(text)
+    if not match:
+        return {}
+    import yaml  # only rollups need it; keeps `import pinky.rollup` cheap
+
+    try:
+        data = yaml.safe_load(match[1])
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _as_date(value: object) -> date | None:
+    """YAML gives dates, datetimes or strings; keep the calendar day only."""
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return None
+
+
+# --- rendering ---------------------------------------------------------------------------------
+
+
+def build_rollup(root: Path, period: Period) -> tuple[Path, str]:
+    """Return where the rollup goes and its markdown; reads files, writes nothing."""
+    root = Path(root)
+    lines = read_diary_lines(root, period)
+    changed = _changed_notes(read_notes(root), period)
+    sections = [
+        _frontmatter_block(period),
+        f"# {period.title} ({period.start.isoformat()} to {period.end.isoformat()})\n",
+        _activity_section(lines, period),
+        _files_section(lines),
+        _entries_section(changed),
+        _decisions_section(changed),
+        _highlights_section(lines),
+    ]
+    return rollup_path(root, period), "\n".join(sections)
+
+
+def rollup_path(root: Path, period: Period) -> Path:
+    """``diary/weekly/2026-W48.md`` or ``diary/monthly/2026-11.md``."""
+    folder = "weekly" if period.kind == "week" else "monthly"
+    return Path(root) / "diary" / folder / f"{period.label}.md"
+
+
+def _frontmatter_block(period: Period) -> str:
+    return (
+        "---\n"
+        f"title: {period.title}\n"
+        "type: diary\n"
+        "tags: [diary, rollup]\n"
+        f"created: {period.end.isoformat()}\n"
+        f"rollup: {period.kind}\n"
+        f"period_start: {period.start.isoformat()}\n"
+        f"period_end: {period.end.isoformat()}\n"
+        "---\n"
+    )
+
+
+def _bullets(items: list[str]) -> str:
+    return "".join(f"- {item}\n" for item in items) if items else "- none\n"
+
+
+def _activity_section(lines: list[DiaryLine], period: Period) -> str:
+    sessions = len({line.session for line in lines})
+    days = len({line.day for line in lines})
+    total = len(period.days())
+    return (
+        f"## Activity\n\n- Sessions: {sessions}\n- Active days: {days} of {total}\n"
+        f"- Diary lines: {len(lines)}\n"
+    )
+
+
+def touched_files(lines: list[DiaryLine]) -> list[tuple[str, int]]:
+    """Files named on ``files:`` lines, most touched first, ties by path."""
+    counts: Counter[str] = Counter()
+    for line in lines:
+        if line.kind == "files":
+            body = line.text.partition(":")[2]
+            counts.update(token.strip("`") for token in re.split(r"[,\s]+", body) if token.strip("`"))
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:TOP_FILES]
+
+
+def _files_section(lines: list[DiaryLine]) -> str:
+    items = [f"`{path}` ({count})" for path, count in touched_files(lines)]
+    return "## Files most touched\n\n" + _bullets(items)
+
+
+def _changed_notes(notes: list[Note], period: Period) -> list[tuple[date, str, Note]]:
+    """(day, created|verified, note) for notes whose dates fall in the period."""
+    inside = lambda day: day is not None and period.start <= day <= period.end  # noqa: E731
+    changed = []
+    for note in notes:
+        if inside(note.created):
+            changed.append((note.created, "created", note))
+        elif inside(note.last_verified):
+            changed.append((note.last_verified, "verified", note))
+    return sorted(changed, key=lambda item: (item[0], item[2].path))
+
+
+def _entries_section(changed: list[tuple[date, str, Note]]) -> str:
+    items = [
+        f"{day.isoformat()} {how}: {note.title}{f' [{note.type}]' if note.type else ''} ({note.path})"
+        for day, how, note in changed[:MAX_ENTRIES]
+    ]
+    if len(changed) > MAX_ENTRIES:
+        items.append(f"... and {len(changed) - MAX_ENTRIES} more")
+    return "## Entries created or changed\n\n" + _bullets(items)
+
+
+def _decisions_section(changed: list[tuple[date, str, Note]]) -> str:
+    items = [
+        f"{note.type}: {note.title} ({note.path})"
+        for _, _, note in changed
+        if note.type in ("decision", "gotcha")
+    ]
+    return "## Decisions and gotchas\n\n" + _bullets(items)
+
+
+def line_score(line: DiaryLine) -> float:
+    """Higher for questions and commits, and for longer, more specific lines."""
+    body = line.text.partition(":")[2] if line.kind else line.text
+    specific = len(_SPECIFIC_RE.findall(body))
+    return KIND_WEIGHT.get(line.kind, 0.0) + min(len(body), 200) / 50 + min(specific, 20) / 10
+
+
+def telling_lines(lines: list[DiaryLine]) -> list[DiaryLine]:
+    """The top diary lines by score; ties go to the earlier line."""
+    candidates = [line for line in lines if line.kind not in HIGHLIGHT_SKIP]
+    ranked = sorted(candidates, key=lambda x: (-line_score(x), x.day, x.time, x.order))
+    return ranked[:TOP_LINES]
+
+
+def _highlights_section(lines: list[DiaryLine]) -> str:
+    items = [f"{x.day.isoformat()} {x.time} [{x.session}] {x.text}" for x in telling_lines(lines)]
+    return "## Highlights\n\n" + _bullets(items)
+
+
+# --- writing ------------------------------------------------------------------------------------
+
+
+def write_rollup(root: Path, period: Period) -> Path:
+    """Write the rollup atomically; unchanged content leaves the file (and mtime) alone."""
+    path, text = build_rollup(root, period)
+    data = text.encode("utf-8")
+    if path.is_file() and path.read_bytes() == data:
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
