@@ -24,6 +24,7 @@ ENV_FUSION = "PINKY_FUSION"
 ENV_RRF_K = "PINKY_RRF_K"
 ENV_BM25_WEIGHT = "PINKY_BM25_WEIGHT"
 ENV_VECTOR_WEIGHT = "PINKY_VECTOR_WEIGHT"
+ENV_MIN_SIMILARITY = "PINKY_MIN_SIMILARITY"
 ENV_LOG = "PINKY_LOG"
 ENV_TIER = "PINKY_TIER"
 
@@ -36,6 +37,8 @@ DEFAULT_RRF_K = 60
 DEFAULT_BM25_WEIGHT = 0.75
 DEFAULT_VECTOR_WEIGHT = 0.25
 DEFAULT_CHUNK_WORDS = 150
+# Vector-only candidates below this cosine are noise (unrelated text scores ~0-0.15 with USE).
+DEFAULT_MIN_SIMILARITY = 0.2
 
 
 def _truthy(value: str | None) -> bool:
@@ -65,6 +68,7 @@ class FusionSettings:
     bm25_weight: float = DEFAULT_BM25_WEIGHT
     vector_weight: float = DEFAULT_VECTOR_WEIGHT
     depth: int = 100
+    min_similarity: float = DEFAULT_MIN_SIMILARITY
 
     def __post_init__(self) -> None:
         if self.method not in FUSION_METHODS:
@@ -148,6 +152,7 @@ def load_config(
         rrf_k=int(_env_number(env, ENV_RRF_K, DEFAULT_RRF_K, int)),
         bm25_weight=_env_number(env, ENV_BM25_WEIGHT, DEFAULT_BM25_WEIGHT),
         vector_weight=_env_number(env, ENV_VECTOR_WEIGHT, DEFAULT_VECTOR_WEIGHT),
+        min_similarity=_env_number(env, ENV_MIN_SIMILARITY, DEFAULT_MIN_SIMILARITY),
     )
     model_path = env.get(ENV_EMBED_MODEL_PATH)
     return Config(

@@ -454,7 +454,7 @@ class KnowledgeBase:
         filters = q.Filters(
             scope=self.resolve_scope(scope, project),
             type=validate_type(type) if type else None,
-            tags=tuple(validate_tags(list(tags) if tags else [])),
+            tags=tuple(validate_tags(tags)),
         )
         settings = self.config.fusion
         conn = self.db.conn
@@ -466,8 +466,10 @@ class KnowledgeBase:
         if mode != "bm25":
             usable, why = self.vector_status()
             if usable:
-                qvec = self.embedder.embed([query])[0].astype("float32").tobytes()
-                vector = q.vector_hits(conn, qvec, filters, settings.depth)
+                qvec = self.embedder.embed([query])[0].astype("float32")
+                # A query with no embeddable content (e.g. only punctuation) has no direction.
+                vector = [] if not qvec.any() else [hit for hit in q.vector_hits(conn, qvec.tobytes(), filters, settings.depth)
+                          if hit[1] >= settings.min_similarity]
             else:
                 notice = f"vector search unavailable ({why}); results are full-text only"
                 ran = "bm25"

@@ -256,7 +256,7 @@ def vector_hits(conn: Any, query_vector: bytes, filters: Filters, depth: int) ->
             f"WHERE {where} ORDER BY d LIMIT ?",
             (query_vector, *params, depth * 4),
         )
-    return _best_per_entry((r[0], 1.0 - r[1], r[2]) for r in rows)[:depth]
+    return _best_per_entry((r[0], 1.0 - r[1], r[2]) for r in rows if r[1] is not None)[:depth]
 
 
 def _best_per_entry(rows: Iterable[tuple[str, float, int]]) -> list[tuple[str, float, int]]:

@@ -1,0 +1,6 @@
+"""`python -m pinky` runs the CLI."""
+
+from pinky.cli import main
+
+if __name__ == "__main__":
+    main()

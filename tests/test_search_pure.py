@@ -1,0 +1,71 @@
+"""Query escaping and rank fusion as pure functions."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from pinky.search import fts_query, rrf, score_fusion, snippet
+
+
+@pytest.mark.parametrize("text", [
+    'he said "hi"', "(a OR b) AND NOT c", "NEAR(x y)", "pre* -neg col:value", "🙂 emoji 🚀 rocket",
+    "x" * 2000, "' ; DROP TABLE entry; --", "^start", "a AND", "\"unbalanced", "{braces} [brackets]",
+])
+def test_escaped_queries_are_valid_fts5(text: str) -> None:
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61')")
+    except sqlite3.OperationalError:
+        import sqlean as sqlite3_alt  # type: ignore[import-untyped]
+
+        conn = sqlite3_alt.connect(":memory:")
+        conn.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61')")
+    conn.execute("INSERT INTO t VALUES ('he said hi about col value and emoji rocket')")
+    match = fts_query(text)
+    if match is not None:
+        conn.execute("SELECT * FROM t WHERE t MATCH ?", (match,)).fetchall()
+
+
+def test_operators_become_plain_words() -> None:
+    assert fts_query("a AND b") == '"a" OR "and" OR "b"'
+    assert fts_query("!!! ...") is None
+    assert fts_query("Über café") == '"über" OR "café"'
+
+
+def test_query_terms_are_capped_and_deduplicated() -> None:
+    match = fts_query(" ".join(f"w{i}" for i in range(500)) + " w1 w1")
+    assert match is not None and match.count(" OR ") == 63
+
+
+def test_rrf_sums_weighted_reciprocal_ranks() -> None:
+    fused = rrf([[("a", 9.0), ("b", 8.0)], [("b", 0.9), ("c", 0.8)]], [1.0, 1.0], k=60)
+    assert [key for key, _ in fused] == ["b", "a", "c"]
+    assert fused[0][1] == pytest.approx(1 / 62 + 1 / 61)
+
+
+def test_rrf_weights_change_the_winner() -> None:
+    lists = [[("a", 1.0)], [("c", 1.0)]]
+    assert rrf(lists, [2.0, 1.0], k=10)[0][0] == "a"
+    assert rrf(lists, [1.0, 2.0], k=10)[0][0] == "c"
+
+
+def test_score_fusion_keeps_score_gaps() -> None:
+    lexical = [("a", 10.0), ("b", 1.0), ("c", 0.9)]
+    vector = [("c", 0.8), ("b", 0.79), ("a", 0.1)]
+    fused = dict(score_fusion([lexical, vector], [0.75, 0.25]))
+    assert fused["a"] == pytest.approx(0.75)
+    assert fused["c"] == pytest.approx(0.25)
+    assert max(fused, key=fused.__getitem__) == "a"
+
+
+def test_score_fusion_of_single_item_lists() -> None:
+    assert score_fusion([[("x", 3.0)], []], [0.5, 0.5]) == [("x", 0.5)]
+
+
+def test_snippet_centres_on_the_query_word() -> None:
+    text = "lorem " * 100 + "the pool timeout appears here " + "ipsum " * 100
+    cut = snippet(text, "timeout", width=80)
+    assert "timeout" in cut and cut.startswith("…") and cut.endswith("…")
+    assert snippet("short text", "x") == "short text"
