@@ -1,0 +1,140 @@
+"""The `pinky` CLI as a user runs it: real processes, real files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import console_script, write_note
+
+NOTE = "---\ntitle: Redis eviction surprise\ntype: gotcha\ntags: [redis]\n---\nallkeys-lru evicts keys.\n"
+
+
+def pinky(*args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
+          ) -> subprocess.CompletedProcess[str]:
+    import os
+
+    return subprocess.run([*console_script("pinky"), *args], cwd=cwd, input=stdin, text=True,
+                          capture_output=True, env={**os.environ, **(env or {})}, timeout=120)
+
+
+def test_init_is_idempotent_and_ignores_the_index(project: Path) -> None:
+    first = pinky("init", cwd=project)
+    assert first.returncode == 0, first.stderr
+    assert (project / "documentation/gotcha/_template.md").exists()
+    assert "brain.db" in (project / ".gitignore").read_text().splitlines()
+    second = pinky("init", "--json", cwd=project)
+    assert json.loads(second.stdout)["created"] == []
+    assert (project / ".gitignore").read_text().count("brain.db\n") == 1
+
+
+def test_reindex_search_stats_json_shapes(project: Path) -> None:
+    write_note(project / "documentation", "gotcha/redis.md", NOTE)
+    report = json.loads(pinky("reindex", "--json", cwd=project).stdout)
+    assert {"added", "updated", "removed", "unchanged", "chunks_embedded", "seconds"} <= report.keys()
+    assert report["added"] == 1
+    again = json.loads(pinky("reindex", "--json", cwd=project).stdout)
+    assert again["chunks_embedded"] == 0 and again["unchanged"] == 1
+    hits = json.loads(pinky("search", "redis eviction", "--json", cwd=project).stdout)["hits"]
+    assert hits[0]["slug"] == "gotcha/redis"
+    assert {"slug", "path", "title", "type", "scope", "project", "tags", "score", "snippet", "heading",
+            "line", "last_verified"} <= hits[0].keys()
+    stats = json.loads(pinky("stats", "--json", cwd=project).stdout)
+    assert stats["entries"] == 1 and stats["vectors"] == 1 and stats["dims"] == 256
+
+
+def test_quiet_reindex_when_not_a_terminal(project: Path) -> None:
+    write_note(project / "documentation", "gotcha/redis.md", NOTE)
+    result = pinky("reindex", cwd=project)
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.startswith("1 added")
+
+
+def test_save_reads_stdin_and_get_shows_it(project: Path) -> None:
+    saved = pinky("save", "--title", "Use uv for tools", "--type", "pattern", "--tag", "python", "--json",
+                  cwd=project, stdin="uv tool install pinky-brain puts pinky on PATH.")
+    assert saved.returncode == 0, saved.stderr
+    entry = json.loads(saved.stdout)
+    assert entry["slug"] == "pattern/use-uv-for-tools" and entry["tags"] == ["python"]
+    shown = pinky("get", "use-uv-for-tools", cwd=project)
+    assert "uv tool install" in shown.stdout and "version" in shown.stdout
+    found = json.loads(pinky("search", "uv tool", "--type", "pattern", "--json", cwd=project).stdout)
+    assert found["hits"][0]["slug"] == "pattern/use-uv-for-tools"
+
+
+def test_global_save_and_search_scope(project: Path, isolated_env: Path) -> None:
+    saved = pinky("save", "--title", "Global tip", "--scope", "global", cwd=project, stdin="ripgrep tip")
+    assert saved.returncode == 0, saved.stderr
+    assert (isolated_env / "brain/note/global-tip.md").exists()
+    hits = json.loads(pinky("search", "ripgrep", "--scope", "global", "--json", cwd=project).stdout)["hits"]
+    assert [h["scope"] for h in hits] == ["global"]
+
+
+def test_delete_and_restore(project: Path) -> None:
+    write_note(project / "documentation", "gotcha/redis.md", NOTE)
+    pinky("reindex", cwd=project)
+    deleted = pinky("delete", "gotcha/redis", "--reason", "obsolete", cwd=project)
+    assert deleted.returncode == 0 and "restore" in deleted.stdout
+    assert json.loads(pinky("search", "redis", "--json", cwd=project).stdout)["hits"] == []
+    assert pinky("restore", "gotcha/redis", cwd=project).returncode == 0
+    assert json.loads(pinky("search", "redis", "--json", cwd=project).stdout)["hits"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["search", "x", "--limit", "0"], "limit must be a whole number from 1 to 100"),
+    (["search", "x", "--limit", "500"], "limit must be a whole number from 1 to 100"),
+    (["search", "x", "--type", "recipe"], "Invalid value for '--type'"),
+    (["search", "x", "--scope", "nowhere"], "scope 'nowhere'"),
+    (["get", "no/such-entry"], "no entry with slug 'no/such-entry'"),
+    (["save", "--title", "x", "--tag", ""], "tag '' must be"),
+    (["--db", "/proc/forbidden/brain.db", "stats"], "brain.db"),
+])
+def test_bad_input_is_one_clear_line_and_non_zero(project: Path, args: list[str], message: str) -> None:
+    result = pinky(*args, cwd=project, stdin="body")
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_doctor_reports_every_check_as_json(project: Path) -> None:
+    write_note(project / "documentation", "gotcha/redis.md", NOTE)
+    write_note(project / "documentation", "broken.md", "---\ntitle: [x\n---\nbody")
+    pinky("reindex", cwd=project)
+    write_note(project / "documentation", "note/unindexed.md", "new")
+    result = pinky("doctor", "--json", cwd=project)
+    report = json.loads(result.stdout)
+    checks = {c["name"]: c for c in report["checks"]}
+    assert report["ok"] is True and result.returncode == 0
+    assert checks["vector search (sqlite-vec)"]["status"] == "ok"
+    assert checks["markdown vs index"]["status"] == "warn"
+    assert checks["markdown vs index"]["fix"] == "pinky reindex"
+    assert "broken.md" in checks["malformed notes"]["detail"]
+
+
+def test_doctor_reports_fingerprint_mismatch(project: Path) -> None:
+    write_note(project / "documentation", "gotcha/redis.md", NOTE)
+    pinky("reindex", cwd=project)
+    report = json.loads(pinky("doctor", "--json", cwd=project, env={"PINKY_CHUNK_WORDS": "90"}).stdout)
+    check = next(c for c in report["checks"] if c["name"] == "vector fingerprint")
+    assert check["status"] == "warn" and "pinky reindex" in check["fix"]
+
+
+def test_corrupt_db_rebuilt_by_reindex(project: Path) -> None:
+    write_note(project / "documentation", "gotcha/redis.md", NOTE)
+    pinky("reindex", cwd=project)
+    (project / "brain.db").write_bytes(b"garbage" * 1000)
+    for suffix in ("-wal", "-shm"):
+        (project / f"brain.db{suffix}").unlink(missing_ok=True)
+    result = pinky("reindex", "--json", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["added"] == 1
+    assert (project / "documentation/gotcha/redis.md").read_text() == NOTE
+
+
+def test_gc_json(project: Path) -> None:
+    write_note(project / "documentation", "gotcha/redis.md", NOTE)
+    pinky("reindex", cwd=project)
+    removed = json.loads(pinky("gc", "--json", cwd=project).stdout)
+    assert removed["orphan_chunks"] == 0 and "bytes_reclaimed" in removed

