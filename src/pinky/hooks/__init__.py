@@ -1,0 +1,210 @@
+"""`pinky-hooks <event>`: the Claude Code hooks (session-start, pre-read, pre-write, stop).
+
+Each hook reads one JSON object on stdin and writes at most one JSON object on stdout.
+Why this shape: Claude Code starts a fresh process for every Read/Write/Edit, so the hot
+hooks must cost little more than the interpreter's own start. This package therefore
+imports only `os` and `sys` at module level, parses JSON with the C scanner from `_json`
+(the `json` package drags in `re` and `enum`, ~5 ms), reaches the index through stdlib
+`sqlite3` opened read-only, and never touches click, the KnowledgeBase, numpy, dulwich,
+the MCP SDK or the embedder. Only the Stop hook, whose budget is larger, writes.
+
+Hooks fail open: whatever goes wrong, the exit status is 0 and one line goes to stderr,
+so a broken brain never blocks the agent.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["EVENTS", "Locations", "dumps", "loads", "locate", "main", "run"]
+
+EVENTS = ("session-start", "pre-read", "pre-write", "stop")
+INTERNAL = ("rollup",)  # spawned by the Stop hook itself, never registered in hooks.json
+MAX_STDIN = 8 * 1024 * 1024
+
+# Environment knobs read by the hooks (the PINKY_* names of config.py, plus these).
+ENV_DIGEST_CHARS = "PINKY_DIGEST_CHARS"
+ENV_REVERIFY_DAYS = "PINKY_REVERIFY_DAYS"
+ENV_HOOKS_NO_BACKGROUND = "PINKY_HOOKS_NO_BACKGROUND"  # "1": never spawn reindex or rollup processes
+
+
+# --- JSON without the `json` package -----------------------------------------------------------
+
+
+class _ScanContext:
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    memo: dict = {}
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return float(name.replace("Infinity", "inf"))
+
+
+def loads(text: str) -> object:
+    """json.loads for one document, through the C scanner when it is available."""
+    try:
+        from _json import make_scanner
+    except ImportError:  # pragma: no cover - every CPython has _json
+        import json
+
+        return json.loads(text)
+    start = len(text) - len(text.lstrip())
+    try:
+        value, end = make_scanner(_ScanContext())(text, start)
+    except StopIteration:
+        value, end = None, -1
+    if end < 0 or text[end:].strip():
+        import json  # a malformed document: let json produce the precise error
+
+        return json.loads(text)
+    return value
+
+
+def dumps(value: object) -> str:
+    """Compact, ASCII-only json.dumps for the str/int/bool/None/list/dict values hooks emit."""
+    from _json import encode_basestring_ascii as enc
+
+    def walk(item: object) -> str:
+        if isinstance(item, str):
+            return enc(item)
+        if item is None:
+            return "null"
+        if item is True or item is False:
+            return "true" if item else "false"
+        if isinstance(item, int | float):
+            return repr(item)
+        if isinstance(item, dict):
+            return "{" + ",".join(f"{enc(str(k))}:{walk(v)}" for k, v in item.items()) + "}"
+        if isinstance(item, list | tuple):
+            return "[" + ",".join(walk(v) for v in item) + "]"
+        raise TypeError(f"cannot encode {type(item).__name__}")
+
+    return walk(value)
+
+
+# --- where things are ----------------------------------------------------------------------------
+
+
+class Locations:
+    """The same brain.db and save dir the MCP server uses, seen from a hook process.
+
+    Hooks run with cwd = the session directory and CLAUDE_PROJECT_DIR = where the session
+    started. `pinky init` writes `.mcp.json` with PINKY_DB/PINKY_SAVE_DIR relative to that
+    directory, so: PINKY_DB if set (relative to the project), else `<project>/brain.db`;
+    likewise PINKY_SAVE_DIR, else `<project>/documentation`.
+    """
+
+    __slots__ = ("db", "home", "project_dir", "save_dir")
+
+    def __init__(self, project_dir: str, db: str, save_dir: str, home: str) -> None:
+        self.project_dir = project_dir
+        self.db = db
+        self.save_dir = save_dir
+        self.home = home
+
+    @property
+    def global_dir(self) -> str:
+        return os.path.join(self.home, "brain")
+
+    @property
+    def state_dir(self) -> str:
+        return os.path.join(self.home, "state")
+
+    @property
+    def project_name(self) -> str:
+        explicit = os.environ.get("PINKY_PROJECT", "").strip()
+        if explicit:
+            return explicit
+        parent = os.path.dirname(self.save_dir)
+        return os.path.basename(parent) or os.path.basename(self.save_dir) or "default"
+
+
+def _absolute(base: str, value: str) -> str:
+    return os.path.normpath(os.path.join(base, os.path.expanduser(value)))
+
+
+def locate(payload: dict, env: dict[str, str] | os._Environ[str] | None = None) -> Locations:
+    env = os.environ if env is None else env
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    project = env.get("CLAUDE_PROJECT_DIR") or cwd or os.getcwd()
+    project = os.path.abspath(os.path.expanduser(project))
+    home = env.get("PINKY_HOME") or os.path.join(os.path.expanduser("~"), ".pinky")
+    return Locations(
+        project_dir=project,
+        db=_absolute(project, env.get("PINKY_DB") or "brain.db"),
+        save_dir=_absolute(project, env.get("PINKY_SAVE_DIR") or "documentation"),
+        home=_absolute(project, home),
+    )
+
+
+# --- the entry point -------------------------------------------------------------------------------
+
+
+def _read_payload() -> dict:
+    data = sys.stdin.buffer.read(MAX_STDIN) if sys.stdin is not None else b""
+    text = data.decode("utf-8", errors="replace").strip()
+    if not text:
+        return {}
+    value = loads(text)
+    if not isinstance(value, dict):
+        raise ValueError("hook input is not a JSON object")
+    return value
+
+
+def run(event: str, payload: dict) -> dict | None:
+    """Run one hook; returns the JSON object to print, or None to print nothing."""
+    loc = locate(payload)
+    if event == "pre-read":
+        from pinky.hooks.files import pre_read
+
+        return pre_read(payload, loc)
+    if event == "pre-write":
+        from pinky.hooks.files import pre_write
+
+        return pre_write(payload, loc)
+    if event == "session-start":
+        from pinky.hooks.session import session_start
+
+        return session_start(payload, loc)
+    if event == "stop":
+        from pinky.hooks.stop import stop
+
+        stop(payload, loc)
+        return None  # Stop must print nothing: any output would make Claude continue the turn
+    if event == "rollup":
+        from pinky.hooks.stop import rollup
+
+        rollup(payload, loc)
+        return None
+    raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console script `pinky-hooks <event>`. Always exits 0 (fail open)."""
+    args = sys.argv[1:] if argv is None else argv
+    event = args[0] if args else ""
+    if event in ("-h", "--help", ""):
+        sys.stderr.write("usage: pinky-hooks {" + ",".join(EVENTS) + "}  (reads the hook JSON on stdin)\n")
+        return 0
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr  # a stray print anywhere below must not corrupt the hook's JSON
+    try:
+        result = run(event, _read_payload())
+        out = dumps(result) if result else ""
+    except BaseException as exc:  # fail open, whatever it was (KeyboardInterrupt and SystemExit included)
+        if isinstance(exc, SystemExit) and not exc.code:
+            return 0
+        message = " ".join(str(exc).split())[:300]
+        sys.stderr.write(f"pinky-hooks {event}: {type(exc).__name__}: {message} (ignored; the action proceeds)\n")
+        return 0
+    finally:
+        sys.stdout = real_stdout
+    if out:
+        real_stdout.write(out + "\n")
+        real_stdout.flush()
+    return 0

@@ -1,0 +1,241 @@
+"""SessionStart: a compact, budgeted digest of the brain, and a background reindex.
+
+The digest (default at most 1,500 characters, PINKY_DIGEST_CHARS) carries the brain's size,
+the project's most important and most recently changed gotchas and decisions, entries due
+for re-verification (last_verified older than PINKY_REVERIFY_DAYS, default 90), what the
+diary recorded since the previous session, and a reminder to use brain_search/brain_save.
+
+Markdown may have changed on disk (a `git pull`), so the hook starts `pinky reindex` as a
+detached process with all three standard streams on /dev/null: Claude Code waits for the
+hook's stdout to close, and a child holding it open would stall every session start.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from pinky.hooks import ENV_DIGEST_CHARS, ENV_HOOKS_NO_BACKGROUND, ENV_REVERIFY_DAYS, Locations, dumps, loads
+from pinky.hooks.files import Connection, OperationalError, connect_ro
+
+DEFAULT_DIGEST_CHARS = 1500
+DEFAULT_REVERIFY_DAYS = 90
+REINDEX_DEBOUNCE_S = 60
+KEY_TYPES = ("gotcha", "decision")
+REVERIFY_TYPES = ("gotcha", "decision", "pattern", "bug", "guide")
+REMINDER = ("Before non-trivial work, brain_search the brain (pinky MCP); when you learn a gotcha, "
+            "decision or pattern worth keeping, brain_save it.")
+
+
+def _env_int(name: str, default: int, low: int, high: int) -> int:
+    try:
+        return max(low, min(high, int(os.environ.get(name, "") or default)))
+    except ValueError:
+        return default
+
+
+def session_start(payload: dict, loc: Locations) -> dict | None:
+    has_db, has_notes = os.path.isfile(loc.db), os.path.isdir(loc.save_dir)
+    if not has_db and not has_notes:
+        return None  # not a pinky project: stay silent
+    if not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
+        spawn_reindex(loc)
+    session_id = str(payload.get("session_id") or "")
+    since = _remember_session(loc, session_id)
+    budget = _env_int(ENV_DIGEST_CHARS, DEFAULT_DIGEST_CHARS, 200, 9000)
+    digest = build_digest(loc, since=since, session_id=session_id, budget=budget,
+                          reverify_days=_env_int(ENV_REVERIFY_DAYS, DEFAULT_REVERIFY_DAYS, 1, 36500))
+    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": digest}}
+
+
+# --- background reindex --------------------------------------------------------------------------
+
+
+def _marker(loc: Locations, name: str) -> str:
+    import hashlib
+
+    key = hashlib.sha1(loc.db.encode("utf-8", "replace")).hexdigest()[:12]
+    return os.path.join(loc.state_dir, "hooks", f"{name}-{key}")
+
+
+def spawn_reindex(loc: Locations, *, debounce_s: float = REINDEX_DEBOUNCE_S) -> bool:
+    """Start `pinky reindex` detached, unless one was started in the last minute for this index."""
+    marker = _marker(loc, "reindex")
+    try:
+        if time.time() - os.stat(marker).st_mtime < debounce_s:
+            return False
+    except OSError:
+        pass
+    os.makedirs(os.path.dirname(marker), exist_ok=True)
+    with open(marker, "w", encoding="utf-8") as handle:
+        handle.write(str(os.getpid()))
+    spawn_detached(["-c", "import sys; from pinky.cli import main; sys.argv[0] = 'pinky'; main()", "reindex"], loc)
+    return True
+
+
+def spawn_detached(args: list[str], loc: Locations) -> None:
+    """Run `python <args>` in its own session, streams on /dev/null, with this hook's brain locations."""
+    import subprocess
+
+    env = dict(os.environ, PINKY_DB=loc.db, PINKY_SAVE_DIR=loc.save_dir, PINKY_HOME=loc.home)
+    kwargs: dict = {"start_new_session": True}
+    if sys.platform == "win32":  # pragma: no cover
+        kwargs = {"creationflags": 0x00000008 | 0x00000200}  # DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP
+    subprocess.Popen([sys.executable, *args], cwd=loc.project_dir, env=env, stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True, **kwargs)
+
+
+# --- "since the last session" --------------------------------------------------------------------
+
+
+def _remember_session(loc: Locations, session_id: str) -> float | None:
+    """Record this session's start; return when the previous (different) session started."""
+    path = os.path.join(loc.state_dir, "hooks", "sessions.json")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = loads(handle.read())
+    except (OSError, ValueError):
+        data = {}
+    data = data if isinstance(data, dict) else {}
+    entry = data.get(loc.db) if isinstance(data.get(loc.db), dict) else {}
+    now = time.time()
+    if entry.get("session") == session_id and session_id:  # resume / clear / compact of the same session
+        since = entry.get("previous")
+    else:
+        since = entry.get("at")
+        entry = {"session": session_id, "at": now, "previous": since}
+        data[loc.db] = entry
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(dumps(data))
+        os.replace(tmp, path)
+    return since if isinstance(since, int | float) else None
+
+
+def diary_since(save_dir: str, since: float | None, session_id: str, *, limit: int = 6) -> list[str]:
+    """The newest diary lines written after `since` by other sessions (asked/commits first)."""
+    folder = os.path.join(save_dir, "diary")
+    try:
+        names = sorted((n for n in os.listdir(folder) if len(n) == 13 and n.endswith(".md")), reverse=True)
+    except OSError:
+        return []
+    start = time.localtime(since) if since else None
+    start_day = time.strftime("%Y-%m-%d", start) if start else None
+    start_hm = time.strftime("%H:%M", start) if start else None
+    own = session_id[:8]
+    picked: list[tuple[int, str]] = []
+    for name in names[:7]:
+        day = name[:10]
+        if start_day and day < start_day:
+            break
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
+                lines = handle.read().splitlines()
+        except OSError:
+            continue
+        for line in reversed(lines):
+            # `- HH:MM [abcd1234] kind: text`, as pinky.diary writes it
+            if not (line.startswith("- ") and line[4:5] == ":" and line[7:9] == " ["):
+                continue
+            tag_end = line.find("] ", 9)
+            if tag_end < 0 or (own and line[9:tag_end] == own):
+                continue
+            if start_day and day == start_day and line[2:7] < start_hm:
+                continue
+            kind = line[tag_end + 2 :].split(":", 1)[0]
+            rank = {"asked": 0, "commits": 1, "files": 2}.get(kind, 3)
+            picked.append((rank, f"{day[5:]} {line[2:]}"))
+        if len(picked) >= limit * 3:
+            break
+    picked.sort(key=lambda item: item[0])
+    return [text for _, text in picked[:limit]]
+
+
+# --- the digest ------------------------------------------------------------------------------------
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _rows(conn: Connection, sql: str, args: tuple = ()) -> list[tuple]:
+    try:
+        return conn.execute(sql, args).fetchall()
+    except OperationalError:
+        return []
+
+
+def build_digest(loc: Locations, *, since: float | None, session_id: str, budget: int,
+                 reverify_days: int) -> str:
+    conn = connect_ro(loc.db)
+    sections: list[list[str]] = []
+    if conn is None:
+        head = "pinky brain: no index yet; `pinky reindex` is building it in the background."
+    else:
+        try:
+            head, sections = _sections(conn, reverify_days)
+        finally:
+            conn.close()
+    diary = diary_since(loc.save_dir, since, session_id)
+    if diary:
+        sections.append(["Diary since the last session:"] + [f"- {_clip(line, 160)}" for line in diary])
+    return _fit(head, sections, REMINDER, budget)
+
+
+def _sections(conn: Connection, reverify_days: int) -> tuple[str, list[list[str]]]:
+    by_root = dict(_rows(conn, "SELECT root, count(*) FROM entry GROUP BY root"))
+    by_type = _rows(conn, "SELECT type, count(*) FROM entry WHERE type != 'diary' GROUP BY type "
+                          "ORDER BY count(*) DESC LIMIT 5")
+    total = sum(by_root.values())
+    types = ", ".join(f"{n:,} {t}" for t, n in by_type)
+    head = (f"pinky brain: {total:,} entries ({by_root.get('project', 0):,} in this project, "
+            f"{by_root.get('global', 0):,} global; {types}).")
+    marks = ",".join("?" * len(KEY_TYPES))
+    importance = ("CASE lower(coalesce(json_extract(meta, '$.importance'), json_extract(meta, '$.priority'), '')) "
+                  "WHEN 'critical' THEN 0 WHEN 'high' THEN 1 ELSE 2 END")
+    important = _rows(conn, f"SELECT slug, type, title FROM entry e WHERE root = 'project' AND type IN ({marks}) "
+                            f"ORDER BY {importance}, (SELECT count(*) FROM usage u WHERE u.entry_id = e.id) DESC, "
+                            "mtime_ns DESC LIMIT 4", KEY_TYPES)
+    recent = _rows(conn, f"SELECT slug, type, title FROM entry WHERE root = 'project' AND type IN ({marks}) "
+                         "ORDER BY mtime_ns DESC LIMIT 8", KEY_TYPES)
+    sections: list[list[str]] = []
+    shown: set[str] = set()
+    key = [r for r in important + recent if not (r[0] in shown or shown.add(r[0]))][:6]
+    if key:
+        sections.append(["Key gotchas and decisions (most important, then most recently changed):"]
+                        + [f"- {slug} [{type_}] {_clip(title, 100)}" for slug, type_, title in key])
+    cutoff = time.strftime("%Y-%m-%d", time.localtime(time.time() - reverify_days * 86400))
+    marks = ",".join("?" * len(REVERIFY_TYPES))
+    stale_where = (f"FROM entry WHERE root = 'project' AND type IN ({marks}) "
+                   "AND coalesce(last_verified, created) IS NOT NULL AND coalesce(last_verified, created) < ?")
+    stale_n = _rows(conn, f"SELECT count(*) {stale_where}", (*REVERIFY_TYPES, cutoff))
+    if stale_n and stale_n[0][0]:
+        stale = _rows(conn, f"SELECT slug, coalesce(last_verified, created) {stale_where} "
+                            "ORDER BY coalesce(last_verified, created) LIMIT 4", (*REVERIFY_TYPES, cutoff))
+        more = stale_n[0][0] - len(stale)
+        sections.append([f"Needs re-verification ({stale_n[0][0]:,} not verified in {reverify_days} days; "
+                         "check, then bump last_verified):"]
+                        + [f"- {slug} (last {str(day)[:10]})" for slug, day in stale]
+                        + ([f"- … and {more:,} more"] if more > 0 else []))
+    return head, sections
+
+
+def _fit(head: str, sections: list[list[str]], reminder: str, budget: int) -> str:
+    """Head and reminder always; then whole lines of each section while they fit in `budget`."""
+    out = [_clip(head, budget // 2)]
+    used = len(out[0]) + len(reminder) + 2
+    for section in sections:
+        if used + len(section[0]) + len(section[1] if len(section) > 1 else "") + 2 > budget:
+            continue  # a title without its first line says nothing
+        for index, line in enumerate(section):
+            if used + len(line) + 1 > budget:
+                break
+            out.append(line)
+            used += len(line) + 1
+            if index == 0:
+                continue
+    out.append(reminder)
+    return "\n".join(out)[:budget]

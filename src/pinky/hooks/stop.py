@@ -1,0 +1,116 @@
+"""Stop: append what the turn did to today's diary and make it searchable at once.
+
+`pinky.diary.record_stop` reads the transcript from a per-session byte offset (so nothing
+is written twice), redacts credential-shaped strings and appends a few lines to
+`<save_dir>/diary/YYYY-MM-DD.md`. The diary file is then indexed for full text right away
+(`index_file(embed=False)`); its vectors come with the next reindex or the MCP server.
+When a week or month has just closed, its rollup is written by a detached `pinky-hooks
+rollup` process, because reading every note's frontmatter does not fit the Stop budget.
+
+Skipped: `stop_hook_active` (Claude is already continuing because of a Stop hook),
+SubagentStop (the parent's transcript records the subagent's work; the empty-agent_type
+one that /compact fires is noise), and projects without a save dir (never `pinky init`ed).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from pinky.hooks import ENV_HOOKS_NO_BACKGROUND, Locations, dumps, loads
+
+
+def _offsets_path(loc: Locations) -> str:
+    return os.path.join(loc.state_dir, "diary-offsets.json")
+
+
+def stop(payload: dict, loc: Locations) -> None:
+    if payload.get("hook_event_name") == "SubagentStop" or payload.get("stop_hook_active") is True:
+        return
+    session_id, transcript = payload.get("session_id"), payload.get("transcript_path")
+    if not isinstance(session_id, str) or not session_id or not isinstance(transcript, str) or not transcript:
+        return
+    if not os.path.isdir(loc.save_dir):
+        return
+    from pathlib import Path
+
+    from pinky.diary import record_stop
+
+    diary = record_stop(Path(os.path.expanduser(transcript)), session_id, Path(loc.save_dir),
+                        Path(_offsets_path(loc)))
+    if diary is not None:
+        index_files(loc, [diary])
+    if _rollups_due(loc) and not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
+        from pinky.hooks.session import spawn_detached
+
+        spawn_detached(["-c", "import sys; from pinky.hooks import main; sys.exit(main(['rollup']))"], loc)
+
+
+def index_files(loc: Locations, paths: list) -> None:
+    """Full-text index these markdown files now; vectors are left for the next reindex."""
+    from pathlib import Path
+
+    from pinky.config import load_config
+    from pinky.kb import KnowledgeBase
+
+    config = load_config(db=loc.db, save_dir=loc.save_dir, home=loc.home, cwd=Path(loc.project_dir))
+    with KnowledgeBase(config) as kb:
+        for path in paths:
+            kb.index_file(Path(path), embed=False)
+
+
+# --- weekly / monthly rollups ------------------------------------------------------------------
+
+
+def _rollup_state(loc: Locations) -> str:
+    return os.path.join(loc.state_dir, "hooks", "rollups.json")
+
+
+def _last_rollup(loc: Locations) -> str | None:
+    try:
+        with open(_rollup_state(loc), encoding="utf-8") as handle:
+            data = loads(handle.read())
+    except (OSError, ValueError):
+        return None
+    value = data.get(loc.save_dir) if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _rollups_due(loc: Locations) -> bool:
+    """True once per day at most: a period can only close when the date changes."""
+    return _last_rollup(loc) != time.strftime("%Y-%m-%d")
+
+
+def rollup(payload: dict, loc: Locations) -> None:
+    """Write the rollups of the weeks and months closed since the last run, then index them."""
+    import datetime as dt
+
+    from pathlib import Path
+
+    from pinky.rollup import closed_periods, read_diary_lines, write_rollup
+
+    today = dt.date.today()
+    last = _last_rollup(loc)
+    _save_last_rollup(loc, today.isoformat())  # first, so concurrent Stops do not start a second run
+    last_run = dt.date.fromisoformat(last) if last else None
+    root = Path(loc.save_dir)
+    written = [write_rollup(root, period) for period in closed_periods(last_run, today)
+               if read_diary_lines(root, period)]  # a period without diary lines gets no rollup
+    if written:
+        index_files(loc, written)
+
+
+def _save_last_rollup(loc: Locations, day: str) -> None:
+    path = _rollup_state(loc)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = loads(handle.read())
+    except (OSError, ValueError):
+        data = {}
+    data = data if isinstance(data, dict) else {}
+    data[loc.save_dir] = day
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(dumps(data))
+    os.replace(tmp, path)
