@@ -1,0 +1,299 @@
+"""pinky-mcp on the wire: the real process, raw JSON-RPC lines, every protocol version Claude Code speaks.
+
+Also home of `RawServer`, the line-level driver the other test_mcp_* files import.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shlex
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import console_script
+
+from pinky.mcp_server import log_level, tier_from_env
+
+PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+ALL_TOOLS = {"brain_search", "brain_save", "brain_stats", "brain_get", "brain_update", "brain_delete",
+             "brain_briefing", "brain_related", "brain_reindex"}
+TIMEOUT = 30.0
+
+# The seed's "Testing it by hand" lines, verbatim.
+HAND_TEST = [
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}',
+    '{"jsonrpc":"2.0","id":2,"method":"tools/list"}',
+    '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"brain_stats","arguments":{}}}',
+]
+
+
+def server_env(root: Path, **extra: str) -> dict[str, str]:
+    """A hermetic environment: everything under `root`, the hashing embedder."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PINKY_", "CLAUDE", "RUST_LOG"))}
+    env.update(PINKY_HOME=str(root / "home"), PINKY_DB=str(root / "brain.db"),
+               PINKY_SAVE_DIR=str(root / "documentation"), PINKY_HASH_EMBED="1")
+    env.update(extra)
+    return env
+
+
+class RawServer:
+    """The real `pinky-mcp` process driven one JSON line at a time."""
+
+    def __init__(self, root: Path, **extra_env: str) -> None:
+        self.root = root
+        self.stderr_path = root / f"stderr-{id(self)}.log"
+        self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 - closed in close()
+        self.proc = subprocess.Popen(console_script("pinky-mcp"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self._stderr, env=server_env(root, **extra_env), cwd=root)
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        self.other: list[dict[str, Any]] = []  # messages that were not the awaited answer
+        self.raw_stdout: list[bytes] = []
+        self._next_id = 1000
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.raw_stdout.append(line)
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def send(self, line: str | bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((line if isinstance(line, bytes) else line.encode()) + b"\n")
+        self.proc.stdin.flush()
+
+    def receive(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        line = self.lines.get(timeout=timeout)
+        if line is None:
+            raise EOFError(f"server closed stdout; stderr:\n{self.stderr()}")
+        return json.loads(line)
+
+    def answer(self, request_id: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
+        while True:
+            message = self.receive(timeout)
+            if "id" in message and message["id"] == request_id and type(message["id"]) is type(request_id):
+                return message
+            self.other.append(message)
+
+    def request(self, method: str, params: dict[str, Any] | None = None, request_id: Any = None) -> dict[str, Any]:
+        if request_id is None:
+            self._next_id += 1
+            request_id = self._next_id
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(json.dumps(message))
+        return self.answer(request_id)
+
+    def initialize(self, version: str = "2025-11-25") -> dict[str, Any]:
+        reply = self.request("initialize", {"protocolVersion": version, "capabilities": {},
+                                            "clientInfo": {"name": "pytest", "version": "1"}})
+        self.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        return reply
+
+    def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        reply = self.request("tools/call", {"name": tool, "arguments": arguments})
+        assert "result" in reply, reply
+        return reply["result"]
+
+    def stderr(self) -> str:
+        self._stderr.flush()
+        return self.stderr_path.read_text(errors="replace")
+
+    def close(self, timeout: float = TIMEOUT) -> int:
+        if self.proc.stdin and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        try:
+            return self.proc.wait(timeout)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self._stderr.close()
+
+    def __enter__(self) -> RawServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def hand_test(root: Path, lines: list[str], **extra_env: str) -> tuple[list[dict[str, Any]], str]:
+    """`printf '%s\\n' LINE... | pinky-mcp`, through a real shell pipe as the seed does it."""
+    printf = "printf '%s\\n' " + " ".join(shlex.quote(line) for line in lines)
+    command = f"{printf} | {' '.join(shlex.quote(part) for part in console_script('pinky-mcp'))}"
+    done = subprocess.run(["sh", "-c", command], cwd=root, env=server_env(root, **extra_env),
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    return [json.loads(line) for line in done.stdout.splitlines()], done.stderr.decode(errors="replace")
+
+
+# --- the seed's hand test ------------------------------------------------------------------------
+
+
+def test_hand_test_prints_server_info_tools_and_stats(tmp_path: Path) -> None:
+    messages, _ = hand_test(tmp_path, HAND_TEST, PINKY_DB="brain.db")
+    by_id = {m["id"]: m for m in messages}
+    assert set(by_id) == {1, 2, 3} and len(messages) == 3
+    assert by_id[1]["result"]["serverInfo"]["name"] == "pinky-brain"
+    assert by_id[1]["result"]["protocolVersion"] == "2024-11-05"
+    names = {t["name"] for t in by_id[2]["result"]["tools"]}
+    assert {"brain_search", "brain_save", "brain_stats"} <= names
+    stats = by_id[3]["result"]
+    assert stats["isError"] is False
+    assert stats["structuredContent"]["entries"] == 0 and stats["structuredContent"]["chunks"] == 0
+    assert "entries" in stats["content"][0]["text"]
+    assert (tmp_path / "brain.db").exists()  # PINKY_DB=brain.db is relative to the cwd
+
+
+def test_hand_test_answers_a_slow_call_before_exiting_on_eof(tmp_path: Path) -> None:
+    """stdin closes right after the last line; calls already read must still be answered."""
+    lines = [HAND_TEST[0]] + [
+        json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                    "params": {"name": "brain_save", "arguments": {"title": f"note {n}", "body": "x" * 5000}}})
+        for n in range(10, 30)
+    ]
+    messages, _ = hand_test(tmp_path, lines, PINKY_PROJECT="demo")
+    assert sorted(m["id"] for m in messages) == [1, *range(10, 30)]
+    assert all(m["result"]["isError"] is False for m in messages if m["id"] != 1)
+    assert len(list((tmp_path / "documentation" / "note").glob("*.md"))) == 20
+
+
+# --- protocol versions, ids, errors --------------------------------------------------------------
+
+
+def test_every_protocol_version_is_echoed(tmp_path: Path) -> None:
+    servers = [RawServer(tmp_path) for _ in PROTOCOL_VERSIONS]  # started together: one cold start of wall time
+    try:
+        for server, version in zip(servers, PROTOCOL_VERSIONS, strict=True):
+            reply = server.initialize(version)
+            assert reply["result"]["protocolVersion"] == version
+            assert reply["result"]["serverInfo"]["name"] == "pinky-brain"
+            tools = server.request("tools/list")["result"]["tools"]
+            assert {t["name"] for t in tools} == ALL_TOOLS - {"brain_reindex"}
+            stats = server.call("brain_stats")
+            assert stats["isError"] is False and "entries" in stats["structuredContent"]
+            assert server.request("ping")["result"] == {}
+    finally:
+        for server in servers:
+            assert server.close() == 0
+
+
+def test_unknown_version_falls_back_to_the_latest_we_speak(tmp_path: Path) -> None:
+    with RawServer(tmp_path) as server:
+        assert server.initialize("2099-01-01")["result"]["protocolVersion"] in PROTOCOL_VERSIONS
+
+
+def test_ids_errors_and_malformed_lines_keep_the_server_serving(tmp_path: Path) -> None:
+    with RawServer(tmp_path) as server:
+        first = server.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                              "clientInfo": {"name": "t", "version": "1"}}, request_id="init-1")
+        assert first["id"] == "init-1"
+        server.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        assert server.request("tools/list", request_id="7")["id"] == "7"  # a string that looks like a number
+        assert server.request("tools/list", request_id=7)["id"] == 7
+
+        server.send("this is not json")
+        parse_error = server.receive()
+        assert parse_error["id"] is None and parse_error["error"]["code"] == -32700
+        server.send('{"jsonrpc":"2.0","id":41}')  # JSON, but not a request
+        invalid = server.receive()
+        assert invalid["id"] == 41 and invalid["error"]["code"] == -32600
+        server.send("")  # blank lines are ignored
+
+        unknown = server.request("no/such/method", request_id="x")
+        assert unknown["error"]["code"] == -32601
+
+        tool = server.request("tools/call", {"name": "brain_nope", "arguments": {}})["result"]
+        assert tool["isError"] is True and "brain_search" in tool["content"][0]["text"]
+        bad = server.call("brain_search", query="pool", limit=500)
+        assert bad["isError"] is True and "limit" in bad["content"][0]["text"]
+        assert server.call("brain_search", query="pool")["isError"] is False  # still serving
+    for line in server.raw_stdout:  # stdout carried nothing but JSON-RPC
+        assert json.loads(line)["jsonrpc"] == "2.0"
+
+
+def test_stdout_stays_pure_with_debug_logging(tmp_path: Path) -> None:
+    messages, stderr = hand_test(tmp_path, HAND_TEST, PINKY_LOG="debug")
+    assert len(messages) == 3 and all(m["jsonrpc"] == "2.0" for m in messages)
+    assert "pinky" in stderr  # the debug logs went to stderr
+
+
+# --- tiers ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("tier", "expected"), [
+    ("read", {"brain_search", "brain_get", "brain_related", "brain_briefing", "brain_stats"}),
+    ("admin", ALL_TOOLS),
+])
+def test_tiers_choose_the_tools(tmp_path: Path, tier: str, expected: set[str]) -> None:
+    lines = [HAND_TEST[0], HAND_TEST[1],
+             '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"brain_save",'
+             '"arguments":{"title":"t","body":"b"}}}']
+    messages, _ = hand_test(tmp_path, lines, PINKY_TIER=tier)
+    by_id = {m["id"]: m for m in messages}
+    assert {t["name"] for t in by_id[2]["result"]["tools"]} == expected
+    saved = by_id[4]["result"]
+    if tier == "read":
+        assert saved["isError"] is True and "PINKY_TIER" in saved["content"][0]["text"]
+        assert not (tmp_path / "home" / "brain").exists()
+    else:
+        assert saved["isError"] is False
+
+
+def test_a_bad_tier_stops_with_a_clear_message(tmp_path: Path) -> None:
+    done = subprocess.run(console_script("pinky-mcp"), input=b"", capture_output=True, timeout=60,
+                          env=server_env(tmp_path, PINKY_TIER="root"), cwd=tmp_path)
+    assert done.returncode == 2 and b"PINKY_TIER" in done.stderr and done.stdout == b""
+
+
+def test_tool_metadata_every_tool_has_schemas_and_annotations(tmp_path: Path) -> None:
+    messages, _ = hand_test(tmp_path, HAND_TEST[:2], PINKY_TIER="admin")
+    for tool in messages[1]["result"]["tools"]:
+        assert tool["outputSchema"]["type"] == "object", tool["name"]
+        assert tool["inputSchema"]["type"] == "object"
+        assert len(tool["description"]) > 80 and "\n" not in tool["description"]
+        assert "readOnlyHint" in tool["annotations"] and tool.get("title")
+    search = next(t for t in messages[1]["result"]["tools"] if t["name"] == "brain_search")
+    props = search["inputSchema"]["properties"]
+    assert props["query"]["maxLength"] == 2000
+    assert (props["limit"]["minimum"], props["limit"]["maximum"], props["limit"]["default"]) == (1, 100, 10)
+    assert search["inputSchema"]["required"] == ["query"]
+
+
+def test_python_dash_m_runs_the_server(tmp_path: Path) -> None:
+    command = f"printf '%s\\n' {shlex.quote(HAND_TEST[0])} | {shlex.quote(sys.executable)} -m pinky.mcp_server"
+    done = subprocess.run(["sh", "-c", command], cwd=tmp_path, env=server_env(tmp_path), capture_output=True,
+                          timeout=60)
+    assert json.loads(done.stdout)["result"]["serverInfo"]["name"] == "pinky-brain"
+
+
+def test_importing_the_core_does_not_import_the_sdk() -> None:
+    code = "import sys, pinky.cli, pinky.kb, pinky.briefing; print(any(m.split('.')[0] == 'mcp' for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+# --- configuration helpers (no process) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("env", "level"), [
+    ({}, 30), ({"PINKY_LOG": "info"}, 20), ({"PINKY_LOG": "DEBUG"}, 10), ({"RUST_LOG": "warn"}, 30),
+    ({"RUST_LOG": "hyper=trace,pinky=info"}, 20), ({"RUST_LOG": "error,other=debug"}, 40),
+    ({"PINKY_LOG": "off"}, 60), ({"PINKY_LOG": "error", "RUST_LOG": "debug"}, 40), ({"PINKY_LOG": "loud"}, 30),
+])
+def test_log_level_from_env(env: dict[str, str], level: int) -> None:
+    assert log_level(env) == level
+
+
+def test_tier_from_env() -> None:
+    assert tier_from_env({}) == "write"
+    assert tier_from_env({"PINKY_TIER": " Admin "}) == "admin"
+    with pytest.raises(Exception, match="PINKY_TIER"):
+        tier_from_env({"PINKY_TIER": "superuser"})
