@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from pinky.kb import Check, KnowledgeBase
 from pinky.store import migrations as mig
@@ -91,8 +92,46 @@ def _malformed(kb: KnowledgeBase) -> Check:
                  "fix the YAML between the --- lines (they are indexed as plain notes meanwhile)")
 
 
+def _sync(kb: KnowledgeBase) -> Check:
+    """Unresolved sync conflict copies (global brain and project), and a brain repo without a remote."""
+    from pinky.sync import list_conflicts
+
+    brain = kb.config.global_dir
+    copies = [p for root in (brain, kb.config.save_dir) for p in list_conflicts(root)]
+    remote = _origin_url(brain)
+    if copies:
+        more = f", … (+{len(copies) - 10})" if len(copies) > 10 else ""
+        shown = ", ".join(str(p) for p in copies[:10]) + more
+        return Check("brain sync", "warn",
+                     f"{len(copies)} unresolved conflict copies (an entry edited on two machines): {shown}",
+                     "compare each .conflict-<sha> copy with the file it is named after, keep what is "
+                     "right in the original, delete the .conflict- copy, then run pinky sync")
+    if remote is None:
+        return Check("brain sync", "warn", f"{brain} is a git repo with no origin remote: it syncs nowhere",
+                     "pinky sync --remote URL (a bare repo on a shared disk, or a private git host)")
+    if remote:
+        from pinky.brain_sync import hide_secret
+
+        return Check("brain sync", "ok", f"no conflict copies; syncs with origin {hide_secret(remote)}")
+    return Check("brain sync", "ok",
+                 "no conflict copies; the global brain is not synced (pinky sync --remote URL)")
+
+
+def _origin_url(brain: Path) -> str | None:
+    """origin's URL; '' when the brain is not a git repo (nothing to hint), None when it has no origin."""
+    config_path = brain / ".git" / "config"
+    if not config_path.is_file():
+        return ""
+    from dulwich.config import ConfigFile
+
+    try:
+        return ConfigFile.from_path(str(config_path)).get((b"remote", b"origin"), b"url").decode()
+    except KeyError:
+        return None
+
+
 CHECKS: list[Callable[[KnowledgeBase], Check]] = [
-    _driver, _fts, _vectors, _embedder, _schema, _fingerprint, _roots, _drift, _malformed,
+    _driver, _fts, _vectors, _embedder, _schema, _fingerprint, _roots, _drift, _malformed, _sync,
 ]
 
 
