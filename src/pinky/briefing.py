@@ -68,7 +68,7 @@ def _iso(moment: dt.datetime) -> str:
 def briefing(kb: KnowledgeBase, since: str, compact: bool = True) -> dict[str, Any]:
     """New and updated entries since `since`, and the diary lines written since then (newest first)."""
     moment = parse_since(since)
-    since_ns = int(moment.timestamp() * 1_000_000_000)
+    since_ns = max(-(2**63), min(2**63 - 1, int(moment.timestamp() * 1_000_000_000)))
     rows = kb.db.conn.execute(
         "SELECT slug, root, path, title, type, scope, project, tags, created, mtime_ns, body FROM entry "
         "WHERE type != 'diary' AND (mtime_ns >= ? OR created >= ?)",
