@@ -1,0 +1,173 @@
+"""The plugin manifest, hooks.json, the bundled server, and the Claude Code half of `pinky init`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pinky.config import load_config
+from pinky.errors import InvalidInput
+from pinky.evergreen import find_volatile
+from pinky.plugin_setup import (
+    ALLOW_RULES,
+    CLAUDE_MD_SNIPPET,
+    SERVER_ARGS,
+    SERVER_COMMAND,
+    extend_init,
+    merge_mcp_json,
+    plugin_checks,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def load(rel: str) -> dict:
+    return json.loads((REPO / rel).read_text(encoding="utf-8"))
+
+
+def test_manifest_and_marketplace_agree() -> None:
+    plugin, market = load(".claude-plugin/plugin.json"), load(".claude-plugin/marketplace.json")
+    assert plugin["name"] == "pinky" and isinstance(plugin.get("keywords", []), list)
+    assert "hooks" not in plugin  # the default hooks/hooks.json is auto-loaded; declaring it is an error
+    entry = next(p for p in market["plugins"] if p["name"] == plugin["name"])
+    assert entry["source"] == "./" and entry["version"] == plugin["version"]
+
+
+def test_hooks_json_calls_the_entry_point_with_timeouts() -> None:
+    hooks = load("hooks/hooks.json")["hooks"]
+    assert set(hooks) == {"SessionStart", "PreToolUse", "Stop"}
+    matchers = {group.get("matcher"): group["hooks"][0] for event in hooks.values() for group in event}
+    assert set(matchers) == {"startup|resume|clear|compact", "Read", "Write|Edit|MultiEdit|NotebookEdit", None}
+    events = {h["args"][0] for h in matchers.values()}
+    assert events == {"session-start", "pre-read", "pre-write", "stop"}
+    for handler in matchers.values():
+        assert handler["type"] == "command" and handler["command"] == "pinky-hooks"  # no shell wrapper
+        assert 1 <= handler["timeout"] <= 30
+
+
+def test_bundled_server_matches_what_init_writes(tmp_path: Path) -> None:
+    bundled = load(".mcp.json")["mcpServers"]["pinky"]
+    assert (bundled["command"], bundled["args"]) == (SERVER_COMMAND, SERVER_ARGS)  # so Claude Code dedups
+    config = load_config(cwd=tmp_path)
+    merge_mcp_json(config, tmp_path)
+    written = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["pinky"]
+    assert (written["command"], written["args"]) == (bundled["command"], bundled["args"])
+
+
+def test_mcp_json_merge_keeps_other_servers_is_relative_and_idempotent(tmp_path: Path) -> None:
+    (tmp_path / ".mcp.json").write_text(json.dumps({
+        "mcpServers": {"other": {"command": "x", "args": ["--y"]},
+                       "pinky": {"command": "old", "args": ["--stdio"], "timeout": 9000, "env": {"PINKY_LOG": "info"}}},
+        "extra": True}))
+    config = load_config(cwd=tmp_path)
+    assert merge_mcp_json(config, tmp_path) == "updated"
+    data = json.loads((tmp_path / ".mcp.json").read_text())
+    assert data["extra"] is True and data["mcpServers"]["other"] == {"command": "x", "args": ["--y"]}
+    pinky = data["mcpServers"]["pinky"]
+    assert pinky["command"] == "pinky-mcp" and pinky["args"] == [] and pinky["timeout"] == 9000
+    assert pinky["env"] == {"PINKY_LOG": "info", "PINKY_DB": "brain.db", "PINKY_SAVE_DIR": "documentation"}
+    before = (tmp_path / ".mcp.json").read_bytes()
+    assert merge_mcp_json(config, tmp_path) == "unchanged"
+    assert (tmp_path / ".mcp.json").read_bytes() == before
+
+
+def test_mcp_json_merge_refuses_to_clobber_broken_json(tmp_path: Path) -> None:
+    (tmp_path / ".mcp.json").write_text("{ oops")
+    with pytest.raises(InvalidInput):
+        merge_mcp_json(load_config(cwd=tmp_path), tmp_path)
+    assert (tmp_path / ".mcp.json").read_text() == "{ oops"
+
+
+def test_extend_init_snippet_and_allow_rules_once(tmp_path: Path) -> None:
+    (tmp_path / "CLAUDE.md").write_text("# House rules\nBe kind.")
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude/settings.json").write_text(json.dumps({"permissions": {"allow": ["Bash(ls)"]}}))
+    config = load_config(cwd=tmp_path)
+    done = extend_init(config, claude_md="append", allow_tools=True, root=tmp_path)
+    assert len(done) == 3
+    assert extend_init(config, claude_md="append", allow_tools=True, root=tmp_path) == []
+    text = (tmp_path / "CLAUDE.md").read_text()
+    assert text.startswith("# House rules\nBe kind.\n\n") and text.count("pinky:begin") == 1
+    allow = json.loads((tmp_path / ".claude/settings.json").read_text())["permissions"]["allow"]
+    assert allow == ["Bash(ls)", *ALLOW_RULES]
+    printed = extend_init(config, mcp=False, claude_md="print", root=tmp_path)
+    assert CLAUDE_MD_SNIPPET in printed[0]
+
+
+def test_the_snippet_itself_is_evergreen() -> None:
+    assert find_volatile(CLAUDE_MD_SNIPPET) == []
+
+
+def test_setup_claude_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from pinky.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "documentation").mkdir()
+    result = CliRunner().invoke(cli, ["setup-claude", "--allow-tools"], catch_exceptions=False)
+    assert result.exit_code == 0 and ".mcp.json" in result.output
+    assert (tmp_path / ".claude/settings.json").exists()
+
+
+def test_plugin_checks_report_what_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    claude = tmp_path / "claude-config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    config = load_config(cwd=tmp_path / "proj")
+    checks = {c.name: c for c in plugin_checks(config)}
+    assert checks["claude code: commands on PATH"].status == "error"
+    assert checks["claude code: hooks registered"].status == "warn"
+    assert checks["claude code: MCP server approved"].status == "warn"
+    assert all(c.fix for c in checks.values() if c.status != "ok")
+
+    (tmp_path / "proj").mkdir()
+    merge_mcp_json(config, tmp_path / "proj")
+    claude.mkdir()
+    (claude / "settings.json").write_text(json.dumps({"enabledPlugins": {"pinky@pinky-market": True}}))
+    (claude / ".claude.json").write_text(json.dumps(
+        {"projects": {str(tmp_path / "proj"): {"enabledMcpjsonServers": ["pinky"]}}}))
+    checks = {c.name: c for c in plugin_checks(config)}
+    assert checks["claude code: hooks registered"].status == "ok"
+    assert checks["claude code: MCP server approved"].status == "ok"
+    assert checks["claude code: .mcp.json server"].status == "ok"
+
+
+# --- opt-in: the real Claude Code CLI, offline ------------------------------------------------------
+
+CLAUDE = shutil.which("claude")
+OFFLINE_ENV = {"DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+               "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1", "MCP_CONNECTION_NONBLOCKING": "0"}
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(CLAUDE is None, reason="the claude CLI is not installed (npm install -g @anthropic-ai/claude-code)")
+@pytest.mark.parametrize("target", [".", ".claude-plugin/plugin.json"])
+def test_claude_plugin_validate(tmp_path: Path, target: str) -> None:
+    env = {**os.environ, **OFFLINE_ENV, "HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude")}
+    result = subprocess.run([CLAUDE, "plugin", "validate", target], cwd=REPO, env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0 and "Validation passed" in result.stdout, result.stdout + result.stderr
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(CLAUDE is None or shutil.which("pinky-hooks") is None or shutil.which("pinky-mcp") is None,
+                    reason="needs the claude CLI and pinky-hooks/pinky-mcp on PATH")
+def test_claude_runs_the_hooks_and_connects_the_server(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / "documentation/gotcha").mkdir(parents=True)
+    (project / "documentation/gotcha/x.md").write_text("---\ntitle: A trap\ntype: gotcha\n---\nMind it.\n")
+    env = {**os.environ, **OFFLINE_ENV, "HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"),
+           "ANTHROPIC_API_KEY": "", "PINKY_HOOKS_NO_BACKGROUND": "1"}
+    result = subprocess.run([CLAUDE, "-p", "hello", "--plugin-dir", str(REPO), "--output-format", "stream-json",
+                             "--verbose"], cwd=project, env=env, capture_output=True, text=True, timeout=180)
+    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    init = next(e for e in events if e.get("subtype") == "init")
+    assert {"name": "plugin:pinky:pinky", "status": "connected"} in init["mcp_servers"]
+    started = [e for e in events if e.get("subtype") == "hook_response" and e.get("hook_event") == "SessionStart"]
+    assert started and "pinky brain:" in started[0]["output"]
