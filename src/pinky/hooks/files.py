@@ -10,7 +10,6 @@ entry_file table, so the cost stays flat as the brain grows. Nothing linked -> n
 from __future__ import annotations
 
 import os
-from typing import Any
 
 try:  # the C module alone: the `sqlite3` package adds datetime adapters we never use (~2 ms)
     from _sqlite3 import OperationalError, connect
@@ -19,7 +18,9 @@ except ImportError:  # pragma: no cover
 
 from pinky.hooks import Locations
 
-Connection = Any
+TYPE_CHECKING = False  # `typing` would pull in `re` (~5 ms); annotations here are never evaluated
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 CRUMB_BYTES = 256 * 1024
 MAX_CRUMBS = 20

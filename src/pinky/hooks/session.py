@@ -17,7 +17,11 @@ import sys
 import time
 
 from pinky.hooks import ENV_DIGEST_CHARS, ENV_HOOKS_NO_BACKGROUND, ENV_REVERIFY_DAYS, Locations, dumps, loads
-from pinky.hooks.files import Connection, OperationalError, connect_ro
+from pinky.hooks.files import OperationalError, connect_ro
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sqlite3 import Connection
 
 DEFAULT_DIGEST_CHARS = 1500
 DEFAULT_REVERIFY_DAYS = 90

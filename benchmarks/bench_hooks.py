@@ -1,0 +1,148 @@
+"""Hook latency on a 10,000-entry brain, measured the way Claude Code runs them: a fresh process per call.
+
+    python benchmarks/bench_hooks.py [--entries 10000] [--runs 30] [--keep DIR]
+
+Prints p50/p90 in milliseconds for `python -c pass` (the floor), pre-read, pre-write and
+session-start, and the Stop hook on a 2 MB transcript, next to the targets in issue 4.
+The brain is built once with the hashing embedder and full-text only (vectors don't matter here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TYPES = ("gotcha", "decision", "pattern", "bug", "guide", "note")
+WORDS = ("pool timeout retry cache index vector query schema migration lock thread socket parser token "
+         "config deploy build release worker queue session cookie header proxy encoder").split()
+
+
+def hooks_cmd() -> list[str]:
+    exe = Path(sys.executable).parent / "pinky-hooks"
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "pinky.hooks"]
+
+
+def build_brain(root: Path, entries: int) -> None:
+    rng = random.Random(7)
+    docs = root / "documentation"
+    for i in range(entries):
+        kind = TYPES[i % len(TYPES)]
+        code_file = f"src/mod{i % 400}/file{i % 97}.py"
+        files = f"files: [{code_file}]\n" if i % 3 == 0 else ""
+        body = " ".join(rng.choice(WORDS) for _ in range(120))
+        if i % 5 == 0:
+            body += f"\n\nSee {code_file} for the details."
+        path = docs / kind / f"entry-{i:05d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\ntitle: Entry {i} about {rng.choice(WORDS)}\ntype: {kind}\n{files}"
+                        f"last_verified: 2025-0{1 + i % 9}-01\n---\n{body}\n", encoding="utf-8")
+    target = root / "src/mod7/file7.py"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("# Brain: entry-00007\n" + "x = 1\n" * 2000, encoding="utf-8")
+    from pinky.config import load_config
+    from pinky.kb import KnowledgeBase
+
+    with KnowledgeBase(load_config(cwd=root)) as kb:
+        kb.reindex(embed=False)
+
+
+def transcript(path: Path, size: int) -> None:
+    rng = random.Random(3)
+    with path.open("w", encoding="utf-8") as handle:
+        n = 0
+        while handle.tell() < size:
+            n += 1
+            handle.write(json.dumps({"type": "user", "message": {"role": "user", "content": f"please fix thing {n} "
+                                     + " ".join(rng.choice(WORDS) for _ in range(40))}}) + "\n")
+            handle.write(json.dumps({"type": "assistant", "cwd": str(path.parent), "message": {"content": [
+                {"type": "text", "text": " ".join(rng.choice(WORDS) for _ in range(80))},
+                {"type": "tool_use", "id": f"t{n}", "name": "Edit",
+                 "input": {"file_path": str(path.parent / f"src/f{n % 50}.py"), "old_string": "a" * 200,
+                           "new_string": "b" * 200}},
+                {"type": "tool_use", "id": f"b{n}", "name": "Bash", "input": {"command": f"pytest -k t{n % 9}"}}]}})
+                         + "\n")
+
+
+def timed(cmd: list[str], stdin: bytes, env: dict, cwd: Path, runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, input=stdin, capture_output=True, env=env, cwd=cwd)
+        out.append((time.perf_counter() - start) * 1000)
+        if proc.returncode != 0 or proc.stderr:
+            raise SystemExit(f"{cmd} failed: {proc.stderr.decode()[:300]}")
+    return out
+
+
+def report(name: str, xs: list[float], target: str) -> float:
+    p50 = statistics.median(xs)
+    p90 = sorted(xs)[int(len(xs) * 0.9) - 1] if len(xs) >= 10 else max(xs)
+    print(f"{name:<28} p50 {p50:7.1f} ms   p90 {p90:7.1f} ms   target {target}")
+    return p50
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--entries", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--keep", type=Path, help="build (or reuse) the brain in this folder")
+    args = parser.parse_args()
+    root = args.keep or Path(tempfile.mkdtemp(prefix="pinky-bench-"))
+    env = {**os.environ, "PINKY_HOME": str(root / "home"), "PINKY_HASH_EMBED": "1", "CLAUDE_PROJECT_DIR": str(root),
+           "PINKY_HOOKS_NO_BACKGROUND": "1"}
+    os.environ.update({k: env[k] for k in ("PINKY_HOME", "PINKY_HASH_EMBED")})
+    try:
+        if not (root / "brain.db").exists():
+            started = time.perf_counter()
+            build_brain(root, args.entries)
+            print(f"built a {args.entries:,}-entry brain in {time.perf_counter() - started:.1f}s at {root}")
+        cmd = hooks_cmd()
+        # An installed package ships .pyc files (pip/pipx/uv compile at install time); a dev tree
+        # under PYTHONDONTWRITEBYTECODE=1 would recompile every module on every hook call.
+        import compileall
+
+        import pinky
+
+        compileall.compile_dir(Path(pinky.__file__).parent, quiet=1)
+        base = {"session_id": "bench-0001", "transcript_path": str(root / "t.jsonl"), "cwd": str(root)}
+        read = json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Read",
+                           "tool_input": {"file_path": str(root / "src/mod7/file7.py")}}).encode()
+        write = json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Edit",
+                            "tool_input": {"file_path": str(root / "src/mod7/file7.py"), "old_string": "x = 1",
+                                           "new_string": "x = 2", "replace_all": False}}).encode()
+        start = json.dumps({**base, "hook_event_name": "SessionStart", "source": "startup"}).encode()
+        out = subprocess.run(cmd + ["pre-read"], input=read, capture_output=True, env=env, cwd=root).stdout
+        print("pre-read context:", json.loads(out)["hookSpecificOutput"]["additionalContext"].count("\n- "),
+              "linked entries")
+        floor = report("python -c pass", timed([sys.executable, "-c", "pass"], b"", env, root, args.runs), "-")
+        for name, event, payload, target in (("pre-read", "pre-read", read, 100),
+                                             ("pre-write", "pre-write", write, 100),
+                                             ("session-start", "session-start", start, 300)):
+            p50 = report(name, timed(cmd + [event], payload, env, root, args.runs),
+                         f"<= {target} ms" + (f" and <= 1.5x floor ({1.5 * floor:.1f} ms)" if target == 100 else ""))
+            if target == 100:
+                print(f"{'':<28} = {p50 / floor:.2f}x python -c pass")
+        stop_times = []
+        for i in range(max(3, args.runs // 5)):
+            (root / "t.jsonl").unlink(missing_ok=True)
+            transcript(root / "t.jsonl", 2 * 1024 * 1024)
+            stop = json.dumps({**base, "session_id": f"bench-stop-{i}", "hook_event_name": "Stop",
+                               "stop_hook_active": False}).encode()
+            stop_times += timed(cmd + ["stop"], stop, env, root, 1)
+        report("stop (2 MB transcript)", stop_times, "<= 500 ms")
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
