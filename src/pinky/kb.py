@@ -172,9 +172,15 @@ def _parse_since(since: str) -> dt.datetime:
 class KnowledgeBase:
     """The brain: two markdown roots and the SQLite index derived from them."""
 
-    def __init__(self, config: Config | None = None) -> None:
+    def __init__(self, config: Config | None = None, *, cache_vectors: bool = False) -> None:
+        """`cache_vectors`: keep vectors in memory between searches (long-running processes)."""
         self.config = config or load_config()
         self._db: Database | None = None
+        self._vector_cache = None
+        if cache_vectors:
+            from pinky.vectors import VectorCache
+
+            self._vector_cache = VectorCache()
         self.rebuilt_reason: str | None = None  # set when a corrupt/unknown index was replaced
 
     # --- lifecycle ---------------------------------------------------------------------------
@@ -468,8 +474,8 @@ class KnowledgeBase:
             if usable:
                 qvec = self.embedder.embed([query])[0].astype("float32")
                 # A query with no embeddable content (e.g. only punctuation) has no direction.
-                vector = [] if not qvec.any() else [hit for hit in q.vector_hits(conn, qvec.tobytes(), filters, settings.depth)
-                          if hit[1] >= settings.min_similarity]
+                vector = [] if not qvec.any() else [hit for hit in self._vector_hits(qvec, filters)
+                                                    if hit[1] >= settings.min_similarity]
             else:
                 notice = f"vector search unavailable ({why}); results are full-text only"
                 ran = "bm25"
@@ -477,6 +483,12 @@ class KnowledgeBase:
         if record_usage and hits:
             self._record_usage(hits, query)
         return SearchResult(hits, ran, notice)
+
+    def _vector_hits(self, qvec: Any, filters: q.Filters) -> list[tuple[str, float, int]]:
+        depth = self.config.fusion.depth
+        if self._vector_cache is not None:
+            return self._vector_cache.hits(self.db.conn, qvec, filters, depth)
+        return q.vector_hits(self.db.conn, qvec.tobytes(), filters, depth)
 
     def _fuse(self, query: str, lexical: list[tuple[str, float, int]],
               vector: list[tuple[str, float, int]], limit: int) -> list[Hit]:

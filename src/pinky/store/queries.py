@@ -44,6 +44,35 @@ def serialize(vector: Sequence[float]) -> bytes:
 # --- vectors -------------------------------------------------------------------------------------
 
 
+def bump_vector_generation(conn: Any) -> None:
+    """Every change to the vectors bumps a counter, so in-memory copies know when to reload."""
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES ('vector_generation', '1') "
+        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+    )
+
+
+def vector_generation(conn: Any) -> str:
+    return get_meta(conn, "vector_generation") or "0"
+
+
+def all_vectors(conn: Any) -> list[tuple[int, bytes]]:
+    return conn.execute(f"SELECT chunk_id, embedding FROM {VEC_TABLE}").fetchall()
+
+
+def chunk_ids_matching(conn: Any, filters: Filters) -> list[int]:
+    where, params = filters.sql()
+    return [r[0] for r in conn.execute(
+        f"SELECT c.id FROM chunk c JOIN entry e ON e.id = c.entry_id WHERE {where}", params)]
+
+
+def chunk_entries(conn: Any, chunk_ids: Sequence[int]) -> dict[int, str]:
+    if not chunk_ids:
+        return {}
+    marks = ",".join("?" * len(chunk_ids))
+    return dict(conn.execute(f"SELECT id, entry_id FROM chunk WHERE id IN ({marks})", list(chunk_ids)))
+
+
 def vector_table_exists(conn: Any) -> bool:
     row = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (VEC_TABLE,)).fetchone()
     return row is not None
@@ -57,6 +86,7 @@ def reset_vector_table(conn: Any, dims: int, fingerprint: str, embedder: str) ->
         f"chunk_id INTEGER PRIMARY KEY, embedding float[{int(dims)}] distance_metric=cosine)"
     )
     conn.execute("UPDATE chunk SET has_vector = 0 WHERE has_vector != 0")
+    bump_vector_generation(conn)
     set_meta(conn, "fingerprint", fingerprint)
     set_meta(conn, "dims", str(dims))
     set_meta(conn, "embedder", embedder)
@@ -109,6 +139,7 @@ def store_vectors(conn: Any, rows: Sequence[tuple[int, bytes]]) -> int:
         conn.execute(f"INSERT INTO {VEC_TABLE}(chunk_id, embedding) VALUES (?, ?)", (chunk_id, wanted[chunk_id]))
     if live:
         conn.execute(f"UPDATE chunk SET has_vector = 1 WHERE id IN ({','.join('?' * len(live))})", live)
+        bump_vector_generation(conn)
     return len(live)
 
 
@@ -142,6 +173,7 @@ def _delete_chunks(conn: Any, entry_id: str, has_vec_table: bool) -> None:
     conn.execute(f"DELETE FROM chunk_fts WHERE rowid IN ({marks})", ids)
     if has_vec_table:
         conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id IN ({marks})", ids)
+        bump_vector_generation(conn)
     conn.execute("DELETE FROM chunk WHERE entry_id = ?", (entry_id,))
 
 
@@ -227,13 +259,22 @@ class Filters:
 def fts_hits(conn: Any, match: str, filters: Filters, depth: int,
              weights: tuple[float, float, float] = (2.0, 1.0, 1.0)) -> list[tuple[str, float, int]]:
     """(entry id, score where higher is better, best chunk id), one per entry, best first."""
-    where, params = filters.sql()
-    rows = conn.execute(
-        f"SELECT c.entry_id, bm25(chunk_fts, ?, ?, ?) AS s, c.id FROM chunk_fts "
-        f"JOIN chunk c ON c.id = chunk_fts.rowid JOIN entry e ON e.id = c.entry_id "
-        f"WHERE chunk_fts MATCH ? AND {where} ORDER BY s LIMIT ?",
-        (*weights, match, *params, depth * 4),
-    )
+    if not filters.active:
+        # Rank inside FTS5 first and join only the top rows: joining every match before
+        # sorting costs more than the ranking itself on a large brain.
+        rows = conn.execute(
+            "SELECT c.entry_id, f.s, c.id FROM (SELECT rowid, bm25(chunk_fts, ?, ?, ?) AS s FROM chunk_fts "
+            "WHERE chunk_fts MATCH ? ORDER BY s LIMIT ?) f JOIN chunk c ON c.id = f.rowid",
+            (*weights, match, depth * 2),
+        )
+    else:
+        where, params = filters.sql()
+        rows = conn.execute(
+            f"SELECT c.entry_id, bm25(chunk_fts, ?, ?, ?) AS s, c.id FROM chunk_fts "
+            f"JOIN chunk c ON c.id = chunk_fts.rowid JOIN entry e ON e.id = c.entry_id "
+            f"WHERE chunk_fts MATCH ? AND {where} ORDER BY s LIMIT ?",
+            (*weights, match, *params, depth * 2),
+        )
     return _best_per_entry((r[0], -r[1], r[2]) for r in rows)[:depth]
 
 
@@ -244,7 +285,7 @@ def vector_hits(conn: Any, query_vector: bytes, filters: Filters, depth: int) ->
             f"SELECT c.entry_id, v.distance, c.id FROM "
             f"(SELECT chunk_id, distance FROM {VEC_TABLE} WHERE embedding MATCH ? AND k = ?) v "
             f"JOIN chunk c ON c.id = v.chunk_id ORDER BY v.distance",
-            (query_vector, depth * 4),
+            (query_vector, depth * 2),
         )
     else:
         # Filtered: score exactly over the matching chunks instead of post-filtering a KNN list,
@@ -254,7 +295,7 @@ def vector_hits(conn: Any, query_vector: bytes, filters: Filters, depth: int) ->
             f"SELECT c.entry_id, vec_distance_cosine(v.embedding, ?) AS d, c.id FROM chunk c "
             f"JOIN entry e ON e.id = c.entry_id JOIN {VEC_TABLE} v ON v.chunk_id = c.id "
             f"WHERE {where} ORDER BY d LIMIT ?",
-            (query_vector, *params, depth * 4),
+            (query_vector, *params, depth * 2),
         )
     return _best_per_entry((r[0], 1.0 - r[1], r[2]) for r in rows if r[1] is not None)[:depth]
 
@@ -324,6 +365,8 @@ def collect_garbage(conn: Any, fingerprint: str | None, has_vec_table: bool) -> 
             f"SELECT chunk_id FROM {VEC_TABLE} WHERE chunk_id NOT IN (SELECT id FROM chunk)")]
         for chunk_id in stale:
             conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id = ?", (chunk_id,))
+        if stale:
+            bump_vector_generation(conn)
         removed["orphan_vectors"] = len(stale)
     removed["stale_cached_embeddings"] = conn.execute(
         "DELETE FROM embedding_cache WHERE fingerprint != ? OR hash NOT IN (SELECT hash FROM chunk)",
