@@ -76,9 +76,14 @@ class RawServer:
         return json.loads(line)
 
     def answer(self, request_id: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """The reply to `request_id`; replies to other ids that arrive first are kept for later."""
+        matches = lambda m: m.get("id") == request_id and type(m.get("id")) is type(request_id)  # noqa: E731
+        for n, message in enumerate(self.other):
+            if matches(message):
+                return self.other.pop(n)
         while True:
             message = self.receive(timeout)
-            if "id" in message and message["id"] == request_id and type(message["id"]) is type(request_id):
+            if matches(message):
                 return message
             self.other.append(message)
 
@@ -104,7 +109,8 @@ class RawServer:
         return reply["result"]
 
     def stderr(self) -> str:
-        self._stderr.flush()
+        if not self._stderr.closed:
+            self._stderr.flush()
         return self.stderr_path.read_text(errors="replace")
 
     def close(self, timeout: float = TIMEOUT) -> int:
