@@ -29,6 +29,7 @@ SLUG_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 WRITE_TYPES = ("gotcha", "decision", "pattern", "bug")
 TYPE_ORDER = {"gotcha": 0, "decision": 1, "bug": 2, "pattern": 3}
 BUSY_TIMEOUT_S = 2.0
+SLUG_FOLDERS = ("gotcha", "decision", "pattern", "bug", "guide", "note", "diary")  # config.ENTRY_TYPES
 
 
 def connect_ro(db_path: str) -> Connection | None:
@@ -96,14 +97,16 @@ def linked_entries(conn: Connection, rel: str, abs_path: str, crumbs: list[str],
                 seen[eid] = (slug, type_, title, body or "", why)
 
     if crumbs:
-        marks = ",".join("?" * len(crumbs))
-        add(conn.execute(f"SELECT {cols} FROM entry e WHERE e.slug IN ({marks})", crumbs).fetchall(), "breadcrumb")
-        known = {row[0] for row in seen.values()}
+        # A crumb may be the full slug, or leave out `global/` and the type folder. Spell out those
+        # candidates so every lookup uses the slug's unique index (a LIKE would scan every entry).
+        candidates: list[str] = []
         for slug in crumbs:
-            if slug not in known:  # a unique last part of a slug, or a global note, is enough
-                add(conn.execute(f"SELECT {cols} FROM entry e WHERE e.slug = ? OR e.slug LIKE ? ESCAPE '\\' "
-                                 "ORDER BY e.root DESC LIMIT 2",
-                                 ("global/" + slug, "%/" + _like_escape(slug))).fetchall(), "breadcrumb")
+            for prefix in ("", *(f"{t}/" for t in SLUG_FOLDERS)):
+                candidates += [prefix + slug, "global/" + prefix + slug]
+        marks = ",".join("?" * len(candidates))
+        rows = conn.execute(f"SELECT {cols} FROM entry e WHERE e.slug IN ({marks})", candidates).fetchall()
+        rank = {c: i for i, c in enumerate(candidates)}
+        add(sorted(rows, key=lambda r: rank.get(r[1], len(rank))), "breadcrumb")
     names = _suffixes(rel) + ([abs_path] if abs_path != rel else [])
     marks = ",".join("?" * len(names))
     add(conn.execute(f"SELECT {cols} FROM entry_file f JOIN entry e ON e.id = f.entry_id "
