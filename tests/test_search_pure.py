@@ -69,3 +69,31 @@ def test_snippet_centres_on_the_query_word() -> None:
     cut = snippet(text, "timeout", width=80)
     assert "timeout" in cut and cut.startswith("…") and cut.endswith("…")
     assert snippet("short text", "x") == "short text"
+
+
+def test_zscore_fusion_standardises_each_list() -> None:
+    from pinky.search import zscore_fusion
+
+    lexical = [("a", 30.0), ("b", 10.0), ("c", 5.0)]
+    vector = [("c", 0.9), ("d", 0.5)]
+    fused = dict(zscore_fusion([lexical, vector], [0.5, 0.5]))
+    # d is missing from the lexical list: it gets that list's lowest z (c's).
+    assert fused["d"] == pytest.approx(0.5 * fused_z(lexical)["c"] + 0.5 * -1.0)
+    assert max(fused, key=fused.__getitem__) in {"a", "c"}
+
+
+def fused_z(ranked):  # type: ignore[no-untyped-def]
+    values = [s for _, s in ranked]
+    mean = sum(values) / len(values)
+    sd = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+    return {k: (s - mean) / sd for k, s in ranked}
+
+
+def test_coverage_gate_shrinks_bm25_only_for_poor_lexical_matches() -> None:
+    from pinky.search import gated_weight
+
+    assert gated_weight(0.65, 1.0, 0.4) == pytest.approx(0.65)
+    assert gated_weight(0.65, 0.4, 0.4) == pytest.approx(0.65)
+    assert gated_weight(0.65, 0.1, 0.4) == pytest.approx(0.1625)
+    assert gated_weight(0.65, 0.0, 0.4) == 0.0
+    assert gated_weight(0.65, 0.0, 0.0) == pytest.approx(0.65)  # gate disabled

@@ -25,17 +25,19 @@ ENV_RRF_K = "PINKY_RRF_K"
 ENV_BM25_WEIGHT = "PINKY_BM25_WEIGHT"
 ENV_VECTOR_WEIGHT = "PINKY_VECTOR_WEIGHT"
 ENV_MIN_SIMILARITY = "PINKY_MIN_SIMILARITY"
+ENV_COVERAGE_GATE = "PINKY_COVERAGE_GATE"
 ENV_LOG = "PINKY_LOG"
 ENV_TIER = "PINKY_TIER"
 
 ENTRY_TYPES: tuple[str, ...] = ("gotcha", "pattern", "bug", "decision", "diary", "guide", "note")
-FUSION_METHODS: tuple[str, ...] = ("rrf", "score")
+FUSION_METHODS: tuple[str, ...] = ("zscore", "score", "rrf")
 
 # Measured on ../shared/eval (see documentation/HOW-IT-WORKS.md): the defaults that beat BM25 on both sets.
-DEFAULT_FUSION = "score"
+DEFAULT_FUSION = "zscore"
 DEFAULT_RRF_K = 60
-DEFAULT_BM25_WEIGHT = 0.75
-DEFAULT_VECTOR_WEIGHT = 0.25
+DEFAULT_BM25_WEIGHT = 0.65
+DEFAULT_VECTOR_WEIGHT = 0.35
+DEFAULT_COVERAGE_GATE = 0.4
 DEFAULT_CHUNK_WORDS = 150
 # Vector-only candidates below this cosine are noise (unrelated text scores ~0-0.15 with USE).
 DEFAULT_MIN_SIMILARITY = 0.2
@@ -69,6 +71,7 @@ class FusionSettings:
     vector_weight: float = DEFAULT_VECTOR_WEIGHT
     depth: int = 100
     min_similarity: float = DEFAULT_MIN_SIMILARITY
+    coverage_gate: float = DEFAULT_COVERAGE_GATE
 
     def __post_init__(self) -> None:
         if self.method not in FUSION_METHODS:
@@ -153,6 +156,7 @@ def load_config(
         bm25_weight=_env_number(env, ENV_BM25_WEIGHT, DEFAULT_BM25_WEIGHT),
         vector_weight=_env_number(env, ENV_VECTOR_WEIGHT, DEFAULT_VECTOR_WEIGHT),
         min_similarity=_env_number(env, ENV_MIN_SIMILARITY, DEFAULT_MIN_SIMILARITY),
+        coverage_gate=_env_number(env, ENV_COVERAGE_GATE, DEFAULT_COVERAGE_GATE),
     )
     model_path = env.get(ENV_EMBED_MODEL_PATH)
     return Config(

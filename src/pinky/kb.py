@@ -31,7 +31,7 @@ from pinky.indexer import (
     store_document,
 )
 from pinky.markdown import content_hash, split_frontmatter
-from pinky.search import fts_query, rrf, score_fusion, snippet
+from pinky.search import fts_query, gated_weight, query_terms, rrf, score_fusion, snippet, zscore_fusion
 from pinky.store import Database, open_database
 from pinky.store import migrations as mig
 from pinky.store import queries as q
@@ -496,13 +496,20 @@ class KnowledgeBase:
         best_chunk = {e: c for e, _, c in vector}
         best_chunk.update({e: c for e, _, c in lexical})  # a lexical match shows where the words are
         lists = [[(e, s) for e, s, _ in lexical], [(e, s) for e, s, _ in vector]]
-        weights = [settings.bm25_weight, settings.vector_weight]
         if not vector or not lexical:
             fused = [pair for ranked in lists for pair in ranked]
-        elif settings.method == "rrf":
-            fused = rrf(lists, weights, settings.rrf_k)
         else:
-            fused = score_fusion(lists, weights)
+            alpha = settings.bm25_weight / (settings.bm25_weight + settings.vector_weight)
+            terms = query_terms(query)
+            coverage = q.terms_matching_chunk(self.db.conn, lexical[0][2], terms) / max(1, len(terms))
+            alpha = gated_weight(alpha, coverage, settings.coverage_gate)
+            weights = [alpha, 1.0 - alpha]
+            if settings.method == "rrf":
+                fused = rrf(lists, weights, settings.rrf_k)
+            elif settings.method == "score":
+                fused = score_fusion(lists, weights)
+            else:
+                fused = zscore_fusion(lists, weights)
         top = fused[:limit]
         rows = q.hit_rows(self.db.conn, [best_chunk[e] for e, _ in top])
         hits = []

@@ -257,7 +257,7 @@ class Filters:
 
 
 def fts_hits(conn: Any, match: str, filters: Filters, depth: int,
-             weights: tuple[float, float, float] = (2.0, 1.0, 1.0)) -> list[tuple[str, float, int]]:
+             weights: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> list[tuple[str, float, int]]:
     """(entry id, score where higher is better, best chunk id), one per entry, best first."""
     if not filters.active:
         # Rank inside FTS5 first and join only the top rows: joining every match before
@@ -276,6 +276,16 @@ def fts_hits(conn: Any, match: str, filters: Filters, depth: int,
             (*weights, match, *params, depth * 2),
         )
     return _best_per_entry((r[0], -r[1], r[2]) for r in rows)[:depth]
+
+
+def terms_matching_chunk(conn: Any, chunk_id: int, terms: Sequence[str]) -> int:
+    """How many of the query's words (each quoted, so stemmed like the index) the chunk contains."""
+    found = 0
+    for term in terms:
+        row = conn.execute("SELECT 1 FROM chunk_fts WHERE chunk_fts MATCH ? AND rowid = ?",
+                           ('"' + term.replace('"', '""') + '"', chunk_id)).fetchone()
+        found += row is not None
+    return found
 
 
 def vector_hits(conn: Any, query_vector: bytes, filters: Filters, depth: int) -> list[tuple[str, float, int]]:
