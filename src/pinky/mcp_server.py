@@ -79,6 +79,8 @@ class Brain:
         self._upkeep_lock = threading.Lock()  # held while the upkeep connection works; brain_reindex waits on it
         self._wake = threading.Event()
         self._stop = threading.Event()
+        self._imported = threading.Event()  # heavy modules loaded (numpy must not be imported by two threads at once)
+        self._imported.set()  # start() clears it until the upkeep thread has imported them
         self._thread: threading.Thread | None = None
         self.status: dict[str, Any] = {"catch_up": "pending", "embedder": "cold", "last_error": None}
 
@@ -89,16 +91,18 @@ class Brain:
         if self._kb is None:
             from pinky.kb import KnowledgeBase
 
-            self._kb = KnowledgeBase(self.config)
+            self._kb = KnowledgeBase(self.config, cache_vectors=True)  # a long-running process: keep vectors
         return self._kb
 
     def call(self, fn: Callable[[KnowledgeBase], T]) -> T:
         """Run `fn(kb)` with the knowledge base to ourselves (call from a worker thread)."""
+        self._imported.wait(60)
         with self._lock:
             return fn(self.kb)
 
     def call_exclusive(self, fn: Callable[[KnowledgeBase], T]) -> T:
         """Like `call`, but with background upkeep paused (a full reindex replaces the DB file)."""
+        self._imported.wait(60)
         with self._upkeep_lock, self._lock:
             return fn(self.kb)
 
@@ -109,6 +113,7 @@ class Brain:
     # --- background --------------------------------------------------------------------------
 
     def start(self) -> None:
+        self._imported.clear()
         self._thread = threading.Thread(target=self._upkeep, name="pinky-upkeep", daemon=True)
         self._thread.start()
 
@@ -130,8 +135,11 @@ class Brain:
         return self._thread is not None and self._thread.is_alive() and self._upkeep_lock.locked()
 
     def _upkeep(self) -> None:
+        self._import_core()
         self._with_upkeep_kb(self._catch_up)
         self._warm_embedder()
+        self._with_upkeep_kb(self._embed_pending)
+        self._warm_search()
         self._wake.set()
         while not self._stop.is_set():
             self._wake.wait()
@@ -139,6 +147,20 @@ class Brain:
                 break
             self._wake.clear()
             self._with_upkeep_kb(self._embed_pending)
+
+    def _import_core(self) -> None:
+        """Import the core once, in this thread, after `initialize` could already be answered."""
+        try:
+            import numpy  # noqa: F401
+
+            import pinky.briefing
+            import pinky.kb
+            import pinky.notes
+            import pinky.vectors  # noqa: F401
+        except Exception as exc:  # the tool call that needs it will report the error
+            log.warning("importing the core failed: %s", exc)
+        finally:
+            self._imported.set()
 
     def _with_upkeep_kb(self, job: Callable[[KnowledgeBase], None]) -> None:
         from pinky.kb import KnowledgeBase
@@ -180,6 +202,15 @@ class Brain:
         except Exception as exc:
             self.status["embedder"] = f"failed: {exc}"
             log.warning("embedder warm-up failed: %s", exc)
+
+    def _warm_search(self) -> None:
+        """Load the in-memory vectors now, so the agent's first search does not pay for it."""
+        if self._stop.is_set():
+            return
+        try:
+            self.call(lambda kb: kb.search("warm up", limit=1))
+        except Exception as exc:
+            log.info("warm-up search failed: %s", exc)
 
     def _embed_pending(self, kb: KnowledgeBase) -> None:
         if not str(self.status["embedder"]).startswith("failed"):
