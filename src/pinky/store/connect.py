@@ -59,17 +59,27 @@ def _load_vec(conn: Any) -> tuple[str | None, str | None]:
         return None, f"disabled by {ENV_NO_VEC}=1"
     if not hasattr(conn, "enable_load_extension"):
         return None, "this Python's sqlite3 cannot load extensions and sqlean.py is not installed"
-    try:
-        import sqlite_vec  # type: ignore[import-untyped]
-    except ImportError:
+    location = _vec_extension_path()
+    if location is None:
         return None, "the sqlite-vec package is not installed"
     try:
         conn.enable_load_extension(True)
-        sqlite_vec.load(conn)
+        conn.load_extension(location)
         conn.enable_load_extension(False)
         return conn.execute("SELECT vec_version()").fetchone()[0], None
     except Exception as exc:  # any failure here only costs us the vector half of search
         return None, f"sqlite-vec failed to load: {exc}"
+
+
+def _vec_extension_path() -> str | None:
+    """Where sqlite-vec's loadable extension is, found without importing the package:
+    `import sqlite_vec` imports numpy (~100 ms), which the hooks and the CLI must not pay for."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return os.path.join(list(spec.submodule_search_locations)[0], "vec0")
 
 
 def open_database(path: Path, *, driver: str | None = None) -> Database:
