@@ -1,0 +1,142 @@
+"""pinky-mcp figures (a script, not a test): prints them, asserts nothing.
+
+    python benchmarks/bench_mcp.py [--entries 10000] [--embedder hash|use] [--queries 200] [--starts 5]
+
+1. Cold start: spawn `pinky-mcp`, time until `initialize` and the first `tools/list` are answered.
+2. brain_search round trip over stdio (JSON line out, JSON line back) on a brain of N notes of
+   ~150 words, after the server's background catch-up and warm-up finished: p50 / p95.
+The brain is built once in-process before the server starts, with the chosen embedder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_core import make_notes, percentile, vocabulary  # noqa: E402
+
+
+def server_command() -> list[str]:
+    script = Path(sys.executable).parent / "pinky-mcp"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "pinky.mcp_server"]
+
+
+class Server:
+    def __init__(self, env: dict[str, str], cwd: Path) -> None:
+        self.proc = subprocess.Popen(server_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+        self.next_id = 0
+
+    def request(self, method: str, params: dict | None = None) -> dict:
+        self.next_id += 1
+        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method, **({"params": params} if params else {})}
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+        while True:
+            reply = json.loads(self.proc.stdout.readline())
+            if reply.get("id") == self.next_id:
+                return reply
+
+    def initialize(self) -> None:
+        self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                    "clientInfo": {"name": "bench", "version": "1"}})
+        assert self.proc.stdin
+        self.proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        self.proc.stdin.flush()
+
+    def close(self) -> None:
+        assert self.proc.stdin
+        self.proc.stdin.close()
+        self.proc.wait(30)
+
+
+def cold_starts(env: dict[str, str], cwd: Path, runs: int) -> None:
+    init, listed = [], []
+    for _ in range(runs):
+        started = time.perf_counter()
+        server = Server(env, cwd)
+        server.initialize()
+        init.append(time.perf_counter() - started)
+        server.request("tools/list")
+        listed.append(time.perf_counter() - started)
+        server.close()
+    print(f"cold start:     initialize answered after {statistics.median(init) * 1000:6.0f} ms, "
+          f"first tools/list after {statistics.median(listed) * 1000:6.0f} ms (median of {runs})")
+
+
+def search_round_trips(env: dict[str, str], cwd: Path, queries: list[str], entries: int) -> None:
+    server = Server(env, cwd)
+    server.initialize()
+    started = time.perf_counter()
+    while True:  # wait for the background catch-up, embedder warm-up and vector load
+        background = server.request("tools/call", {"name": "brain_stats", "arguments": {}})
+        stats = background["result"]["structuredContent"]
+        if stats["background"].get("catch_up") == "done" and stats["background"].get("embedder") != "loading" \
+                and stats["pending_vectors"] == 0:
+            break
+        time.sleep(0.2)
+    print(f"warm-up:        {time.perf_counter() - started:6.1f} s until catch-up, embedder and vectors were ready "
+          f"({stats['entries']:,} entries, {stats['chunks']:,} chunks)")
+    assert stats["entries"] == entries, stats
+    timings = []
+    for query in queries:
+        t0 = time.perf_counter()
+        reply = server.request("tools/call", {"name": "brain_search", "arguments": {"query": query}})
+        timings.append((time.perf_counter() - t0) * 1000)
+        assert not reply["result"]["isError"], reply
+    server.close()
+    print(f"brain_search:   p50 {statistics.median(timings):6.2f} ms   p95 {percentile(timings, 0.95):6.2f} ms   "
+          f"({len(timings)} round trips over stdio, limit 10, compact, usage telemetry on)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--entries", type=int, default=10_000)
+    parser.add_argument("--embedder", choices=["hash", "use"], default="hash")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--starts", type=int, default=5)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="pinky-bench-mcp-") as tmp:
+        base = Path(tmp)
+        project = base / "project"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PINKY_")}
+        env.update(PINKY_HOME=str(base / "home"), PINKY_DB=str(project / "brain.db"),
+                   PINKY_SAVE_DIR=str(project / "documentation"))
+        if args.embedder == "hash":
+            env["PINKY_HASH_EMBED"] = "1"
+        os.environ.update(env)
+        os.environ.pop("PINKY_HASH_EMBED", None) if args.embedder == "use" else None
+        print(f"entries: {args.entries:,}  embedder: {args.embedder}  python: {sys.version.split()[0]}  "
+              f"cpus: {os.cpu_count()}")
+
+        cold_starts(env, base, args.starts)  # empty brain: start-up cost alone
+
+        from pinky.config import load_config
+        from pinky.kb import KnowledgeBase
+
+        make_notes(project / "documentation", args.entries)
+        started = time.perf_counter()
+        with KnowledgeBase(load_config()) as kb:
+            kb.reindex()
+        print(f"index build:    {time.perf_counter() - started:6.1f} s (in-process, before the server starts)")
+
+        cold_starts(env, base, args.starts)  # the same with a 10k brain: start-up must not depend on it
+        rng = random.Random(11)
+        words, weights = vocabulary()
+        queries = [" ".join(rng.choices(words, weights, k=rng.randint(2, 6))) for _ in range(args.queries)]
+        search_round_trips(env, base, queries, args.entries)
+
+
+if __name__ == "__main__":
+    main()
