@@ -142,4 +142,10 @@ def run_checks(kb: KnowledgeBase) -> list[Check]:
             results.append(check(kb))
         except Exception as exc:  # a broken check must not hide the others
             results.append(Check(check.__name__.strip("_"), "error", f"check failed: {exc}"))
+    try:
+        from pinky.plugin_setup import plugin_checks
+
+        results += plugin_checks(kb.config)
+    except Exception as exc:
+        results.append(Check("claude code integration", "error", f"check failed: {exc}"))
     return results

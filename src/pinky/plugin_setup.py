@@ -206,7 +206,7 @@ def _on_path() -> Check:
     missing = [name for name, where in found.items() if not where]
     if not missing:
         return Check("claude code: commands on PATH", "ok", ", ".join(f"{n} -> {w}" for n, w in found.items()))
-    return Check("claude code: commands on PATH", "error", f"{', '.join(missing)} not on PATH, so Claude Code "
+    return Check("claude code: commands on PATH", "warn", f"{', '.join(missing)} not on PATH, so Claude Code "
                  "cannot start the hooks or the server", "pipx install pinky-brain  (or: uv tool install pinky-brain)")
 
 
@@ -226,7 +226,7 @@ def _server_approved(root: Path, settings: list[dict[str, Any]]) -> Check:
     project_state = (_load_quiet(_claude_json()).get("projects") or {}).get(str(root)) or {}
     sources = [project_state, *settings]
     if any(SERVER_NAME in (s.get("disabledMcpjsonServers") or []) for s in sources):
-        return Check(name, "error", f"{SERVER_NAME!r} is listed in disabledMcpjsonServers",
+        return Check(name, "warn", f"{SERVER_NAME!r} is listed in disabledMcpjsonServers",
                      "remove it from disabledMcpjsonServers (claude mcp reset-project-choices resets the choice)")
     if not in_project:
         if _plugin_enabled(settings):

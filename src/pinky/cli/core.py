@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from pinky.cli import cli, emit_json, open_kb
+from pinky.cli.plugin import init_options
 from pinky.config import ENTRY_TYPES
 
 TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
@@ -255,27 +256,29 @@ def gc(ctx: click.Context, as_json: bool) -> None:
 
 
 @cli.command()
+@init_options
 @click.option("--json", "as_json", is_flag=True, help="Print what was created as JSON.")
 @click.pass_context
-def init(ctx: click.Context, as_json: bool) -> None:
-    """Prepare this project: documentation/ with a folder and a template per type, and .gitignore.
+def init(ctx: click.Context, mcp: bool, claude_md: str, allow_tools: bool, as_json: bool) -> None:
+    """Prepare this project: documentation/ with a folder and a template per type, brain.db in
+    .gitignore, and the pinky server in .mcp.json (relative paths, other servers kept).
 
     Safe to run again: it only adds what is missing.
 
     Example:
 
-        cd my-repo && pinky init
+        cd my-repo && pinky init --claude-md append
     """
+    from pinky.plugin_setup import extend_init
     from pinky.project import init_project
 
     kb = open_kb(ctx)
-    created = init_project(kb.config)
+    created = [f"created {path}" for path in init_project(kb.config)]
+    created += extend_init(kb.config, mcp=mcp, claude_md=claude_md, allow_tools=allow_tools)
     if as_json:
         emit_json({"created": created, "save_dir": str(kb.config.save_dir)})
         return
     if not created:
         click.echo(f"already initialised: {kb.config.save_dir}")
-    for item in created:
-        click.echo(f"created {item}")
-
-
+    for line in created:
+        click.echo(line)
