@@ -104,7 +104,9 @@ def test_pem_private_key_block_is_removed_whole() -> None:
     assert redact(text) == "before\n[REDACTED:private-key]\nafter"
 
 
-@pytest.mark.parametrize("label", ["PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY"])
+@pytest.mark.parametrize(
+    "label", ["PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY"]
+)
 def test_every_pem_private_key_label(label: str) -> None:
     text = f"-----BEGIN {label}-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END {label}-----"
     assert redact(text) == "[REDACTED:private-key]"
@@ -125,7 +127,10 @@ def test_public_certificate_is_not_a_private_key() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("postgres://admin:s3cr3tP4ss@db.example.com:5432/app", "postgres://admin:[REDACTED:password]@db.example.com:5432/app"),
+        (
+            "postgres://admin:s3cr3tP4ss@db.example.com:5432/app",
+            "postgres://admin:[REDACTED:password]@db.example.com:5432/app",
+        ),
         ("redis://:hunter2@cache:6379/0", "redis://:[REDACTED:password]@cache:6379/0"),
         ("https://bob:p%40ss@example.com/x", "https://bob:[REDACTED:password]@example.com/x"),
     ],
@@ -135,7 +140,11 @@ def test_url_password_is_redacted_but_user_and_host_kept(text: str, expected: st
 
 
 def test_url_without_password_is_kept() -> None:
-    for text in ("https://example.com:8080/path", "ssh://git@github.com/o/r.git", "http://localhost:3000/?a=b"):
+    for text in (
+        "https://example.com:8080/path",
+        "ssh://git@github.com/o/r.git",
+        "http://localhost:3000/?a=b",
+    ):
         assert redact(text) == text
 
 
@@ -148,7 +157,10 @@ def test_url_without_password_is_kept() -> None:
         ('GITHUB_TOKEN="abcd1234"', 'GITHUB_TOKEN="[REDACTED:secret]"'),
         ("AWS_SECRET_ACCESS_KEY=" + AWS_SECRET, "AWS_SECRET_ACCESS_KEY=[REDACTED:secret]"),
         ("aws_secret_access_key = " + AWS_SECRET, "aws_secret_access_key = [REDACTED:secret]"),
-        ('{"client_secret": "abc def 123", "name": "x"}', '{"client_secret": "[REDACTED:secret]", "name": "x"}'),
+        (
+            '{"client_secret": "abc def 123", "name": "x"}',
+            '{"client_secret": "[REDACTED:secret]", "name": "x"}',
+        ),
         ("password: correcthorse", "password: [REDACTED:secret]"),
         ("  PASSWD: abcd1234", "  PASSWD: [REDACTED:secret]"),
         ("private_key: 'abcdefgh'", "private_key: '[REDACTED:secret]'"),
@@ -163,7 +175,10 @@ def test_env_style_assignments_with_secret_names(text: str, expected: str) -> No
 
 def test_multiline_env_file_only_touches_secret_lines() -> None:
     text = "DEBUG=true\nPORT=8080\nDATABASE_URL=sqlite:///x.db\nAPI_KEY=abc123def\nLOG_LEVEL=info"
-    assert redact(text) == "DEBUG=true\nPORT=8080\nDATABASE_URL=sqlite:///x.db\nAPI_KEY=[REDACTED:secret]\nLOG_LEVEL=info"
+    assert (
+        redact(text)
+        == "DEBUG=true\nPORT=8080\nDATABASE_URL=sqlite:///x.db\nAPI_KEY=[REDACTED:secret]\nLOG_LEVEL=info"
+    )
 
 
 @pytest.mark.parametrize(
@@ -245,7 +260,19 @@ def test_ordinary_text_is_not_mangled(text: str) -> None:
 
 
 def test_every_secret_in_one_blob_is_gone() -> None:
-    secrets = [ANTHROPIC, OPENAI, GITHUB_CLASSIC, GITHUB_FINE, AWS_ID, AWS_SECRET, SLACK, GOOGLE, STRIPE, JWT, PASSWORD]
+    secrets = [
+        ANTHROPIC,
+        OPENAI,
+        GITHUB_CLASSIC,
+        GITHUB_FINE,
+        AWS_ID,
+        AWS_SECRET,
+        SLACK,
+        GOOGLE,
+        STRIPE,
+        JWT,
+        PASSWORD,
+    ]
     text = (
         f"ANTHROPIC_API_KEY={ANTHROPIC}\nOPENAI_API_KEY={OPENAI}\ngh: {GITHUB_CLASSIC} {GITHUB_FINE}\n"
         f"aws {AWS_ID}\naws_secret_access_key={AWS_SECRET}\nslack {SLACK} maps {GOOGLE} pay {STRIPE}\n"

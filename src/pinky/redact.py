@@ -24,25 +24,29 @@ def _marker(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
+# Tokens start where a run of token characters starts (not after a `-` inside one), which also
+# keeps scanning linear on long hyphenated runs.
+_START = r"(?<![A-Za-z0-9_\-])"
+
 # Known token formats: (kind, pattern). Each pattern matches only the secret itself.
 _TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern))
     for kind, pattern in (
-        ("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-        ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{20,}"),
-        ("github-token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}"),
-        ("github-token", r"\bgithub_pat_[A-Za-z0-9_]{22,}"),
-        ("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}"),
-        ("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
-        ("slack-token", r"\bxox[abprse]-[A-Za-z0-9\-]{10,}"),
-        ("slack-token", r"\bxapp-\d-[A-Za-z0-9\-]{10,}"),
-        ("google-key", r"\bAIza[0-9A-Za-z_\-]{35}"),
-        ("stripe-key", r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-        ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-        ("huggingface-token", r"\bhf_[A-Za-z0-9]{30,}\b"),
-        ("webhook", r"\bhooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_\-]+"),
-        ("webhook", r"\bdiscord(?:app)?\.com/api/webhooks/[A-Za-z0-9/_\-]+"),
-        ("jwt", r"\beyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"),
+        ("anthropic-key", _START + r"sk-ant-[A-Za-z0-9_\-]{20,}"),
+        ("openai-key", _START + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+        ("github-token", _START + r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}"),
+        ("github-token", _START + r"github_pat_[A-Za-z0-9_]{22,}"),
+        ("gitlab-token", _START + r"glpat-[A-Za-z0-9_\-]{20,}"),
+        ("aws-access-key", _START + r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
+        ("slack-token", _START + r"xox[abprse]-[A-Za-z0-9\-]{10,}"),
+        ("slack-token", _START + r"xapp-\d-[A-Za-z0-9\-]{10,}"),
+        ("google-key", _START + r"AIza[0-9A-Za-z_\-]{35}"),
+        ("stripe-key", _START + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+        ("npm-token", _START + r"npm_[A-Za-z0-9]{36}\b"),
+        ("huggingface-token", _START + r"hf_[A-Za-z0-9]{30,}\b"),
+        ("webhook", _START + r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_\-]+"),
+        ("webhook", _START + r"discord(?:app)?\.com/api/webhooks/[A-Za-z0-9/_\-]+"),
+        ("jwt", _START + r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"),
     )
 )
 
@@ -53,7 +57,9 @@ _PEM = re.compile(
 )
 
 # scheme://user:password@host: keep user and host.
-_URL_PASSWORD = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]*:)(?!\[REDACTED)([^\s@/]+)(@)")
+_URL_PASSWORD = re.compile(
+    r"((?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s:/@]*:)(?!\[REDACTED)([^\s@/]+)(@)"
+)
 
 # Authorization: Bearer xyz / "Authorization": "token xyz" / -H 'Authorization: Basic abc'
 _AUTH_HEADER = re.compile(
@@ -73,7 +79,7 @@ _CLI_USER = re.compile(r"((?:\s-u\s*|--user[=\s])[\"']?[^\s:\"']+:)(?!\[REDACTED
 
 # A key name that says "secret": FOO_API_KEY, client_secret, DB_PASSWORD, authToken, ...
 _SECRET_NAME = (
-    r"(?:[A-Za-z_][A-Za-z0-9_.\-]*?)?"
+    r"(?:[A-Za-z_][A-Za-z0-9_.\-]{0,80}?)?"
     r"(?:api[_\-]?key|access[_\-]?key|private[_\-]?key|secret[_\-]?key|[_\-.]key|"
     r"secret|token|password|passwd|pwd|passphrase|credentials?)"
 )
@@ -100,8 +106,10 @@ _LONG_RUN = re.compile(r"(?<![\w/+\-])[A-Za-z0-9+/_\-]{32,}={0,2}(?![\w/+=\-]|\.
 
 
 def _token_sub(kind: str) -> _Sub:
-    """Replace a whole match with the marker for `kind`."""
-    return lambda m: _marker(kind)
+    """Replace a whole match with the marker for `kind`; key bodies without a digit are words, not keys."""
+    return lambda m: (
+        _marker(kind) if kind != "openai-key" or any(c.isdigit() for c in m.group(0)) else m.group(0)
+    )
 
 
 def _keep_prefix(kind: str) -> _Sub:
@@ -137,7 +145,9 @@ def _looks_random(token: str) -> bool:
     bytes, above 3 in under 1% of samples), which is what the average measures.
     """
     core = token.rstrip("=")
-    if not (any(c.islower() for c in core) and any(c.isupper() for c in core) and any(c.isdigit() for c in core)):
+    if not (
+        any(c.islower() for c in core) and any(c.isupper() for c in core) and any(c.isdigit() for c in core)
+    ):
         return False
     if "/" in core and max(len(part) for part in core.split("/")) < 20:
         return False  # a path such as a/b/C3/d: short segments
