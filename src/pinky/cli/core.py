@@ -109,7 +109,7 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
 
 @cli.command()
 @click.option("--title", "-t", required=True, help="Short, descriptive title (max 300 characters).")
-@click.option("--type", "type_", type=TYPE_CHOICE, default="note", show_default=True)
+@click.option("--type", "type_", type=TYPE_CHOICE, default="note", show_default=True, help="The kind of knowledge.")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable, at most 32).")
 @click.option("--project", "project_name", help="Save into the project scope of this name.")
 @click.option("--scope", type=click.Choice(["project", "global"]), default="project", show_default=True,
