@@ -173,3 +173,19 @@ def test_closed_periods() -> None:
     backlog = closed_periods(date(2026, 11, 20), date(2026, 12, 1))
     assert labels(backlog) == ["2026-W47", "2026-W48", "2026-11"]
     assert labels(closed_periods(None, date(2027, 1, 5))) == ["2026-12", "2026-W53"]
+
+
+def test_short_and_hyphenated_session_tags_are_counted(tmp_path: Path) -> None:
+    """diary.py keeps [A-Za-z0-9_-] of the first 8 characters of a session id, which may be shorter."""
+    import datetime as dt
+
+    from pinky.diary import format_lines, summarize
+    from pinky.rollup import build_rollup, parse_period
+
+    summary = summarize([{"type": "user", "message": {"content": "rebuild the cache"}}])
+    lines = format_lines(summary, when=dt.datetime(2026, 11, 24, 9, 30), session_id="ab-_1")
+    diary = tmp_path / "diary" / "2026-11-24.md"
+    diary.parent.mkdir(parents=True)
+    diary.write_text("---\ntitle: Diary 2026-11-24\ntype: diary\n---\n\n# Diary 2026-11-24\n\n" + "\n".join(lines) + "\n")
+    _, text = build_rollup(tmp_path, parse_period("2026-W48", None, dt.date(2026, 11, 25)))
+    assert "rebuild the cache" in text

@@ -23,7 +23,7 @@ Kind = Literal["week", "month"]
 _WEEK_RE = re.compile(r"(\d{4})-W(\d{2})")
 _MONTH_RE = re.compile(r"(\d{4})-(\d{2})")
 _DIARY_NAME_RE = re.compile(r"(\d{4}-\d{2}-\d{2})\.md")
-_LINE_RE = re.compile(r"^- (\d{2}:\d{2}) \[([0-9A-Za-z]{8})\] (.*\S)\s*$")
+_LINE_RE = re.compile(r"^- (\d{2}:\d{2}) \[([^\]\s]+)\] (.*\S)\s*$")  # the session tag as diary.py writes it
 _FRONTMATTER_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(\r?\n|\Z)", re.DOTALL)
 _SPECIFIC_RE = re.compile(r"[/._`#:]|\d")
 
