@@ -131,8 +131,8 @@ class Brain:
                     self._lock.release()
 
     @property
-    def busy(self) -> bool:
-        return self._thread is not None and self._thread.is_alive() and self._upkeep_lock.locked()
+    def upkeep_running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
 
     def _upkeep(self) -> None:
         self._import_core()
@@ -321,6 +321,11 @@ async def serve(config: Config, tier: str) -> None:
             await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
     finally:
         brain.stop()
+    if brain.upkeep_running:
+        # Mid-embedding at exit: SQLite rolls the open batch back; skip interpreter teardown under a live thread.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 def main() -> None:
