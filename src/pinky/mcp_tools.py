@@ -20,6 +20,17 @@ from pinky import __version__
 from pinky.config import ENTRY_TYPES
 from pinky.errors import PinkyError
 from pinky.kb import MAX_BODY_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS, KnowledgeBase
+from pinky.mcp_models import (
+    BriefingOut,
+    DeleteOut,
+    EntryMetaOut,
+    EntryOut,
+    HitOut,
+    ReindexOut,
+    RelatedOut,
+    SearchOut,
+    StatsOut,
+)
 from pinky.mcp_server import SERVER_NAME, Brain
 
 T = TypeVar("T")
@@ -40,149 +51,6 @@ INSTRUCTIONS = (
     "or making a design choice; cite the `path` of what you use. Save (brain_save) what you learn "
     "that would save a future session time: a non-obvious fix, a convention, a decision and why."
 )
-
-
-# --- output models (they are the outputSchema) -------------------------------------------------
-
-
-class HitOut(BaseModel):
-    slug: str = Field(description="Stable handle: pass it to brain_get / brain_related / brain_update.")
-    path: str = Field(description="The markdown file; cite it.")
-    title: str
-    type: str
-    scope: str
-    project: str | None = None
-    tags: list[str]
-    score: float
-    snippet: str = Field(description="The best-matching passage.")
-    heading: str = Field(description="Section of the passage.")
-    line: int = Field(description="Line in the file where the passage starts.")
-    last_verified: str | None = None
-    body: str | None = Field(None, description="The whole entry (format='full' only).")
-
-
-class SearchOut(BaseModel):
-    query: str
-    mode: str = Field(description="What ran: hybrid, or bm25 when vectors are unavailable.")
-    notice: str | None = None
-    count: int
-    hits: list[HitOut]
-    truncated: bool = Field(False, description="True when bodies were cut to fit the size budget.")
-
-
-class EntryMetaOut(BaseModel):
-    slug: str
-    path: str
-    title: str
-    type: str
-    scope: str
-    project: str | None = None
-    tags: list[str]
-    created: str | None = None
-    last_verified: str | None = None
-    files: list[str] = Field(default_factory=list, description="Code files this entry is about.")
-    version: str = Field(description="Content hash; pass it as expected_version to brain_update.")
-
-
-class EntryOut(EntryMetaOut):
-    body: str
-    meta: dict[str, Any] = Field(default_factory=dict, description="All frontmatter fields.")
-
-
-class DeleteOut(BaseModel):
-    slug: str
-    archived_to: str
-    reason: str
-    restore: str = Field(description="How to bring it back.")
-
-
-class BriefingItemOut(BaseModel):
-    slug: str
-    title: str
-    type: str
-    path: str
-    created: str | None = None
-    modified: str
-    scope: str | None = None
-    project: str | None = None
-    tags: list[str] | None = None
-    summary: str | None = None
-
-
-class DiaryLineOut(BaseModel):
-    date: str
-    time: str
-    session: str
-    kind: str
-    text: str
-
-
-class BriefingOut(BaseModel):
-    since: str
-    until: str
-    counts: dict[str, int]
-    new: list[BriefingItemOut]
-    updated: list[BriefingItemOut]
-    diary: list[DiaryLineOut]
-    truncated: bool
-
-
-class LinkOut(BaseModel):
-    target: str = Field(description="The link as written.")
-    slug: str | None = Field(None, description="The entry it resolves to, if any.")
-    title: str | None = None
-    path: str | None = None
-
-
-class EntryRefOut(BaseModel):
-    slug: str
-    title: str
-    path: str
-
-
-class CodeRefOut(BaseModel):
-    file: str
-    line: int | None = None
-    repo: str | None = None
-    source: str = Field(description="frontmatter (files:) or breadcrumb (a `Brain: <slug>` comment in code).")
-
-
-class RelatedOut(BaseModel):
-    slug: str
-    title: str
-    path: str
-    links: list[LinkOut]
-    backlinks: list[EntryRefOut]
-    code: list[CodeRefOut]
-
-
-class StatsOut(BaseModel):
-    entries: int
-    chunks: int
-    vectors: int = 0
-    pending_vectors: int = 0
-    usage_events: int = 0
-    by_type: dict[str, int] = Field(default_factory=dict)
-    by_scope: dict[str, int] = Field(default_factory=dict)
-    embedder: str | None = None
-    dims: int = 0
-    vectors_available: bool = False
-    db_path: str
-    save_dir: str
-    global_dir: str
-    tier: str
-    background: dict[str, Any] = Field(default_factory=dict, description="Catch-up reindex and embedder state.")
-
-
-class ReindexOut(BaseModel):
-    added: int
-    updated: int
-    removed: int
-    unchanged: int
-    chunks_embedded: int
-    seconds: float
-    errors: list[str]
-    vectors: str
 
 
 # --- helpers ------------------------------------------------------------------------------------
