@@ -91,15 +91,61 @@ class HashEmbedder:
 
 
 class FastEmbedEmbedder:
-    """fastembed (ONNX) with a configurable model, loadable from a local directory (no hub access)."""
+    """fastembed (ONNX) with a model that fastembed knows, loaded from a local directory, never the hub.
+
+    `model_path` (PINKY_EMBED_MODEL_PATH) holds the model's ONNX file under the name fastembed expects
+    for it (e.g. `model.onnx`) plus `tokenizer.json` and `tokenizer_config.json`. Without a path only
+    fastembed's own cache is tried (FASTEMBED_CACHE_PATH); nothing is ever downloaded.
+    """
+
+    DEFAULT_MODEL = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
+    TOKENIZER_FILES: tuple[str, ...] = ("tokenizer.json", "tokenizer_config.json")
 
     def __init__(self, model_name: str | None, model_path: Path | None) -> None:
-        self.model_name = model_name or "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
-        self.model_path = model_path
+        self.model_name = model_name or self.DEFAULT_MODEL
+        self.model_path = Path(model_path).expanduser() if model_path else None
         self.name = f"fastembed:{self.model_name}"
         self._model = None
+        self._dims: int | None = None
         self._lock = threading.Lock()
-        self.dims = self._probe_dims()
+
+    @property
+    def dims(self) -> int:
+        """The model's output width, probed once with a real embedding (so a wrong file shows here)."""
+        if self._dims is None:
+            model = self._load()
+            self._dims = len(next(iter(model.embed(["dimension probe"]))))
+        return self._dims
+
+    def expected_files(self, description: dict[str, object]) -> list[str]:
+        model_file = str(description.get("model_file") or "model.onnx")
+        extra = [str(f) for f in description.get("additional_files") or []]  # type: ignore[attr-defined]
+        return [model_file, *extra, *self.TOKENIZER_FILES]
+
+    def _describe(self, text_embedding: type) -> dict[str, object]:
+        wanted = self.model_name.lower()
+        for description in text_embedding.list_supported_models():  # type: ignore[attr-defined]
+            if str(description.get("model", "")).lower() == wanted:
+                return description
+        raise PinkyError(
+            f"fastembed does not know the model {self.model_name!r} (PINKY_EMBED_MODEL); pick one of "
+            "`fastembed.TextEmbedding.list_supported_models()`, e.g. sentence-transformers/all-MiniLM-L6-v2"
+        )
+
+    def _check_dir(self, description: dict[str, object]) -> None:
+        assert self.model_path is not None
+        expected = self.expected_files(description)
+        if not self.model_path.is_dir():
+            raise PinkyError(
+                f"PINKY_EMBED_MODEL_PATH {self.model_path} is not a directory; it must hold the files of "
+                f"{self.model_name}: {', '.join(expected)}"
+            )
+        missing = [f for f in expected if not (self.model_path / f).is_file()]
+        if missing:
+            raise PinkyError(
+                f"PINKY_EMBED_MODEL_PATH {self.model_path} lacks {', '.join(missing)} "
+                f"(fastembed's {self.model_name} needs {', '.join(expected)})"
+            )
 
     def _load(self):  # type: ignore[no-untyped-def]
         with self._lock:
@@ -110,29 +156,33 @@ class FastEmbedEmbedder:
                     raise PinkyError(
                         "PINKY_EMBEDDER=fastembed needs the extra: pip install 'pinky-brain[fastembed]'"
                     ) from exc
-                kwargs: dict[str, object] = {"model_name": self.model_name}
+                description = self._describe(TextEmbedding)
+                # local_files_only: a model that is not on disk fails at once instead of being fetched.
+                kwargs: dict[str, object] = {"model_name": self.model_name, "local_files_only": True}
                 if self.model_path is not None:
-                    if not self.model_path.is_dir():
-                        raise PinkyError(f"PINKY_EMBED_MODEL_PATH {self.model_path} is not a directory")
+                    self._check_dir(description)
                     kwargs["specific_model_path"] = str(self.model_path)
                 try:
                     self._model = TextEmbedding(**kwargs)  # type: ignore[arg-type]
                 except Exception as exc:
-                    raise PinkyError(f"fastembed could not load {self.model_name!r}: {exc}") from exc
+                    where = (
+                        f"from PINKY_EMBED_MODEL_PATH {self.model_path}"
+                        if self.model_path is not None
+                        else "from fastembed's local cache (set PINKY_EMBED_MODEL_PATH to a directory with "
+                        f"{', '.join(self.expected_files(description))})"
+                    )
+                    raise PinkyError(f"fastembed could not load {self.model_name!r} {where}: {exc}") from exc
         return self._model
-
-    def _probe_dims(self) -> int:
-        return int(self.embed(["dimension probe"]).shape[1])
 
     def embed(self, texts: list[str]) -> np.ndarray:
         import numpy as np
 
-        model = self._load()
-        rows = np.asarray(list(model.embed(list(texts))), dtype=np.float32)
-        if rows.size == 0:
-            return rows.reshape(0, getattr(self, "dims", 0))
+        if not texts:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        rows = np.asarray(list(self._load().embed(list(texts))), dtype=np.float32)
+        rows = rows.reshape(len(texts), -1)
         norms = np.linalg.norm(rows, axis=1, keepdims=True)
-        return rows / np.where(norms == 0, 1, norms)
+        return (rows / np.where(norms == 0, 1, norms)).astype(np.float32, copy=False)
 
 
 def embed_input(title: str, heading: str, text: str) -> str:
