@@ -1,0 +1,106 @@
+"""Retrieval quality on the real datasets in ../shared/eval (a script, not a test).
+
+    python benchmarks/eval_retrieval.py [--dataset scifact|cosqa|all] [--workdir DIR] [--queries N]
+
+Writes each dataset's notes into a brain (kept in --workdir so a re-run only re-checks it), indexes
+them with the configured embedder (the default: USE multilingual v3), then prints R@10 and nDCG@10
+for BM25 only, vectors only, and hybrid search with each fusion method. The data is read from
+../shared/eval at run time and never copied into the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+EVAL = REPO.parent / "shared" / "eval"
+
+
+def write_notes(dataset: str, docs: Path) -> None:
+    docs.mkdir(parents=True, exist_ok=True)
+    with open(EVAL / dataset / "notes.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            note = json.loads(line)
+            path = docs / note["path"]
+            if not path.exists() or path.read_text(encoding="utf-8") != note["markdown"]:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(note["markdown"], encoding="utf-8")
+
+
+def metrics(ranked: list[str], gold: set[str]) -> tuple[float, float]:
+    top = ranked[:10]
+    recall = len(gold & set(top)) / len(gold)
+    dcg = sum(1 / math.log2(i + 2) for i, path in enumerate(top) if path in gold)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(gold), 10)))
+    return recall, dcg / ideal
+
+
+def evaluate(kb, queries: list[dict], mode: str) -> tuple[float, float, float]:  # type: ignore[no-untyped-def]
+    recall = ndcg = 0.0
+    started = time.perf_counter()
+    for query in queries:
+        hits = kb.search(query["query"][:2000], limit=10, mode=mode).hits
+        ranked = [h.path.split("/", 1)[1] for h in hits]  # "documentation/<path>" -> "<path>"
+        r, n = metrics(ranked, set(query["gold"]))
+        recall, ndcg = recall + r, ndcg + n
+    per_query_ms = (time.perf_counter() - started) * 1000 / len(queries)
+    return recall / len(queries), ndcg / len(queries), per_query_ms
+
+
+def run(dataset: str, workdir: Path, limit: int | None) -> list[tuple[str, str, float, float, float]]:
+    from pinky.config import FusionSettings, load_config
+    from pinky.kb import KnowledgeBase
+
+    base = workdir / dataset
+    write_notes(dataset, base / "documentation")
+    queries = [json.loads(line) for line in open(EVAL / dataset / "queries.jsonl", encoding="utf-8")]
+    queries = queries[:limit] if limit else queries
+    config = load_config(db=base / "brain.db", save_dir=base / "documentation", home=workdir / "home")
+    rows = []
+    with KnowledgeBase(config, cache_vectors=True) as kb:
+        started = time.perf_counter()
+        report = kb.reindex()
+        print(f"{dataset}: indexed in {time.perf_counter() - started:.1f}s "
+              f"({report.added} notes added, {report.chunks_embedded} chunks embedded)", file=sys.stderr)
+        for mode in ("bm25", "vector"):
+            rows.append((dataset, mode, *evaluate(kb, queries, mode)))
+        default = config.fusion
+        variants = [
+            ("hybrid zscore+gate (default)", default),
+            ("hybrid zscore, no gate", dataclasses.replace(default, coverage_gate=0.0)),
+            ("hybrid minmax 0.75", dataclasses.replace(default, method="score", bm25_weight=0.75,
+                                                       vector_weight=0.25)),
+            ("hybrid rrf k=60 1:1", dataclasses.replace(default, method="rrf", rrf_k=60, bm25_weight=0.5,
+                                                        vector_weight=0.5, coverage_gate=0.0)),
+        ]
+        for label, fusion in variants:
+            kb.config = dataclasses.replace(config, fusion=FusionSettings(**dataclasses.asdict(fusion)))
+            rows.append((dataset, label, *evaluate(kb, queries, "hybrid")))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dataset", choices=["scifact", "cosqa", "all"], default="all")
+    parser.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "pinky-eval")
+    parser.add_argument("--queries", type=int, default=None, help="Only the first N queries of each set.")
+    args = parser.parse_args()
+    if not EVAL.is_dir():
+        sys.exit(f"no eval data at {EVAL}")
+    sys.path.insert(0, str(REPO / "src"))
+    datasets = ["scifact", "cosqa"] if args.dataset == "all" else [args.dataset]
+    rows = [row for name in datasets for row in run(name, args.workdir, args.queries)]
+    print(f"| dataset | method | R@10 | nDCG@10 | ms/query |\n|---|---|---:|---:|---:|")
+    for dataset, method, recall, ndcg, ms in rows:
+        print(f"| {dataset} | {method} | {recall:.3f} | {ndcg:.3f} | {ms:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
