@@ -289,3 +289,36 @@ def test_stats_shape(kb: KnowledgeBase) -> None:
     assert stats["entries"] == 2 and stats["chunks"] == 2 and stats["vectors"] == 2
     assert stats["embedder"] == "hash-v1" and stats["dims"] == 256
     assert json.dumps(stats)
+
+
+def test_rare_identifier_ranks_its_only_note_first(project: Path) -> None:
+    """One note contains the identifier (BM25 has a single hit); many short notes are vector
+    noise (the hashing embedder's buckets collide). The exact match must still come first."""
+    import random
+
+    rng = random.Random(5)
+    words = [f"w{i}" for i in range(3000)]
+    for n in range(300):
+        write_note(project / "documentation", f"note/n{n}.md", " ".join(rng.choices(words, k=4)))
+    write_note(project / "documentation", "gotcha/err.md",
+               "Deploy fails with zorblax4711 when " + " ".join(rng.choices(words, k=80)))
+    with KnowledgeBase(load_config()) as kb:
+        kb.reindex()
+        result = kb.search("zorblax4711", limit=5)
+        assert len(result.hits) > 1  # there is vector noise to beat
+        assert slugs(result)[0] == "gotcha/err"
+
+
+def test_outside_a_project_the_index_lives_in_pinky_home(tmp_path: Path, isolated_env: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin's server starts in every folder Claude Code opens; it must not litter them."""
+    folder = tmp_path / "some-repo"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    with KnowledgeBase(load_config()) as kb:
+        assert kb.config.db_path == isolated_env / "global.db"
+        kb.save("Global only", "saved from a folder without pinky", scope="global")
+        assert [h.slug for h in kb.search("folder without pinky").hits] == ["global/note/global-only"]
+    assert list(folder.iterdir()) == []
+    (folder / "documentation").mkdir()
+    assert load_config().db_path == folder / "brain.db"

@@ -53,6 +53,7 @@ def test_hooks_json_calls_the_entry_point_with_timeouts() -> None:
 def test_bundled_server_matches_what_init_writes(tmp_path: Path) -> None:
     bundled = load(".mcp.json")["mcpServers"]["pinky"]
     assert (bundled["command"], bundled["args"]) == (SERVER_COMMAND, SERVER_ARGS)  # so Claude Code dedups
+    (tmp_path / "documentation").mkdir(exist_ok=True)  # `pinky init` made it
     config = load_config(cwd=tmp_path)
     merge_mcp_json(config, tmp_path)
     written = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["pinky"]
@@ -64,6 +65,7 @@ def test_mcp_json_merge_keeps_other_servers_is_relative_and_idempotent(tmp_path:
         "mcpServers": {"other": {"command": "x", "args": ["--y"]},
                        "pinky": {"command": "old", "args": ["--stdio"], "timeout": 9000, "env": {"PINKY_LOG": "info"}}},
         "extra": True}))
+    (tmp_path / "documentation").mkdir(exist_ok=True)  # `pinky init` made it
     config = load_config(cwd=tmp_path)
     assert merge_mcp_json(config, tmp_path) == "updated"
     data = json.loads((tmp_path / ".mcp.json").read_text())
@@ -87,6 +89,7 @@ def test_extend_init_snippet_and_allow_rules_once(tmp_path: Path) -> None:
     (tmp_path / "CLAUDE.md").write_text("# House rules\nBe kind.")
     (tmp_path / ".claude").mkdir()
     (tmp_path / ".claude/settings.json").write_text(json.dumps({"permissions": {"allow": ["Bash(ls)"]}}))
+    (tmp_path / "documentation").mkdir(exist_ok=True)  # `pinky init` made it
     config = load_config(cwd=tmp_path)
     done = extend_init(config, claude_md="append", allow_tools=True, root=tmp_path)
     assert len(done) == 3

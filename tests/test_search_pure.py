@@ -76,10 +76,19 @@ def test_zscore_fusion_standardises_each_list() -> None:
 
     lexical = [("a", 30.0), ("b", 10.0), ("c", 5.0)]
     vector = [("c", 0.9), ("d", 0.5)]
-    fused = dict(zscore_fusion([lexical, vector], [0.5, 0.5]))
-    # d is missing from the lexical list: it gets that list's lowest z (c's).
-    assert fused["d"] == pytest.approx(0.5 * fused_z(lexical)["c"] + 0.5 * -1.0)
+    fused = dict(zscore_fusion([lexical, vector], [0.5, 0.5], depth=3))
+    # The vector list holds 2 of depth 3, so it is standardised as if padded with one 0 score;
+    # d is missing from the full lexical list, so it gets that list's lowest z (c's).
+    assert fused["d"] == pytest.approx(0.5 * fused_z(lexical)["c"] + 0.5 * fused_z(vector + [("pad", 0.0)])["d"])
     assert max(fused, key=fused.__getitem__) in {"a", "c"}
+
+
+def test_a_lone_exact_match_beats_vector_noise() -> None:
+    from pinky.search import zscore_fusion
+
+    lexical = [("exact", 7.5)]  # the only note containing a rare identifier
+    vector = [(f"noise{i}", 0.45 - i * 0.002) for i in range(100)]
+    assert zscore_fusion([lexical, vector], [0.65, 0.35], depth=100)[0][0] == "exact"
 
 
 def fused_z(ranked):  # type: ignore[no-untyped-def]

@@ -119,6 +119,20 @@ def _project_name(save_dir: Path) -> str:
     return parent or "default"
 
 
+def _db_path(explicit: str | os.PathLike[str] | None, cwd: Path, save_dir: Path, home: Path) -> Path:
+    """`brain.db` in the project; outside a pinky project, the global brain's own index.
+
+    Claude Code starts the plugin's server in every folder it opens: creating brain.db in a
+    repository that never asked for pinky would litter it, so a folder without a save dir and
+    without brain.db gets `$PINKY_HOME/global.db` (global knowledge only) instead.
+    """
+    if explicit:
+        path = Path(explicit).expanduser()
+        return path if path.is_absolute() else cwd / path
+    local = cwd / "brain.db"
+    return local if save_dir.is_dir() or local.exists() else home / "global.db"
+
+
 def _embedder_choice(env: dict[str, str]) -> str:
     if _truthy(env.get(ENV_HASH_EMBED)):
         return "hash"
@@ -141,11 +155,10 @@ def load_config(
     env = dict(os.environ) if env is None else env
     cwd = cwd or Path.cwd()
     home_path = Path(home or env.get(ENV_HOME) or default_home()).expanduser()
-    db_path = Path(db or env.get(ENV_DB) or "brain.db").expanduser()
     save_path = Path(save_dir or env.get(ENV_SAVE_DIR) or "documentation").expanduser()
     home_path = home_path if home_path.is_absolute() else cwd / home_path
-    db_path = db_path if db_path.is_absolute() else cwd / db_path
     save_path = save_path if save_path.is_absolute() else cwd / save_path
+    db_path = _db_path(db or env.get(ENV_DB), cwd, save_path, home_path)
     explicit_project = project or env.get(ENV_PROJECT) or None
     chunk_words = int(_env_number(env, ENV_CHUNK_WORDS, DEFAULT_CHUNK_WORDS, int))
     if not 20 <= chunk_words <= 2000:

@@ -198,11 +198,17 @@ def fingerprint(embedder_name: str, dims: int, chunk_words: int) -> str:
 
 
 _CACHE: dict[tuple[str, str | None, str | None], Embedder] = {}
+_CACHE_LOCK = threading.Lock()
 
 
 def get_embedder(config: Config) -> Embedder:
     """One embedder per process and configuration (models are expensive to load)."""
     key = (config.embedder, config.embed_model, str(config.embed_model_path or ""))
+    with _CACHE_LOCK:  # the MCP server calls this from worker threads
+        return _cached(key, config)
+
+
+def _cached(key: tuple[str, str | None, str | None], config: Config) -> Embedder:
     if key not in _CACHE:
         if config.embedder == "hash":
             _CACHE[key] = HashEmbedder()

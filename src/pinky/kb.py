@@ -509,7 +509,7 @@ class KnowledgeBase:
             elif settings.method == "score":
                 fused = score_fusion(lists, weights)
             else:
-                fused = zscore_fusion(lists, weights)
+                fused = zscore_fusion(lists, weights, settings.depth)
         top = fused[:limit]
         rows = q.hit_rows(self.db.conn, [best_chunk[e] for e, _ in top])
         hits = []
@@ -573,7 +573,7 @@ class KnowledgeBase:
             elif len(candidates) > 1:
                 raise NotFound(f"slug {slug!r} is ambiguous: {', '.join(candidates[:5])}")
         if row is None:
-            raise NotFound(f"no entry with slug {slug!r}; search for it with `pinky search`")
+            raise NotFound(f"no entry with slug {slug!r}; search for it first (brain_search, or pinky search)")
         return row
 
     def _file_of(self, row: Any) -> Path:

@@ -55,32 +55,39 @@ def score_fusion(lists: Sequence[Ranked], weights: Sequence[float]) -> list[tupl
     return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-def _zscores(ranked: Ranked) -> dict[str, float]:
-    if not ranked:
-        return {}
+def _zscores(ranked: Ranked, pad_to: int) -> tuple[dict[str, float], float]:
+    """z-scores of a list, and the z a key missing from it gets.
+
+    A list shorter than the candidate depth holds every match there is, so the rest of the
+    corpus scored 0: standardise as if it were padded with zeros, and give missing keys the z of
+    0. Without that, a lone exact match (a rare identifier, an error code) would get z = 0 and
+    lose to vector noise. A full list says nothing about what lies below it: a missing key gets
+    the lowest z of the list.
+    """
     values = [s for _, s in ranked]
-    mean = sum(values) / len(values)
-    spread = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+    padding = max(0, pad_to - len(values))
+    count = len(values) + padding
+    mean = sum(values) / count
+    spread = ((sum((v - mean) ** 2 for v in values) + padding * mean * mean) / count) ** 0.5
     if spread == 0:
-        return {key: 0.0 for key, _ in ranked}
-    return {key: (s - mean) / spread for key, s in ranked}
+        return {key: 0.0 for key, _ in ranked}, 0.0
+    scores = {key: (s - mean) / spread for key, s in ranked}
+    missing = -mean / spread if padding else min(scores.values())
+    return scores, missing
 
 
-def zscore_fusion(lists: Sequence[Ranked], weights: Sequence[float]) -> list[tuple[str, float]]:
+def zscore_fusion(lists: Sequence[Ranked], weights: Sequence[float], depth: int = 100) -> list[tuple[str, float]]:
     """Weighted sum of z-scores, each list standardised over its own candidates.
 
-    A key missing from a list gets that list's lowest z (it ranked below everything the list
-    returned). Measured best on both eval sets (see documentation/HOW-IT-WORKS.md).
+    Measured best on both eval sets (see documentation/HOW-IT-WORKS.md).
     """
-    standardised = [_zscores(ranked) for ranked in lists]
+    standardised = [_zscores(ranked, depth) for ranked in lists if ranked]
+    used = [w for ranked, w in zip(lists, weights, strict=True) if ranked]
     keys = dict.fromkeys(key for ranked in lists for key, _ in ranked)
-    fused: dict[str, float] = {}
-    for key in keys:
-        total = 0.0
-        for scores, weight in zip(standardised, weights, strict=True):
-            if scores:
-                total += weight * scores.get(key, min(scores.values()))
-        fused[key] = total
+    fused = {
+        key: sum(w * scores.get(key, missing) for (scores, missing), w in zip(standardised, used, strict=True))
+        for key in keys
+    }
     return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
 
 

@@ -10,7 +10,7 @@ import click
 
 from pinky.cli import cli, emit_json, open_kb
 from pinky.cli.plugin import init_options
-from pinky.config import ENTRY_TYPES
+from pinky.config import ENTRY_TYPES, load_config
 
 TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
 
@@ -274,7 +274,9 @@ def init(ctx: click.Context, mcp: bool, claude_md: str, allow_tools: bool, as_js
 
     kb = open_kb(ctx)
     created = [f"created {path}" for path in init_project(kb.config)]
-    created += extend_init(kb.config, mcp=mcp, claude_md=claude_md, allow_tools=allow_tools)
+    # Reload: with documentation/ now present the project's own brain.db is the index (see config).
+    config = load_config(**ctx.find_root().obj["overrides"])
+    created += extend_init(config, mcp=mcp, claude_md=claude_md, allow_tools=allow_tools)
     if as_json:
         emit_json({"created": created, "save_dir": str(kb.config.save_dir)})
         return
