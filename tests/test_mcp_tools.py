@@ -135,11 +135,12 @@ async def test_catch_up_briefing_related_resources_and_prompts(tmp_path: Path) -
     async with client_for(tmp_path, mode="auto") as client:  # 'auto': the SDK's own negotiation
         brain = Checked(client)
         await brain.load()
-        for _ in range(200):  # the catch-up reindex runs in the background after start
+        for _ in range(600):  # the catch-up reindex runs in the background after start
             stats = await brain.ok("brain_stats")
-            if stats["background"]["catch_up"] == "done":
+            if stats["background"]["catch_up"] in ("done", "failed"):
                 break
             time.sleep(0.05)
+        assert stats["background"]["catch_up"] == "done", stats["background"]
         assert stats["entries"] == 3
         assert (await brain.ok("brain_search", query="pool timeout"))["hits"][0]["slug"] == "gotcha/pg-pool"
 
@@ -180,3 +181,39 @@ def test_admin_reindex_picks_up_files_written_after_start(tmp_path: Path) -> Non
         full = server.call("brain_reindex", full=True)["structuredContent"]
         assert full["added"] == 1 and not full["errors"]
         assert server.call("brain_stats")["structuredContent"]["entries"] == 1
+
+
+def test_admin_brain_sync_pulls_what_another_machine_saved(tmp_path: Path) -> None:
+    from dulwich import porcelain
+
+    from pinky.brain_sync import sync_global
+    from pinky.config import load_config
+    from pinky.kb import KnowledgeBase
+
+    remote = tmp_path / "remote.git"
+    porcelain.init(str(remote), bare=True)
+    machine_a = tmp_path / "a"
+    (machine_a / "documentation").mkdir(parents=True)
+    config_a = load_config(home=machine_a / "home", db=machine_a / "brain.db", save_dir=machine_a / "documentation")
+    with KnowledgeBase(config_a) as kb:
+        kb.save("Shared shell tip", "Use ctrl-r to search the shell history.", scope="global")
+        assert sync_global(kb, str(remote))["pushed"] is True
+
+    machine_b = tmp_path / "b"
+    machine_b.mkdir()
+    with RawServer(machine_b, PINKY_TIER="admin") as server:
+        server.initialize()
+        result = server.call("brain_sync", remote=str(remote))
+        assert result["isError"] is False, result
+        data = result["structuredContent"]
+        assert "note/shared-shell-tip.md" in data["pulled_paths"] and data["reindexed"] >= 1
+        hits = server.call("brain_search", query="shell history ctrl-r")["structuredContent"]["hits"]
+        assert hits[0]["slug"] == "global/note/shared-shell-tip" and hits[0]["scope"] == "global"
+        dead = server.call("brain_sync", remote=str(tmp_path / "no-such-remote"))
+        assert dead["isError"] is True and "no-such-remote" in dead["content"][0]["text"]
+
+
+def test_brain_sync_is_admin_only(tmp_path: Path) -> None:
+    with RawServer(tmp_path) as server:
+        server.initialize()
+        assert server.call("brain_sync")["isError"] is True

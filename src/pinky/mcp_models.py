@@ -147,3 +147,17 @@ class ReindexOut(BaseModel):
     seconds: float
     errors: list[str]
     vectors: str
+
+
+class SyncOut(BaseModel):
+    brain: str
+    remote: str | None
+    cloned: bool
+    initialised: bool
+    committed: bool
+    commit_message: str | None
+    pulled_paths: list[str]
+    pushed: bool
+    conflicts: list[str]
+    notes: list[str]
+    reindexed: int

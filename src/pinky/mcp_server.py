@@ -181,11 +181,15 @@ class Brain:
         """Index markdown changed on disk while no server ran (git pull, edits); full text first."""
         self.status["catch_up"] = "running"
         started = time.perf_counter()
-        try:
-            report = kb.reindex(embed=False)
-        except Exception:
-            self.status["catch_up"] = "failed"
-            raise
+        for attempt in range(3):  # another process may be creating or migrating the same index
+            try:
+                report = kb.reindex(embed=False)
+                break
+            except Exception as exc:
+                if attempt == 2 or self._stop.wait(0.5 * (attempt + 1)):
+                    self.status["catch_up"] = "failed"
+                    raise
+                log.info("catch-up reindex failed (%s); retrying", exc)
         self.status["catch_up"] = "done"
         self.status["catch_up_report"] = report.as_dict()
         log.info("catch-up reindex: %s in %.2fs", report.as_dict(), time.perf_counter() - started)

@@ -21,6 +21,7 @@ from pinky.config import ENTRY_TYPES
 from pinky.errors import PinkyError
 from pinky.kb import MAX_BODY_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS, KnowledgeBase
 from pinky.mcp_models import (
+    SyncOut,
     BriefingOut,
     DeleteOut,
     EntryMetaOut,
@@ -42,7 +43,7 @@ FULL_TEXT_BUDGET = 80_000
 
 READ_TOOLS = ("brain_search", "brain_get", "brain_related", "brain_briefing", "brain_stats")
 WRITE_TOOLS = ("brain_save", "brain_update", "brain_delete")
-ADMIN_TOOLS = ("brain_reindex",)
+ADMIN_TOOLS = ("brain_reindex", "brain_sync")
 TIER_TOOLS = {"read": READ_TOOLS, "write": READ_TOOLS + WRITE_TOOLS, "admin": READ_TOOLS + WRITE_TOOLS + ADMIN_TOOLS}
 
 INSTRUCTIONS = (
@@ -369,6 +370,28 @@ def _register_admin_tools(app: MCPServer, brain: Brain) -> None:
         if out.errors:
             text += "\nErrors:\n" + "\n".join(out.errors[:20])
         return _result(text, out)
+
+    @app.tool(name="brain_sync", title="Sync the global brain", structured_output=True, annotations=ToolAnnotations(
+        readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=True))
+    async def brain_sync(
+        remote: Annotated[str | None, Field(description="Set or change the git remote (a path, ssh or https URL). "
+                                                        "Omit to use the one recorded by earlier syncs.",
+                                            max_length=2000)] = None,
+    ) -> Annotated[CallToolResult, SyncOut]:
+        """Synchronise the global brain (~/.pinky/brain) with its git remote: commit local notes, pull what
+        other machines saved, push, and index what arrived. Entries edited on two machines are kept as
+        `.conflict-…` copies and listed in `conflicts`."""
+        from pinky.brain_sync import sync_global
+
+        data = await _run(brain, lambda kb: sync_global(kb, remote), exclusive=True)
+        out = SyncOut(**{key: data.get(key) for key in SyncOut.model_fields})
+        parts = [f"Synced {out.brain} with {out.remote or 'no remote'}:",
+                 f"committed: {out.commit_message}" if out.committed else "nothing new to commit",
+                 f"pulled {len(out.pulled_paths)} files, reindexed {out.reindexed}",
+                 "pushed" if out.pushed else "not pushed"]
+        parts += [f"CONFLICT: {path} (both versions kept; compare and delete the copy)" for path in out.conflicts]
+        parts += out.notes
+        return _result("\n".join(parts), out)
 
 
 # --- prompts and resources ------------------------------------------------------------------------

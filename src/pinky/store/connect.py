@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import logging
 import os
+import random
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -92,7 +94,7 @@ def open_database(path: Path, *, driver: str | None = None) -> Database:
                           check_same_thread=False)
     conn.row_factory = module.Row
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA journal_mode=WAL")
+    _enable_wal(conn)
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     vec_version, vec_error = _load_vec(conn)
@@ -100,6 +102,24 @@ def open_database(path: Path, *, driver: str | None = None) -> Database:
         log.info("vectors unavailable: %s", vec_error)
     sqlite_version = conn.execute("SELECT sqlite_version()").fetchone()[0]
     return Database(conn, path, name, sqlite_version, vec_version, vec_error)
+
+
+def _enable_wal(conn: Any) -> None:
+    """Switch a new database to WAL. The switch needs an exclusive lock and SQLite reports
+    "database is locked" at once, without waiting on busy_timeout, when another process is
+    creating the same file at that moment: so check first, and retry briefly."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    delay = 0.01
+    while True:
+        try:
+            if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except Exception as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay + random.random() * delay)
+            delay = min(delay * 2, 0.5)
 
 
 def has_fts5(db: Database) -> bool:
