@@ -135,7 +135,8 @@ def main() -> None:
         for i in range(max(3, args.runs // 5)):
             (root / "t.jsonl").unlink(missing_ok=True)
             transcript(root / "t.jsonl", 2 * 1024 * 1024)
-            stop = json.dumps({**base, "session_id": f"{os.getpid():x}{i:02d}-{time.time_ns()}", "hook_event_name": "Stop",
+            session = f"{os.getpid():x}{i:02d}-{time.time_ns()}"
+            stop = json.dumps({**base, "session_id": session, "hook_event_name": "Stop",
                                "stop_hook_active": False}).encode()
             stop_times += timed(cmd + ["stop"], stop, env, root, 1)
         report("stop (2 MB transcript)", stop_times, "<= 500 ms")

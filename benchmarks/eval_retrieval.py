@@ -97,7 +97,7 @@ def main() -> None:
     sys.path.insert(0, str(REPO / "src"))
     datasets = ["scifact", "cosqa"] if args.dataset == "all" else [args.dataset]
     rows = [row for name in datasets for row in run(name, args.workdir, args.queries)]
-    print(f"| dataset | method | R@10 | nDCG@10 | ms/query |\n|---|---|---:|---:|---:|")
+    print("| dataset | method | R@10 | nDCG@10 | ms/query |\n|---|---|---:|---:|---:|")
     for dataset, method, recall, ndcg, ms in rows:
         print(f"| {dataset} | {method} | {recall:.3f} | {ndcg:.3f} | {ms:.1f} |")
 

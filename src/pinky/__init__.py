@@ -13,7 +13,7 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-from pinky.errors import Conflict, IndexUnavailable, InvalidInput, NotFound, PinkyError, SyncError
+from pinky.errors import Conflict  # noqa: E402  (after the BLAS settings above, on purpose), IndexUnavailable, InvalidInput, NotFound, PinkyError, SyncError
 
 __version__ = "0.1.0"
 

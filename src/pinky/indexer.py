@@ -11,7 +11,6 @@ import hashlib
 import json
 import logging
 import os
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path

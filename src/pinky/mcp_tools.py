@@ -21,7 +21,6 @@ from pinky.config import ENTRY_TYPES
 from pinky.errors import PinkyError
 from pinky.kb import MAX_BODY_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS, KnowledgeBase
 from pinky.mcp_models import (
-    SyncOut,
     BriefingOut,
     DeleteOut,
     EntryMetaOut,
@@ -31,6 +30,7 @@ from pinky.mcp_models import (
     RelatedOut,
     SearchOut,
     StatsOut,
+    SyncOut,
 )
 from pinky.mcp_server import SERVER_NAME, Brain
 

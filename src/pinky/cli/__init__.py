@@ -71,5 +71,5 @@ def main() -> None:
 
 
 from pinky.cli import core as _core  # noqa: E402,F401  (registers the commands)
-from pinky.cli import sync as _sync  # noqa: E402,F401  (pinky sync, pinky rollup)
 from pinky.cli import plugin as _plugin  # noqa: E402,F401  (pinky setup-claude)
+from pinky.cli import sync as _sync  # noqa: E402,F401  (pinky sync, pinky rollup)

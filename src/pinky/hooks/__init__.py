@@ -87,6 +87,25 @@ def dumps(value: object) -> str:
     return walk(value)
 
 
+def read_state(path: str) -> dict:
+    """A small JSON state file of the hooks; missing or damaged reads as empty (it is only a cache)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = loads(handle.read())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_state(path: str, data: dict) -> None:
+    """Replace a state file atomically, so a concurrent hook never reads half of it."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(dumps(data))
+    os.replace(tmp, path)
+
+
 # --- where things are ----------------------------------------------------------------------------
 
 

@@ -16,7 +16,14 @@ import os
 import sys
 import time
 
-from pinky.hooks import ENV_DIGEST_CHARS, ENV_HOOKS_NO_BACKGROUND, ENV_REVERIFY_DAYS, Locations, dumps, loads
+from pinky.hooks import (
+    ENV_DIGEST_CHARS,
+    ENV_HOOKS_NO_BACKGROUND,
+    ENV_REVERIFY_DAYS,
+    Locations,
+    read_state,
+    write_state,
+)
 from pinky.hooks.files import OperationalError, connect_ro
 
 TYPE_CHECKING = False
@@ -96,25 +103,15 @@ def spawn_detached(args: list[str], loc: Locations) -> None:
 def _remember_session(loc: Locations, session_id: str) -> float | None:
     """Record this session's start; return when the previous (different) session started."""
     path = os.path.join(loc.state_dir, "hooks", "sessions.json")
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = loads(handle.read())
-    except (OSError, ValueError):
-        data = {}
-    data = data if isinstance(data, dict) else {}
+    data = read_state(path)
     entry = data.get(loc.db) if isinstance(data.get(loc.db), dict) else {}
     now = time.time()
     if entry.get("session") == session_id and session_id:  # resume / clear / compact of the same session
         since = entry.get("previous")
     else:
         since = entry.get("at")
-        entry = {"session": session_id, "at": now, "previous": since}
-        data[loc.db] = entry
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(dumps(data))
-        os.replace(tmp, path)
+        data[loc.db] = {"session": session_id, "at": now, "previous": since}
+        write_state(path, data)
     return since if isinstance(since, int | float) else None
 
 

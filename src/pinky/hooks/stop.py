@@ -15,10 +15,9 @@ one that /compact fires is noise), and projects without a save dir (never `pinky
 from __future__ import annotations
 
 import os
-import sys
 import time
 
-from pinky.hooks import ENV_HOOKS_NO_BACKGROUND, Locations, dumps, loads
+from pinky.hooks import ENV_HOOKS_NO_BACKGROUND, Locations, read_state, write_state
 
 
 def _offsets_path(loc: Locations) -> str:
@@ -55,19 +54,9 @@ def index_files(loc: Locations, paths: list) -> None:
     from pinky.kb import KnowledgeBase
 
     config = load_config(db=loc.db, save_dir=loc.save_dir, home=loc.home, cwd=Path(loc.project_dir))
-    # `import sqlite_vec` (done when the index opens) tries `import numpy.typing` for an optional
-    # helper; numpy costs ~100 ms and full-text indexing never needs it. A None entry in
-    # sys.modules makes that optional import fail fast, and sqlite-vec still loads.
-    blocked = "numpy" not in sys.modules
-    if blocked:
-        sys.modules["numpy"] = None  # type: ignore[assignment]
-    try:
-        with KnowledgeBase(config) as kb:
-            for path in paths:
-                kb.index_file(Path(path), embed=False)
-    finally:
-        if blocked and sys.modules.get("numpy", 0) is None:
-            del sys.modules["numpy"]
+    with KnowledgeBase(config) as kb:  # opening the index loads sqlite-vec by path: no numpy
+        for path in paths:
+            kb.index_file(Path(path), embed=False)
 
 
 # --- weekly / monthly rollups ------------------------------------------------------------------
@@ -78,12 +67,7 @@ def _rollup_state(loc: Locations) -> str:
 
 
 def _last_rollup(loc: Locations) -> str | None:
-    try:
-        with open(_rollup_state(loc), encoding="utf-8") as handle:
-            data = loads(handle.read())
-    except (OSError, ValueError):
-        return None
-    value = data.get(loc.save_dir) if isinstance(data, dict) else None
+    value = read_state(_rollup_state(loc)).get(loc.save_dir)
     return value if isinstance(value, str) else None
 
 
@@ -95,7 +79,6 @@ def _rollups_due(loc: Locations) -> bool:
 def rollup(payload: dict, loc: Locations) -> None:
     """Write the rollups of the weeks and months closed since the last run, then index them."""
     import datetime as dt
-
     from pathlib import Path
 
     from pinky.rollup import closed_periods, read_diary_lines, write_rollup
@@ -113,15 +96,6 @@ def rollup(payload: dict, loc: Locations) -> None:
 
 def _save_last_rollup(loc: Locations, day: str) -> None:
     path = _rollup_state(loc)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = loads(handle.read())
-    except (OSError, ValueError):
-        data = {}
-    data = data if isinstance(data, dict) else {}
+    data = read_state(path)
     data[loc.save_dir] = day
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(dumps(data))
-    os.replace(tmp, path)
+    write_state(path, data)
