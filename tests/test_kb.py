@@ -11,6 +11,7 @@ from conftest import write_note
 from pinky.config import load_config
 from pinky.errors import Conflict, InvalidInput, NotFound
 from pinky.kb import KnowledgeBase
+from pinky.store import queries as q
 
 POOL = """---
 title: Postgres pool hangs on shutdown
@@ -322,3 +323,22 @@ def test_outside_a_project_the_index_lives_in_pinky_home(tmp_path: Path, isolate
     assert list(folder.iterdir()) == []
     (folder / "documentation").mkdir()
     assert load_config().db_path == folder / "brain.db"
+
+
+def test_a_process_without_sqlite_vec_can_still_update_notes(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A vector table made by another process must not break full-text writes where vec0 can't load."""
+    write_note(project / "documentation", "gotcha/pool.md", POOL)
+    with KnowledgeBase(load_config()) as kb:
+        kb.reindex()
+    monkeypatch.setenv("PINKY_NO_VEC", "1")
+    (project / "documentation/gotcha/pool.md").write_text(POOL + "\nAlso check pgbouncer.\n")
+    with KnowledgeBase(load_config()) as kb:
+        assert kb.reindex().updated == 1
+        assert slugs(kb.search("pgbouncer")) == ["gotcha/pool"]
+    monkeypatch.delenv("PINKY_NO_VEC")
+    with KnowledgeBase(load_config()) as kb:  # back where vectors load: orphans go, new text is embedded
+        report = kb.reindex()
+        assert report.chunks_embedded == 1
+        stats = kb.stats()
+        assert stats["vectors"] == stats["chunks"] == 1
+        assert q.vector_rows(kb.db.conn) == 1

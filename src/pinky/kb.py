@@ -291,6 +291,10 @@ class KnowledgeBase:
                 q.reset_vector_table(db.conn, embedder.dims, current, embedder.name)
         return True
 
+    def _vectors_writable(self) -> bool:
+        """Vector rows of changed chunks must be dropped too, which needs sqlite-vec loaded here."""
+        return self.db.vec_available and q.vector_table_exists(self.db.conn)
+
     def reindex(self, *, full: bool = False, progress: Progress | None = None, embed: bool = True) -> ReindexReport:
         """Bring the index up to date with both markdown roots; `full` rebuilds from scratch."""
         started = time.perf_counter()
@@ -298,7 +302,7 @@ class KnowledgeBase:
         if full:
             self._drop_index()
         db = self.db
-        has_vec = self._prepare_vectors() if embed else q.vector_table_exists(db.conn)
+        has_vec = self._prepare_vectors() if embed else self._vectors_writable()
         known = q.indexed_files(db.conn)
         seen: set[tuple[str, str]] = set()
         changed: list[SourceFile] = []
@@ -313,6 +317,9 @@ class KnowledgeBase:
         removed = [known[k] for k in known.keys() - seen]
         self._apply_changes(changed, removed, known, report, has_vec, progress)
         if embed and has_vec:
+            if q.vector_rows(db.conn) != q.counts(db.conn)["vectors"]:
+                with q.write_transaction(db.conn):
+                    q.drop_orphan_vectors(db.conn)
             report.chunks_embedded = self.embed_pending(progress)
         elif not db.vec_available:
             report.vectors = f"unavailable: {db.vec_error}"
@@ -404,7 +411,7 @@ class KnowledgeBase:
         """Index one markdown file under either root right away; returns its slug (None if gone)."""
         root, rel = self._locate(path)
         conn = self.db.conn
-        has_vec = self._prepare_vectors() if embed else q.vector_table_exists(conn)
+        has_vec = self._prepare_vectors() if embed else self._vectors_writable()
         eid = entry_id(root, rel)
         if not path.exists():
             with q.write_transaction(conn):

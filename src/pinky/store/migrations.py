@@ -50,8 +50,8 @@ def m001_entries_and_chunks(conn: Any) -> None:
     conn.execute("CREATE INDEX entry_type ON entry(type)")
     conn.execute(
         """CREATE TABLE chunk(
-            id        INTEGER PRIMARY KEY,
-            entry_id  TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+            id        INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: a stale vector row can't
+            entry_id  TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,  -- attach to a new chunk
             ord       INTEGER NOT NULL,
             heading   TEXT NOT NULL DEFAULT '',
             line      INTEGER NOT NULL,

@@ -364,6 +364,21 @@ def parse_errors(conn: Any) -> list[tuple[str, str, str]]:
     ).fetchall()
 
 
+def drop_orphan_vectors(conn: Any) -> int:
+    """Vector rows whose chunk is gone (left by a process that could not load sqlite-vec)."""
+    stale = [r[0] for r in conn.execute(
+        f"SELECT chunk_id FROM {VEC_TABLE} WHERE chunk_id NOT IN (SELECT id FROM chunk)")]
+    for chunk_id in stale:
+        conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id = ?", (chunk_id,))
+    if stale:
+        bump_vector_generation(conn)
+    return len(stale)
+
+
+def vector_rows(conn: Any) -> int:
+    return conn.execute(f"SELECT count(*) FROM {VEC_TABLE}").fetchone()[0]
+
+
 def collect_garbage(conn: Any, fingerprint: str | None, has_vec_table: bool) -> dict[str, int]:
     removed: dict[str, int] = {}
     removed["orphan_chunks"] = conn.execute(
@@ -371,13 +386,7 @@ def collect_garbage(conn: Any, fingerprint: str | None, has_vec_table: bool) -> 
     removed["orphan_fts_rows"] = conn.execute(
         "DELETE FROM chunk_fts WHERE rowid NOT IN (SELECT id FROM chunk)").rowcount
     if has_vec_table:
-        stale = [r[0] for r in conn.execute(
-            f"SELECT chunk_id FROM {VEC_TABLE} WHERE chunk_id NOT IN (SELECT id FROM chunk)")]
-        for chunk_id in stale:
-            conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id = ?", (chunk_id,))
-        if stale:
-            bump_vector_generation(conn)
-        removed["orphan_vectors"] = len(stale)
+        removed["orphan_vectors"] = drop_orphan_vectors(conn)
     removed["stale_cached_embeddings"] = conn.execute(
         "DELETE FROM embedding_cache WHERE fingerprint != ? OR hash NOT IN (SELECT hash FROM chunk)",
         (fingerprint or "",),
