@@ -106,3 +106,20 @@ def test_coverage_gate_shrinks_bm25_only_for_poor_lexical_matches() -> None:
     assert gated_weight(0.65, 0.1, 0.4) == pytest.approx(0.1625)
     assert gated_weight(0.65, 0.0, 0.4) == 0.0
     assert gated_weight(0.65, 0.0, 0.0) == pytest.approx(0.65)  # gate disabled
+
+
+def test_words_in_most_chunks_are_dropped_but_never_all() -> None:
+    from pinky.search import informative_terms
+
+    counts = [("the", 900), ("pool", 40), ("timeout", 12), ("de", 600)]
+    assert informative_terms(counts, 1000) == ["pool", "timeout"]
+    assert informative_terms([("the", 900), ("a", 950)], 1000) == ["the"]
+    assert informative_terms([("half", 500)], 1000) == ["half"]
+    assert informative_terms([], 1000) == []
+
+
+def test_match_expression_quotes_and_escapes() -> None:
+    from pinky.search import match_expression
+
+    assert match_expression(['a"b', "c"]) == '"a""b" OR "c"'
+    assert match_expression([]) is None

@@ -31,7 +31,16 @@ from pinky.indexer import (
     store_document,
 )
 from pinky.markdown import content_hash, split_frontmatter
-from pinky.search import fts_query, gated_weight, query_terms, rrf, score_fusion, snippet, zscore_fusion
+from pinky.search import (
+    gated_weight,
+    informative_terms,
+    match_expression,
+    query_terms,
+    rrf,
+    score_fusion,
+    snippet,
+    zscore_fusion,
+)
 from pinky.store import Database, open_database
 from pinky.store import migrations as mig
 from pinky.store import queries as q
@@ -470,9 +479,7 @@ class KnowledgeBase:
             tags=tuple(validate_tags(tags)),
         )
         settings = self.config.fusion
-        conn = self.db.conn
-        match = fts_query(query)
-        lexical = q.fts_hits(conn, match, filters, settings.depth) if match and mode != "vector" else []
+        lexical = self._lexical_hits(query, filters) if mode != "vector" else []
         vector: list[tuple[str, float, int]] = []
         notice = None
         ran = mode
@@ -490,6 +497,14 @@ class KnowledgeBase:
         if record_usage and hits:
             self._record_usage(hits, query)
         return SearchResult(hits, ran, notice)
+
+    def _lexical_hits(self, query: str, filters: q.Filters) -> list[tuple[str, float, int]]:
+        conn = self.db.conn
+        terms = query_terms(query)
+        if len(terms) > 1:
+            terms = informative_terms(q.term_chunk_counts(conn, terms), q.chunk_count(conn))
+        match = match_expression(terms)
+        return q.fts_hits(conn, match, filters, self.config.fusion.depth) if match else []
 
     def _vector_hits(self, qvec: Any, filters: q.Filters) -> list[tuple[str, float, int]]:
         depth = self.config.fusion.depth

@@ -278,6 +278,16 @@ def fts_hits(conn: Any, match: str, filters: Filters, depth: int,
     return _best_per_entry((r[0], -r[1], r[2]) for r in rows)[:depth]
 
 
+def term_chunk_counts(conn: Any, terms: Sequence[str]) -> list[tuple[str, int]]:
+    """How many chunks contain each word (stemmed like the index)."""
+    return [(term, conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?",
+                                ('"' + term.replace('"', '""') + '"',)).fetchone()[0]) for term in terms]
+
+
+def chunk_count(conn: Any) -> int:
+    return conn.execute("SELECT count(*) FROM chunk").fetchone()[0]
+
+
 def terms_matching_chunk(conn: Any, chunk_id: int, terms: Sequence[str]) -> int:
     """How many of the query's words (each quoted, so stemmed like the index) the chunk contains."""
     found = 0
