@@ -120,12 +120,18 @@ def main() -> None:
                             "tool_input": {"file_path": str(root / "src/mod7/file7.py"), "old_string": "x = 1",
                                            "new_string": "x = 2", "replace_all": False}}).encode()
         start = json.dumps({**base, "hook_event_name": "SessionStart", "source": "startup"}).encode()
+        unlinked = root / "src/unlinked/plain_module.py"  # what most reads hit: no knowledge about it
+        unlinked.parent.mkdir(parents=True, exist_ok=True)
+        unlinked.write_text("x = 1\n")
+        read_miss = json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Read",
+                                "tool_input": {"file_path": str(unlinked)}}).encode()
         out = subprocess.run(cmd + ["pre-read"], input=read, capture_output=True, env=env, cwd=root).stdout
         print("pre-read context:", json.loads(out)["hookSpecificOutput"]["additionalContext"].count("\n- "),
               "linked entries")
         floor = report("python -c pass", timed([sys.executable, "-c", "pass"], b"", env, root, args.runs), "-")
-        for name, event, payload, target in (("pre-read", "pre-read", read, 100),
-                                             ("pre-write", "pre-write", write, 100),
+        for name, event, payload, target in (("pre-read (linked file)", "pre-read", read, 100),
+                                             ("pre-read (nothing linked)", "pre-read", read_miss, 100),
+                                             ("pre-write (linked file)", "pre-write", write, 100),
                                              ("session-start", "session-start", start, 300)):
             p50 = report(name, timed(cmd + [event], payload, env, root, args.runs),
                          f"<= {target} ms" + (f" and <= 1.5x floor ({1.5 * floor:.1f} ms)" if target == 100 else ""))

@@ -137,6 +137,40 @@ def test_pre_read_injects_nothing_when_nothing_is_linked(brain: Path) -> None:
         assert (result.returncode, result.stdout, result.stderr) == (0, "", ""), path
 
 
+def _modules_after_hook(event: str, payload: dict, root: Path, dump: Path) -> set[str]:
+    code = (f"import sys\nfrom pinky.hooks import main\nrc = main([{event!r}])\n"
+            f"open({str(dump)!r}, 'w').write(repr(sorted(sys.modules)))\nsys.exit(rc)")
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root), "PINKY_HOOKS_NO_BACKGROUND": "1"}
+    result = subprocess.run([sys.executable, "-c", code], input=json.dumps(payload), text=True,
+                            capture_output=True, cwd=root, env=env, timeout=30)
+    assert result.returncode == 0, result.stderr
+    import ast
+
+    return set(ast.literal_eval(dump.read_text()))
+
+
+def test_a_file_nothing_links_to_is_answered_without_opening_the_index(brain: Path, tmp_path: Path) -> None:
+    assert (brain / "brain.db-files").read_text().startswith("pinky: names of files linked")
+    payload = tool(brain, "Read", {"file_path": str(brain / "src/other.py")})
+    assert "_sqlite3" not in _modules_after_hook("pre-read", payload, brain, tmp_path / "m.txt")
+    linked = tool(brain, "Read", {"file_path": str(brain / "src/db/pool.py")})
+    assert "_sqlite3" in _modules_after_hook("pre-read", linked, brain, tmp_path / "m2.txt")
+
+
+def test_the_pre_filter_follows_new_notes_and_ignores_diaries(brain: Path) -> None:
+    with KnowledgeBase(load_config(cwd=brain)) as kb:
+        kb.save("Printing is slow", "Buffer the output of src/other.py before printing.", type="gotcha", embed=False)
+        write_note(brain, "documentation/diary/2026-11-25.md",
+                   "---\ntitle: Diary 2026-11-25\ntype: diary\n---\n- 10:00 [abcd1234] files: src/lonely.py\n")
+        kb.reindex(embed=False)
+    ctx = context_of(run_hook("pre-read", tool(brain, "Read", {"file_path": str(brain / "src/other.py")}), brain))
+    assert "gotcha/printing-is-slow [gotcha, mentions]" in ctx
+    write_note(brain, "src/lonely.py", "x = 1\n")
+    result = run_hook("pre-read", tool(brain, "Read", {"file_path": str(brain / "src/lonely.py")}), brain)
+    assert result.stdout == ""  # a diary naming a file is history, not knowledge about it
+    assert "lonely.py" not in (brain / "brain.db-files").read_text().splitlines()
+
+
 # --- pre-write ------------------------------------------------------------------------------------
 
 

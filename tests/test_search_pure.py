@@ -114,8 +114,11 @@ def test_words_in_most_chunks_are_dropped_but_never_all() -> None:
     counts = [("the", 900), ("pool", 40), ("timeout", 12), ("de", 600)]
     assert informative_terms(counts, 1000) == ["pool", "timeout"]
     assert informative_terms([("the", 900), ("a", 950)], 1000) == ["the"]
+    assert informative_terms([("the", 900), ("zzz", 0)], 1000) == ["the"]  # a word found nowhere is no help
     assert informative_terms([("half", 500)], 1000) == ["half"]
     assert informative_terms([], 1000) == []
+    # A small brain keeps every word: scoring all chunks is cheap, and a word in the only note matters.
+    assert informative_terms([("zebracorn", 1), ("migration", 0)], 1) == ["zebracorn", "migration"]
 
 
 def test_match_expression_quotes_and_escapes() -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pinky.chunking import chunk_markdown
-from pinky.markdown import Document, decode, parse_text
+from pinky.markdown import Document, decode, file_names_mentioned, parse_text
 from pinky.store import queries as q
 
 log = logging.getLogger("pinky.indexer")
@@ -158,4 +158,6 @@ def store_document(conn: Any, source: SourceFile, doc: Document, default_project
     if q.slug_taken(conn, slug, eid):
         slug = f"{slug}-{eid[:4]}"
     row = entry_row(source, doc, slug, default_project)
-    q.upsert_entry(conn, row, doc.links, chunk_rows(doc, chunk_words), has_vec_table)
+    # A diary names every file a session touched: that is history, not knowledge about the file.
+    mentions = () if doc.type == "diary" else file_names_mentioned(doc.body)
+    q.upsert_entry(conn, row, doc.links, mentions, chunk_rows(doc, chunk_words), has_vec_table)

@@ -53,6 +53,13 @@ MAX_BODY_CHARS = 100_000
 MAX_TAGS = 32
 MAX_TAG_CHARS = 100
 SEARCH_MODES = ("hybrid", "bm25", "vector")
+FILE_INDEX_HEADER = "pinky: names of files linked to brain entries, v1"  # read by pinky.hooks.files
+
+
+def file_index_path(db_path: Path) -> Path:
+    return db_path.with_name(db_path.name + "-files")
+
+
 _CORRUPT_MARKERS = ("file is not a database", "malformed", "unsupported file format", "not a database")
 
 
@@ -325,6 +332,8 @@ class KnowledgeBase:
                 changed.append(source)
         removed = [known[k] for k in known.keys() - seen]
         self._apply_changes(changed, removed, known, report, has_vec, progress)
+        if report.added or report.updated or report.removed or not file_index_path(self.config.db_path).exists():
+            self._refresh_file_index()
         if embed and has_vec:
             if q.vector_rows(db.conn) != q.counts(db.conn)["vectors"]:
                 with q.write_transaction(db.conn):
@@ -425,16 +434,33 @@ class KnowledgeBase:
         if not path.exists():
             with q.write_transaction(conn):
                 q.delete_entry(conn, eid, has_vec)
+            self._refresh_file_index()
             return None
         stat = path.stat()
         source = SourceFile(root, rel, path, stat.st_mtime_ns, stat.st_size)
         doc, _ = parse_file(source)
         with q.write_transaction(conn):
             store_document(conn, source, doc, self.config.project, self.config.chunk_words, has_vec)
+        self._refresh_file_index()
         if embed and has_vec:
             self.embed_pending()
         row = q.entry_by(conn, "id", eid)
         return row["slug"] if row else None
+
+    def _refresh_file_index(self) -> None:
+        """Rewrite `<db>-files`, the names of files some entry links to (the hooks' pre-filter).
+
+        Under a lock, each writer reads the index as committed at that moment, so the last
+        one to write always has every change."""
+        path = file_index_path(self.config.db_path)
+        with notes.file_lock(path.with_name(path.name + ".lock")):
+            text = FILE_INDEX_HEADER + "\n" + "".join(f"{n}\n" for n in sorted(q.linked_file_names(self.db.conn)))
+            try:
+                if path.read_text(encoding="utf-8") == text:
+                    return
+            except OSError:
+                pass
+            notes.replace_file(path, text)
 
     def _locate(self, path: Path) -> tuple[str, str]:
         resolved = path.resolve()

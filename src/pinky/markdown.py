@@ -19,6 +19,7 @@ _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _WIKI_LINK = re.compile(r"\[\[([^\]|#\n]{1,200})(?:[#|][^\]\n]*)?\]\]")
 _MD_LINK = re.compile(r"\]\(([^)\s]{1,300}?\.md)(?:#[^)]*)?\)")
 _FENCE_LINE = re.compile(r"^-{3,}\s*$", re.MULTILINE)
+_PATH_LIKE = re.compile(r"[\w.-]+(?:/[\w.-]+)+|[\w-]+\.[A-Za-z0-9]{1,10}\b")
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,16 @@ def _links(body: str) -> tuple[str, ...]:
     found = [m.group(1).strip() for m in _WIKI_LINK.finditer(body)]
     found += [m.group(1) for m in _MD_LINK.finditer(body) if "://" not in m.group(1)]
     return tuple(dict.fromkeys(found))
+
+
+def file_names_mentioned(body: str) -> tuple[str, ...]:
+    """Base names of the file paths a note's text names (`src/db/pool.py` -> `pool.py`).
+
+    The hooks use them as a cheap pre-filter: a file whose name no note mentions and no note's
+    `files:` lists has no linked knowledge, so its hook can answer without opening the index.
+    """
+    names = (m.group(0).rstrip(".").rsplit("/", 1)[-1] for m in _PATH_LIKE.finditer(body))
+    return tuple(dict.fromkeys(n for n in names if n and len(n) <= 200))
 
 
 def title_from_path(rel_path: str) -> str:

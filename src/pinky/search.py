@@ -26,18 +26,24 @@ def match_expression(terms: Sequence[str]) -> str | None:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
+PRUNE_FROM_CHUNKS = 1000  # below this, scoring every chunk is cheap: keep exact semantics
+
+
 def informative_terms(doc_counts: Sequence[tuple[str, int]], total: int) -> list[str]:
     """Drop words found in more than half of the chunks ("the", "de", a project's own name).
 
     FTS5's BM25 gives such a word an IDF of ~0 (it is clamped at 1e-6), so it cannot change the
     ranking of chunks that match another word; but OR-ing it in makes SQLite score nearly every
     chunk. Dropping it keeps the ranking (up to ties) and measured 4x faster on 20,000 chunks.
-    If every word is that common, the rarest one is kept.
+    Words found nowhere are dropped too; if no word that matches is left, the rarest one is kept.
     """
-    kept = [term for term, count in doc_counts if count * 2 <= total]
-    if kept or not doc_counts:
+    if total < PRUNE_FROM_CHUNKS:
+        return [term for term, _ in doc_counts]
+    present = [(term, count) for term, count in doc_counts if count > 0]
+    kept = [term for term, count in present if count * 2 <= total]
+    if kept or not present:
         return kept
-    return [min(doc_counts, key=lambda tc: tc[1])[0]]
+    return [min(present, key=lambda tc: tc[1])[0]]
 
 
 def rrf(lists: Sequence[Ranked], weights: Sequence[float], k: int = 60) -> list[tuple[str, float]]:

@@ -205,7 +205,17 @@ def run(event: str, payload: dict) -> dict | None:
 
 def main(argv: list[str] | None = None) -> int:
     """Console script `pinky-hooks <event>`. Always exits 0 (fail open)."""
-    args = sys.argv[1:] if argv is None else argv
+    rc = _main(sys.argv[1:] if argv is None else argv)
+    if argv is None:
+        # As a process of its own, skip the interpreter's teardown (freeing every module and
+        # object): it measured ~2 ms of a ~12 ms hook. Output is flushed and files are closed.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(rc)
+    return rc
+
+
+def _main(args: list[str]) -> int:
     event = args[0] if args else ""
     if event in ("-h", "--help", ""):
         sys.stderr.write("usage: pinky-hooks {" + ",".join(EVENTS) + "}  (reads the hook JSON on stdin)\n")

@@ -11,11 +11,6 @@ from __future__ import annotations
 
 import os
 
-try:  # the C module alone: the `sqlite3` package adds datetime adapters we never use (~2 ms)
-    from _sqlite3 import OperationalError, connect
-except ImportError:  # pragma: no cover
-    from sqlite3 import OperationalError, connect
-
 from pinky.hooks import Locations
 
 TYPE_CHECKING = False  # `typing` would pull in `re` (~5 ms); annotations here are never evaluated
@@ -32,10 +27,22 @@ BUSY_TIMEOUT_S = 2.0
 SLUG_FOLDERS = ("gotcha", "decision", "pattern", "bug", "guide", "note", "diary")  # config.ENTRY_TYPES
 
 
+def sqlite_module():  # type: ignore[no-untyped-def]
+    """Loaded only when a hook needs the index (~2.5 ms: it pulls in functools and collections).
+    The C module alone: the `sqlite3` package adds datetime adapters we never use."""
+    try:
+        import _sqlite3 as module
+    except ImportError:  # pragma: no cover
+        import sqlite3 as module
+    return module
+
+
 def connect_ro(db_path: str) -> Connection | None:
     """The index, read-only; None when it does not exist yet."""
     if not os.path.isfile(db_path):
         return None
+    sqlite = sqlite_module()
+    connect, OperationalError = sqlite.connect, sqlite.OperationalError  # noqa: N806
     uri = "file:" + db_path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
     try:
         conn = connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
@@ -128,10 +135,11 @@ def _mentions(conn: Connection, cols: str, rel: str) -> list[tuple]:
     try:
         return conn.execute(
             f"SELECT DISTINCT {cols} FROM chunk_fts JOIN chunk c ON c.id = chunk_fts.rowid "
-            "JOIN entry e ON e.id = c.entry_id WHERE chunk_fts MATCH ? AND instr(e.body, ?) > 0 LIMIT 20",
+            "JOIN entry e ON e.id = c.entry_id WHERE chunk_fts MATCH ? AND instr(e.body, ?) > 0 "
+            "AND e.type != 'diary' LIMIT 20",
             ("text : " + phrase, rel),
         ).fetchall()
-    except OperationalError:  # this SQLite has no FTS5: skip rather than scan every body
+    except sqlite_module().OperationalError:  # this SQLite has no FTS5: skip rather than scan every body
         return []
 
 
@@ -161,6 +169,24 @@ def _target(payload: dict, loc: Locations) -> tuple[str, str] | None:
     return abs_path.replace(os.sep, "/"), abs_path
 
 
+FILE_INDEX_HEADER = "pinky: names of files linked to brain entries, v1"  # = pinky.kb.FILE_INDEX_HEADER
+
+
+def may_be_linked(db_path: str, rel: str) -> bool:
+    """False only when the indexer's list of linked file names proves no entry names this file.
+
+    Most files have no linked knowledge; answering those from a small text file skips loading
+    SQLite (~2.5 ms, a third of the hook's own cost). Without the list, ask the index."""
+    try:
+        with open(db_path + "-files", encoding="utf-8") as handle:
+            names = handle.read()
+    except OSError:
+        return True
+    if not names.startswith(FILE_INDEX_HEADER + "\n"):
+        return True
+    return "\n" + rel.rsplit("/", 1)[-1] + "\n" in names
+
+
 def _context(payload: dict, loc: Locations, *, types: tuple[str, ...] | None,
              extra_text: str = "") -> tuple[str, list] | None:
     target = _target(payload, loc)
@@ -170,6 +196,8 @@ def _context(payload: dict, loc: Locations, *, types: tuple[str, ...] | None,
     crumbs = _file_crumbs(abs_path)
     if extra_text and "Brain:" in extra_text:
         crumbs += [c for c in breadcrumbs(extra_text.encode("utf-8", "replace")) if c not in crumbs]
+    if not crumbs and not may_be_linked(loc.db, rel):
+        return None
     conn = connect_ro(loc.db)
     if conn is None:
         return None

@@ -24,7 +24,7 @@ from pinky.hooks import (
     read_state,
     write_state,
 )
-from pinky.hooks.files import OperationalError, connect_ro
+from pinky.hooks.files import connect_ro, sqlite_module
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -165,7 +165,7 @@ def _clip(text: str, limit: int) -> str:
 def _rows(conn: Connection, sql: str, args: tuple = ()) -> list[tuple]:
     try:
         return conn.execute(sql, args).fetchall()
-    except OperationalError:
+    except sqlite_module().OperationalError:
         return []
 
 

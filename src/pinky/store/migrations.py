@@ -113,6 +113,17 @@ def m002_graph_and_usage(conn: Any) -> None:
     conn.execute("CREATE INDEX usage_entry ON usage(entry_id)")
 
 
+@migration
+def m003_file_mentions(conn: Any) -> None:
+    conn.execute(
+        """CREATE TABLE entry_mention(      -- base names of files a note's text names (hook pre-filter)
+            entry_id TEXT NOT NULL REFERENCES entry(id) ON DELETE CASCADE,
+            name     TEXT NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX entry_mention_entry ON entry_mention(entry_id)")
+
+
 KNOWN = [name for name, _ in MIGRATIONS]
 
 

@@ -182,13 +182,20 @@ def delete_entry(conn: Any, entry_id: str, has_vec_table: bool) -> None:
     conn.execute("DELETE FROM entry WHERE id = ?", (entry_id,))
 
 
+def linked_file_names(conn: Any) -> set[str]:
+    """Base names of every file some entry lists in `files:` or names in its text."""
+    names = {r[0] for r in conn.execute("SELECT DISTINCT name FROM entry_mention")}
+    names |= {r[0].rstrip("/").rsplit("/", 1)[-1] for r in conn.execute("SELECT DISTINCT path FROM entry_file")}
+    return names
+
+
 def slug_taken(conn: Any, slug: str, entry_id: str) -> bool:
     row = conn.execute("SELECT 1 FROM entry WHERE slug = ? AND id != ?", (slug, entry_id)).fetchone()
     return row is not None
 
 
-def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[str], chunks: Sequence[dict[str, Any]],
-                 has_vec_table: bool) -> None:
+def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[str], mentions: Sequence[str],
+                 chunks: Sequence[dict[str, Any]], has_vec_table: bool) -> None:
     """Replace an entry and all of its chunks (FTS rows and vectors included) in one go."""
     _delete_chunks(conn, row["id"], has_vec_table)
     columns = list(row)
@@ -198,8 +205,9 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[str], chunks: S
         f"ON CONFLICT(id) DO UPDATE SET {updates}",
         [row[c] for c in columns],
     )
-    for table in ("entry_file", "entry_link", "backlink"):
+    for table in ("entry_file", "entry_link", "backlink", "entry_mention"):
         conn.execute(f"DELETE FROM {table} WHERE entry_id = ?", (row["id"],))
+    conn.executemany("INSERT INTO entry_mention(entry_id, name) VALUES (?, ?)", [(row["id"], n) for n in mentions])
     conn.executemany("INSERT INTO entry_file(entry_id, path) VALUES (?, ?)",
                      [(row["id"], f) for f in json.loads(row["files"])])
     conn.executemany("INSERT INTO entry_link(entry_id, target) VALUES (?, ?)", [(row["id"], t) for t in links])
