@@ -13,7 +13,7 @@ import pytest
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(os.environ):
-        if name.startswith("PINKY_") or name.startswith("CLAUDE"):
+        if name.startswith(("PINKY_", "CLAUDE")) and not name.startswith("PINKY_TEST_"):
             monkeypatch.delenv(name, raising=False)
     home = tmp_path_factory.mktemp("pinky-home")
     monkeypatch.setenv("PINKY_HOME", str(home))
