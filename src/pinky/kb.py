@@ -439,6 +439,12 @@ class KnowledgeBase:
         stat = path.stat()
         source = SourceFile(root, rel, path, stat.st_mtime_ns, stat.st_size)
         doc, _ = parse_file(source)
+        known = q.entry_by(conn, "id", eid)
+        if known is not None and known["content_hash"] == doc.content_hash:
+            # Already indexed (e.g. a watcher reporting our own save): keep chunks and vectors.
+            with q.write_transaction(conn):
+                q.touch_entry(conn, eid, source.mtime_ns, source.size)
+            return known["slug"]
         with q.write_transaction(conn):
             store_document(conn, source, doc, self.config.project, self.config.chunk_words, has_vec)
         self._refresh_file_index()

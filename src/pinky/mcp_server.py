@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pinky.config import ENV_LOG, ENV_TIER, Config, load_config
@@ -63,6 +64,9 @@ def tier_from_env(env: dict[str, str] | None = None) -> str:
     return tier
 
 
+ROOT_CHECK_S = 10.0  # how often the upkeep thread looks for knowledge folders created after start
+
+
 class Brain:
     """One KnowledgeBase shared by all tool calls (serialised by a lock), plus background upkeep.
 
@@ -82,6 +86,7 @@ class Brain:
         self._imported = threading.Event()  # heavy modules loaded (numpy must not be imported by two threads at once)
         self._imported.set()  # start() clears it until the upkeep thread has imported them
         self._thread: threading.Thread | None = None
+        self._watcher: Any = None
         self.status: dict[str, Any] = {"catch_up": "pending", "embedder": "cold", "last_error": None}
 
     # --- foreground --------------------------------------------------------------------------
@@ -119,6 +124,8 @@ class Brain:
 
     def stop(self, wait: float = 2.0) -> None:
         self._stop.set()
+        if self._watcher is not None:
+            self._watcher.stop()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(wait)
@@ -137,14 +144,20 @@ class Brain:
     def _upkeep(self) -> None:
         self._import_core()
         self._with_upkeep_kb(self._catch_up)
+        self._start_watching()
         self._warm_embedder()
         self._with_upkeep_kb(self._embed_pending)
         self._warm_search()
         self._wake.set()
         while not self._stop.is_set():
-            self._wake.wait()
+            woken = self._wake.wait(ROOT_CHECK_S)
             if self._stop.is_set():
                 break
+            if self._watcher is not None:  # a knowledge folder created since start
+                with contextlib.suppress(Exception):
+                    self.status["watching"] = [str(p) for p in self._watcher.refresh()]
+            if not woken:
+                continue
             self._wake.clear()
             self._with_upkeep_kb(self._embed_pending)
 
@@ -193,6 +206,25 @@ class Brain:
         self.status["catch_up"] = "done"
         self.status["catch_up_report"] = report.as_dict()
         log.info("catch-up reindex: %s in %.2fs", report.as_dict(), time.perf_counter() - started)
+
+    def _start_watching(self) -> None:
+        """Notes edited on disk while we run (the agent's own Edit tool, an editor, a git pull)
+        are indexed at once, full text first; the upkeep loop then embeds them."""
+        if self._stop.is_set():
+            return
+        from pinky.watch import NoteWatcher, index_changes
+
+        def on_change(paths: set[Path]) -> None:
+            self._with_upkeep_kb(lambda kb: index_changes(kb, paths, embed=False))
+            self._wake.set()
+
+        try:
+            self._watcher = NoteWatcher(self.config.roots().values(), on_change)
+            watched = self._watcher.start()
+            self.status["watching"] = [str(p) for p in watched]
+        except Exception as exc:  # no inotify instances left, say: searches still work
+            self.status["watching"] = f"failed: {exc}"
+            log.warning("cannot watch the notes for changes: %s", exc)
 
     def _warm_embedder(self) -> None:
         if self._stop.is_set():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -283,3 +284,44 @@ def init(ctx: click.Context, mcp: bool, claude_md: str, allow_tools: bool, as_js
         click.echo(f"already initialised: {kb.config.save_dir}")
     for line in created:
         click.echo(line)
+
+
+@cli.command()
+@click.option("--no-embed", is_flag=True, help="Index full text only; leave vectors to the next reindex.")
+@click.pass_context
+def watch(ctx: click.Context, no_embed: bool) -> None:
+    """Keep the index in step with the markdown while it runs (Ctrl-C stops it).
+
+    Catches up first, then indexes every note created, changed, moved or deleted under the
+    project's save dir and the global brain within about a second. pinky-mcp does this by itself.
+
+    Example:
+
+        pinky watch
+    """
+    import threading
+    import time
+
+    from pinky.watch import NoteWatcher, index_changes
+
+    kb = open_kb(ctx)
+    report = kb.reindex(embed=not no_embed)
+    lock = threading.Lock()
+
+    def on_change(paths: set[Path]) -> None:
+        with lock:
+            index_changes(kb, paths, embed=not no_embed)
+        for path in sorted(paths):
+            click.echo(f"{'indexed' if path.exists() else 'removed'} {path}", err=True)
+
+    watcher = NoteWatcher(kb.config.roots().values(), on_change)
+    watched = watcher.start()
+    click.echo(f"caught up ({report.added} added, {report.updated} updated, {report.removed} removed); "
+               f"watching {', '.join(str(p) for p in watched) or 'nothing (no knowledge folder yet)'}", err=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        watcher.stop()

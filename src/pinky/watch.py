@@ -1,0 +1,112 @@
+"""Follow the markdown roots: notes changed on disk are indexed within a second.
+
+The agent edits notes with its own Write/Edit tools and people edit them in their editors; a
+long-running process (the MCP server, `pinky watch`) notices through watchdog and indexes those
+files, so the next search sees them without a reindex. Events are debounced: an editor's burst of
+writes to one file becomes one update.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+log = logging.getLogger("pinky.watch")
+
+DEBOUNCE_S = 0.5
+
+
+def is_note(path: Path, roots: Iterable[Path]) -> bool:
+    """A markdown file the indexer would index: under a root, no hidden or `_` part."""
+    if path.suffix.lower() != ".md":
+        return False
+    for root in roots:
+        if path.is_relative_to(root):
+            return not any(part.startswith((".", "_")) for part in path.relative_to(root).parts)
+    return False
+
+
+class NoteWatcher:
+    """Calls `on_change(paths)` with the notes created, changed, moved or deleted under `roots`."""
+
+    def __init__(self, roots: Iterable[Path], on_change: Callable[[set[Path]], None],
+                 debounce: float = DEBOUNCE_S) -> None:
+        self.roots = [Path(r).resolve() for r in roots]
+        self.on_change = on_change
+        self.debounce = debounce
+        self._pending: set[Path] = set()
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._observer = None
+
+    def start(self) -> list[Path]:
+        """Start watching the roots that exist; returns them. `refresh()` adds roots made later."""
+        from watchdog.observers import Observer
+
+        self._observer = Observer()
+        self._observer.daemon = True
+        self._watched: list[Path] = []
+        self._observer.start()
+        return self.refresh()
+
+    def refresh(self) -> list[Path]:
+        """Watch roots that did not exist before (`pinky init`, a first `pinky sync`)."""
+        from watchdog.events import FileSystemEventHandler
+
+        watcher = self
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event) -> None:  # type: ignore[no-untyped-def]
+                if event.is_directory or event.event_type in ("opened", "closed_no_write"):
+                    return
+                for raw in (getattr(event, "src_path", None), getattr(event, "dest_path", None)):
+                    if raw:
+                        watcher._note(Path(raw if isinstance(raw, str) else raw.decode()))
+
+        for root in self.roots:
+            if root not in self._watched and root.is_dir():
+                self._observer.schedule(Handler(), str(root), recursive=True)  # type: ignore[union-attr]
+                self._watched.append(root)
+        return list(self._watched)
+
+    def _note(self, path: Path) -> None:
+        if not is_note(path, self.roots):
+            return
+        with self._lock:
+            self._pending.add(path)
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = threading.Timer(self.debounce, self._flush)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _flush(self) -> None:
+        with self._lock:
+            paths, self._pending = self._pending, set()
+            self._timer = None
+        if paths:
+            try:
+                self.on_change(paths)
+            except Exception as exc:  # a failed update must not stop the watching
+                log.warning("indexing changed notes failed: %s", exc)
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(2)
+
+
+def index_changes(kb, paths: Iterable[Path], *, embed: bool) -> int:  # type: ignore[no-untyped-def]
+    """Index (or drop, when gone) each changed note; returns how many were processed."""
+    count = 0
+    for path in sorted(paths):
+        kb.index_file(path, embed=False)
+        count += 1
+    if embed and count:
+        kb.embed_pending()
+    return count

@@ -1,0 +1,84 @@
+"""Notes edited on disk are indexed while a watcher runs: `pinky watch` and inside pinky-mcp."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from conftest import console_script, write_note
+from test_mcp_protocol import RawServer
+
+from pinky.watch import is_note
+
+
+def wait_for(check, timeout: float = 15.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_only_indexable_notes_count(tmp_path: Path) -> None:
+    roots = [tmp_path / "documentation"]
+    assert is_note(tmp_path / "documentation/gotcha/a.md", roots)
+    assert not is_note(tmp_path / "documentation/gotcha/_template.md", roots)
+    assert not is_note(tmp_path / "documentation/.archive/a.md", roots)
+    assert not is_note(tmp_path / "documentation/gotcha/.pinky-123.tmp", roots)
+    assert not is_note(tmp_path / "elsewhere/a.md", roots)
+
+
+def _search(project: Path, query: str) -> list[str]:
+    out = subprocess.run([*console_script("pinky"), "search", query, "--json", "--mode", "bm25"], cwd=project,
+                         capture_output=True, text=True, timeout=60)
+    return [h["slug"] for h in json.loads(out.stdout)["hits"]] if out.returncode == 0 else []
+
+
+def test_pinky_watch_indexes_new_changed_and_deleted_notes(project: Path) -> None:
+    write_note(project / "documentation", "note/first.md", "# First\n\nAbout walruses.\n")
+    proc = subprocess.Popen([*console_script("pinky"), "watch", "--no-embed"], cwd=project,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    try:
+        assert wait_for(lambda: _search(project, "walruses") == ["note/first"])
+        write_note(project / "documentation", "gotcha/new.md", "# New\n\nNarwhals bite.\n")
+        assert wait_for(lambda: _search(project, "narwhals") == ["gotcha/new"])
+        (project / "documentation/note/first.md").unlink()
+        assert wait_for(lambda: _search(project, "walruses") == [])
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    assert "indexed" in err and "gotcha/new.md" in err and "Traceback" not in err
+
+
+def test_a_root_created_later_is_watched_after_refresh(tmp_path: Path) -> None:
+    from pinky.watch import NoteWatcher
+
+    seen: list[set[Path]] = []
+    watcher = NoteWatcher([tmp_path / "documentation"], seen.append, debounce=0.1)
+    assert watcher.start() == []
+    try:
+        (tmp_path / "documentation").mkdir()
+        assert watcher.refresh() == [(tmp_path / "documentation").resolve()]
+        write_note(tmp_path / "documentation", "note/late.md", "late")
+        assert wait_for(lambda: any(p.name == "late.md" for batch in seen for p in batch), 5)
+    finally:
+        watcher.stop()
+
+
+def test_the_mcp_server_sees_notes_the_agent_edits_by_hand(tmp_path: Path) -> None:
+    (tmp_path / "documentation").mkdir()
+    with RawServer(tmp_path) as server:
+        server.initialize()
+        assert wait_for(lambda: server.call("brain_stats")["structuredContent"]["background"].get("watching"))
+        write_note(tmp_path / "documentation", "pattern/edited.md", "# Edited by hand\n\nUse the okapi adapter.\n")
+
+        def found() -> bool:
+            hits = server.call("brain_search", query="okapi adapter")["structuredContent"]["hits"]
+            return bool(hits) and hits[0]["slug"] == "pattern/edited"
+
+        assert wait_for(found)
