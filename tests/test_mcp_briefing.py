@@ -40,8 +40,13 @@ def test_briefing_splits_new_and_updated_and_reads_the_diary(kb: KnowledgeBase, 
     os.utime(ancient, (time.time() - 86400 * 30, time.time() - 86400 * 30))
     now = dt.datetime.now().astimezone()
     earlier = now - dt.timedelta(hours=3)
-    write_note(docs, f"diary/{now:%Y-%m-%d}.md", "---\ntitle: Diary\ntype: diary\n---\n# Diary\n\n"
-               f"- {earlier:%H:%M} [s1] asked: too early\n- {now:%H:%M} [s2] files: src/db.py\nnot a diary line\n")
+    # Each line goes into the diary of its own day (after midnight, 3 hours ago was yesterday).
+    lines = {earlier: f"- {earlier:%H:%M} [s1] asked: too early\n",
+             now: f"- {now:%H:%M} [s2] files: src/db.py\nnot a diary line\n"}
+    for moment, line in lines.items():
+        path = docs / f"diary/{moment:%Y-%m-%d}.md"
+        head = "" if path.exists() else "---\ntitle: Diary\ntype: diary\n---\n# Diary\n\n"
+        write_note(docs, f"diary/{moment:%Y-%m-%d}.md", (path.read_text() if path.exists() else "") + head + line)
     kb.reindex()
     fresh = kb.save("Fresh one", "new knowledge", type="pattern")
     old.write_text(old.read_text() + "edited\n")
