@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -389,7 +390,9 @@ def append_diary(save_dir: Path, lines: list[str], when: datetime) -> Path:
 
 def _create_once(path: Path, content: bytes) -> None:
     """Create `path` with `content` unless it already exists; never overwrite, never expose a half file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # Unique per writer (threads share a pid): a shared name let one writer delete another's
+    # temp file and fall through to the exclusive-create path below.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.write_bytes(content)
     try:
         os.link(tmp, path)
@@ -397,7 +400,9 @@ def _create_once(path: Path, content: bytes) -> None:
         pass
     except OSError:  # no hard links on this filesystem: exclusive create instead
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o644)
+            # O_APPEND: a writer appending between our create and our write must not be overwritten.
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | getattr(os, "O_BINARY", 0),
+                         0o644)
         except FileExistsError:
             return
         try:

@@ -143,8 +143,8 @@ class Brain:
 
     def _upkeep(self) -> None:
         self._import_core()
+        self._start_watching()  # before catching up: a note edited meanwhile is not missed
         self._with_upkeep_kb(self._catch_up)
-        self._start_watching()
         self._warm_embedder()
         self._with_upkeep_kb(self._embed_pending)
         self._warm_search()

@@ -305,7 +305,6 @@ def watch(ctx: click.Context, no_embed: bool) -> None:
     from pinky.watch import NoteWatcher, index_changes
 
     kb = open_kb(ctx)
-    report = kb.reindex(embed=not no_embed)
     lock = threading.Lock()
 
     def on_change(paths: set[Path]) -> None:
@@ -315,7 +314,9 @@ def watch(ctx: click.Context, no_embed: bool) -> None:
             click.echo(f"{'indexed' if path.exists() else 'removed'} {path}", err=True)
 
     watcher = NoteWatcher(kb.config.roots().values(), on_change)
-    watched = watcher.start()
+    watched = watcher.start()  # before catching up: a note edited meanwhile is not missed
+    with lock:
+        report = kb.reindex(embed=not no_embed)
     click.echo(f"caught up ({report.added} added, {report.updated} updated, {report.removed} removed); "
                f"watching {', '.join(str(p) for p in watched) or 'nothing (no knowledge folder yet)'}", err=True)
     try:
