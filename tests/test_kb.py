@@ -9,7 +9,7 @@ import pytest
 from conftest import write_note
 
 from pinky.config import load_config
-from pinky.errors import Conflict, InvalidInput, NotFound
+from pinky.errors import Conflict, IndexUnavailable, InvalidInput, NotFound
 from pinky.kb import KnowledgeBase
 from pinky.store import queries as q
 
@@ -342,3 +342,20 @@ def test_a_process_without_sqlite_vec_can_still_update_notes(project: Path, monk
         stats = kb.stats()
         assert stats["vectors"] == stats["chunks"] == 1
         assert q.vector_rows(kb.db.conn) == 1
+
+
+def test_a_note_passed_as_the_index_is_refused_not_rebuilt(kb: KnowledgeBase, project: Path) -> None:
+    note = project / "documentation/gotcha/pool.md"
+    with KnowledgeBase(load_config(db=note)) as wrong:
+        with pytest.raises(IndexUnavailable, match="markdown file"):
+            wrong.stats()
+    assert note.read_text() == POOL
+
+
+def test_a_foreign_file_passed_as_the_index_is_refused(project: Path) -> None:
+    other = project / "notes.txt"
+    other.write_text("my own notes, not a database")
+    with KnowledgeBase(load_config(db=other)) as wrong:
+        with pytest.raises(IndexUnavailable, match="refusing to replace it"):
+            wrong.stats()
+    assert other.read_text() == "my own notes, not a database"

@@ -123,6 +123,18 @@ class Check:
         return asdict(self)
 
 
+def _looks_like_an_index(path: Path) -> bool:
+    """Only files that are (or are named like) a SQLite database are ever moved aside."""
+    if path.suffix.lower() in (".db", ".sqlite", ".sqlite3"):
+        return True
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(16)
+    except OSError:
+        return True  # missing: nothing to protect
+    return header in (b"", b"SQLite format 3\x00")
+
+
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(microsecond=0)
 
@@ -220,6 +232,9 @@ class KnowledgeBase:
 
     def _open(self) -> Database:
         path = self.config.db_path
+        if path.suffix.lower() in (".md", ".markdown"):
+            # A corrupt index is moved aside and rebuilt; a note passed by mistake must never be.
+            raise IndexUnavailable(f"{path} is a markdown file, not an index; pass a path like brain.db")
         try:
             db = open_database(path)
         except Exception as exc:
@@ -246,6 +261,9 @@ class KnowledgeBase:
     def _rebuild_index_file(self, reason: str) -> Database:
         """The index is disposable: move the bad file aside and start a fresh one."""
         path = self.config.db_path
+        if not _looks_like_an_index(path):
+            raise IndexUnavailable(f"{path} is not a SQLite index and not named like one (.db); "
+                                   "refusing to replace it: pass a path like brain.db")
         log.warning("%s; rebuilding it from the markdown", reason)
         for suffix in ("-wal", "-shm"):
             path.with_name(path.name + suffix).unlink(missing_ok=True)
