@@ -359,3 +359,12 @@ def test_a_foreign_file_passed_as_the_index_is_refused(project: Path) -> None:
         with pytest.raises(IndexUnavailable, match="refusing to replace it"):
             wrong.stats()
     assert other.read_text() == "my own notes, not a database"
+
+
+def test_similar_finds_a_near_duplicate_but_not_a_different_note(kb: KnowledgeBase) -> None:
+    kb.reindex()
+    repeat = kb.save("Postgres pool hangs on shutdown", "Call pool.close(timeout=5) before exiting, or the process "
+                     "waits for idle connections.", type="gotcha")
+    assert [h.slug for h in kb.similar(repeat.slug)] == ["gotcha/pool"]
+    other = kb.save("Tabs versus spaces", "We indent Python with four spaces, as PEP 8 says.")
+    assert kb.similar(other.slug) == []

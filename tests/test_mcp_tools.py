@@ -217,3 +217,19 @@ def test_brain_sync_is_admin_only(tmp_path: Path) -> None:
     with RawServer(tmp_path) as server:
         server.initialize()
         assert server.call("brain_sync")["isError"] is True
+
+
+def test_brain_save_points_out_a_near_duplicate(tmp_path: Path) -> None:
+    with RawServer(tmp_path) as server:
+        server.initialize()
+        body = "Call pool.close(timeout=5) before exiting, or the process waits for idle connections."
+        first = server.call("brain_save", title="Postgres pool hangs on shutdown", body=body, type="gotcha")
+        assert first["structuredContent"]["similar"] == []
+        for _ in range(100):  # vectors of the first save are filled in the background
+            if server.call("brain_stats")["structuredContent"]["vectors"] >= 1:
+                break
+            time.sleep(0.05)
+        again = server.call("brain_save", title="PG pool hangs at shutdown", body=body, type="gotcha")
+        similar = again["structuredContent"]["similar"]
+        assert [s["slug"] for s in similar] == [first["structuredContent"]["slug"]]
+        assert "update that entry instead" in again["content"][0]["text"]

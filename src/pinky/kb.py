@@ -53,6 +53,9 @@ MAX_BODY_CHARS = 100_000
 MAX_TAGS = 32
 MAX_TAG_CHARS = 100
 SEARCH_MODES = ("hybrid", "bm25", "vector")
+# Cosine similarity above which a new note most likely repeats an existing one (USE: paraphrases of
+# one fact score ~0.8-0.95, notes on merely related topics ~0.4-0.7).
+DUPLICATE_SIMILARITY = 0.8
 FILE_INDEX_HEADER = "pinky: names of files linked to brain entries, v1"  # read by pinky.hooks.files
 
 
@@ -631,6 +634,29 @@ class KnowledgeBase:
         path = notes.write_new(directory, notes.slugify(title), notes.render(meta, body))
         self.index_file(path, embed=embed)
         return self.get(slug_for(root, path.relative_to(self.root_dir(root)).as_posix()))
+
+    def similar(self, slug: str, *, threshold: float = DUPLICATE_SIMILARITY, limit: int = 3) -> list[Hit]:
+        """Entries whose text is nearly the same as this one's: likely duplicates to merge.
+
+        Compares the entry's title and body (as the embedder sees a note) with every chunk
+        vector; empty when vectors are unavailable. Cheap enough to run on every save.
+        """
+        row = self._row_for(slug)
+        if not self.vector_status()[0]:
+            return []
+        from pinky.embedding import embed_input
+
+        query = self.embedder.embed([embed_input(row["title"], "", row["body"][:4000])])[0].astype("float32")
+        if not query.any():
+            return []
+        matches = [(e, s, c) for e, s, c in self._vector_hits(query, q.Filters())
+                   if e != row["id"] and s >= threshold][:limit]
+        rows = q.hit_rows(self.db.conn, [c for _, _, c in matches])
+        return [Hit(slug=r["slug"], path=self.display_path(r["root"], r["path"]), title=r["title"], type=r["type"],
+                    scope=r["scope"], project=r["project"], tags=json.loads(r["tags"]), score=round(score, 4),
+                    snippet=snippet(r["text"], row["title"]), heading=r["heading"], line=r["line"],
+                    last_verified=r["last_verified"])
+                for _, score, chunk in matches if (r := rows.get(chunk)) is not None]
 
     def _row_for(self, slug: str) -> Any:
         if not isinstance(slug, str) or not slug.strip():

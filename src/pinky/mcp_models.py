@@ -48,6 +48,18 @@ class EntryMetaOut(BaseModel):
     version: str = Field(description="Content hash; pass it as expected_version to brain_update.")
 
 
+class SimilarOut(BaseModel):
+    slug: str
+    title: str
+    path: str
+    score: float = Field(description="Cosine similarity of the texts (1 = the same).")
+
+
+class SavedOut(EntryMetaOut):
+    similar: list[SimilarOut] = Field(default_factory=list, description=(
+        "Existing entries that say nearly the same thing: if this repeats one, update that one instead."))
+
+
 class EntryOut(EntryMetaOut):
     body: str
     meta: dict[str, Any] = Field(default_factory=dict, description="All frontmatter fields.")

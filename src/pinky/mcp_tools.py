@@ -28,7 +28,9 @@ from pinky.mcp_models import (
     HitOut,
     ReindexOut,
     RelatedOut,
+    SavedOut,
     SearchOut,
+    SimilarOut,
     StatsOut,
     SyncOut,
 )
@@ -280,7 +282,7 @@ def _register_write_tools(app: MCPServer, brain: Brain) -> None:
         = None,
         files: Annotated[list[str] | None, Field(max_length=MAX_TAGS, description=(
             "Code files (repo-relative paths) this knowledge is about."))] = None,
-    ) -> Annotated[CallToolResult, EntryMetaOut]:
+    ) -> Annotated[CallToolResult, SavedOut]:
         """Save new reusable knowledge as a markdown entry, indexed at once (the next brain_search
         finds it). Use it when you learned something a future session would otherwise rediscover:
         a non-obvious bug and its fix, a convention, a decision and its reasons, a setup step.
@@ -288,14 +290,19 @@ def _register_write_tools(app: MCPServer, brain: Brain) -> None:
 
         def work(kb: KnowledgeBase) -> Any:
             target_scope, target_project = save_target(brain, scope, project)
-            return kb.save(title, body, type=type, tags=tags, scope=target_scope, project=target_project,
-                           files=files, embed=False)
+            saved = kb.save(title, body, type=type, tags=tags, scope=target_scope, project=target_project,
+                            files=files, embed=False)
+            return saved, kb.similar(saved.slug)
 
-        entry = await _run(brain, work)
+        entry, similar = await _run(brain, work)
         brain.embed_soon()
-        out = _entry_meta(entry)
+        out = SavedOut(**_entry_meta(entry).model_dump(),
+                       similar=[SimilarOut(slug=h.slug, title=h.title, path=h.path, score=h.score) for h in similar])
         text = (f"Saved {entry.slug} → {entry.path} (scope {entry.scope}, version {entry.version}).\n"
                 f"Change it with brain_update(slug='{entry.slug}', expected_version='{entry.version}', ...).")
+        if similar:
+            text += ("\nNearly the same text already exists: " + "; ".join(f"{h.slug} ({h.score:.2f})" for h in similar)
+                     + f". If this repeats one, update that entry instead and brain_delete {entry.slug}.")
         return _result(text, out)
 
     @app.tool(name="brain_update", title="Update an entry", structured_output=True, annotations=ToolAnnotations(

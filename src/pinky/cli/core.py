@@ -130,10 +130,14 @@ def save(ctx: click.Context, title: str, type_: str, tags: tuple[str, ...], proj
     body = sys.stdin.read()
     kb = open_kb(ctx)
     entry = kb.save(title, body, type=type_, tags=list(tags), scope=scope, project=project_name, files=list(files))
+    similar = kb.similar(entry.slug)
     if as_json:
-        emit_json(entry.as_dict())
-    else:
-        click.echo(f"saved {entry.slug} -> {entry.path}")
+        emit_json({**entry.as_dict(), "similar": [h.as_dict() for h in similar]})
+        return
+    click.echo(f"saved {entry.slug} -> {entry.path}")
+    for hit in similar:
+        click.echo(f"note: {hit.slug} says nearly the same ({hit.score:.2f}); if this repeats it, "
+                   f"edit that one and `pinky delete {entry.slug}`", err=True)
 
 
 @cli.command()
