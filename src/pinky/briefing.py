@@ -176,8 +176,12 @@ def related(kb: KnowledgeBase, slug: str) -> dict[str, Any]:
                       "path": kb.display_path(hit["root"], hit["path"]) if hit else None})
     code = [{"file": f, "line": None, "repo": None, "source": "frontmatter"}
             for (f,) in conn.execute("SELECT path FROM entry_file WHERE entry_id = ? ORDER BY rowid", (me["id"],))]
-    code += [{"file": r[0], "line": r[1], "repo": r[2], "source": "breadcrumb"} for r in conn.execute(
-        "SELECT file_path, line, repo FROM backlink WHERE entry_id = ? ORDER BY file_path, line", (me["id"],))]
+    from pinky.codescan import slug_candidates
+
+    names = slug_candidates(entry.slug, me["path"])
+    code += [{"file": r[0], "line": r[1], "repo": None, "source": "breadcrumb"} for r in conn.execute(
+        f"SELECT file_path, line FROM breadcrumb WHERE slug IN ({','.join('?' * len(names))}) "
+        "ORDER BY file_path, line", names)]
     return {"slug": entry.slug, "title": entry.title, "path": entry.path, "links": links,
             "backlinks": _backlinks(kb, me), "code": code}
 

@@ -130,8 +130,27 @@ def _origin_url(brain: Path) -> str | None:
         return None
 
 
+def _breadcrumbs(kb: KnowledgeBase) -> Check:
+    """`Brain: <slug>` comments in code that name no entry (renamed or deleted knowledge)."""
+    conn = kb.db.conn
+    rows = conn.execute("SELECT slug, file_path, line FROM breadcrumb ORDER BY file_path, line").fetchall()
+    dangling = [f"{file}:{line} ({slug})" for slug, file, line in rows if not _resolves(kb, slug)]
+    if not dangling:
+        return Check("code breadcrumbs", "ok", f"{len(rows)} breadcrumbs, all pointing at entries")
+    return Check("code breadcrumbs", "warn",
+                 f"{len(dangling)} name no entry: " + "; ".join(dangling[:5]) + ("; …" if len(dangling) > 5 else ""),
+                 "point them at an existing slug (pinky search …), or restore the entry (pinky restore SLUG)")
+
+
+def _resolves(kb: KnowledgeBase, slug: str) -> bool:
+    conn = kb.db.conn
+    if q.entry_by(conn, "slug", slug) or q.entry_by(conn, "slug", "global/" + slug):
+        return True
+    return bool(q.slugs_ending(conn, slug))
+
+
 CHECKS: list[Callable[[KnowledgeBase], Check]] = [
-    _driver, _fts, _vectors, _embedder, _schema, _fingerprint, _roots, _drift, _malformed, _sync,
+    _driver, _fts, _vectors, _embedder, _schema, _fingerprint, _roots, _drift, _malformed, _breadcrumbs, _sync,
 ]
 
 

@@ -353,6 +353,7 @@ class KnowledgeBase:
                 changed.append(source)
         removed = [known[k] for k in known.keys() - seen]
         self._apply_changes(changed, removed, known, report, has_vec, progress)
+        self._scan_code()
         if report.added or report.updated or report.removed or not file_index_path(self.config.db_path).exists():
             self._refresh_file_index()
         if embed and has_vec:
@@ -473,6 +474,19 @@ class KnowledgeBase:
             self.embed_pending()
         row = q.entry_by(conn, "id", eid)
         return row["slug"] if row else None
+
+    def _scan_code(self) -> None:
+        """Breadcrumbs in the project's code (a pinky project only: its save dir exists)."""
+        save_dir = self.config.save_dir
+        if not save_dir.is_dir():
+            return
+        from pinky.codescan import scan_code
+
+        try:
+            scan_code(self.db.conn, save_dir.parent, [save_dir, self.config.global_dir, self.config.home],
+                      skip_prefix=self.config.db_path.name)
+        except OSError as exc:  # unreadable folders: the notes matter more than the code links
+            log.warning("scanning the code for breadcrumbs failed: %s", exc)
 
     def _refresh_file_index(self) -> None:
         """Rewrite `<db>-files`, the names of files some entry links to (the hooks' pre-filter).

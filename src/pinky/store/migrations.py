@@ -124,6 +124,26 @@ def m003_file_mentions(conn: Any) -> None:
     conn.execute("CREATE INDEX entry_mention_entry ON entry_mention(entry_id)")
 
 
+@migration
+def m004_code_breadcrumbs(conn: Any) -> None:
+    conn.execute(
+        """CREATE TABLE code_file(          -- project files scanned for breadcrumbs, by stat
+            path     TEXT PRIMARY KEY,      -- relative to the project root
+            mtime_ns INTEGER NOT NULL,
+            size     INTEGER NOT NULL
+        ) WITHOUT ROWID"""
+    )
+    conn.execute(
+        """CREATE TABLE breadcrumb(         -- `Brain: <slug>` in code, kept as written (resolved when read)
+            file_path TEXT NOT NULL REFERENCES code_file(path) ON DELETE CASCADE,
+            line      INTEGER NOT NULL,
+            slug      TEXT NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX breadcrumb_slug ON breadcrumb(slug)")
+    conn.execute("CREATE INDEX breadcrumb_file ON breadcrumb(file_path)")
+
+
 KNOWN = [name for name, _ in MIGRATIONS]
 
 
