@@ -453,10 +453,12 @@ class KnowledgeBase:
         conn = self.db.conn
         has_vec = self._prepare_vectors() if embed else self._vectors_writable()
         eid = entry_id(root, rel)
+        linked_before = q.linked_file_names(conn, eid)
         if not path.exists():
             with q.write_transaction(conn):
                 q.delete_entry(conn, eid, has_vec)
-            self._refresh_file_index()
+            if linked_before:
+                self._refresh_file_index()
             return None
         stat = path.stat()
         source = SourceFile(root, rel, path, stat.st_mtime_ns, stat.st_size)
@@ -469,7 +471,10 @@ class KnowledgeBase:
             return known["slug"]
         with q.write_transaction(conn):
             store_document(conn, source, doc, self.config.project, self.config.chunk_words, has_vec)
-        self._refresh_file_index()
+        # The hooks' list of linked file names changes only if this entry's names did (a diary
+        # line or an edited paragraph usually leaves them alone): skip the rewrite otherwise.
+        if q.linked_file_names(conn, eid) != linked_before or not file_index_path(self.config.db_path).exists():
+            self._refresh_file_index()
         if embed and has_vec:
             self.embed_pending()
         row = q.entry_by(conn, "id", eid)

@@ -182,10 +182,12 @@ def delete_entry(conn: Any, entry_id: str, has_vec_table: bool) -> None:
     conn.execute("DELETE FROM entry WHERE id = ?", (entry_id,))
 
 
-def linked_file_names(conn: Any) -> set[str]:
-    """Base names of every file some entry lists in `files:` or names in its text."""
-    names = {r[0] for r in conn.execute("SELECT DISTINCT name FROM entry_mention")}
-    names |= {r[0].rstrip("/").rsplit("/", 1)[-1] for r in conn.execute("SELECT DISTINCT path FROM entry_file")}
+def linked_file_names(conn: Any, entry_id: str | None = None) -> set[str]:
+    """Base names of every file some entry (or this one) lists in `files:` or names in its text."""
+    where, args = ("WHERE entry_id = ?", (entry_id,)) if entry_id else ("", ())
+    names = {r[0] for r in conn.execute(f"SELECT DISTINCT name FROM entry_mention {where}", args)}
+    names |= {r[0].rstrip("/").rsplit("/", 1)[-1] for r in conn.execute(
+        f"SELECT DISTINCT path FROM entry_file {where}", args)}
     return names
 
 
