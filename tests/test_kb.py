@@ -368,3 +368,21 @@ def test_similar_finds_a_near_duplicate_but_not_a_different_note(kb: KnowledgeBa
     assert [h.slug for h in kb.similar(repeat.slug)] == ["gotcha/pool"]
     other = kb.save("Tabs versus spaces", "We indent Python with four spaces, as PEP 8 says.")
     assert kb.similar(other.slug) == []
+
+
+def test_freshness_filter_keeps_recently_verified_or_changed_entries(kb: KnowledgeBase, project: Path) -> None:
+    import os
+    import time
+
+    write_note(project / "documentation", "gotcha/stale.md",
+               "---\ntitle: Old pool advice\ntype: gotcha\nlast_verified: 2019-05-01\ncreated: 2019-05-01\n---\n"
+               "Restart the pool nightly.\n")
+    old = time.time() - 86400 * 400
+    for rel in ("gotcha/stale.md", "note/bread.md"):
+        os.utime(project / "documentation" / rel, (old, old))
+    kb.reindex()
+    assert set(slugs(kb.search("pool"))) == {"gotcha/pool", "gotcha/stale"}
+    assert slugs(kb.search("pool", since="90d")) == ["gotcha/pool"]  # changed just now
+    assert set(slugs(kb.search("pool", since="2019-01-01"))) == {"gotcha/pool", "gotcha/stale"}
+    with pytest.raises(InvalidInput, match="ISO-8601"):
+        kb.search("pool", since="last summer")

@@ -192,14 +192,6 @@ def validate_limit(value: Any) -> int:
     return value
 
 
-def _parse_since(since: str) -> dt.datetime:
-    try:
-        moment = dt.datetime.fromisoformat(since.strip().replace("Z", "+00:00"))
-    except (ValueError, AttributeError):
-        raise InvalidInput(f"since={since!r} is not an ISO-8601 date or time (e.g. 2026-11-20T09:00)") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
-
-
 class KnowledgeBase:
     """The brain: two markdown roots and the SQLite index derived from them."""
 
@@ -539,8 +531,11 @@ class KnowledgeBase:
 
     def search(self, query: str, *, limit: int = 10, scope: str | None = None, project: str | None = None,
                type: str | None = None, tags: list[str] | tuple[str, ...] | None = None,
-               mode: str = "hybrid", record_usage: bool = False) -> SearchResult:
-        """Hybrid search over both roots in one ranking; filters narrow before ranking."""
+               since: str | None = None, mode: str = "hybrid", record_usage: bool = False) -> SearchResult:
+        """Hybrid search over both roots in one ranking; filters narrow before ranking.
+
+        `since` (ISO date/time or a span like 30d) keeps only fresh entries: verified, created or
+        changed since then."""
         query = _clean_text(query, "query", MAX_QUERY_CHARS)
         limit = validate_limit(limit)
         if mode not in SEARCH_MODES:
@@ -549,6 +544,7 @@ class KnowledgeBase:
             scope=self.resolve_scope(scope, project),
             type=validate_type(type) if type else None,
             tags=tuple(validate_tags(tags)),
+            fresh_since=self._freshness(since),
         )
         settings = self.config.fusion
         lexical = self._lexical_hits(query, filters) if mode != "vector" else []
@@ -569,6 +565,15 @@ class KnowledgeBase:
         if record_usage and hits:
             self._record_usage(hits, query)
         return SearchResult(hits, ran, notice)
+
+    @staticmethod
+    def _freshness(since: str | None) -> tuple[str, int] | None:
+        if since is None or since == "":
+            return None
+        from pinky.briefing import parse_since
+
+        moment = parse_since(since)
+        return moment.date().isoformat(), int(moment.timestamp() * 1_000_000_000)
 
     def _lexical_hits(self, query: str, filters: q.Filters) -> list[tuple[str, float, int]]:
         conn = self.db.conn

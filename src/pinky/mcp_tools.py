@@ -174,6 +174,9 @@ def _register_read_tools(app: MCPServer, brain: Brain) -> None:
         type: Annotated[EntryType | None, Field(description="Only entries of this type.")] = None,
         tags: Annotated[list[str] | None, Field(max_length=MAX_TAGS, description="Only entries with ALL these tags.")]
         = None,
+        since: Annotated[str | None, Field(max_length=60, description=(
+            "Only fresh entries: verified, created or changed since this ISO date/time or span (e.g. 30d)."))]
+        = None,
         format: Annotated[Format, Field(description="compact: snippets (default); full: whole bodies.")] = "compact",
     ) -> Annotated[CallToolResult, SearchOut]:
         """Search the team's memory (gotchas, patterns, decisions, guides, notes, diary) with hybrid
@@ -184,7 +187,7 @@ def _register_read_tools(app: MCPServer, brain: Brain) -> None:
 
         def work(kb: KnowledgeBase) -> SearchOut:
             result = kb.search(query, limit=limit, scope=scope, project=project, type=type, tags=tags,
-                               record_usage=True)
+                               since=since, record_usage=True)
             bodies, truncated = _bodies(kb, result.hits) if format == "full" else ({}, False)
             hits = [HitOut(**hit.as_dict(), body=bodies.get(hit.slug)) for hit in result.hits]
             return SearchOut(query=query, mode=result.mode, notice=result.notice, count=len(hits), hits=hits,

@@ -76,12 +76,13 @@ def reindex(ctx: click.Context, full: bool, as_json: bool) -> None:
 @click.option("--project", "project_filter", help="Only this project (same as --scope project:<name>).")
 @click.option("--type", "type_", type=TYPE_CHOICE, help="Only entries of this type.")
 @click.option("--tag", "tags", multiple=True, help="Only entries with this tag (repeat: all must match).")
+@click.option("--since", help="Only entries verified, created or changed since then: 2026-11-01, or a span like 30d.")
 @click.option("--mode", type=click.Choice(["hybrid", "bm25", "vector"]), default="hybrid", show_default=True,
               help="Which retrieval to run.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a `hits` array.")
 @click.pass_context
 def search(ctx: click.Context, query: str, limit: int, scope: str | None, project_filter: str | None,
-           type_: str | None, tags: tuple[str, ...], mode: str, as_json: bool) -> None:
+           type_: str | None, tags: tuple[str, ...], since: str | None, mode: str, as_json: bool) -> None:
     """Hybrid search (BM25 + vectors) over project and global knowledge.
 
     Example:
@@ -92,7 +93,7 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
     if kb.rebuilt_reason or not kb.stats()["entries"]:
         kb.reindex()  # a fresh or rebuilt index would otherwise answer nothing
     result = kb.search(query, limit=limit, scope=scope, project=project_filter, type=type_,
-                       tags=list(tags), mode=mode)
+                       tags=list(tags), since=since, mode=mode)
     if as_json:
         emit_json(result.as_dict())
         return

@@ -247,10 +247,11 @@ class Filters:
     scope: str | None = None
     type: str | None = None
     tags: tuple[str, ...] = ()
+    fresh_since: tuple[str, int] | None = None  # (ISO date, ns): verified, created or changed since
 
     @property
     def active(self) -> bool:
-        return bool(self.scope or self.type or self.tags)
+        return bool(self.scope or self.type or self.tags or self.fresh_since)
 
     def sql(self) -> tuple[str, list[Any]]:
         clauses, params = ["1"], []
@@ -263,6 +264,10 @@ class Filters:
         for tag in self.tags:
             clauses.append("EXISTS (SELECT 1 FROM json_each(e.tags) WHERE json_each.value = ?)")
             params.append(tag)
+        if self.fresh_since:
+            day, ns = self.fresh_since
+            clauses.append("(e.last_verified >= ? OR e.created >= ? OR e.mtime_ns >= ?)")
+            params += [day, day, ns]
         return " AND ".join(clauses), params
 
 
