@@ -386,3 +386,17 @@ def test_freshness_filter_keeps_recently_verified_or_changed_entries(kb: Knowled
     assert set(slugs(kb.search("pool", since="2019-01-01"))) == {"gotcha/pool", "gotcha/stale"}
     with pytest.raises(InvalidInput, match="ISO-8601"):
         kb.search("pool", since="last summer")
+
+
+def test_stats_report_entries_no_search_returned_for_months(kb: KnowledgeBase, project: Path) -> None:
+    import os
+    import time
+
+    old = time.time() - 86400 * 400
+    for rel in ("gotcha/pool.md", "note/bread.md"):
+        os.utime(project / "documentation" / rel, (old, old))
+    kb.reindex()
+    assert kb.stats()["unused"] == 2
+    kb.search("sourdough starter", record_usage=True)  # bread is retrieved, so it is in use
+    stats = kb.stats()
+    assert (stats["unused"], stats["unused_sample"]) == (1, ["gotcha/pool"])

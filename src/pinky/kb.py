@@ -56,6 +56,9 @@ SEARCH_MODES = ("hybrid", "bm25", "vector")
 # Cosine similarity above which a new note most likely repeats an existing one (USE: paraphrases of
 # one fact score ~0.8-0.95, notes on merely related topics ~0.4-0.7).
 DUPLICATE_SIMILARITY = 0.8
+# An entry no search has returned for this long (and not changed since) is reported as unused:
+# knowledge nobody retrieves is a candidate for pruning (usage telemetry, plan §8.6).
+UNUSED_DAYS = 180
 FILE_INDEX_HEADER = "pinky: names of files linked to brain entries, v1"  # read by pinky.hooks.files
 
 
@@ -806,6 +809,10 @@ class KnowledgeBase:
         data["dims"] = int(q.get_meta(conn, "dims") or 0)
         data["fingerprint"] = q.get_meta(conn, "fingerprint")
         data["vectors_available"] = self.db.vec_available
+        cutoff = _now() - dt.timedelta(days=UNUSED_DAYS)
+        data["unused"], data["unused_sample"] = q.unused_entries(
+            conn, cutoff.isoformat(), int(cutoff.timestamp() * 1_000_000_000))
+        data["unused_days"] = UNUSED_DAYS
         data["db_path"] = str(self.config.db_path)
         data["db_bytes"] = self.config.db_path.stat().st_size if self.config.db_path.exists() else 0
         return data

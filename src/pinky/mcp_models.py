@@ -138,6 +138,9 @@ class StatsOut(BaseModel):
     vectors: int = 0
     pending_vectors: int = 0
     usage_events: int = 0
+    unused: int = Field(0, description="Entries no search returned for `unused_days` (pruning candidates).")
+    unused_days: int = 180
+    unused_sample: list[str] = Field(default_factory=list, description="The oldest unused entries' slugs.")
     by_type: dict[str, int] = Field(default_factory=dict)
     by_scope: dict[str, int] = Field(default_factory=dict)
     embedder: str | None = None

@@ -212,6 +212,9 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     click.echo("by type:  " + ", ".join(f"{k} {v}" for k, v in data["by_type"].items()))
     click.echo("by scope: " + ", ".join(f"{k} {v}" for k, v in data["by_scope"].items()))
     click.echo(f"index:    {data['db_path']} ({data['db_bytes'] / 1e6:.1f} MB)")
+    if data["unused"]:
+        click.echo(f"unused:   {data['unused']} entries no search returned in {data['unused_days']} days "
+                   f"(oldest: {', '.join(data['unused_sample'][:5])}); prune with pinky delete SLUG --reason …")
 
 
 @cli.command()

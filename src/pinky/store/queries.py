@@ -383,6 +383,19 @@ def grouped(conn: Any, column: str) -> dict[str, int]:
     return dict(conn.execute(f"SELECT {column}, count(*) FROM entry GROUP BY {column} ORDER BY {column}"))
 
 
+def unused_entries(conn: Any, cutoff_iso: str, cutoff_ns: int, limit: int = 20) -> tuple[int, list[str]]:
+    """Entries older than the cutoff that no search has returned since: candidates for pruning.
+
+    Diaries are history and are left out. Returns (how many, the oldest few slugs)."""
+    where = ("e.type != 'diary' AND e.mtime_ns < ? AND COALESCE(e.created, '') < ? AND NOT EXISTS "
+             "(SELECT 1 FROM usage u WHERE u.entry_id = e.id AND u.retrieved_at >= ?)")
+    args = (cutoff_ns, cutoff_iso, cutoff_iso)
+    count = conn.execute(f"SELECT count(*) FROM entry e WHERE {where}", args).fetchone()[0]
+    slugs = [r[0] for r in conn.execute(f"SELECT e.slug FROM entry e WHERE {where} ORDER BY e.mtime_ns LIMIT ?",
+                                        (*args, limit))]
+    return count, slugs
+
+
 def parse_errors(conn: Any) -> list[tuple[str, str, str]]:
     return conn.execute(
         "SELECT root, path, parse_error FROM entry WHERE parse_error IS NOT NULL ORDER BY root, path"
