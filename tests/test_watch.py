@@ -82,3 +82,9 @@ def test_the_mcp_server_sees_notes_the_agent_edits_by_hand(tmp_path: Path) -> No
             return bool(hits) and hits[0]["slug"] == "pattern/edited"
 
         assert wait_for(found)
+
+
+def test_stopping_a_watcher_that_never_started_is_harmless(tmp_path: Path) -> None:
+    from pinky.watch import NoteWatcher
+
+    NoteWatcher([tmp_path], lambda paths: None).stop()

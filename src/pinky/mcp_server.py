@@ -125,7 +125,8 @@ class Brain:
     def stop(self, wait: float = 2.0) -> None:
         self._stop.set()
         if self._watcher is not None:
-            self._watcher.stop()
+            with contextlib.suppress(Exception):  # shutting down: never let the watcher block the exit
+                self._watcher.stop()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(wait)

@@ -45,10 +45,11 @@ class NoteWatcher:
         """Start watching the roots that exist; returns them. `refresh()` adds roots made later."""
         from watchdog.observers import Observer
 
-        self._observer = Observer()
-        self._observer.daemon = True
+        observer = Observer()
+        observer.daemon = True
         self._watched: list[Path] = []
-        self._observer.start()
+        observer.start()
+        self._observer = observer  # only once started: stop() may run at any moment from another thread
         return self.refresh()
 
     def refresh(self) -> list[Path]:
@@ -96,9 +97,10 @@ class NoteWatcher:
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
-        if self._observer is not None:
-            self._observer.stop()
-            self._observer.join(2)
+        observer = self._observer
+        if observer is not None and observer.is_alive():
+            observer.stop()
+            observer.join(2)
 
 
 def index_changes(kb, paths: Iterable[Path], *, embed: bool) -> int:  # type: ignore[no-untyped-def]
