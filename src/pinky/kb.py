@@ -612,20 +612,16 @@ class KnowledgeBase:
                 fused = score_fusion(lists, weights)
             else:
                 fused = zscore_fusion(lists, weights, settings.depth)
-        top = fused[:limit]
-        rows = q.hit_rows(self.db.conn, [best_chunk[e] for e, _ in top])
-        hits = []
-        for entry_id_, score in top:
-            row = rows.get(best_chunk[entry_id_])
-            if row is None:
-                continue
-            hits.append(Hit(
-                slug=row["slug"], path=self.display_path(row["root"], row["path"]), title=row["title"],
-                type=row["type"], scope=row["scope"], project=row["project"], tags=json.loads(row["tags"]),
-                score=round(float(score), 6), snippet=snippet(row["text"], query), heading=row["heading"],
-                line=row["line"], last_verified=row["last_verified"],
-            ))
-        return hits
+        return self._hits([(best_chunk[e], round(float(score), 6)) for e, score in fused[:limit]], query)
+
+    def _hits(self, scored_chunks: list[tuple[int, float]], query: str) -> list[Hit]:
+        """Hits for (best chunk id, score) pairs, in that order; the snippet centres on `query`."""
+        rows = q.hit_rows(self.db.conn, [chunk for chunk, _ in scored_chunks])
+        return [Hit(slug=r["slug"], path=self.display_path(r["root"], r["path"]), title=r["title"], type=r["type"],
+                    scope=r["scope"], project=r["project"], tags=json.loads(r["tags"]), score=score,
+                    snippet=snippet(r["text"], query), heading=r["heading"], line=r["line"],
+                    last_verified=r["last_verified"])
+                for chunk, score in scored_chunks if (r := rows.get(chunk)) is not None]
 
     def _record_usage(self, hits: list[Hit], query: str) -> None:
         ids = [r["id"] for r in (q.entry_by(self.db.conn, "slug", h.slug) for h in hits) if r]
@@ -678,12 +674,7 @@ class KnowledgeBase:
             return []
         matches = [(e, s, c) for e, s, c in self._vector_hits(query, q.Filters())
                    if e != row["id"] and s >= threshold][:limit]
-        rows = q.hit_rows(self.db.conn, [c for _, _, c in matches])
-        return [Hit(slug=r["slug"], path=self.display_path(r["root"], r["path"]), title=r["title"], type=r["type"],
-                    scope=r["scope"], project=r["project"], tags=json.loads(r["tags"]), score=round(score, 4),
-                    snippet=snippet(r["text"], row["title"]), heading=r["heading"], line=r["line"],
-                    last_verified=r["last_verified"])
-                for _, score, chunk in matches if (r := rows.get(chunk)) is not None]
+        return self._hits([(chunk, round(score, 4)) for _, score, chunk in matches], row["title"])
 
     def _row_for(self, slug: str) -> Any:
         if not isinstance(slug, str) or not slug.strip():
