@@ -791,6 +791,25 @@ class KnowledgeBase:
 
     # --- overview ------------------------------------------------------------------------------
 
+    def briefing(self, since: str, *, compact: bool = True) -> dict[str, Any]:
+        """New and updated entries since `since`, and the diary lines written since then."""
+        from pinky.briefing import briefing
+
+        return briefing(self, since, compact=compact)
+
+    def related(self, slug: str) -> dict[str, Any]:
+        """An entry's outgoing links, backlinks and the code it is about."""
+        from pinky.briefing import related
+
+        return related(self, slug)
+
+    def entry_summaries(self, limit: int = 5000) -> list[dict[str, Any]]:
+        """Slug, title, type, scope and citable path of every indexed entry, newest first."""
+        return [{"slug": r["slug"], "title": r["title"], "type": r["type"], "scope": r["scope"],
+                 "path": self.display_path(r["root"], r["path"])}
+                for r in q.recent_entries(self.db.conn, limit)]
+
+
     def stats(self) -> dict[str, Any]:
         conn = self.db.conn
         data: dict[str, Any] = q.counts(conn)

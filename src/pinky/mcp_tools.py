@@ -209,9 +209,7 @@ def _register_read_tools(app: MCPServer, brain: Brain) -> None:
         """What an entry is connected to: the entries it links to ([[slug]] or .md links), the entries
         linking to it (backlinks), and the code files it is about. Use it to explore around a hit
         before relying on it, or to find the knowledge attached to a file."""
-        from pinky.briefing import related
-
-        data = await _run(brain, lambda kb: related(kb, slug))
+        data = await _run(brain, lambda kb: kb.related(slug))
         out = RelatedOut(**data)
         lines = [f"{out.title} — {out.path} (slug: {out.slug})"]
         lines.append("links: " + (", ".join(lk.slug or f"{lk.target} (unresolved)" for lk in out.links) or "none"))
@@ -228,9 +226,7 @@ def _register_read_tools(app: MCPServer, brain: Brain) -> None:
     ) -> Annotated[CallToolResult, BriefingOut]:
         """Catch up at the start of a session: entries created or changed since a time, plus the
         diary lines (what was asked, files touched, commits) written since then, newest first."""
-        from pinky.briefing import briefing
-
-        data = await _run(brain, lambda kb: briefing(kb, since, compact=format == "compact"))
+        data = await _run(brain, lambda kb: kb.briefing(since, compact=format == "compact"))
         out = BriefingOut(**data)
         return _result(_briefing_text(out), out, drop_none=("scope", "project", "tags", "summary"))
 
@@ -450,11 +446,7 @@ def _register_resources(app: MCPServer, brain: Brain) -> None:
         """Every indexed entry: slug, title, type, scope and path (at most 5,000, newest first)."""
 
         def work(kb: KnowledgeBase) -> list[dict[str, Any]]:
-            rows = kb.db.conn.execute(
-                "SELECT slug, title, type, scope, root, path FROM entry ORDER BY mtime_ns DESC LIMIT 5000")
-            return [{"slug": r["slug"], "title": r["title"], "type": r["type"], "scope": r["scope"],
-                     "path": kb.display_path(r["root"], r["path"]), "uri": f"pinky://entry/{r['slug']}"}
-                    for r in rows]
+            return [{**item, "uri": f"pinky://entry/{item['slug']}"} for item in kb.entry_summaries(5000)]
 
         return json.dumps(await _run(brain, work, error=ResourceError), ensure_ascii=False)
 

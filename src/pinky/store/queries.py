@@ -233,6 +233,11 @@ def entry_by(conn: Any, column: str, value: str) -> Any:
     return conn.execute(f"SELECT {ENTRY_COLUMNS} FROM entry WHERE {column} = ?", (value,)).fetchone()
 
 
+def recent_entries(conn: Any, limit: int) -> list[Any]:
+    return conn.execute("SELECT slug, title, type, scope, root, path FROM entry ORDER BY mtime_ns DESC LIMIT ?",
+                        (limit,)).fetchall()
+
+
 def slugs_ending(conn: Any, suffix: str) -> list[str]:
     pattern = "%/" + suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return [r[0] for r in conn.execute(

@@ -1,0 +1,44 @@
+"""`Brain: <slug>` breadcrumbs: a comment in code naming the brain entry that explains it.
+
+    pool.close(timeout=5)  # Brain: gotcha/pg-pool-hangs (several: `Brain: a, b`)
+
+One parser, used by the code scan (reindex) and by the pre-read/pre-write hooks. Bytes in,
+so a file is never decoded just to look for crumbs; stdlib only, for the hooks.
+"""
+
+from __future__ import annotations
+
+MARK = b"Brain:"
+MAX_CRUMBS = 20
+SLUG_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./")
+
+
+def breadcrumbs(data: bytes) -> list[str]:
+    """Slugs named by `Brain: <slug>` (or `Brain: a, b`) anywhere in `data`, at most MAX_CRUMBS."""
+    found: list[str] = []
+    at = data.find(MARK)
+    while at >= 0 and len(found) < MAX_CRUMBS:
+        before = data[at - 1 : at]
+        end = data.find(b"\n", at)
+        line = data[at + len(MARK) : end if end >= 0 else len(data)]
+        if not (before.isalnum() or before == b"_"):  # `MyBrain:` is not a breadcrumb
+            for token in line.replace(b",", b" ").split():
+                token = token.rstrip(b".;:)")
+                if not token or not all(c in SLUG_CHARS for c in token) or token.startswith(b"/"):
+                    break
+                slug = token.decode("ascii")
+                if slug not in found:
+                    found.append(slug)
+        at = data.find(MARK, at + len(MARK))
+    return found[:MAX_CRUMBS]
+
+
+def breadcrumbs_by_line(data: bytes) -> list[tuple[int, str]]:
+    """(1-based line number, slug) of every breadcrumb in a file's bytes."""
+    found: list[tuple[int, str]] = []
+    if MARK not in data:
+        return found
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if MARK in line:
+            found += [(number, slug) for slug in breadcrumbs(line)]
+    return found

@@ -1,0 +1,66 @@
+"""How knowledge is laid out inside a root: entry types, which files are notes, slugs.
+
+One rule for each question, used by the indexer, the watcher, sync and the hooks alike.
+Stdlib only: the hooks import it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+ENTRY_TYPES: tuple[str, ...] = ("gotcha", "pattern", "bug", "decision", "diary", "guide", "note")
+ROOTS: tuple[str, ...] = ("project", "global")
+ARCHIVE_DIR = ".archive"
+DIARY_DIR = "diary"
+GLOBAL_PREFIX = "global/"
+FILE_INDEX_SUFFIX = "-files"
+FILE_INDEX_HEADER = "pinky: names of files linked to brain entries, v1"
+
+
+def is_note(rel: str) -> bool:
+    """A markdown file the indexer takes: `.md`, and no hidden or `_`-prefixed part on the way
+    (`.archive/`, `.git/`, `_template.md`, editors' `.#swap` files)."""
+    parts = rel.replace("\\", "/").split("/")
+    return rel.lower().endswith(".md") and not any(part.startswith((".", "_")) or not part for part in parts)
+
+
+def entry_id(root: str, rel: str) -> str:
+    """Stable id of the entry at `rel` under `root` ('project' or 'global')."""
+    return hashlib.sha1(f"{root}:{rel}".encode()).hexdigest()[:16]
+
+
+def slug_for(root: str, rel: str) -> str:
+    """Short, stable, derived from the path: 'gotcha/pool-timeout'; global ones say so."""
+    stem = rel[:-3] if rel.lower().endswith(".md") else rel
+    return stem if root == "project" else GLOBAL_PREFIX + stem
+
+
+def slug_candidates(name: str) -> list[str]:
+    """Every full slug a short name may stand for, most literal first.
+
+    A slug typed by a person, a `Brain: <slug>` breadcrumb or a `[[link]]` may leave out
+    `global/`, the type folder, or `.md`: spelled out, each candidate is an exact (indexed)
+    lookup instead of a LIKE scan over every entry."""
+    bare = name.strip().removesuffix(".md").strip("/")
+    if bare.startswith("./"):
+        bare = bare[2:]
+    out = [bare]
+    for prefix in ("", *(f"{kind}/" for kind in ENTRY_TYPES)):
+        out += [prefix + bare, GLOBAL_PREFIX + prefix + bare]
+    return list(dict.fromkeys(candidate for candidate in out if candidate))
+
+
+def names_of(slug: str, rel: str) -> list[str]:
+    """How a breadcrumb may name this entry: its slug, without `global/`, without the type folder, its stem."""
+    bare = slug.removeprefix(GLOBAL_PREFIX)
+    names = [slug, bare]
+    if "/" in bare:
+        names.append(bare.split("/", 1)[1])
+    stem = rel.rsplit("/", 1)[-1]
+    names.append(stem[:-3] if stem.lower().endswith(".md") else stem)
+    return list(dict.fromkeys(names))
+
+
+def file_index_path(db_path: str) -> str:
+    """`<index>-files`: the names of every file some entry links to (the hooks' pre-filter)."""
+    return db_path + FILE_INDEX_SUFFIX

@@ -1,0 +1,177 @@
+"""Where the brain is: every PINKY_* name, the project root, its save dir, the index and the home.
+
+One answer for every front end: the CLI, the MCP server and the hooks all call `locate()`, so
+they read and write the same files whichever folder they start in.
+
+A project is *initialised* when its root folder holds `pinky.toml` (written by `pinky init`,
+committed with the code). Like git, the root is found by walking up from the starting folder,
+so every command gives the same answer from any subfolder. The file may set:
+
+    save_dir = "documentation"   # the knowledge folder, relative to the root
+    index = "brain.db"           # the SQLite index, relative to the root (never committed)
+    project = "my-repo"          # the project name in scopes (default: the root folder's name)
+
+Explicit settings win over discovery: flags, then PINKY_SAVE_DIR / PINKY_DB / PINKY_PROJECT
+(relative paths are taken from the starting folder). Outside any project there is no save dir
+and the index is `$PINKY_HOME/global.db`, which holds the global brain only, so nothing is ever
+created in a folder that was not initialised.
+
+Stdlib only, and no `pathlib`/`re`/`typing`: the hooks call this on every tool use.
+"""
+
+from __future__ import annotations
+
+import os
+
+# --- every PINKY_* environment variable, named once -------------------------------------------------
+ENV_HOME = "PINKY_HOME"
+ENV_DB = "PINKY_DB"
+ENV_SAVE_DIR = "PINKY_SAVE_DIR"
+ENV_PROJECT = "PINKY_PROJECT"
+ENV_HASH_EMBED = "PINKY_HASH_EMBED"
+ENV_EMBEDDER = "PINKY_EMBEDDER"
+ENV_EMBED_MODEL = "PINKY_EMBED_MODEL"
+ENV_EMBED_MODEL_PATH = "PINKY_EMBED_MODEL_PATH"
+ENV_CHUNK_WORDS = "PINKY_CHUNK_WORDS"
+ENV_FUSION = "PINKY_FUSION"
+ENV_RRF_K = "PINKY_RRF_K"
+ENV_BM25_WEIGHT = "PINKY_BM25_WEIGHT"
+ENV_VECTOR_WEIGHT = "PINKY_VECTOR_WEIGHT"
+ENV_MIN_SIMILARITY = "PINKY_MIN_SIMILARITY"
+ENV_COVERAGE_GATE = "PINKY_COVERAGE_GATE"
+ENV_LOG = "PINKY_LOG"
+ENV_TIER = "PINKY_TIER"
+ENV_SQLITE_DRIVER = "PINKY_SQLITE_DRIVER"  # "sqlite3" | "sqlean": force a driver (tests, diagnosis)
+ENV_NO_VEC = "PINKY_NO_VEC"  # "1": behave as if sqlite-vec could not load (tests, diagnosis)
+ENV_GIT_AUTHOR = "PINKY_GIT_AUTHOR"
+ENV_DIGEST_CHARS = "PINKY_DIGEST_CHARS"
+ENV_REVERIFY_DAYS = "PINKY_REVERIFY_DAYS"
+ENV_HOOKS_NO_BACKGROUND = "PINKY_HOOKS_NO_BACKGROUND"  # "1": hooks never spawn reindex or rollup processes
+
+MARKER = "pinky.toml"
+DEFAULT_SAVE_DIR = "documentation"
+DEFAULT_INDEX = "brain.db"
+GLOBAL_INDEX = "global.db"
+MARKER_KEYS = ("save_dir", "index", "project")
+
+
+class LocationError(ValueError):
+    """pinky.toml or a PINKY_* path is unusable; the message says which and how to fix it."""
+
+
+class Locations:
+    """Absolute paths of one brain as seen from one starting folder.
+
+    `project_root` and `save_dir` are None outside an initialised project (global brain only).
+    """
+
+    __slots__ = ("db", "home", "project", "project_explicit", "project_root", "save_dir", "start")
+
+    def __init__(self, *, start: str, home: str, db: str, project_root: str | None, save_dir: str | None,
+                 project: str | None, project_explicit: bool = False) -> None:
+        self.start = start
+        self.home = home
+        self.db = db
+        self.project_root = project_root
+        self.save_dir = save_dir
+        self.project = project
+        self.project_explicit = project_explicit
+
+    @property
+    def in_project(self) -> bool:
+        return self.save_dir is not None
+
+    @property
+    def global_dir(self) -> str:
+        return os.path.join(self.home, "brain")
+
+    @property
+    def state_dir(self) -> str:
+        return os.path.join(self.home, "state")
+
+    def __repr__(self) -> str:
+        return (f"Locations(project_root={self.project_root!r}, save_dir={self.save_dir!r}, db={self.db!r}, "
+                f"home={self.home!r}, project={self.project!r})")
+
+
+def _absolute(base: str, value: str) -> str:
+    return os.path.normpath(os.path.join(base, os.path.expanduser(value)))
+
+
+def default_home() -> str:
+    return os.path.join(os.path.expanduser("~"), ".pinky")
+
+
+def find_project_root(start: str) -> str | None:
+    """The nearest folder at or above `start` that holds pinky.toml, like git finds `.git`."""
+    folder = os.path.abspath(start)
+    while True:
+        if os.path.isfile(os.path.join(folder, MARKER)):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def read_marker(root: str) -> dict[str, str]:
+    """The settings in `<root>/pinky.toml`; a file of comments only (what `pinky init` writes) is {}.
+
+    tomllib costs ~5 ms to import, a third of a hook's budget: it is loaded only for a file that
+    actually sets something."""
+    path = os.path.join(root, MARKER)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LocationError(f"cannot read {path}: {exc}") from None
+    if not any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
+        return {}
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise LocationError(f"{path} is not valid TOML ({exc}); fix it or run `pinky init` again") from None
+    unknown = sorted(set(data) - set(MARKER_KEYS))
+    if unknown:
+        raise LocationError(f"{path}: unknown setting {unknown[0]!r}; pinky.toml takes {', '.join(MARKER_KEYS)}")
+    for key, value in data.items():
+        if not isinstance(value, str) or not value.strip():
+            raise LocationError(f"{path}: {key} must be a non-empty string")
+    return {key: value.strip() for key, value in data.items()}
+
+
+def start_folder(env: dict[str, str] | os._Environ[str], cwd: str | None = None) -> str:
+    """Where a process started by Claude Code looks from: the session's project, else the cwd."""
+    return os.path.abspath(env.get("CLAUDE_PROJECT_DIR") or cwd or os.getcwd())
+
+
+def locate(*, env: dict[str, str] | os._Environ[str] | None = None, start: str | None = None,
+           home: str | None = None, db: str | None = None, save_dir: str | None = None,
+           project: str | None = None) -> Locations:
+    """Resolve the brain's locations. Arguments (flags) win over PINKY_* variables over pinky.toml."""
+    env = os.environ if env is None else env
+    start = os.path.abspath(start or os.getcwd())
+    home_dir = _absolute(start, home or env.get(ENV_HOME) or default_home())
+    explicit_db = db or env.get(ENV_DB) or None
+    explicit_save = save_dir or env.get(ENV_SAVE_DIR) or None
+    explicit_project = (project or env.get(ENV_PROJECT) or "").strip() or None
+    if explicit_save:
+        saves = _absolute(start, explicit_save)
+        root = os.path.dirname(saves)
+        settings: dict[str, str] = {}
+    else:
+        found = find_project_root(start)
+        root = found or ""
+        settings = read_marker(found) if found else {}
+        saves = _absolute(found, settings.get("save_dir", DEFAULT_SAVE_DIR)) if found else ""
+    if explicit_db:
+        index = _absolute(start, explicit_db)
+    elif root:
+        index = _absolute(root, settings.get("index", DEFAULT_INDEX))
+    else:
+        index = os.path.join(home_dir, GLOBAL_INDEX)
+    name = explicit_project or settings.get("project") or (os.path.basename(root) if root else None)
+    return Locations(start=start, home=home_dir, db=index, project_root=root or None, save_dir=saves or None,
+                     project=name or ("default" if root else None), project_explicit=explicit_project is not None)
