@@ -30,7 +30,7 @@ from pinky.indexer import (
     slug_for,
     store_document,
 )
-from pinky.markdown import content_hash, split_frontmatter
+from pinky.markdown import content_hash, render, split_frontmatter
 from pinky.search import (
     gated_weight,
     informative_terms,
@@ -654,7 +654,7 @@ class KnowledgeBase:
         if files:
             meta["files"] = validate_tags(files)
         directory = self.root_dir(root) / kind
-        path = notes.write_new(directory, notes.slugify(title), notes.render(meta, body))
+        path = notes.write_new(directory, notes.slugify(title), render(meta, body))
         self.index_file(path, embed=embed)
         return self.get(slug_for(root, path.relative_to(self.root_dir(root)).as_posix()))
 
@@ -740,7 +740,7 @@ class KnowledgeBase:
             if last_verified is not None:
                 meta["last_verified"] = self._valid_date(last_verified)
             new_body = old_body if body is None else _clean_text(body, "body", MAX_BODY_CHARS, required=False)
-            notes.replace_file(path, notes.render(meta, new_body))
+            notes.replace_file(path, render(meta, new_body))
         self.index_file(path)
         return self.get(row["slug"])
 
@@ -762,7 +762,7 @@ class KnowledgeBase:
         meta, body, _, error = split_frontmatter(text)
         if not error:
             meta.update({"archived_at": _now().isoformat(), "archive_reason": " ".join(reason.split())})
-            text = notes.render(meta, body)
+            text = render(meta, body)
         notes.replace_file(archived, text)
         path.unlink()
         self.index_file(path, embed=False)
@@ -782,7 +782,7 @@ class KnowledgeBase:
                     meta, body, _, error = split_frontmatter(path.read_text(encoding="utf-8"))
                     meta.pop("archived_at", None)
                     meta.pop("archive_reason", None)
-                    text = path.read_text(encoding="utf-8") if error else notes.render(meta, body)
+                    text = path.read_text(encoding="utf-8") if error else render(meta, body)
                     notes.replace_file(target, text)
                     path.unlink()
                     self.index_file(target)

@@ -106,6 +106,16 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, int, str | None]:
     return {str(k): normalize_value(v) for k, v in loaded.items()}, body, line, None
 
 
+def render(meta: dict[str, Any], body: str) -> str:
+    """A note's text: YAML frontmatter in the order given, a blank line, the body (one trailing newline)."""
+    import frontmatter
+    from frontmatter.default_handlers import YAMLHandler
+
+    post = frontmatter.Post(body.rstrip())
+    post.metadata.update(meta)  # not Post(**meta): a key named `content` or `handler` would collide
+    return frontmatter.dumps(post, handler=YAMLHandler(), sort_keys=False, default_flow_style=None, width=1000) + "\n"
+
+
 def first_heading(body: str) -> str | None:
     in_fence = False
     for raw in body.splitlines():

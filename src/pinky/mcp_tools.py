@@ -453,7 +453,7 @@ def _register_resources(app: MCPServer, brain: Brain) -> None:
     @app.resource("pinky://entry/{+slug}", name="entry", title="One entry", mime_type="text/markdown")
     async def entry(slug: str) -> str:
         """One entry as markdown (frontmatter + body), e.g. pinky://entry/gotcha/pg-pool-timeout."""
-        from pinky.notes import render
+        from pinky.markdown import render
 
         found = await _run(brain, lambda kb: kb.get(slug), error=ResourceError)
         return render(found.meta, found.body)

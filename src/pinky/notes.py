@@ -13,7 +13,6 @@ import tempfile
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from pinky.errors import InvalidInput
 
@@ -26,13 +25,6 @@ def slugify(text: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     stem = _NON_SLUG.sub("-", ascii_text.lower()).strip("-")[:MAX_STEM].strip("-")
     return stem or "entry"
-
-
-def render(meta: dict[str, Any], body: str) -> str:
-    import yaml
-
-    header = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, default_flow_style=None, width=1000)
-    return f"---\n{header}---\n\n{body.rstrip()}\n"
 
 
 def inside(root: Path, path: Path) -> Path:
