@@ -7,7 +7,7 @@ import random
 import threading
 from pathlib import Path
 
-from test_mcp_protocol import RawServer
+from mcp_helpers import RawServer
 
 SAVES = 200
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_mcp_protocol import RawServer
+from mcp_helpers import RawServer
 
 NASTY = ["../../x", "../../../etc/passwd", "/etc/passwd", "/tmp/evil", "..\\..\\win", "C:\\Windows\\x", "~/.ssh/id",
          "a\x00b", "\x00", "\x1b[31mred", "line\nbreak", "tab\there", ".", "..", "", " ", "con", "global/../../x",

@@ -10,7 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 from conftest import console_script, write_note
-from test_mcp_protocol import RawServer, server_env
+from mcp_helpers import RawServer, server_env
 
 pytestmark = pytest.mark.anyio
 

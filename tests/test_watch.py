@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from conftest import console_script, write_note
-from test_mcp_protocol import RawServer
+from mcp_helpers import RawServer
 
 from pinky.watch import is_note
 

@@ -1,0 +1,116 @@
+"""What the MCP tests share: the real `pinky-mcp` process driven line by line, and its environment.
+
+A plain module (not a test file): test modules import it, never each other.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+from conftest import console_script
+
+TIMEOUT = 30.0
+
+
+def server_env(root: Path, **extra: str) -> dict[str, str]:
+    """A hermetic environment: everything under `root`, the hashing embedder."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PINKY_", "CLAUDE", "RUST_LOG"))}
+    env.update(PINKY_HOME=str(root / "home"), PINKY_DB=str(root / "brain.db"),
+               PINKY_SAVE_DIR=str(root / "documentation"), PINKY_HASH_EMBED="1")
+    env.update(extra)
+    return env
+
+
+class RawServer:
+    """The real `pinky-mcp` process driven one JSON line at a time."""
+
+    def __init__(self, root: Path, **extra_env: str) -> None:
+        self.root = root
+        self.stderr_path = root / f"stderr-{id(self)}.log"
+        self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 - closed in close()
+        self.proc = subprocess.Popen(console_script("pinky-mcp"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self._stderr, env=server_env(root, **extra_env), cwd=root)
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        self.other: list[dict[str, Any]] = []  # messages that were not the awaited answer
+        self.raw_stdout: list[bytes] = []
+        self._next_id = 1000
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.raw_stdout.append(line)
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def send(self, line: str | bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((line if isinstance(line, bytes) else line.encode()) + b"\n")
+        self.proc.stdin.flush()
+
+    def receive(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        line = self.lines.get(timeout=timeout)
+        if line is None:
+            raise EOFError(f"server closed stdout; stderr:\n{self.stderr()}")
+        return json.loads(line)
+
+    def answer(self, request_id: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """The reply to `request_id`; replies to other ids that arrive first are kept for later."""
+        matches = lambda m: m.get("id") == request_id and type(m.get("id")) is type(request_id)  # noqa: E731
+        for n, message in enumerate(self.other):
+            if matches(message):
+                return self.other.pop(n)
+        while True:
+            message = self.receive(timeout)
+            if matches(message):
+                return message
+            self.other.append(message)
+
+    def request(self, method: str, params: dict[str, Any] | None = None, request_id: Any = None) -> dict[str, Any]:
+        if request_id is None:
+            self._next_id += 1
+            request_id = self._next_id
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(json.dumps(message))
+        return self.answer(request_id)
+
+    def initialize(self, version: str = "2025-11-25") -> dict[str, Any]:
+        reply = self.request("initialize", {"protocolVersion": version, "capabilities": {},
+                                            "clientInfo": {"name": "pytest", "version": "1"}})
+        self.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        return reply
+
+    def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        reply = self.request("tools/call", {"name": tool, "arguments": arguments})
+        assert "result" in reply, reply
+        return reply["result"]
+
+    def stderr(self) -> str:
+        if not self._stderr.closed:
+            self._stderr.flush()
+        return self.stderr_path.read_text(errors="replace")
+
+    def close(self, timeout: float = TIMEOUT) -> int:
+        if self.proc.stdin and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        try:
+            return self.proc.wait(timeout)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self._stderr.close()
+
+    def __enter__(self) -> RawServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
