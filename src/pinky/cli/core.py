@@ -307,30 +307,29 @@ def watch(ctx: click.Context, no_embed: bool) -> None:
 
         pinky watch
     """
-    import threading
     import time
 
-    from pinky.watch import NoteWatcher, index_changes
+    from pinky.runtime import Runtime
 
-    kb = open_kb(ctx)
-    lock = threading.Lock()
-
-    def on_change(paths: set[Path]) -> None:
-        with lock:
-            index_changes(kb, paths, embed=not no_embed)
+    def report(paths: set[Path]) -> None:
         for path in sorted(paths):
             click.echo(f"{'indexed' if path.exists() else 'removed'} {path}", err=True)
 
-    watcher = NoteWatcher(kb.config.roots().values(), on_change)
-    watched = watcher.start()  # before catching up: a note edited meanwhile is not missed
-    with lock:
-        report = kb.reindex(embed=not no_embed)
-    click.echo(f"caught up ({report.added} added, {report.updated} updated, {report.removed} removed); "
-               f"watching {', '.join(str(p) for p in watched) or 'nothing (no knowledge folder yet)'}", err=True)
+    config = load_config(**ctx.find_root().obj["overrides"])
+    runtime = Runtime(config, embed=not no_embed, warm_search=False, on_indexed=report)
+    runtime.start()  # watches first, then catches up: a note edited meanwhile is not missed
     try:
+        runtime.caught_up.wait()
+        if runtime.status["catch_up"] != "done":
+            raise click.ClickException(f"catching up failed: {runtime.status['last_error']}")
+        counts = runtime.status["catch_up_report"]
+        click.echo(f"caught up ({counts['added']} added, {counts['updated']} updated, {counts['removed']} removed); "
+                   f"watching {', '.join(str(p) for p in runtime.watched) or 'nothing (no knowledge folder yet)'}",
+                   err=True)
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
         pass
     finally:
-        watcher.stop()
+        runtime.stop()
+    runtime.exit_if_busy()
