@@ -1,0 +1,64 @@
+"""Every use of the MCP SDK beyond `MCPServer`'s documented surface, in one small place.
+
+`MCPServer` keeps its low-level server private (`_lowlevel_server`; the SDK's own in-memory
+client reads it the same way, under a TODO to make it public). pinky needs it twice: to serve
+over its own stdio streams (see mcp_transport) and to put a check in front of `tools/call`.
+When the SDK changes, this module and tests/test_mcp_sdk.py are what to look at.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+from mcp.server.lowlevel.server import Server
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
+from mcp_types import CallToolRequestParams, CallToolResult, ToolAnnotations
+
+CallCheck = Callable[[CallToolRequestParams], CallToolResult | None]
+
+
+def lowlevel_server(app: MCPServer) -> Server[Any]:
+    """The low-level server under `app` (private in the SDK: the one place it is read)."""
+    return app._lowlevel_server  # noqa: SLF001 - MCPServer.run_stdio_async does the same
+
+
+async def run_on_streams(app: MCPServer, read_stream: Any, write_stream: Any) -> None:
+    """Serve one connection over the given streams, as `MCPServer.run_stdio_async` does over its own."""
+    server = lowlevel_server(app)
+    await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def check_tool_calls(app: MCPServer, check: CallCheck) -> None:
+    """Put `check(params)` in front of `tools/call`: a result it returns is the answer; None lets
+    the SDK's own handler run. Install it after every tool is registered."""
+    server = lowlevel_server(app)
+    entry = server.get_request_handler("tools/call")
+    if entry is None:
+        raise RuntimeError("the SDK registered no tools/call handler")
+    sdk_handler = entry.handler
+
+    async def call_tool(ctx: Any, params: CallToolRequestParams) -> Any:
+        refusal = check(params)
+        return refusal if refusal is not None else await sdk_handler(ctx, params)
+
+    server.add_request_handler("tools/call", CallToolRequestParams, call_tool)
+
+
+def make_tool(fn: Callable[..., Any], *, title: str, annotations: ToolAnnotations) -> Tool:
+    """A structured tool named after `fn`, described by its docstring joined into one paragraph."""
+    return Tool.from_function(fn, name=fn.__name__, title=title, description=one_paragraph(fn.__doc__ or ""),
+                              annotations=annotations, structured_output=True)
+
+
+def validate_arguments(tool: Tool, arguments: dict[str, Any]) -> None:
+    """Raise pydantic's ValidationError when `arguments` do not fit the tool's input schema."""
+    tool.fn_metadata.validate_arguments(arguments)
+
+
+async def lifespan_state(ctx: Context) -> Any:
+    """What the server's lifespan yielded, for a `Resolve(...)` parameter of a tool."""
+    return ctx.request_context.lifespan_context
+
+
+def one_paragraph(text: str) -> str:
+    return " ".join(text.split())

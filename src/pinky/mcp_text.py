@@ -1,0 +1,143 @@
+"""The readable text block of each pinky-mcp tool result, and the messages for refused calls.
+
+Clients that ignore structuredContent show the model only this text, so it carries what the
+model needs to act (slugs, paths, versions) within a size budget. No SDK import here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pinky.locations import ENV_TIER
+from pinky.mcp_models import BriefingOut, ReindexOut, RelatedOut, SearchOut, StatsOut, SyncOut
+
+COMPACT_TEXT_BUDGET = 8_000
+FULL_TEXT_BUDGET = 80_000
+
+
+def one_line(text: str, limit: int = 240) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def entry_text(entry: Any, *, body: bool) -> str:
+    lines = [f"{entry.title} [{entry.type}] — {entry.path}",
+             f"slug: {entry.slug} · scope: {entry.scope} · version: {entry.version}"]
+    if entry.tags:
+        lines.append("tags: " + ", ".join(entry.tags))
+    if entry.files:
+        lines.append("files: " + ", ".join(entry.files))
+    if entry.last_verified:
+        lines.append(f"last verified: {entry.last_verified}")
+    if body:
+        lines += ["", entry.body.rstrip()]
+    return "\n".join(lines)
+
+
+def search_text(out: SearchOut) -> str:
+    if not out.hits:
+        lines = [f'No entries match "{one_line(out.query, 80)}".']
+        if out.notice:
+            lines.append(f"({out.notice})")
+        lines.append("Try other words, drop filters, or save what you learn with brain_save.")
+        return "\n".join(lines)
+    lines = [f'{out.count} result(s) for "{one_line(out.query, 80)}" ({out.mode}):']
+    if out.notice:
+        lines.append(f"({out.notice})")
+    used = 0
+    budget = FULL_TEXT_BUDGET if any(h.body is not None for h in out.hits) else COMPACT_TEXT_BUDGET
+    for n, hit in enumerate(out.hits, 1):
+        where = f"{hit.path}:{hit.line}" if hit.line else hit.path
+        text = hit.body.strip() if hit.body is not None else one_line(hit.snippet)
+        block = f"{n}. {hit.title} [{hit.type}] — {where}  (slug: {hit.slug})\n   {text}"
+        if used + len(block) > budget:
+            lines.append(f"… {len(out.hits) - n + 1} more in structuredContent")
+            break
+        lines.append(block)
+        used += len(block)
+    return "\n".join(lines)
+
+
+def related_text(out: RelatedOut) -> str:
+    lines = [f"{out.title} — {out.path} (slug: {out.slug})"]
+    lines.append("links: " + (", ".join(lk.slug or f"{lk.target} (unresolved)" for lk in out.links) or "none"))
+    lines.append("backlinks: " + (", ".join(b.slug for b in out.backlinks) or "none"))
+    lines.append("code: " + (", ".join(c.file + (f":{c.line}" if c.line else "") for c in out.code) or "none"))
+    return "\n".join(lines)
+
+
+def briefing_text(out: BriefingOut) -> str:
+    lines = [f"Since {out.since}: {out.counts['new']} new, {out.counts['updated']} updated, "
+             f"{out.counts['diary_lines']} diary lines."]
+    for label, items in (("New", out.new), ("Updated", out.updated)):
+        if items:
+            lines.append(f"{label}:")
+            lines += [f"- {i.title} [{i.type}] — {i.path} (slug: {i.slug})" for i in items]
+    if out.diary:
+        lines.append("Diary:")
+        lines += [f"- {d.date} {d.time} [{d.session}] {d.kind}: {one_line(d.text, 200)}" for d in out.diary]
+    if out.truncated:
+        lines.append("(more in structuredContent or with format='full')")
+    return "\n".join(lines)
+
+
+def stats_text(out: StatsOut) -> str:
+    return (f"{out.entries} entries, {out.chunks} chunks, {out.vectors} vectors "
+            f"({out.pending_vectors} pending) · embedder {out.embedder} · index {out.db_path}")
+
+
+def saved_text(entry: Any, similar: list[Any]) -> str:
+    text = (f"Saved {entry.slug} → {entry.path} (scope {entry.scope}, version {entry.version}).\n"
+            f"Change it with brain_update(slug='{entry.slug}', expected_version='{entry.version}', ...).")
+    if similar:
+        text += ("\nNearly the same text already exists: " + "; ".join(f"{h.slug} ({h.score:.2f})" for h in similar)
+                 + f". If this repeats one, update that entry instead and brain_delete {entry.slug}.")
+    return text
+
+
+def reindex_text(out: ReindexOut) -> str:
+    text = (f"Reindexed in {out.seconds}s: {out.added} added, {out.updated} updated, {out.removed} removed, "
+            f"{out.unchanged} unchanged, {out.chunks_embedded} chunks embedded.")
+    if out.errors:
+        text += "\nErrors:\n" + "\n".join(out.errors[:20])
+    return text
+
+
+def sync_text(out: SyncOut) -> str:
+    parts = [f"Synced {out.brain} with {out.remote or 'no remote'}:",
+             f"committed: {out.commit_message}" if out.committed else "nothing new to commit",
+             f"pulled {len(out.pulled_paths)} files, reindexed {out.reindexed}",
+             "pushed" if out.pushed else "not pushed"]
+    parts += [f"CONFLICT: {path} (both versions kept; compare and delete the copy)" for path in out.conflicts]
+    parts += out.notes
+    return "\n".join(parts)
+
+
+# --- refused calls ------------------------------------------------------------------------------
+
+
+def unavailable_text(name: str, tier: str, needed: str) -> str:
+    return (f"{name} is not available: this server runs with {ENV_TIER}={tier}; "
+            f"it needs {ENV_TIER}={needed} or higher")
+
+
+def unknown_tool_text(name: str, available: list[str]) -> str:
+    return f"unknown tool {name[:100]!r}; available tools: {', '.join(available)}"
+
+
+def invalid_arguments_text(tool: str, errors: list[dict[str, Any]]) -> str:
+    """One line naming each bad argument (pydantic's `errors()`), without echoing huge values."""
+    parts = []
+    for err in errors[:5]:
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        got = err.get("input")
+        shown = "" if err["type"] == "missing" or isinstance(got, dict) else f" (got {_short_repr(got)})"
+        parts.append(f"{where}: {err['msg']}{shown}")
+    return f"invalid arguments for {tool}: {'; '.join(parts)}. Fix them and call again."
+
+
+def _short_repr(value: Any) -> str:
+    if isinstance(value, str) and len(value) > 40:
+        return f"a string of {len(value):,} characters"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
