@@ -138,7 +138,8 @@ class Runtime:
         try:
             self._import_core()
             self._start_watching()  # before catching up: a note edited meanwhile is not missed
-            self._with_upkeep_kb(self._catch_up)
+            if not self._with_upkeep_kb(self._catch_up) and not self._stop.is_set():
+                self.status["catch_up"] = "failed"
         finally:
             self.caught_up.set()  # also when something above raised: nobody waits for it forever
         if self.embed:
@@ -181,8 +182,9 @@ class Runtime:
         with self._upkeep_lock:
             if self._stop.is_set():
                 return False
-            kb = KnowledgeBase(self.config)
+            kb = None
             try:
+                kb = KnowledgeBase(self.config)  # in the try: an index that cannot be opened is a failure too
                 job(kb)
                 return True
             except Exception as exc:  # upkeep must never take the process down
@@ -190,7 +192,8 @@ class Runtime:
                 log.warning("background upkeep failed: %s", exc, exc_info=log.isEnabledFor(logging.DEBUG))
                 return False
             finally:
-                kb.close()
+                if kb is not None:
+                    kb.close()
 
     def _catch_up(self, kb: KnowledgeBase) -> None:
         """Index markdown changed on disk while nothing ran (git pull, edits); full text first."""
@@ -202,7 +205,6 @@ class Runtime:
                 break
             except Exception as exc:
                 if attempt == CATCH_UP_ATTEMPTS - 1 or self._stop.wait(0.5 * (attempt + 1)):
-                    self.status["catch_up"] = "failed"
                     raise
                 log.info("catch-up reindex failed (%s); retrying", exc)
         self.status["catch_up"] = "done"
