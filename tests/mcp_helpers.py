@@ -1,4 +1,5 @@
-"""What the MCP tests share: the real `pinky-mcp` process driven line by line, and its environment.
+"""What the MCP tests share: the real `pinky-mcp` process driven line by line, its environment,
+and the same server in-process behind the SDK's in-memory client.
 
 A plain module (not a test file): test modules import it, never each other.
 """
@@ -10,6 +11,9 @@ import os
 import queue
 import subprocess
 import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +118,37 @@ class RawServer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+
+# --- the same server in this process ------------------------------------------------------------
+
+
+def hermetic_config(root: Path, **overrides: Any) -> Any:
+    """The configuration `server_env(root)` gives the real process: everything under `root`."""
+    from pinky.config import load_config
+
+    return load_config(home=root / "home", db=root / "brain.db", save_dir=root / "documentation", **overrides)
+
+
+@asynccontextmanager
+async def in_process(root: Path, tier: str = "write", *, mode: str = "legacy",
+                     **overrides: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """(client, runtime): the server of `tier` built in this process over a fresh Runtime on `root`,
+    behind the SDK's in-memory client. The server's lifespan starts and stops the runtime."""
+    from mcp import Client
+
+    from pinky.mcp_server import build_server
+    from pinky.runtime import Runtime
+
+    runtime = Runtime(hermetic_config(root, **overrides))
+    app = build_server(runtime, tier)
+    async with Client(app, mode=mode, read_timeout_seconds=TIMEOUT) as client:  # type: ignore[arg-type]
+        yield client, runtime
+
+
+def wait_for(check: Callable[[], Any], timeout: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return False

@@ -1,0 +1,101 @@
+"""How the MCP modules sit on the core, read from the source (no import, no process).
+
+Core (everything but cli/, hooks/ and mcp_*.py) never imports an MCP module or the SDK; the MCP
+modules import each other without a cycle; the SDK's private attributes are read in mcp_sdk only.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+SDK_PACKAGES = {"mcp", "mcp_types"}
+SDK_PRIVATE = {"_lowlevel_server", "_tool_manager", "_handle_call_tool"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SRC).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): ast.parse(p.read_text(encoding="utf-8")) for p in sorted((SRC / "pinky").rglob("*.py"))}
+
+
+def is_mcp(name: str) -> bool:
+    return name.startswith("pinky.mcp_")
+
+
+def is_core(name: str) -> bool:
+    return not (is_mcp(name) or name.startswith(("pinky.cli", "pinky.hooks")))
+
+
+def imports_of(tree: ast.Module) -> set[str]:
+    """Every module an import statement names, at any depth (lazy imports inside functions count)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}  # `from pinky import mcp_text`
+    return found
+
+
+def test_the_scan_sees_the_modules_it_judges() -> None:
+    assert {"pinky.runtime", "pinky.kb", "pinky.mcp_server", "pinky.mcp_sdk", "pinky.cli.core"} <= set(MODULES)
+    assert {"pinky.mcp_tools", "pinky.runtime", "mcp.server.mcpserver"} <= imports_of(MODULES["pinky.mcp_server"])
+    assert {"pinky.mcp_text", "pinky.mcp_sdk"} <= imports_of(MODULES["pinky.mcp_tools"])  # `from pinky import x` too
+    assert "pinky.runtime" in imports_of(MODULES["pinky.cli.core"])  # lazy, inside a function
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if is_core(n)))
+def test_core_modules_import_no_mcp_module_and_no_sdk(name: str) -> None:
+    imported = imports_of(MODULES[name])
+    assert not {m for m in imported if is_mcp(m)}, name
+    assert not {m for m in imported if m.split(".")[0] in SDK_PACKAGES}, name
+
+
+def test_the_mcp_modules_import_each_other_without_a_cycle() -> None:
+    graph = {name: {m for m in imports_of(tree) if is_mcp(m) and m in MODULES and m != name}
+             for name, tree in MODULES.items() if is_mcp(name)}
+    assert len(graph) >= 7
+    done: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        assert name not in path, " -> ".join((*path, name))
+        if name in done:
+            return
+        for dependency in graph[name]:
+            visit(dependency, (*path, name))
+        done.add(name)
+
+    for name in graph:
+        visit(name, ())
+
+
+def test_sdk_private_attributes_are_read_in_mcp_sdk_only() -> None:
+    readers = {name for name, tree in MODULES.items()
+               for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in SDK_PRIVATE}
+    assert readers == {"pinky.mcp_sdk"}
+    tests = Path(__file__).parent
+    for path in tests.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert not any(isinstance(n, ast.Attribute) and n.attr in SDK_PRIVATE for n in ast.walk(tree)), path.name
+
+
+def test_the_server_name_is_written_once() -> None:
+    """serverInfo.name. (plugin_setup.SERVER_NAME is another thing: the server's key in .mcp.json.)"""
+    definitions = [(name, target.id) for name, tree in MODULES.items() for node in ast.walk(tree)
+                   if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+                   and node.value.value == "pinky-brain" for target in node.targets if isinstance(target, ast.Name)]
+    assert definitions == [("pinky.mcp_server", "SERVER_NAME")]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if is_mcp(n) or n == "pinky.runtime"))
+def test_environment_names_come_from_locations(name: str) -> None:
+    for node in ast.walk(MODULES[name]):
+        if isinstance(node, ast.ImportFrom) and node.module == "pinky.config":
+            assert not [a.name for a in node.names if a.name.startswith("ENV_")], name
