@@ -6,6 +6,7 @@ model needs to act (slugs, paths, versions) within a size budget. No SDK import 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pinky.locations import ENV_TIER
@@ -125,7 +126,7 @@ def unknown_tool_text(name: str, available: list[str]) -> str:
     return f"unknown tool {name[:100]!r}; available tools: {', '.join(available)}"
 
 
-def invalid_arguments_text(tool: str, errors: list[dict[str, Any]]) -> str:
+def invalid_arguments_text(tool: str, errors: Sequence[Mapping[str, Any]]) -> str:
     """One line naming each bad argument (pydantic's `errors()`), without echoing huge values."""
     parts = []
     for err in errors[:5]:

@@ -320,7 +320,7 @@ async def brain_sync(
     from pinky.brain_sync import sync_global
 
     data = await run_core(state.runtime, lambda kb: sync_global(kb, remote), exclusive=True)
-    out = SyncOut(**{key: data.get(key) for key in SyncOut.model_fields})
+    out = SyncOut.model_validate({key: data.get(key) for key in SyncOut.model_fields})
     return _result(mcp_text.sync_text(out), out)
 
 
@@ -346,12 +346,12 @@ async def read_entry(runtime: Runtime, slug: str) -> str:
 
 # --- which tier brings which tool ---------------------------------------------------------------
 
-READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 
 def _writes(*, destructive: bool, idempotent: bool = False, open_world: bool = False) -> ToolAnnotations:
-    return ToolAnnotations(readOnlyHint=False, destructiveHint=destructive, idempotentHint=idempotent,
-                           openWorldHint=open_world)
+    return ToolAnnotations(read_only_hint=False, destructive_hint=destructive, idempotent_hint=idempotent,
+                           open_world_hint=open_world)
 
 
 @dataclass(frozen=True)

@@ -175,7 +175,7 @@ class Runtime:
         finally:
             self._imported.set()
 
-    def _with_upkeep_kb(self, job: Callable[[KnowledgeBase], None]) -> bool:
+    def _with_upkeep_kb(self, job: Callable[[KnowledgeBase], object]) -> bool:
         """Run `job` on a connection of its own; False when it failed (logged, never raised)."""
         from pinky.kb import KnowledgeBase
 
