@@ -6,22 +6,12 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 from conftest import console_script, write_note
-from mcp_helpers import RawServer
+from mcp_helpers import RawServer, wait_for
 
 from pinky.watch import is_note
-
-
-def wait_for(check, timeout: float = 15.0) -> bool:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def test_only_indexable_notes_count(tmp_path: Path) -> None:
