@@ -119,6 +119,14 @@ async def test_refusals_say_what_to_fix(tmp_path: Path) -> None:
     assert nothing.is_error and "no entry" in nothing.content[0].text
 
 
+async def test_a_client_cannot_supply_the_injected_state(tmp_path: Path) -> None:
+    async with in_process(tmp_path) as (client, _):
+        stats = await client.call_tool("brain_stats", {"state": {"tier": "admin"}})
+        got = await client.call_tool("brain_get", {"slug": "nope/x", "state": "evil"})
+    assert not stats.is_error and stats.structured_content["tier"] == "write"
+    assert got.is_error and "no entry" in got.content[0].text  # the real state ran the call
+
+
 async def test_resources_and_prompts_in_process(tmp_path: Path) -> None:
     write_note(tmp_path / "documentation", "gotcha/pool.md", "---\ntitle: Pool\n---\nClose it.\n")
     async with in_process(tmp_path) as (client, runtime):
