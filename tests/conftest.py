@@ -23,9 +23,10 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A project folder (the cwd) with an empty documentation/ and brain.db next to it."""
+    """An initialised project folder (the cwd): pinky.toml, an empty documentation/, brain.db next to it."""
     root = tmp_path / "demo-project"
     (root / "documentation").mkdir(parents=True)
+    (root / "pinky.toml").write_text("# a pinky project\n", encoding="utf-8")
     monkeypatch.chdir(root)
     return root
 

@@ -6,8 +6,7 @@ from pathlib import Path
 
 from conftest import write_note
 
-from pinky.briefing import related
-from pinky.codescan import find_breadcrumbs
+from pinky.breadcrumbs import breadcrumbs_by_line as find_breadcrumbs
 from pinky.config import load_config
 from pinky.doctor import run_checks
 from pinky.kb import KnowledgeBase
@@ -28,7 +27,7 @@ def test_reindex_links_code_to_entries_and_doctor_flags_dangling_ones(project: P
     (project / "src/blob.bin").write_bytes(b"\0\0Brain: gotcha/pool\n")
     with KnowledgeBase(load_config()) as kb:
         kb.reindex()
-        code = related(kb, "gotcha/pool")["code"]
+        code = kb.related("gotcha/pool")["code"]
         assert [(c["file"], c["line"], c["source"]) for c in code] == [("src/app.py", 3, "breadcrumb"),
                                                                        ("src/db.py", 1, "breadcrumb")]
         check = next(c for c in run_checks(kb) if c.name == "code breadcrumbs")
@@ -36,5 +35,5 @@ def test_reindex_links_code_to_entries_and_doctor_flags_dangling_ones(project: P
         (project / "src/app.py").write_text("# the breadcrumb is gone\n")
         (project / "src/old.py").unlink()
         kb.reindex()
-        assert [c["file"] for c in related(kb, "gotcha/pool")["code"]] == ["src/db.py"]
+        assert [c["file"] for c in kb.related("gotcha/pool")["code"]] == ["src/db.py"]
         assert next(c for c in run_checks(kb) if c.name == "code breadcrumbs").status == "ok"

@@ -6,9 +6,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from pinky.kb import Check, KnowledgeBase
+from pinky.check import Check
+from pinky.kb import KnowledgeBase
+from pinky.store import entries as eq
+from pinky.store import graph as gq
 from pinky.store import migrations as mig
-from pinky.store import queries as q
+from pinky.store import vectors as vq
 from pinky.store.connect import has_fts5
 
 
@@ -44,16 +47,16 @@ def _embedder(kb: KnowledgeBase) -> Check:
 
 
 def _fingerprint(kb: KnowledgeBase) -> Check:
-    stored = q.get_meta(kb.db.conn, "fingerprint")
+    stored = vq.get_meta(kb.db.conn, "fingerprint")
     current = kb.fingerprint()
     if stored is None:
         return Check("vector fingerprint", "warn", "no vectors built yet", "pinky reindex")
     if stored != current:
         return Check("vector fingerprint", "warn",
-                     f"vectors were built with {stored} ({q.get_meta(kb.db.conn, 'embedder')}), the current "
+                     f"vectors were built with {stored} ({vq.get_meta(kb.db.conn, 'embedder')}), the current "
                      f"embedder and chunker give {current}; vector search is off until they are rebuilt",
                      "pinky reindex")
-    pending = q.count_pending(kb.db.conn)
+    pending = vq.count_pending(kb.db.conn)
     if pending:
         return Check("vector fingerprint", "warn", f"{current}; {pending} chunks still lack vectors", "pinky reindex")
     return Check("vector fingerprint", "ok", current)
@@ -97,7 +100,7 @@ def _sync(kb: KnowledgeBase) -> Check:
     from pinky.sync import list_conflicts
 
     brain = kb.config.global_dir
-    copies = [p for root in (brain, kb.config.save_dir) for p in list_conflicts(root)]
+    copies = [p for root in kb.config.roots().values() for p in list_conflicts(root)]
     remote = _origin_url(brain)
     if copies:
         more = f", … (+{len(copies) - 10})" if len(copies) > 10 else ""
@@ -133,20 +136,13 @@ def _origin_url(brain: Path) -> str | None:
 def _breadcrumbs(kb: KnowledgeBase) -> Check:
     """`Brain: <slug>` comments in code that name no entry (renamed or deleted knowledge)."""
     conn = kb.db.conn
-    rows = conn.execute("SELECT slug, file_path, line FROM breadcrumb ORDER BY file_path, line").fetchall()
-    dangling = [f"{file}:{line} ({slug})" for slug, file, line in rows if not _resolves(kb, slug)]
+    crumbs = gq.all_breadcrumbs(conn)
+    dangling = [f"{file}:{line} ({slug})" for slug, file, line in crumbs if not eq.resolve_slug(conn, slug, limit=1)]
     if not dangling:
-        return Check("code breadcrumbs", "ok", f"{len(rows)} breadcrumbs, all pointing at entries")
+        return Check("code breadcrumbs", "ok", f"{len(crumbs)} breadcrumbs, all pointing at entries")
     return Check("code breadcrumbs", "warn",
                  f"{len(dangling)} name no entry: " + "; ".join(dangling[:5]) + ("; …" if len(dangling) > 5 else ""),
                  "point them at an existing slug (pinky search …), or restore the entry (pinky restore SLUG)")
-
-
-def _resolves(kb: KnowledgeBase, slug: str) -> bool:
-    conn = kb.db.conn
-    if q.entry_by(conn, "slug", slug) or q.entry_by(conn, "slug", "global/" + slug):
-        return True
-    return bool(q.slugs_ending(conn, slug))
 
 
 CHECKS: list[Callable[[KnowledgeBase], Check]] = [

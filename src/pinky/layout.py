@@ -6,8 +6,6 @@ Stdlib only: the hooks import it.
 
 from __future__ import annotations
 
-import hashlib
-
 ENTRY_TYPES: tuple[str, ...] = ("gotcha", "pattern", "bug", "decision", "diary", "guide", "note")
 ROOTS: tuple[str, ...] = ("project", "global")
 ARCHIVE_DIR = ".archive"
@@ -17,15 +15,21 @@ FILE_INDEX_SUFFIX = "-files"
 FILE_INDEX_HEADER = "pinky: names of files linked to brain entries, v1"
 
 
+def is_skipped(name: str) -> bool:
+    """Hidden and `_`-prefixed names are not knowledge (`.archive/`, `.git/`, `_template.md`, `.#swap`)."""
+    return not name or name.startswith((".", "_"))
+
+
 def is_note(rel: str) -> bool:
-    """A markdown file the indexer takes: `.md`, and no hidden or `_`-prefixed part on the way
-    (`.archive/`, `.git/`, `_template.md`, editors' `.#swap` files)."""
+    """A markdown file the indexer takes: `.md`, and no skipped folder or file name on the way."""
     parts = rel.replace("\\", "/").split("/")
-    return rel.lower().endswith(".md") and not any(part.startswith((".", "_")) or not part for part in parts)
+    return rel.lower().endswith(".md") and not any(is_skipped(part) for part in parts)
 
 
 def entry_id(root: str, rel: str) -> str:
     """Stable id of the entry at `rel` under `root` ('project' or 'global')."""
+    import hashlib  # not at the top: the hooks import this module and never need it
+
     return hashlib.sha1(f"{root}:{rel}".encode()).hexdigest()[:16]
 
 

@@ -21,8 +21,9 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pinky.config import ENV_LOG, ENV_TIER, Config, load_config
+from pinky.config import Config, load_config
 from pinky.errors import PinkyError
+from pinky.locations import ENV_LOG, ENV_TIER
 
 if TYPE_CHECKING:
     from pinky.kb import KnowledgeBase
@@ -169,7 +170,6 @@ class Brain:
 
             import pinky.briefing
             import pinky.kb
-            import pinky.notes
             import pinky.vectors  # noqa: F401
         except Exception as exc:  # the tool call that needs it will report the error
             log.warning("importing the core failed: %s", exc)

@@ -17,9 +17,9 @@ from mcp_types import CallToolRequestParams, CallToolResult, TextContent, ToolAn
 from pydantic import BaseModel, Field, ValidationError
 
 from pinky import __version__
-from pinky.config import ENTRY_TYPES
 from pinky.errors import PinkyError
-from pinky.kb import MAX_BODY_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS, KnowledgeBase
+from pinky.kb import KnowledgeBase
+from pinky.layout import ENTRY_TYPES
 from pinky.mcp_models import (
     BriefingOut,
     DeleteOut,
@@ -35,6 +35,7 @@ from pinky.mcp_models import (
     SyncOut,
 )
 from pinky.mcp_server import SERVER_NAME, Brain
+from pinky.validate import MAX_BODY_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
 
 T = TypeVar("T")
 EntryType = Literal[ENTRY_TYPES]  # type: ignore[valid-type]

@@ -15,9 +15,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from pinky.check import Check
 from pinky.config import Config
 from pinky.errors import InvalidInput
-from pinky.kb import Check
+from pinky.fileio import atomic_write
+from pinky.locations import ENV_DB, ENV_SAVE_DIR
 
 SERVER_NAME = "pinky"
 SERVER_COMMAND = "pinky-mcp"
@@ -43,8 +45,10 @@ Knowledge about this project lives as markdown in the pinky brain, searchable th
 
 
 def project_root(config: Config) -> Path:
-    """The repository root: the folder holding the save dir (documentation/)."""
-    return config.save_dir.parent
+    """The repository root (where pinky.toml is); outside a project there is none to wire."""
+    if config.project_root is None:
+        raise InvalidInput("not inside an initialised project: run `pinky init` in the repository first")
+    return config.project_root
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -70,10 +74,7 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def server_entry(config: Config, root: Path) -> dict[str, Any]:
@@ -81,7 +82,7 @@ def server_entry(config: Config, root: Path) -> dict[str, Any]:
         "type": "stdio",
         "command": SERVER_COMMAND,
         "args": list(SERVER_ARGS),
-        "env": {"PINKY_DB": _relative(config.db_path, root), "PINKY_SAVE_DIR": _relative(config.save_dir, root)},
+        "env": {ENV_DB: _relative(config.db_path, root), ENV_SAVE_DIR: _relative(config.save_dir or root, root)},
     }
 
 

@@ -14,8 +14,9 @@ from typing import Any
 import click
 
 from pinky import __version__
-from pinky.config import ENV_DB, ENV_HOME, ENV_LOG, ENV_PROJECT, ENV_SAVE_DIR, load_config
+from pinky.config import load_config
 from pinky.errors import PinkyError
+from pinky.locations import ENV_DB, ENV_HOME, ENV_LOG, ENV_PROJECT, ENV_SAVE_DIR
 
 
 class PinkyGroup(click.Group):
@@ -33,11 +34,14 @@ class PinkyGroup(click.Group):
 
 @click.group(cls=PinkyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pinky")
-@click.option("--db", envvar=ENV_DB, metavar="PATH", help=f"The SQLite index. [env var: {ENV_DB}; default: brain.db]")
+@click.option("--db", envvar=ENV_DB, metavar="PATH",
+              help=f"The SQLite index. [env var: {ENV_DB}; default: the project's brain.db, or "
+                   "$PINKY_HOME/global.db outside a project]")
 @click.option("--home", envvar=ENV_HOME, metavar="DIR",
               help=f"Where global state lives; the global brain is DIR/brain. [env var: {ENV_HOME}; default: ~/.pinky]")
 @click.option("--save-dir", envvar=ENV_SAVE_DIR, metavar="DIR",
-              help=f"The project's knowledge folder. [env var: {ENV_SAVE_DIR}; default: documentation]")
+              help=f"The project's knowledge folder. [env var: {ENV_SAVE_DIR}; default: documentation/ next to the "
+                   "project's pinky.toml]")
 @click.option("--project", envvar=ENV_PROJECT, metavar="NAME",
               help=f"Project name for project-scoped notes. [env var: {ENV_PROJECT}; default: the repo folder name]")
 @click.pass_context
@@ -53,11 +57,15 @@ def cli(ctx: click.Context, db: str | None, home: str | None, save_dir: str | No
     ctx.obj = {"overrides": {"db": db, "home": home, "save_dir": save_dir, "project": project}}
 
 
-def open_kb(ctx: click.Context):  # type: ignore[no-untyped-def]
+def config_of(ctx: click.Context, **extra: Any) -> Any:
+    """The configuration for this invocation: the global flags, then the environment, then pinky.toml."""
+    return load_config(**ctx.find_root().obj["overrides"], **extra)
+
+
+def open_kb(ctx: click.Context, **extra: Any) -> Any:
     from pinky.kb import KnowledgeBase
 
-    config = load_config(**ctx.find_root().obj["overrides"])
-    kb = KnowledgeBase(config)
+    kb = KnowledgeBase(config_of(ctx, **extra))
     ctx.call_on_close(kb.close)
     return kb
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import click
 
-from pinky.cli import cli, emit_json, open_kb
+from pinky.cli import cli, config_of, emit_json, open_kb
 from pinky.cli.plugin import init_options
-from pinky.config import ENTRY_TYPES, load_config
+from pinky.layout import ENTRY_TYPES
 
 TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
 
@@ -90,7 +90,7 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
         pinky search "timeout al cerrar el pool de postgres" --type gotcha --limit 5
     """
     kb = open_kb(ctx)
-    if kb.rebuilt_reason or not kb.stats()["entries"]:
+    if kb.rebuilt_reason or kb.is_empty():
         kb.reindex()  # a fresh or rebuilt index would otherwise answer nothing
     result = kb.search(query, limit=limit, scope=scope, project=project_filter, type=type_,
                        tags=list(tags), since=since, mode=mode)
@@ -264,34 +264,49 @@ def gc(ctx: click.Context, as_json: bool) -> None:
 
 
 @cli.command()
+@click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
 @init_options
 @click.option("--json", "as_json", is_flag=True, help="Print what was created as JSON.")
 @click.pass_context
-def init(ctx: click.Context, mcp: bool, claude_md: str, allow_tools: bool, as_json: bool) -> None:
-    """Prepare this project: documentation/ with a folder and a template per type, brain.db in
-    .gitignore, and the pinky server in .mcp.json (relative paths, other servers kept).
+def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, allow_tools: bool,
+         as_json: bool) -> None:
+    """Make FOLDER a pinky project: pinky.toml (the marker every command finds from any subfolder),
+    documentation/ for the knowledge, brain.db in .gitignore, diaries merged as a line union in
+    .gitattributes, and the pinky server in .mcp.json (other servers kept).
 
-    Safe to run again: it only adds what is missing.
+    Without FOLDER: the project you are in, else the top of the enclosing git repository, else
+    the current folder. Safe to run again: it only adds what is missing.
 
     Example:
 
         cd my-repo && pinky init --claude-md append
     """
     from pinky.plugin_setup import extend_init
-    from pinky.project import init_project
+    from pinky.project import default_root, init_project, write_marker
 
-    kb = open_kb(ctx)
-    created = [f"created {path}" for path in init_project(kb.config)]
-    # Reload: with documentation/ now present the project's own brain.db is the index (see config).
-    config = load_config(**ctx.find_root().obj["overrides"])
+    root = (folder.expanduser().resolve() if folder else default_root(Path.cwd()))
+    root.mkdir(parents=True, exist_ok=True)
+    fresh = write_marker(root)  # first: from here on the folder is found as a project
+    config = config_of(ctx, cwd=root)
+    report = init_project(config.project_root, config.save_dir, config.db_path)
+    created = (["pinky.toml"] if fresh else []) + report.created
     created += extend_init(config, mcp=mcp, claude_md=claude_md, allow_tools=allow_tools)
     if as_json:
-        emit_json({"created": created, "save_dir": str(kb.config.save_dir)})
+        emit_json({"root": str(report.root), "created": created, "save_dir": str(config.save_dir)})
         return
-    if not created:
-        click.echo(f"already initialised: {kb.config.save_dir}")
+    _print_init_summary(report.root, config, created)
+
+
+def _print_init_summary(root: Path, config: Any, created: list[str]) -> None:
+    saves = config.save_dir.relative_to(root).as_posix() if config.save_dir.is_relative_to(root) else config.save_dir
+    verb = "initialised" if "pinky.toml" in created else "already initialised"
+    click.echo(f"{verb}: {root}  (knowledge in {saves}/, index {config.db_path.name} git-ignored)")
     for line in created:
-        click.echo(line)
+        if "\n" in line:  # the CLAUDE.md snippet to paste
+            click.echo(line)
+    if created:
+        click.echo("added: " + ", ".join(line for line in created if "\n" not in line))
+    click.echo("next: the agent saves with brain_save (or `pinky save`); `pinky doctor` checks the setup")
 
 
 @cli.command()

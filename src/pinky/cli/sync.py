@@ -114,7 +114,7 @@ def rollup(ctx: click.Context, week: str | None, month: str | None, scope: str, 
 
     period = parse_period(week, month, date.today())  # bad input -> InvalidInput, one line, exit 1
     kb = open_kb(ctx)
-    root = kb.config.global_dir if scope == "global" else kb.config.save_dir
+    root = kb.config.global_dir if scope == "global" else kb.root_dir("project")
     target = rollup_path(root, period)
     before = target.read_bytes() if target.is_file() else None
     path = write_rollup(root, period)

@@ -17,16 +17,13 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["EVENTS", "Locations", "dumps", "loads", "locate", "main", "run"]
+from pinky.locations import Locations, locate, start_folder
+
+__all__ = ["EVENTS", "dumps", "hook_locations", "loads", "main", "project_dir", "run"]
 
 EVENTS = ("session-start", "pre-read", "pre-write", "stop")
 INTERNAL = ("rollup",)  # spawned by the Stop hook itself, never registered in hooks.json
 MAX_STDIN = 8 * 1024 * 1024
-
-# Environment knobs read by the hooks (the PINKY_* names of config.py, plus these).
-ENV_DIGEST_CHARS = "PINKY_DIGEST_CHARS"
-ENV_REVERIFY_DAYS = "PINKY_REVERIFY_DAYS"
-ENV_HOOKS_NO_BACKGROUND = "PINKY_HOOKS_NO_BACKGROUND"  # "1": never spawn reindex or rollup processes
 
 
 # --- JSON without the `json` package -----------------------------------------------------------
@@ -99,66 +96,24 @@ def read_state(path: str) -> dict:
 
 def write_state(path: str, data: dict) -> None:
     """Replace a state file atomically, so a concurrent hook never reads half of it."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(dumps(data))
-    os.replace(tmp, path)
+    from pinky.fileio import atomic_write
+
+    atomic_write(path, dumps(data), durable=False)  # a cache: losing it in a crash costs nothing
 
 
 # --- where things are ----------------------------------------------------------------------------
 
 
-class Locations:
-    """The same brain.db and save dir the MCP server uses, seen from a hook process.
-
-    Hooks run with cwd = the session directory and CLAUDE_PROJECT_DIR = where the session
-    started. `pinky init` writes `.mcp.json` with PINKY_DB/PINKY_SAVE_DIR relative to that
-    directory, so: PINKY_DB if set (relative to the project), else `<project>/brain.db`;
-    likewise PINKY_SAVE_DIR, else `<project>/documentation`.
-    """
-
-    __slots__ = ("db", "home", "project_dir", "save_dir")
-
-    def __init__(self, project_dir: str, db: str, save_dir: str, home: str) -> None:
-        self.project_dir = project_dir
-        self.db = db
-        self.save_dir = save_dir
-        self.home = home
-
-    @property
-    def global_dir(self) -> str:
-        return os.path.join(self.home, "brain")
-
-    @property
-    def state_dir(self) -> str:
-        return os.path.join(self.home, "state")
-
-    @property
-    def project_name(self) -> str:
-        explicit = os.environ.get("PINKY_PROJECT", "").strip()
-        if explicit:
-            return explicit
-        parent = os.path.dirname(self.save_dir)
-        return os.path.basename(parent) or os.path.basename(self.save_dir) or "default"
-
-
-def _absolute(base: str, value: str) -> str:
-    return os.path.normpath(os.path.join(base, os.path.expanduser(value)))
-
-
-def locate(payload: dict, env: dict[str, str] | os._Environ[str] | None = None) -> Locations:
+def hook_locations(payload: dict, env: dict[str, str] | os._Environ[str] | None = None) -> Locations:
+    """The brain the CLI and the MCP server would use, seen from the session's project folder."""
     env = os.environ if env is None else env
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-    project = env.get("CLAUDE_PROJECT_DIR") or cwd or os.getcwd()
-    project = os.path.abspath(os.path.expanduser(project))
-    home = env.get("PINKY_HOME") or os.path.join(os.path.expanduser("~"), ".pinky")
-    return Locations(
-        project_dir=project,
-        db=_absolute(project, env.get("PINKY_DB") or "brain.db"),
-        save_dir=_absolute(project, env.get("PINKY_SAVE_DIR") or "documentation"),
-        home=_absolute(project, home),
-    )
+    return locate(env=env, start=start_folder(env, cwd))
+
+
+def project_dir(loc: Locations) -> str:
+    """The folder tool paths are taken relative to: the project root, else where the session runs."""
+    return loc.project_root or loc.start
 
 
 # --- the entry point -------------------------------------------------------------------------------
@@ -177,7 +132,7 @@ def _read_payload() -> dict:
 
 def run(event: str, payload: dict) -> dict | None:
     """Run one hook; returns the JSON object to print, or None to print nothing."""
-    loc = locate(payload)
+    loc = hook_locations(payload)
     if event == "pre-read":
         from pinky.hooks.files import pre_read
 

@@ -1,7 +1,8 @@
 """Ordered, named migrations. Each runs in one transaction together with the row recording it.
 
+Migrations are history: a released one is never edited; a change is a new migration.
 The vector table is not a migration: its dimension depends on the embedder, so it is created
-(and re-created when the embedder fingerprint changes) by `queries.ensure_vector_table`.
+(and re-created when the embedder fingerprint changes) by `vectors.reset_vector_table`.
 """
 
 from __future__ import annotations
@@ -144,6 +145,13 @@ def m004_code_breadcrumbs(conn: Any) -> None:
     conn.execute("CREATE INDEX breadcrumb_file ON breadcrumb(file_path)")
 
 
+@migration
+def m005_drop_unused_backlink(conn: Any) -> None:
+    # m002's `backlink` table was never filled: breadcrumbs are kept as written in `breadcrumb`
+    # and resolved when read, so code written before its note still links up.
+    conn.execute("DROP TABLE IF EXISTS backlink")
+
+
 KNOWN = [name for name, _ in MIGRATIONS]
 
 
@@ -156,6 +164,11 @@ def is_unknown_schema(conn: Any) -> bool:
     """True when the file was written by a newer pinky (or something else entirely)."""
     done = applied(conn)
     return any(name not in KNOWN for name in done) or done != KNOWN[: len(done)]
+
+
+def check_readable(conn: Any) -> None:
+    """Read the main table once: a damaged file fails here, at open, not on the first search."""
+    conn.execute("SELECT count(*) FROM entry").fetchone()
 
 
 def migrate(conn: Any) -> list[str]:
