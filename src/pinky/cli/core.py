@@ -1,4 +1,4 @@
-"""Core commands: init, reindex, search, save, get, update, delete, restore, stats, doctor, gc."""
+"""Core commands: init, reindex, search, save, get, delete, restore, stats, doctor, gc, watch."""
 
 from __future__ import annotations
 

@@ -146,10 +146,17 @@ def m004_code_breadcrumbs(conn: Any) -> None:
 
 
 @migration
-def m005_drop_unused_backlink(conn: Any) -> None:
+def m005_drop_unused_backlink_and_was_useful(conn: Any) -> None:
     # m002's `backlink` table was never filled: breadcrumbs are kept as written in `breadcrumb`
     # and resolved when read, so code written before its note still links up.
     conn.execute("DROP TABLE IF EXISTS backlink")
+    # usage.was_useful was never written. Rebuilt rather than ALTER ... DROP COLUMN, which needs
+    # SQLite 3.35 and some Pythons still ship older.
+    conn.execute("CREATE TABLE usage_new(entry_id TEXT NOT NULL, retrieved_at TEXT NOT NULL, query TEXT NOT NULL)")
+    conn.execute("INSERT INTO usage_new SELECT entry_id, retrieved_at, query FROM usage")
+    conn.execute("DROP TABLE usage")
+    conn.execute("ALTER TABLE usage_new RENAME TO usage")
+    conn.execute("CREATE INDEX usage_entry ON usage(entry_id)")
 
 
 KNOWN = [name for name, _ in MIGRATIONS]
