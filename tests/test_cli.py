@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import console_script, write_note
+from helpers import console_script, write_note
 
 NOTE = "---\ntitle: Redis eviction surprise\ntype: gotcha\ntags: [redis]\n---\nallkeys-lru evicts keys.\n"
 

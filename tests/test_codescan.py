@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import write_note
+from helpers import write_note
 
 from pinky.breadcrumbs import breadcrumbs_by_line as find_breadcrumbs
 from pinky.config import load_config

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import console_script, write_note
+from helpers import console_script, write_note
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase

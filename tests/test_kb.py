@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import write_note
+from helpers import write_note
 
 from pinky.config import load_config
 from pinky.errors import Conflict, IndexUnavailable, InvalidInput, NotFound

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import write_note
+from helpers import write_note
 
 from pinky.config import load_config
 from pinky.dates import parse_since

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import console_script
+from helpers import console_script
 
 from pinky.mcp_server import log_level, tier_from_env
 

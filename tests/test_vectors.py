@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import write_note
+from helpers import write_note
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase

@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from conftest import console_script, write_note
+from helpers import console_script, write_note
 from test_mcp_protocol import RawServer
 
 from pinky.watch import is_note

@@ -17,7 +17,7 @@ from typing import Any
 
 from pinky.breadcrumbs import breadcrumbs_by_line
 from pinky.store import graph as gq
-from pinky.store import write_transaction
+from pinky.store.connect import write_transaction
 
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "env", "build", "dist", "target", "site-packages",
                        "vendor", "third_party"})

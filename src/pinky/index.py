@@ -14,9 +14,9 @@ from typing import Any
 
 from pinky.config import Config
 from pinky.errors import IndexUnavailable, InvalidInput, PinkyError
-from pinky.store import Database, open_database, write_transaction
 from pinky.store import migrations as mig
 from pinky.store import vectors as vq
+from pinky.store.connect import Database, open_database, write_transaction
 
 log = logging.getLogger("pinky")
 

@@ -26,7 +26,7 @@ from pinky.markdown import Document, content_hash, decode, file_names_mentioned,
 from pinky.store import entries as eq
 from pinky.store import graph as gq
 from pinky.store import vectors as vq
-from pinky.store import write_transaction
+from pinky.store.connect import write_transaction
 
 log = logging.getLogger("pinky.indexer")
 

@@ -18,7 +18,7 @@ from pinky.entries import Entry
 from pinky.index import Index
 from pinky.indexer import Progress, ReindexReport
 from pinky.search import Hit, SearchResult
-from pinky.store import Database
+from pinky.store.connect import Database
 
 __all__ = ["Entry", "Hit", "KnowledgeBase", "SearchResult"]
 

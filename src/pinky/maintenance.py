@@ -9,7 +9,7 @@ from pinky.dates import now_utc, to_ns
 from pinky.index import Index
 from pinky.store import entries as eq
 from pinky.store import vectors as vq
-from pinky.store import write_transaction
+from pinky.store.connect import write_transaction
 
 # An entry no search has returned for this long (and not changed since) is reported as unused:
 # knowledge nobody retrieves is a candidate for pruning (usage telemetry, plan §8.6).

@@ -17,7 +17,7 @@ from pinky.dates import freshness, now_utc
 from pinky.errors import InvalidInput
 from pinky.index import Index
 from pinky.store import retrieval as rq
-from pinky.store import write_transaction
+from pinky.store.connect import write_transaction
 from pinky.validate import MAX_QUERY_CHARS, clean_text, validate_limit, validate_tags, validate_type
 
 log = logging.getLogger("pinky.search")
