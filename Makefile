@@ -18,6 +18,10 @@ demo: venv  ## index the bundled sample notes (English, Spanish, Italian) and se
 test: venv  ## the whole test suite (what CI runs)
 	$(BIN)/python -m pytest -q
 
+lint: venv  ## ruff and mypy (CI runs it after the tests)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+
 bench: venv  ## speed and memory figures (prints them; not a test)
 	$(BIN)/python benchmarks/bench_core.py
 

@@ -19,12 +19,12 @@ from pinky.store import graph as gq
 def related(index: Index, slug: str) -> dict[str, Any]:
     """Outgoing links (resolved to slugs where possible), backlinks, and code references of an entry."""
     me = entries.find(index, slug)
-    links = []
+    links: list[dict[str, Any]] = []
     for target in gq.outgoing_links(index.conn, me["id"]):
         hit = resolve_link(index.conn, me["root"], me["path"], target)
         links.append({"target": target, "slug": hit["slug"] if hit else None, "title": hit["title"] if hit else None,
                       "path": index.display_path(hit["root"], hit["path"]) if hit else None})
-    code = [{"file": f, "line": None, "repo": None, "source": "frontmatter"}
+    code: list[dict[str, Any]] = [{"file": f, "line": None, "repo": None, "source": "frontmatter"}
             for f in gq.listed_files(index.conn, me["id"])]
     code += [{"file": f, "line": line, "repo": None, "source": "breadcrumb"}
              for f, line in gq.breadcrumbs_naming(index.conn, names_of(me["slug"], me["path"]))]

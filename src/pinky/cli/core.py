@@ -8,14 +8,14 @@ from typing import Any
 
 import click
 
-from pinky.cli import cli, config_of, emit_json, open_kb
+from pinky.cli.app import cli, config_of, emit_json, open_kb
 from pinky.cli.plugin import init_options
 from pinky.layout import ENTRY_TYPES
 
 TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
 
 
-def _progress_printer():  # type: ignore[no-untyped-def]
+def _progress_printer() -> tuple[Any, Any]:
     """A progress bar on a terminal (stderr), nothing otherwise."""
     if not sys.stderr.isatty():
         return None, lambda: None

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from pinky.cli import cli, emit_json, open_kb
+from pinky.cli.app import cli, emit_json, open_kb
 
 _CONFLICT_PART = re.compile(r"\.conflict-[0-9a-f]{7,40}")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from pinky.breadcrumbs import breadcrumbs
-from pinky.hooks import project_dir
+from pinky.hooks.common import project_dir
 from pinky.layout import FILE_INDEX_HEADER, file_index_path
 from pinky.locations import Locations
 from pinky.store.readonly import connect_ro, linked_entries

@@ -16,7 +16,7 @@ import os
 import sys
 import time
 
-from pinky.hooks import project_dir, read_state, write_state
+from pinky.hooks.common import project_dir, read_state, write_state
 from pinky.locations import ENV_DIGEST_CHARS, ENV_HOOKS_NO_BACKGROUND, ENV_REVERIFY_DAYS, Locations
 from pinky.store import readonly
 
@@ -97,7 +97,8 @@ def _remember_session(loc: Locations, session_id: str) -> float | None:
     """Record this session's start; return when the previous (different) session started."""
     path = os.path.join(loc.state_dir, "hooks", "sessions.json")
     data = read_state(path)
-    entry = data.get(loc.db) if isinstance(data.get(loc.db), dict) else {}
+    stored = data.get(loc.db)
+    entry: dict = stored if isinstance(stored, dict) else {}
     now = time.time()
     if entry.get("session") == session_id and session_id:  # resume / clear / compact of the same session
         since = entry.get("previous")

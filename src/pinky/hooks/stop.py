@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 
-from pinky.hooks import read_state, write_state
+from pinky.hooks.common import read_state, write_state
 from pinky.locations import ENV_HOOKS_NO_BACKGROUND, Locations
 
 
@@ -44,7 +44,7 @@ def stop(payload: dict, loc: Locations) -> None:
     if _rollups_due(loc) and not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
         from pinky.hooks.session import spawn_detached
 
-        spawn_detached(["-c", "import sys; from pinky.hooks import main; sys.exit(main(['rollup']))"], loc)
+        spawn_detached(["-c", "import sys; from pinky.hooks.common import main; sys.exit(main(['rollup']))"], loc)
 
 
 def index_files(loc: Locations, paths: list) -> None:

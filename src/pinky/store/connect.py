@@ -52,7 +52,7 @@ def _driver_module(preferred: str | None) -> tuple[ModuleType, str]:
     if preferred != "sqlean" and hasattr(sqlite3.Connection, "enable_load_extension"):
         return sqlite3, "sqlite3"
     try:
-        import sqlean  # type: ignore[import-untyped]
+        import sqlean
     except ImportError:
         return sqlite3, "sqlite3"
     return sqlean, "sqlean"

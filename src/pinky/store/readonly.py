@@ -16,6 +16,7 @@ from pinky.layout import slug_candidates
 TYPE_CHECKING = False  # `typing` would pull in `re` (~5 ms); annotations here are never evaluated
 if TYPE_CHECKING:
     from sqlite3 import Connection
+    from types import ModuleType
 
 BUSY_TIMEOUT_S = 2.0
 BODY_PREVIEW = 400
@@ -24,13 +25,16 @@ _WHY_ORDER = {"breadcrumb": 0, "files": 1}
 TYPE_ORDER = {"gotcha": 0, "decision": 1, "bug": 2, "pattern": 3}
 
 
-def sqlite_module():  # type: ignore[no-untyped-def]
+def sqlite_module() -> ModuleType:
     """The C module alone (~2.5 ms, loaded only when a hook needs the index)."""
     try:
-        import _sqlite3 as module
-    except ImportError:  # pragma: no cover
-        import sqlite3 as module
-    return module
+        import _sqlite3
+
+        return _sqlite3
+    except ImportError:  # pragma: no cover - every CPython builds it
+        import sqlite3
+
+        return sqlite3
 
 
 def connect_ro(db_path: str) -> Connection | None:

@@ -22,7 +22,8 @@ class Filters:
         return bool(self.scope or self.type or self.tags or self.fresh_since)
 
     def sql(self) -> tuple[str, list[Any]]:
-        clauses, params = ["1"], []
+        clauses: list[str] = ["1"]
+        params: list[Any] = []
         if self.scope:
             clauses.append("e.scope = ?")
             params.append(self.scope)
