@@ -14,7 +14,15 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 # After the BLAS settings above, on purpose (E402): errors is a leaf module and imports nothing else.
-from pinky.errors import Conflict, IndexUnavailable, InvalidInput, NotFound, PinkyError, SyncError  # noqa: E402
+from pinky.errors import (  # noqa: E402
+    Conflict,
+    IndexUnavailable,
+    InvalidInput,
+    NotFound,
+    NotInProject,
+    PinkyError,
+    SyncError,
+)
 
 __version__ = "0.1.0"
 
@@ -38,6 +46,7 @@ __all__ = [
     "InvalidInput",
     "KnowledgeBase",
     "NotFound",
+    "NotInProject",
     "PinkyError",
     "SearchResult",
     "SyncError",

@@ -87,12 +87,22 @@ def _drift(kb: KnowledgeBase) -> Check:
     return Check("markdown vs index", "warn", "; ".join(parts), "pinky reindex")
 
 
+def _skipped(kb: KnowledgeBase) -> Check:
+    """Files named .md that are not notes: never indexed, so never found; the user should know."""
+    skipped = kb.skipped()
+    if not skipped:
+        return Check("unreadable files", "ok", "none")
+    return Check("unreadable files", "warn", f"{len(skipped)} not indexed: " + "; ".join(skipped[:5]),
+                 "convert them to UTF-8 markdown, or move them out of the knowledge folder")
+
+
 def _malformed(kb: KnowledgeBase) -> Check:
     bad = kb.malformed()
     if not bad:
         return Check("malformed notes", "ok", "none")
     return Check("malformed notes", "warn", f"{len(bad)}: " + "; ".join(bad[:5]),
-                 "fix the YAML between the --- lines (they are indexed as plain notes meanwhile)")
+                 "fix the frontmatter between the --- lines (bad YAML, an unknown type); they are indexed "
+                 "meanwhile, as notes")
 
 
 def _sync(kb: KnowledgeBase) -> Check:
@@ -146,7 +156,8 @@ def _breadcrumbs(kb: KnowledgeBase) -> Check:
 
 
 CHECKS: list[Callable[[KnowledgeBase], Check]] = [
-    _driver, _fts, _vectors, _embedder, _schema, _fingerprint, _roots, _drift, _malformed, _breadcrumbs, _sync,
+    _driver, _fts, _vectors, _embedder, _schema, _fingerprint, _roots, _drift, _malformed, _skipped, _breadcrumbs,
+    _sync,
 ]
 
 

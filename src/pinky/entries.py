@@ -82,12 +82,17 @@ def _file_of(index: Index, row: Any) -> Path:
     return index.root_dir(row["root"]) / row["path"]
 
 
+def file_of(index: Index, slug: str) -> Path:
+    """The markdown file of the entry a slug names."""
+    return _file_of(index, find(index, slug))
+
+
 def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,
          scope: str | None = None, project: str | None = None, files: list[str] | None = None,
          embed: bool = True) -> Entry:
     """Write a new note atomically into the right root, then index it at once."""
     meta: dict[str, Any] = {"title": clean_title(title), "type": validate_type(type), "tags": validate_tags(tags)}
-    body = clean_text(body, "body", MAX_BODY_CHARS, required=False)
+    body = clean_text(body, "body", MAX_BODY_CHARS)
     resolved = search.resolve_scope(index, scope, project) or search.resolve_scope(index, "project", None)
     root = "global" if resolved == "global" else "project"
     if root == "project":
@@ -144,7 +149,7 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
                    "tags": None if tags is None else validate_tags(tags),
                    "last_verified": None if last_verified is None else valid_day(last_verified, "last_verified")}
         meta.update({key: value for key, value in changes.items() if value is not None})
-        new_body = old_body if body is None else clean_text(body, "body", MAX_BODY_CHARS, required=False)
+        new_body = old_body if body is None else clean_text(body, "body", MAX_BODY_CHARS)
         atomic_write(path, render(meta, new_body))
     indexer.index_file(index, path)
     return get(index, row["slug"])

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pinky.config import Config
-from pinky.errors import IndexUnavailable, InvalidInput, PinkyError
+from pinky.errors import IndexUnavailable, InvalidInput, NotInProject, PinkyError
 from pinky.store import migrations as mig
 from pinky.store import vectors as vq
 from pinky.store.connect import Database, open_database, write_transaction
@@ -125,8 +125,7 @@ class Index:
         try:
             return self.config.roots()[root]
         except KeyError:
-            raise InvalidInput("not inside an initialised project: there is no project knowledge folder "
-                               "(run `pinky init` in the repository, or use the global scope)") from None
+            raise NotInProject() from None
 
     def display_path(self, root: str, rel: str) -> str:
         """Project notes relative to the repository (citable); global notes absolute."""

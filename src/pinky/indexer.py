@@ -22,7 +22,7 @@ from pinky.chunking import chunk_markdown
 from pinky.fileio import atomic_write, file_lock
 from pinky.index import Index
 from pinky.layout import FILE_INDEX_HEADER, entry_id, file_index_path, is_note, is_skipped, slug_for
-from pinky.markdown import Document, content_hash, decode, file_names_mentioned, parse_text
+from pinky.markdown import Document, content_hash, file_names_mentioned, parse_text, unreadable
 from pinky.store import entries as eq
 from pinky.store import graph as gq
 from pinky.store import vectors as vq
@@ -53,14 +53,16 @@ class ReindexReport:
     unchanged: int = 0
     chunks_embedded: int = 0
     seconds: float = 0.0
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # files that were not indexed, and why
+    warnings: list[str] = field(default_factory=list)  # files indexed despite a problem (bad YAML, unknown type)
     vectors: str = "ok"  # "ok" | "unavailable: <why>"
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "added": self.added, "updated": self.updated, "removed": self.removed,
             "unchanged": self.unchanged, "chunks_embedded": self.chunks_embedded,
-            "seconds": round(self.seconds, 3), "errors": self.errors, "vectors": self.vectors,
+            "seconds": round(self.seconds, 3), "errors": self.errors, "warnings": self.warnings,
+            "vectors": self.vectors,
         }
 
 
@@ -86,13 +88,20 @@ def scan(roots: dict[str, Path]) -> Iterator[SourceFile]:
                 yield SourceFile(root_name, rel, path, stat.st_mtime_ns, stat.st_size)
 
 
+class Skipped(Exception):
+    """A file named .md that is not a note (binary, not UTF-8): reported with its reason, never indexed."""
+
+
 def parse_file(source: SourceFile) -> tuple[Document, bytes]:
     raw = source.path.read_bytes()
-    text, decode_error = decode(raw)
-    doc = parse_text(text, source.rel, raw)
-    if decode_error and not doc.parse_error:
-        doc = Document(**{**doc.__dict__, "parse_error": decode_error})
-    return doc, raw
+    reason = unreadable(raw)
+    if reason:
+        raise Skipped(reason)
+    return parse_text(raw.decode("utf-8-sig"), source.rel, raw), raw
+
+
+def _skip_message(index: Index, root: str, rel: str, reason: str) -> str:
+    return f"{index.display_path(root, rel)}: skipped: {reason}"
 
 
 def scope_for(root: str, doc: Document, default_project: str | None) -> tuple[str, str | None]:
@@ -161,17 +170,24 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
     db = index.db
     has_vec = index.prepare_vectors() if embed else index.vectors_writable()
     known = eq.indexed_files(db.conn)
+    skipped = eq.skipped_files(db.conn)
     seen: set[tuple[str, str]] = set()
     changed: list[SourceFile] = []
     for source in scan(index.config.roots()):
         key = (source.root, source.rel)
         seen.add(key)
-        old = known.get(key)
+        old = known.get(key) or skipped.get(key)
         if old and old.mtime_ns == source.mtime_ns and old.size == source.size:
-            report.unchanged += 1
+            if key in skipped:  # still the same unreadable file: say so again, without reading it
+                report.errors.append(_skip_message(index, *key, skipped[key].reason))
+            else:
+                report.unchanged += 1
         else:
             changed.append(source)
     removed = [known[k] for k in known.keys() - seen]
+    with write_transaction(db.conn):
+        for key in skipped.keys() - seen:
+            eq.forget_skipped(db.conn, *key)
     _apply_changes(index, changed, removed, known, report, has_vec, progress)
     scan_code(index)
     if report.added or report.updated or report.removed or not os.path.exists(_file_index(index)):
@@ -198,26 +214,44 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
     total = len(changed)
     for start in range(0, total, WRITE_BATCH):
         batch = changed[start : start + WRITE_BATCH]
-        parsed = []
+        parsed: list[tuple[SourceFile, Document | Skipped]] = []
         for source in batch:  # parse outside the transaction: readers and writers keep going
             try:
-                parsed.append((source, *parse_file(source)))
+                parsed.append((source, parse_file(source)[0]))
+            except Skipped as why:
+                parsed.append((source, why))
+                report.errors.append(_skip_message(index, source.root, source.rel, str(why)))
             except OSError as exc:
                 report.errors.append(f"{source.path}: {exc.strerror or exc}")
         with write_transaction(conn):
-            for source, doc, _raw in parsed:
-                _store_changed(index, source, doc, known.get((source.root, source.rel)), report, has_vec)
+            for source, doc in parsed:
+                old = known.get((source.root, source.rel))
+                if isinstance(doc, Skipped):
+                    _store_skipped(index, source, str(doc), old, has_vec)
+                else:
+                    _store_changed(index, source, doc, old, report, has_vec)
         if progress:
             progress("parse", min(start + WRITE_BATCH, total), total)
 
 
+def _store_skipped(index: Index, source: SourceFile, reason: str, old: eq.IndexedFile | None,
+                   has_vec: bool) -> None:
+    """Record why the file is not indexed; an entry it used to be leaves the index (caller holds the transaction)."""
+    if old is not None:
+        eq.delete_entry(index.conn, old.id, has_vec)
+    eq.record_skipped(index.conn, eq.SkippedFile(source.root, source.rel, source.mtime_ns, source.size, reason))
+
+
 def _store_changed(index: Index, source: SourceFile, doc: Document, old: eq.IndexedFile | None,
                    report: ReindexReport, has_vec: bool) -> None:
+    eq.forget_skipped(index.conn, source.root, source.rel)
     if old and old.content_hash == doc.content_hash:
         eq.touch_entry(index.conn, old.id, source.mtime_ns, source.size)
         report.unchanged += 1
         return
     store_document(index.conn, source, doc, index.config.project, index.config.chunk_words, has_vec)
+    if doc.parse_error:
+        report.warnings.append(f"{index.display_path(source.root, source.rel)}: {doc.parse_error}")
     if old:
         report.updated += 1
     else:
@@ -285,7 +319,12 @@ def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
         return None
     stat = path.stat()
     source = SourceFile(root, rel, path, stat.st_mtime_ns, stat.st_size)
-    doc, _ = parse_file(source)
+    try:
+        doc, _ = parse_file(source)
+    except Skipped as why:
+        with write_transaction(conn):
+            _store_skipped(index, source, str(why), eq.indexed_files_by_id(conn, eid), has_vec)
+        return None
     known = eq.entry_by(conn, "id", eid)
     if known is not None and known["content_hash"] == doc.content_hash:
         # Already indexed (e.g. a watcher reporting our own save): keep chunks and vectors.
@@ -293,7 +332,10 @@ def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
             eq.touch_entry(conn, eid, source.mtime_ns, source.size)
         return str(known["slug"])
     with write_transaction(conn):
+        eq.forget_skipped(conn, root, rel)
         store_document(conn, source, doc, index.config.project, index.config.chunk_words, has_vec)
+    if doc.parse_error:
+        log.warning("%s: %s", index.display_path(root, rel), doc.parse_error)
     # The hooks' list of linked file names changes only if this entry's names did (a diary
     # line or an edited paragraph usually leaves them alone): skip the rewrite otherwise.
     if gq.linked_file_names(conn, eid) != linked_before or not os.path.exists(_file_index(index)):

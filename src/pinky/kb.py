@@ -145,6 +145,17 @@ class KnowledgeBase:
 
         return briefing(self.index, since, compact=compact)
 
+    def list_entries(self, *, limit: int = 50, scope: str | None = None, project: str | None = None,
+             type: str | None = None, tags: list[str] | tuple[str, ...] | None = None,
+             since: str | None = None) -> list[dict[str, Any]]:
+        """Entries without a query: those the filters keep, most recently changed first."""
+        filters = search.filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since)
+        return listing.list_entries(self.index, filters, limit)
+
+    def file_of(self, slug: str) -> Path:
+        """The markdown file of an entry (to open it in an editor)."""
+        return entries.file_of(self.index, slug)
+
     def entry_summaries(self, limit: int = 5000) -> list[dict[str, Any]]:
         """Slug, title, type, scope and citable path of every indexed entry, newest first."""
         return listing.summaries(self.index, limit)
@@ -160,3 +171,6 @@ class KnowledgeBase:
 
     def malformed(self) -> list[str]:
         return maintenance.malformed(self.index)
+
+    def skipped(self) -> list[str]:
+        return maintenance.skipped(self.index)

@@ -52,3 +52,8 @@ def gc(index: Index) -> dict[str, int]:
 def malformed(index: Index) -> list[str]:
     """Notes indexed despite a problem (bad YAML, invalid UTF-8), with the problem."""
     return [f"{index.display_path(r, p)}: {e}" for r, p, e in eq.parse_errors(index.conn)]
+
+
+def skipped(index: Index) -> list[str]:
+    """Files named .md that are not notes (binary, not UTF-8), with the reason; never indexed."""
+    return [f"{index.display_path(f.root, f.path)}: {f.reason}" for f in eq.skipped_files(index.conn).values()]

@@ -17,7 +17,7 @@ from typing import Any
 
 from pinky.check import Check
 from pinky.config import Config
-from pinky.errors import InvalidInput
+from pinky.errors import InvalidInput, NotInProject
 from pinky.fileio import atomic_write
 from pinky.locations import ENV_DB, ENV_SAVE_DIR
 
@@ -47,7 +47,7 @@ Knowledge about this project lives as markdown in the pinky brain, searchable th
 def project_root(config: Config) -> Path:
     """The repository root (where pinky.toml is); outside a project there is none to wire."""
     if config.project_root is None:
-        raise InvalidInput("not inside an initialised project: run `pinky init` in the repository first")
+        raise NotInProject("wiring Claude Code into a project")
     return config.project_root
 
 

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from pinky.dates import freshness, now_utc
-from pinky.errors import InvalidInput
+from pinky.errors import InvalidInput, NotInProject
 from pinky.index import Index
 from pinky.store import retrieval as rq
 from pinky.store.connect import write_transaction
@@ -216,7 +216,7 @@ def resolve_scope(index: Index, scope: str | None, project: str | None) -> str |
         return scope
     if scope == "project":
         if index.config.project is None:
-            raise InvalidInput("scope 'project' needs an initialised project (pinky init); use 'global'")
+            raise NotInProject("scope 'project'")
         return f"project:{index.config.project}"
     if scope.startswith("project:") and scope[8:].strip():
         return f"project:{scope[8:].strip()}"

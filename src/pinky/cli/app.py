@@ -16,6 +16,11 @@ from pinky.errors import PinkyError
 from pinky.locations import ENV_DB, ENV_HOME, ENV_LOG, ENV_PROJECT, ENV_SAVE_DIR
 
 
+class ReaderGone(Exception):
+    """stdout's reader closed the pipe (`pinky search … | head -1`). Not an OSError on purpose: click
+    turns an EPIPE OSError into exit status 1, and a shell expects 141 from a process that lost its reader."""
+
+
 class PinkyGroup(click.Group):
     """Turns every PinkyError into one clear line on stderr and exit status 1."""
 
@@ -24,6 +29,8 @@ class PinkyGroup(click.Group):
             return super().invoke(ctx)
         except PinkyError as exc:
             raise click.ClickException(str(exc)) from None
+        except BrokenPipeError:
+            raise ReaderGone from None
         except OSError as exc:
             where = f": {exc.filename}" if exc.filename else ""
             raise click.ClickException(f"{exc.strerror or exc}{where}") from None

@@ -63,8 +63,10 @@ def reindex(ctx: click.Context, full: bool, as_json: bool) -> None:
         return
     click.echo(f"{report.added} added, {report.updated} updated, {report.removed} removed, "
                f"{report.unchanged} unchanged; {report.chunks_embedded} chunks embedded in {report.seconds:.2f}s")
-    for note in ([f"rebuilt the index: {kb.rebuilt_reason}"] if kb.rebuilt_reason else []) + report.errors:
+    for note in ([f"rebuilt the index: {kb.rebuilt_reason}"] if kb.rebuilt_reason else []) + report.warnings:
         click.echo(f"warning: {note}", err=True)
+    for error in report.errors:
+        click.echo(f"error: {error}", err=True)
     if report.vectors != "ok":
         click.echo(f"warning: vectors {report.vectors}; search is full-text only", err=True)
 
@@ -135,7 +137,8 @@ def save(ctx: click.Context, title: str, type_: str, tags: tuple[str, ...], proj
     if as_json:
         emit_json({**entry.as_dict(), "similar": [h.as_dict() for h in similar]})
         return
-    click.echo(f"saved {entry.slug} -> {entry.path}")
+    where = "the global brain" if entry.scope == "global" else f"project {entry.project}"
+    click.echo(f"saved {entry.slug} -> {entry.path}  ({where})")
     for hit in similar:
         click.echo(f"note: {hit.slug} says nearly the same ({hit.score:.2f}); if this repeats it, "
                    f"edit that one and `pinky delete {entry.slug}`", err=True)
@@ -207,8 +210,9 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    click.echo(f"{data['entries']} entries, {data['chunks']} chunks, {data['vectors']} vectors "
-               f"({data['embedder']}, {data['dims']} dims)")
+    vectors = (f"{data['vectors']} vectors ({data['embedder']}, {data['dims']} dims)" if data["dims"]
+               else f"no vectors yet ({data['embedder']} builds them on `pinky reindex`)")
+    click.echo(f"{data['entries']} entries, {data['chunks']} chunks, {vectors}")
     click.echo("by type:  " + ", ".join(f"{k} {v}" for k, v in data["by_type"].items()))
     click.echo("by scope: " + ", ".join(f"{k} {v}" for k, v in data["by_scope"].items()))
     click.echo(f"index:    {data['db_path']} ({data['db_bytes'] / 1e6:.1f} MB)")

@@ -28,6 +28,7 @@ DEFAULT_DIGEST_CHARS = 1500
 DEFAULT_REVERIFY_DAYS = 90
 REINDEX_DEBOUNCE_S = 60
 KEY_TYPES = ("gotcha", "decision")
+GLOBAL_SHOWN = 4
 REVERIFY_TYPES = ("gotcha", "decision", "pattern", "bug", "guide")
 REMINDER = ("Before non-trivial work, brain_search the brain (pinky MCP); when you learn a gotcha, "
             "decision or pattern worth keeping, brain_save it.")
@@ -164,7 +165,7 @@ def build_digest(loc: Locations, *, since: float | None, session_id: str, budget
         head = "pinky brain: no index yet; `pinky reindex` is building it in the background."
     else:
         try:
-            head, sections = _sections(conn, reverify_days)
+            head, sections = _sections(conn, reverify_days, loc.project or "")
         finally:
             conn.close()
     diary = diary_since(loc.save_dir or "", since, session_id)
@@ -173,7 +174,7 @@ def build_digest(loc: Locations, *, since: float | None, session_id: str, budget
     return _fit(head, sections, REMINDER, budget)
 
 
-def _sections(conn: Connection, reverify_days: int) -> tuple[str, list[list[str]]]:
+def _sections(conn: Connection, reverify_days: int, project: str) -> tuple[str, list[list[str]]]:
     by_root = readonly.entries_by_root(conn)
     total = sum(by_root.values())
     types = ", ".join(f"{n:,} {t}" for t, n in readonly.commonest_types(conn, 5))
@@ -184,6 +185,10 @@ def _sections(conn: Connection, reverify_days: int) -> tuple[str, list[list[str]
     if key:
         sections.append(["Key gotchas and decisions (most important, then most recently changed):"]
                         + [f"- {slug} [{type_}] {_clip(title, 100)}" for slug, type_, title in key])
+    shared = readonly.global_entries_for(conn, project, GLOBAL_SHOWN) if by_root.get("global") else []
+    if shared:
+        sections.append(["From the global brain (about this project first, then the most used):"]
+                        + [f"- {slug} [{type_}] {_clip(title, 100)}" for slug, type_, title in shared])
     cutoff = time.strftime("%Y-%m-%d", time.localtime(time.time() - reverify_days * 86400))
     count, stale = readonly.stale_entries(conn, REVERIFY_TYPES, cutoff, 4)
     if count:

@@ -21,9 +21,40 @@ class IndexedFile:
     size: int
 
 
+def indexed_files_by_id(conn: Any, entry_id: str) -> IndexedFile | None:
+    row = conn.execute("SELECT id, root, path, content_hash, mtime_ns, size FROM entry WHERE id = ?",
+                       (entry_id,)).fetchone()
+    return IndexedFile(*row) if row else None
+
+
 def indexed_files(conn: Any) -> dict[tuple[str, str], IndexedFile]:
     rows = conn.execute("SELECT id, root, path, content_hash, mtime_ns, size FROM entry")
     return {(r[1], r[2]): IndexedFile(*r) for r in rows}
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    root: str
+    path: str
+    mtime_ns: int
+    size: int
+    reason: str
+
+
+def skipped_files(conn: Any) -> dict[tuple[str, str], SkippedFile]:
+    rows = conn.execute("SELECT root, path, mtime_ns, size, reason FROM skipped_file ORDER BY root, path")
+    return {(r[0], r[1]): SkippedFile(*r) for r in rows}
+
+
+def record_skipped(conn: Any, skipped: SkippedFile) -> None:
+    conn.execute("INSERT INTO skipped_file(root, path, mtime_ns, size, reason) VALUES (?, ?, ?, ?, ?) "
+                 "ON CONFLICT(root, path) DO UPDATE SET mtime_ns = excluded.mtime_ns, size = excluded.size, "
+                 "reason = excluded.reason",
+                 (skipped.root, skipped.path, skipped.mtime_ns, skipped.size, skipped.reason))
+
+
+def forget_skipped(conn: Any, root: str, path: str) -> None:
+    conn.execute("DELETE FROM skipped_file WHERE root = ? AND path = ?", (root, path))
 
 
 def touch_entry(conn: Any, entry_id: str, mtime_ns: int, size: int) -> None:

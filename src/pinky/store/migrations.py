@@ -159,6 +159,20 @@ def m005_drop_unused_backlink_and_was_useful(conn: Any) -> None:
     conn.execute("CREATE INDEX usage_entry ON usage(entry_id)")
 
 
+@migration
+def m006_skipped_files(conn: Any) -> None:
+    conn.execute(
+        """CREATE TABLE skipped_file(       -- .md files that are not notes (binary, not UTF-8): reported, never indexed
+            root     TEXT NOT NULL,
+            path     TEXT NOT NULL,
+            mtime_ns INTEGER NOT NULL,      -- the stat they were judged by: unchanged files are not read again
+            size     INTEGER NOT NULL,
+            reason   TEXT NOT NULL,
+            PRIMARY KEY(root, path)
+        ) WITHOUT ROWID"""
+    )
+
+
 KNOWN = [name for name, _ in MIGRATIONS]
 
 

@@ -154,6 +154,16 @@ def key_entries(conn: Connection, root: str, types: tuple[str, ...], *, importan
     return list(shown.values())[:limit]
 
 
+def global_entries_for(conn: Connection, project: str, limit: int) -> list[tuple[str, str, str]]:
+    """(slug, type, title) of global entries worth showing in this project: those that name it
+    (`project:` or a tag), then the most important and most retrieved, then the newest."""
+    return rows(conn, "SELECT slug, type, title FROM entry e WHERE root = 'global' AND type != 'diary' "
+                      "ORDER BY (coalesce(project, '') = ?1 OR EXISTS (SELECT 1 FROM json_each(e.tags) "
+                      f"WHERE lower(json_each.value) = lower(?1))) DESC, {_IMPORTANCE}, "
+                      "(SELECT count(*) FROM usage u WHERE u.entry_id = e.id) DESC, mtime_ns DESC LIMIT ?2",
+                (project, limit))
+
+
 def stale_entries(conn: Connection, types: tuple[str, ...], cutoff_day: str,
                   limit: int) -> tuple[int, list[tuple[str, str]]]:
     """How many project entries were last verified (or created) before `cutoff_day`, and the oldest few."""

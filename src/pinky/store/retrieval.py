@@ -143,3 +143,13 @@ def record_usage(conn: Any, entry_ids: Sequence[str], query: str, when: str) -> 
         "INSERT INTO usage(entry_id, retrieved_at, query) VALUES (?, ?, ?)",
         [(e, when, query[:2000]) for e in entry_ids],
     )
+
+
+def filtered_entries(conn: Any, filters: Filters, limit: int) -> list[Any]:
+    """Entries the filters keep, most recently changed first (listing without a query)."""
+    where, params = filters.sql()
+    return conn.execute(
+        f"SELECT e.slug, e.root, e.path, e.title, e.type, e.scope, e.project, e.tags, e.created, e.last_verified, "
+        f"e.mtime_ns FROM entry e WHERE {where} ORDER BY e.mtime_ns DESC, e.slug LIMIT ?",
+        (*params, limit),
+    ).fetchall()
