@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -70,12 +71,47 @@ def _schema(kb: KnowledgeBase) -> Check:
     return Check("index schema", "ok" if done == mig.KNOWN else "error", detail)
 
 
+def _is_our_cli(path: str) -> bool:
+    """pip/pipx/uv console scripts, and the plugin's bin/ wrappers, name pinky's own CLI module."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(8192)
+    except OSError:
+        return False
+    return b"pinky.cli" in head or b"pinky-brain" in head
+
+
+def _cli_on_path(kb: KnowledgeBase) -> Check:
+    """Debian and Ubuntu ship /usr/bin/pinky (a finger clone); pipx ensurepath appends to PATH, so it wins."""
+    name = "command `pinky` on PATH"
+    found, alias = shutil.which("pinky"), shutil.which("pinky-brain")
+    ours = alias or str(Path(sys.executable).with_name("pinky-brain"))
+    if found and _is_our_cli(found):
+        return Check(name, "ok", f"{found}" + (f" (also as {alias})" if alias else ""))
+    if found:
+        return Check(name, "warn", f"`pinky` runs {found}, which is another program, not pinky-brain's CLI",
+                     f"use `pinky-brain` ({ours}), or put {Path(ours).parent} before {Path(found).parent} in PATH")
+    return Check(name, "warn", f"`pinky` is not on PATH; this CLI is {ours}",
+                 f"add {Path(ours).parent} to PATH (pipx ensurepath), or call `pinky-brain` / {ours}")
+
+
+def _project(kb: KnowledgeBase) -> Check:
+    config = kb.config
+    if config.project_root is None:
+        return Check("project", "warn", "not inside a pinky project (no pinky.toml in this folder or above): "
+                     "only the global brain is searched and saved to",
+                     "cd into your repository and run `pinky init`")
+    return Check("project", "ok", f"{config.project} at {config.project_root} (index {config.db_path.name})")
+
+
 def _roots(kb: KnowledgeBase) -> Check:
-    missing = [str(p) for p in kb.config.roots().values() if not p.is_dir()]
-    if not missing:
-        return Check("knowledge folders", "ok", ", ".join(str(p) for p in kb.config.roots().values()))
-    return Check("knowledge folders", "warn", f"missing: {', '.join(missing)}",
-                 "pinky init (project) / pinky sync --remote URL (global brain)")
+    config = kb.config
+    found = [str(p) for p in config.roots().values() if p.is_dir()]
+    if config.save_dir is not None and not config.save_dir.is_dir():
+        return Check("knowledge folders", "warn", f"{config.save_dir} is missing", "pinky init")
+    later = "" if config.global_dir.is_dir() else \
+        f"; the global brain ({config.global_dir}) appears with the first global save or `pinky sync`"
+    return Check("knowledge folders", "ok", (", ".join(found) or "none yet") + later)
 
 
 def _drift(kb: KnowledgeBase) -> Check:
@@ -156,8 +192,8 @@ def _breadcrumbs(kb: KnowledgeBase) -> Check:
 
 
 CHECKS: list[Callable[[KnowledgeBase], Check]] = [
-    _driver, _fts, _vectors, _embedder, _schema, _fingerprint, _roots, _drift, _malformed, _skipped, _breadcrumbs,
-    _sync,
+    _driver, _fts, _vectors, _embedder, _schema, _fingerprint, _cli_on_path, _project, _roots, _drift, _malformed,
+    _skipped, _breadcrumbs, _sync,
 ]
 
 

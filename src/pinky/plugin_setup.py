@@ -179,9 +179,11 @@ def _claude_json() -> Path:
     return Path(configured).expanduser() / ".claude.json" if configured else Path.home() / ".claude.json"
 
 
-def _settings_files(root: Path) -> list[Path]:
-    return [_claude_dir() / "settings.json", root / ".claude" / "settings.json",
-            root / ".claude" / "settings.local.json"]
+def _settings_files(root: Path | None) -> list[Path]:
+    user = [_claude_dir() / "settings.json"]
+    if root is None:
+        return user
+    return [*user, root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"]
 
 
 def _load_quiet(path: Path) -> dict[str, Any]:
@@ -211,7 +213,7 @@ def _on_path() -> Check:
                  "cannot start the hooks or the server", "pipx install pinky-brain  (or: uv tool install pinky-brain)")
 
 
-def _hooks_registered(root: Path, settings: list[dict[str, Any]]) -> Check:
+def _hooks_registered(settings: list[dict[str, Any]]) -> Check:
     if _plugin_enabled(settings):
         return Check("claude code: hooks registered", "ok", f"plugin {PLUGIN_ID} enabled")
     if any("pinky-hooks" in json.dumps(data.get("hooks", {})) for data in settings):
@@ -256,8 +258,10 @@ def _mcp_json_matches(root: Path) -> Check | None:
 
 def plugin_checks(config: Config) -> list[Check]:
     """Is Claude Code wired up: commands on PATH, hooks registered, server approved, no duplicate server."""
-    root = project_root(config)
+    root = config.project_root
     settings = [_load_quiet(p) for p in _settings_files(root)]
-    checks = [_on_path(), _hooks_registered(root, settings), _server_approved(root, settings)]
+    checks = [_on_path(), _hooks_registered(settings)]
+    if root is None:  # the project's .mcp.json and approvals only exist inside a project
+        return checks
     match = _mcp_json_matches(root)
-    return checks + ([match] if match else [])
+    return checks + [_server_approved(root, settings)] + ([match] if match else [])
