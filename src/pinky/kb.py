@@ -29,9 +29,17 @@ class KnowledgeBase:
     def __init__(self, config: Config | None = None, *, cache_vectors: bool = False) -> None:
         """`cache_vectors`: keep vectors in memory between searches (long-running processes)."""
         self.index = Index(config or load_config(), cache_vectors=cache_vectors)
-        self.config = self.index.config
 
     # --- lifecycle ---------------------------------------------------------------------------------
+
+    @property
+    def config(self) -> Config:
+        return self.index.config
+
+    @config.setter
+    def config(self, config: Config) -> None:
+        """Swap the settings (e.g. fusion weights in an evaluation); the index file stays open."""
+        self.index.config = config
 
     @property
     def db(self) -> Database:

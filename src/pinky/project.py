@@ -44,16 +44,18 @@ class InitReport:
 
 
 def default_root(start: Path) -> Path:
-    """Where `pinky init` without a folder initialises: the project `start` is already in, else the
-    enclosing git repository's top folder (knowledge belongs at the root of the repo), else `start`."""
+    """Where `pinky init` without a folder initialises: the project `start` is already in, else
+    `start` itself, as `git init` does (a guess at a parent folder would surprise in a monorepo)."""
     found = find_project_root(str(start))
-    if found:
-        return Path(found)
-    folder = start.resolve()
+    return Path(found) if found else start.resolve()
+
+
+def git_top(folder: Path) -> Path | None:
+    """The top folder of the git repository `folder` is in, if any."""
     for candidate in (folder, *folder.parents):
         if (candidate / ".git").exists():
             return candidate
-    return folder
+    return None
 
 
 def _template(kind: str) -> str:

@@ -278,15 +278,15 @@ def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, all
     documentation/ for the knowledge, brain.db in .gitignore, diaries merged as a line union in
     .gitattributes, and the pinky server in .mcp.json (other servers kept).
 
-    Without FOLDER: the project you are in, else the top of the enclosing git repository, else
-    the current folder. Safe to run again: it only adds what is missing.
+    Without FOLDER: the project you are in, else the current folder. Safe to run again: it only
+    adds what is missing.
 
     Example:
 
         cd my-repo && pinky init --claude-md append
     """
     from pinky.plugin_setup import extend_init
-    from pinky.project import default_root, init_project, write_marker
+    from pinky.project import default_root, git_top, init_project, write_marker
 
     root = (folder.expanduser().resolve() if folder else default_root(Path.cwd()))
     root.mkdir(parents=True, exist_ok=True)
@@ -299,6 +299,10 @@ def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, all
         emit_json({"root": str(report.root), "created": created, "save_dir": str(config.save_dir)})
         return
     _print_init_summary(report.root, config, created)
+    top = git_top(report.root)
+    if fresh and top is not None and top != report.root:
+        click.echo(f"note: {report.root} is inside the git repository {top}; if the knowledge should live at "
+                   f"its top, remove {report.root / 'pinky.toml'} and run `pinky init {top}`", err=True)
 
 
 def _print_init_summary(root: Path, config: Any, created: list[str]) -> None:
