@@ -179,8 +179,9 @@ def test_short_and_hyphenated_session_tags_are_counted(tmp_path: Path) -> None:
     """diary.py keeps [A-Za-z0-9_-] of the first 8 characters of a session id, which may be shorter."""
     import datetime as dt
 
-    from pinky.diary import format_lines, summarize
+    from pinky.recorder import format_lines
     from pinky.rollup import build_rollup, parse_period
+    from pinky.transcript import summarize
 
     summary = summarize([{"type": "user", "message": {"content": "rebuild the cache"}}])
     lines = format_lines(summary, when=dt.datetime(2026, 11, 24, 9, 30), session_id="ab-_1")
