@@ -1,12 +1,11 @@
 """How knowledge is laid out inside a root: entry types, which files are notes, slugs.
 
 One rule for each question, used by the indexer, the watcher, sync and the hooks alike.
-Stdlib only: the hooks import it.
+Stdlib only, and nothing slow at import: the hooks import it (hashlib, ~2 ms to load its
+OpenSSL module, is loaded by `entry_id` when it is first called).
 """
 
 from __future__ import annotations
-
-import hashlib
 
 ENTRY_TYPES: tuple[str, ...] = ("gotcha", "pattern", "bug", "decision", "diary", "guide", "note")
 ROOTS: tuple[str, ...] = ("project", "global")
@@ -26,6 +25,8 @@ def is_note(rel: str) -> bool:
 
 def entry_id(root: str, rel: str) -> str:
     """Stable id of the entry at `rel` under `root` ('project' or 'global')."""
+    import hashlib
+
     return hashlib.sha1(f"{root}:{rel}".encode()).hexdigest()[:16]
 
 
