@@ -33,8 +33,7 @@ _GIT_COMMIT = re.compile(r"\bgit\b[^;&|\n]*?\scommit\b")
 _HEREDOC_START = re.compile(r"^\$\(cat\s+<<-?\s*['\"]?(\w+)['\"]?\s*$")
 
 
-# ---------------------------------------------------------------------------
-# Reading the transcript
+# --- reading ----------------------------------------------------------------------------------
 
 
 def read_new_events(transcript_path: Path, offset: int) -> tuple[list[dict], int]:
@@ -72,8 +71,7 @@ def _parse_lines(data: bytes) -> Iterator[dict]:
             yield event
 
 
-# ---------------------------------------------------------------------------
-# Summarising
+# --- summarising ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
