@@ -233,6 +233,7 @@ def test_read_diary_since_a_moment_counts_whole_minutes(diary: Path) -> None:
     assert [line.text for line in read_diary(diary, since=since.replace(minute=1))] == ["ok", "Edit×1"]
     aware = since.astimezone(UTC)  # the same moment in another zone selects the same lines
     assert read_diary(diary, since=aware) == read_diary(diary, since=since)
+    assert read_diary(diary, since=since.timestamp()) == read_diary(diary, since=since)  # epoch seconds
     assert read_diary(diary, days=[date(2026, 11, 24)], since=since) == []
 
 

@@ -9,16 +9,22 @@ This module is the one implementation of that format: the Stop hook writes throu
 SessionStart digest, the briefing, the rollups and sync's union merge read through it.
 
 Stdlib only, and no `re`, `pathlib`, `dataclasses` or `threading` at import time: the
-SessionStart hook reads the diary through this module and must start in a few milliseconds.
-Writing (the Stop hook) loads `pinky.fileio` and `pathlib` when it happens.
+SessionStart hook reads the diary through this module and must start in a few milliseconds
+(which is also why it takes the date types from `_datetime`, like the hooks take `_json` and
+`_sqlite3`). Writing (the Stop hook) loads `pinky.fileio` and `pathlib` when it happens.
 """
 
 from __future__ import annotations
 
 import os
 from collections import namedtuple
-from datetime import date, datetime
-from datetime import time as Time
+
+try:  # the C types themselves: `import datetime` first runs its pure-Python twin (~1.3 ms)
+    from _datetime import date, datetime
+    from _datetime import time as Time
+except ImportError:  # pragma: no cover - Pythons without the C module
+    from datetime import date, datetime
+    from datetime import time as Time
 
 from pinky.layout import DIARY_DIR
 
@@ -112,8 +118,11 @@ def bullet_time(line: str) -> Time | None:
 # --- the daily files --------------------------------------------------------------------------
 
 
-def as_local(when: datetime) -> datetime:
-    """Aware datetimes are converted to local time; naive ones are taken as local already."""
+def as_local(when: datetime | float) -> datetime:
+    """Local time: aware datetimes are converted, naive ones are taken as local already, and a
+    number is seconds since the epoch."""
+    if not isinstance(when, datetime):
+        return datetime.fromtimestamp(when)
     return when.astimezone() if when.tzinfo else when
 
 
@@ -191,7 +200,8 @@ def _file_day(name: str) -> date | None:
         return None
 
 
-def read_day(save_dir: str | os.PathLike[str], day: date, since: datetime | None = None) -> list[DiaryLine]:
+def read_day(save_dir: str | os.PathLike[str], day: date,
+             since: datetime | float | None = None) -> list[DiaryLine]:
     """The lines of one day's diary in file order (from `since` on, to the minute, when given).
 
     A missing or unreadable file has no lines; bytes that are not UTF-8 are replaced."""
@@ -209,11 +219,11 @@ def read_day(save_dir: str | os.PathLike[str], day: date, since: datetime | None
 
 
 def read_diary(save_dir: str | os.PathLike[str], *, days: Iterable[date] | None = None,
-               since: datetime | None = None) -> list[DiaryLine]:
+               since: datetime | float | None = None) -> list[DiaryLine]:
     """The diary lines under `save_dir`, oldest day first and in file order within a day.
 
-    `days` limits them to those days; `since` to the lines written from that moment on (local
-    time, to the minute, as the lines record it)."""
+    `days` limits them to those days; `since` (a datetime, or seconds since the epoch) to the
+    lines written from that moment on: local time, to the minute, as the lines record it."""
     wanted = diary_days(save_dir) if days is None else list(days)
     if since is not None:
         first = as_local(since).date()

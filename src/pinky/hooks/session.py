@@ -117,11 +117,9 @@ def _remember_session(loc: Locations, session_id: str) -> float | None:
 
 def diary_since(save_dir: str, since: float | None, session_id: str, *, limit: int = 6) -> list[str]:
     """The newest diary lines written after `since` by other sessions (asked/commits first)."""
-    from datetime import datetime
+    from pinky.diary import as_local, diary_days, read_day, short_session
 
-    from pinky.diary import diary_days, read_day, short_session
-
-    start = datetime.fromtimestamp(since) if since else None
+    start = as_local(since) if since else None
     own = short_session(session_id) if session_id else None
     picked: list[tuple[int, str]] = []
     for day in reversed(diary_days(save_dir)[-7:]):
