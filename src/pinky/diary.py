@@ -70,7 +70,8 @@ class DiaryLine(namedtuple("DiaryLine", ("time", "session", "kind", "text", "day
 
 def format_line(at: Time | datetime, session: str, kind: str, text: str) -> str:
     """`- HH:MM [session] kind: text`; without a kind, `- HH:MM [session] text`."""
-    return f"- {at:%H:%M} [{session}] {kind}: {text}" if kind else f"- {at:%H:%M} [{session}] {text}"
+    head = f"- {at.hour:02d}:{at.minute:02d} [{session}] "  # not %H:%M: strftime is 5x slower
+    return f"{head}{kind}: {text}" if kind else head + text
 
 
 def short_session(session_id: str) -> str:
@@ -84,11 +85,11 @@ def parse_diary_line(line: str, day: date | None = None) -> DiaryLine | None:
     at = _clock(line[2:7]) if line.startswith("- ") and line[7:9] == " [" else None
     end = line.find("] ", 9) if at else -1
     session = line[9:end] if end > 9 else ""
-    if not session or "]" in session or any(c.isspace() for c in session):
+    if "]" in session or session.split() != [session]:  # empty, or with whitespace
         return None
     rest = line[end + 2 :]
     head, colon, tail = rest.partition(":")
-    if colon and head and all(c.isalnum() or c == "_" for c in head) and tail[:1] in ("", " "):
+    if colon and head.replace("_", "a").isalnum() and tail[:1] in ("", " "):  # a \w+ word
         return DiaryLine(at, session, head, tail[1:], day)
     return DiaryLine(at, session, "", rest, day)
 

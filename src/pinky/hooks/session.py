@@ -117,22 +117,21 @@ def _remember_session(loc: Locations, session_id: str) -> float | None:
 
 def diary_since(save_dir: str, since: float | None, session_id: str, *, limit: int = 6) -> list[str]:
     """The newest diary lines written after `since` by other sessions (asked/commits first)."""
-    from pinky.diary import as_local, diary_days, read_day, short_session
+    from pinky.diary import DiaryLine, as_local, diary_days, read_day, short_session
 
     start = as_local(since) if since else None
     own = short_session(session_id) if session_id else None
-    picked: list[tuple[int, str]] = []
+    picked: list[tuple[int, DiaryLine]] = []
     for day in reversed(diary_days(save_dir)[-7:]):
         if start and day < start.date():
             break
         for line in reversed(read_day(save_dir, day, start)):
             if line.session != own:
-                rank = {"asked": 0, "commits": 1, "files": 2}.get(line.kind, 3)
-                picked.append((rank, f"{day:%m-%d} {line.render()[2:]}"))
+                picked.append(({"asked": 0, "commits": 1, "files": 2}.get(line.kind, 3), line))
         if len(picked) >= limit * 3:
             break
     picked.sort(key=lambda item: item[0])
-    return [text for _, text in picked[:limit]]
+    return [f"{line.day.isoformat()[5:]} {line.render()[2:]}" for _, line in picked[:limit]]
 
 
 # --- the digest ------------------------------------------------------------------------------------
