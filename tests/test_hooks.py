@@ -90,6 +90,28 @@ def test_session_start_reports_diary_lines_of_earlier_sessions(brain: Path) -> N
     assert "asked: tune the pool" in context_of(run_hook("session-start", later, brain), "SessionStart")
 
 
+def test_diary_since_picks_other_sessions_newest_first_questions_and_commits_first(tmp_path: Path) -> None:
+    import datetime as dt
+
+    from pinky.hooks.session import diary_since
+
+    write_note(tmp_path, "diary/2026-11-24.md", "- 08:00 [other001] asked: before the last session\n")
+    write_note(tmp_path, "diary/2026-11-25.md",
+               "---\ntype: diary\n---\n- 09:59 [other001] asked: one minute too early\n"
+               "- 10:00 [other001] tools: Edit×1\n- 10:05 [f7d3a9c2] asked: my own question\n"
+               "- 11:00 [other002] commits: Fix the pool\n- 11:30 [other002] asked: why?\n- a hand-written note\n")
+    write_note(tmp_path, "diary/notes.md", "- 12:00 [other003] asked: not a diary day\n")
+    since = dt.datetime(2026, 11, 25, 10, 0, 30).timestamp()
+    assert diary_since(str(tmp_path), since, "f7d3a9c2-1111") == [
+        "11-25 11:30 [other002] asked: why?",
+        "11-25 11:00 [other002] commits: Fix the pool",
+        "11-25 10:00 [other001] tools: Edit×1",
+    ]
+    assert diary_since(str(tmp_path), since, "f7d3a9c2-1111", limit=1) == ["11-25 11:30 [other002] asked: why?"]
+    assert len(diary_since(str(tmp_path), None, "f7d3a9c2-1111")) == 5
+    assert diary_since(str(tmp_path / "missing"), None, "x") == []
+
+
 def test_session_start_is_silent_outside_a_pinky_project(tmp_path: Path) -> None:
     result = run_hook("session-start", base(tmp_path, "SessionStart", source="startup"), tmp_path)
     assert (result.returncode, result.stdout) == (0, "")

@@ -71,6 +71,6 @@ def reindex_paths(kb: KnowledgeBase, root: Path, paths: list[str]) -> int:
 
 def _head(brain: Path) -> bytes | None:
     """The brain's HEAD commit, None when it is not a repository yet."""
-    from pinky.sync import _head_sha_at
+    from pinky.sync import head_commit
 
-    return _head_sha_at(brain) if (brain / ".git").exists() else None
+    return head_commit(brain) if (brain / ".git").exists() else None

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
-from pathlib import Path
 from typing import Any
 
 from pinky.dates import iso_utc, parse_moment, parse_since, to_ns
+from pinky.diary import read_diary
 from pinky.index import Index
 from pinky.store import entries as eq
 
@@ -22,8 +21,6 @@ FULL_ITEMS = 500
 COMPACT_DIARY_LINES = 60
 FULL_DIARY_LINES = 1000
 SUMMARY_CHARS = 300
-_DIARY_FILE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
-_DIARY_LINE = re.compile(r"^- (\d{2}):(\d{2}) \[([^\]\s]+)\] (\w+): (.*)$")
 
 
 def briefing(index: Index, since: str, compact: bool = True) -> dict[str, Any]:
@@ -69,48 +66,8 @@ def _briefing_item(index: Index, row: Any, created: dt.datetime | None, changed:
 
 
 def diary_lines(index: Index, moment: dt.datetime) -> list[dict[str, Any]]:
-    """Parsed `- HH:MM [session] kind: text` lines from diary/YYYY-MM-DD.md files, newest first."""
-    first_day = moment.astimezone().date()
-    found: list[tuple[dt.datetime, dict[str, Any]]] = []
-    for root in index.config.roots().values():
-        folder = root / "diary"
-        if not folder.is_dir():
-            continue
-        for path in folder.iterdir():
-            day = _diary_day(path)
-            if day is None or day < first_day:
-                continue
-            found.extend(_read_diary(path, day, moment))
-    found.sort(key=lambda p: p[0], reverse=True)
-    return [line for _, line in found]
-
-
-def _diary_day(path: Path) -> dt.date | None:
-    match = _DIARY_FILE.match(path.name)
-    if not match:
-        return None
-    try:
-        return dt.date(*(int(g) for g in match.groups()))
-    except ValueError:
-        return None
-
-
-def _read_diary(path: Path, day: dt.date, moment: dt.datetime) -> list[tuple[dt.datetime, dict[str, Any]]]:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return []
-    out = []
-    for line in text.splitlines():
-        match = _DIARY_LINE.match(line)
-        if not match:
-            continue
-        hour, minute, session, kind, rest = match.groups()
-        if int(hour) > 23 or int(minute) > 59:
-            continue
-        when = dt.datetime(day.year, day.month, day.day, int(hour), int(minute)).astimezone()
-        if when < moment.replace(second=0, microsecond=0):
-            continue
-        out.append((when, {"date": day.isoformat(), "time": f"{hour}:{minute}", "session": session,
-                           "kind": kind, "text": rest}))
-    return out
+    """The diary lines of every root written since `moment`, newest first (ties keep file order)."""
+    lines = [line for root in index.config.roots().values() for line in read_diary(root, since=moment)]
+    lines.sort(key=lambda line: (line.day, line.time), reverse=True)
+    return [{"date": line.day.isoformat(), "time": f"{line.time:%H:%M}", "session": line.session,
+             "kind": line.kind, "text": line.text} for line in lines]

@@ -112,41 +112,21 @@ def _remember_session(loc: Locations, session_id: str) -> float | None:
 
 def diary_since(save_dir: str, since: float | None, session_id: str, *, limit: int = 6) -> list[str]:
     """The newest diary lines written after `since` by other sessions (asked/commits first)."""
-    folder = os.path.join(save_dir, "diary")
-    try:
-        names = sorted((n for n in os.listdir(folder) if len(n) == 13 and n.endswith(".md")), reverse=True)
-    except OSError:
-        return []
-    start = time.localtime(since) if since else None
-    start_day = time.strftime("%Y-%m-%d", start) if start else None
-    start_hm = time.strftime("%H:%M", start) if start else None
-    own = session_id[:8]
-    picked: list[tuple[int, str]] = []
-    for name in names[:7]:
-        day = name[:10]
-        if start_day and day < start_day:
+    from pinky.diary import DiaryLine, as_local, diary_days, read_day, short_session
+
+    start = as_local(since) if since else None
+    own = short_session(session_id) if session_id else None
+    picked: list[tuple[int, DiaryLine]] = []
+    for day in reversed(diary_days(save_dir)[-7:]):
+        if start and day < start.date():
             break
-        try:
-            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
-                lines = handle.read().splitlines()
-        except OSError:
-            continue
-        for line in reversed(lines):
-            # `- HH:MM [abcd1234] kind: text`, as pinky.diary writes it
-            if not (line.startswith("- ") and line[4:5] == ":" and line[7:9] == " ["):
-                continue
-            tag_end = line.find("] ", 9)
-            if tag_end < 0 or (own and line[9:tag_end] == own):
-                continue
-            if start_day and day == start_day and line[2:7] < start_hm:
-                continue
-            kind = line[tag_end + 2 :].split(":", 1)[0]
-            rank = {"asked": 0, "commits": 1, "files": 2}.get(kind, 3)
-            picked.append((rank, f"{day[5:]} {line[2:]}"))
+        for line in reversed(read_day(save_dir, day, start)):
+            if line.session != own:
+                picked.append(({"asked": 0, "commits": 1, "files": 2}.get(line.kind, 3), line))
         if len(picked) >= limit * 3:
             break
     picked.sort(key=lambda item: item[0])
-    return [text for _, text in picked[:limit]]
+    return [f"{line.day.isoformat()[5:]} {line.render()[2:]}" for _, line in picked[:limit]]
 
 
 # --- the digest ------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ def stop(payload: dict, loc: Locations) -> None:
         return
     from pathlib import Path
 
-    from pinky.diary import record_stop
+    from pinky.recorder import record_stop
 
     diary = record_stop(Path(os.path.expanduser(transcript)), session_id, Path(loc.save_dir),
                         Path(_offsets_path(loc)))
