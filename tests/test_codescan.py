@@ -6,16 +6,9 @@ from pathlib import Path
 
 from helpers import write_note
 
-from pinky.breadcrumbs import breadcrumbs_by_line as find_breadcrumbs
 from pinky.config import load_config
 from pinky.doctor import run_checks
 from pinky.kb import KnowledgeBase
-
-
-def test_find_breadcrumbs_reports_lines() -> None:
-    data = b"import os\n# Brain: gotcha/pool, decision/wal\nx = 1  // Brain: pool-note\nnotBrain: x\n"
-    assert find_breadcrumbs(data) == [(2, "gotcha/pool"), (2, "decision/wal"), (3, "pool-note")]
-    assert find_breadcrumbs(b"no crumbs here") == []
 
 
 def test_reindex_links_code_to_entries_and_doctor_flags_dangling_ones(project: Path) -> None:

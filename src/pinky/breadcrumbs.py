@@ -23,6 +23,8 @@ def breadcrumbs(data: bytes) -> list[str]:
         line = data[at + len(MARK) : end if end >= 0 else len(data)]
         if not (before.isalnum() or before == b"_"):  # `MyBrain:` is not a breadcrumb
             for token in line.replace(b",", b" ").split():
+                if token == MARK:  # a second breadcrumb on this line: the outer loop reads it
+                    break
                 token = token.rstrip(b".;:)")
                 if not token or not all(c in SLUG_CHARS for c in token) or token.startswith(b"/"):
                     break
