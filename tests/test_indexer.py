@@ -82,7 +82,7 @@ def test_reindex_reports_added_updated_removed_unchanged(index: Index, docs: Pat
     assert (second.added, second.updated, second.removed, second.unchanged) == (1, 1, 1, 1)
     assert slugs(index) == ["bug/new", "decision/wal", "gotcha/pool"]
     assert set(second.as_dict()) == {"added", "updated", "removed", "unchanged", "chunks_embedded", "seconds",
-                                     "errors", "vectors"}
+                                     "errors", "warnings", "vectors"}
 
     third = indexer.reindex(index)
     assert (third.added, third.updated, third.removed, third.unchanged, third.chunks_embedded) == (0, 0, 0, 3, 0)

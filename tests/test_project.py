@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from pinky.layout import ENTRY_TYPES
 from pinky.locations import read_marker
-from pinky.project import MARKER_TEXT, default_root, init_project, write_marker
+from pinky.project import MARKER_TEXT, default_root, git_top, init_project, write_marker
 
 IGNORE = ["brain.db", "brain.db-*", "brain.db.corrupt"]
 UNION = "documentation/diary/** merge=union"
@@ -98,16 +98,17 @@ def test_default_root_prefers_the_existing_project(tmp_path: Path) -> None:
     assert default_root(project / "src") == project
 
 
-def test_default_root_is_the_top_of_the_enclosing_git_repository(tmp_path: Path) -> None:
+def test_git_top_finds_the_enclosing_repository(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     (repo / "src" / "deep").mkdir(parents=True)
-    assert default_root(repo / "src" / "deep") == repo
-    assert default_root(repo) == repo
+    assert git_top(repo / "src" / "deep") == repo
+    assert git_top(repo) == repo
     worktree = tmp_path / "worktree"
     worktree.mkdir()
     (worktree / ".git").write_text("gitdir: /elsewhere\n", encoding="utf-8")  # a worktree's .git is a file
-    assert default_root(worktree) == worktree
+    assert git_top(worktree) == worktree
+    assert git_top(tmp_path / "repo-less") is None
 
 
 def test_default_root_falls_back_to_the_start(tmp_path: Path) -> None:
@@ -117,6 +118,7 @@ def test_default_root_falls_back_to_the_start(tmp_path: Path) -> None:
 
 
 def test_pinky_init_from_a_subfolder_of_a_git_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Like `git init`: the current folder, with a note that the repository's top is elsewhere."""
     from pinky.cli import cli
 
     repo = tmp_path / "repo"
@@ -125,13 +127,15 @@ def test_pinky_init_from_a_subfolder_of_a_git_repository(tmp_path: Path, monkeyp
     monkeypatch.chdir(repo / "src")
     result = CliRunner().invoke(cli, ["init", "--no-mcp", "--json"])
     assert result.exit_code == 0, result.output
-    out = json.loads(result.output)
-    assert Path(out["root"]) == repo
-    assert Path(out["save_dir"]) == repo / "documentation"
+    out = json.loads(result.stdout)
+    assert Path(out["root"]) == repo / "src"
+    assert Path(out["save_dir"]) == repo / "src" / "documentation"
     assert out["created"][0] == "pinky.toml"
     assert out["created"].count("pinky.toml") == 1
-    assert (repo / "pinky.toml").is_file()
-    assert not (repo / "src" / "pinky.toml").exists()
+    assert f"pinky init {repo}" in result.stderr
+    assert not (repo / "pinky.toml").exists()
     again = CliRunner().invoke(cli, ["init", "--no-mcp", "--json"])
     assert again.exit_code == 0, again.output
-    assert json.loads(again.output)["created"] == []
+    assert json.loads(again.stdout)["created"] == []
+    top = CliRunner().invoke(cli, ["init", str(repo), "--no-mcp", "--json"])
+    assert Path(json.loads(top.stdout)["root"]) == repo and (repo / "pinky.toml").is_file()

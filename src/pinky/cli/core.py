@@ -295,14 +295,14 @@ def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, all
     report = init_project(config.project_root, config.save_dir, config.db_path)
     created = (["pinky.toml"] if fresh else []) + report.created
     created += extend_init(config, mcp=mcp, claude_md=claude_md, allow_tools=allow_tools)
-    if as_json:
-        emit_json({"root": str(report.root), "created": created, "save_dir": str(config.save_dir)})
-        return
-    _print_init_summary(report.root, config, created)
     top = git_top(report.root)
     if fresh and top is not None and top != report.root:
         click.echo(f"note: {report.root} is inside the git repository {top}; if the knowledge should live at "
                    f"its top, remove {report.root / 'pinky.toml'} and run `pinky init {top}`", err=True)
+    if as_json:
+        emit_json({"root": str(report.root), "created": created, "save_dir": str(config.save_dir)})
+        return
+    _print_init_summary(report.root, config, created)
 
 
 def _print_init_summary(root: Path, config: Any, created: list[str]) -> None:
