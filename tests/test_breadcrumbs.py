@@ -20,7 +20,7 @@ def test_find_breadcrumbs_reports_lines() -> None:
     (b"-- Brain: global/decision/wal_mode.v2", ["global/decision/wal_mode.v2"]),
     (b"# Brain:gotcha/pool", ["gotcha/pool"]),
     (b"# Brain: a, b,c ,  d", ["a", "b", "c", "d"]),
-    (b"# Brain: a b", ["a", "b"]),
+    (b"# Brain: a b", ["a"]),  # a list needs commas: what follows a slug after a space is prose
     (b"# Brain: a, a, b", ["a", "b"]),
     (b"# Brain: a\r\n", ["a"]),
     (b"/* Brain: gotcha/pool */", ["gotcha/pool"]),
@@ -89,3 +89,8 @@ def test_by_line_numbers_from_one_and_ignores_binary_junk() -> None:
     data = b"\x00\xff\n\n  # Brain: gotcha/pool\n\x89PNG Brain: \xff\xfe\n"
     assert breadcrumbs_by_line(data) == [(3, "gotcha/pool")]
     assert breadcrumbs_by_line(b"") == []
+
+
+def test_prose_after_a_breadcrumb_is_not_more_crumbs() -> None:
+    assert breadcrumbs(b"pool.close(timeout=5)  # Brain: gotcha/pool explains why") == ["gotcha/pool"]
+    assert breadcrumbs(b"# Brain: a, b -- see the runbook") == ["a", "b"]

@@ -88,11 +88,11 @@ def test_a_bad_marker_surfaces_as_invalid_input(project: Path) -> None:
 
 
 @pytest.mark.parametrize(("name", "value", "message"), [
-    ("PINKY_CHUNK_WORDS", "many", "PINKY_CHUNK_WORDS='many' is not a number"),
+    ("PINKY_CHUNK_WORDS", "many", "PINKY_CHUNK_WORDS='many' is not a whole number"),
     ("PINKY_CHUNK_WORDS", "19", "PINKY_CHUNK_WORDS must be between 20 and 2000, got 19"),
     ("PINKY_CHUNK_WORDS", "2001", "PINKY_CHUNK_WORDS must be between 20 and 2000, got 2001"),
     ("PINKY_CHUNK_WORDS", "-5", "PINKY_CHUNK_WORDS must be between 20 and 2000, got -5"),
-    ("PINKY_RRF_K", "k", "PINKY_RRF_K='k' is not a number"),
+    ("PINKY_RRF_K", "k", "PINKY_RRF_K='k' is not a whole number"),
     ("PINKY_RRF_K", "0", "the RRF k must be at least 1"),
     ("PINKY_BM25_WEIGHT", "heavy", "PINKY_BM25_WEIGHT='heavy' is not a number"),
     ("PINKY_BM25_WEIGHT", "-0.1", "fusion weights must be non-negative and not both zero"),
@@ -177,3 +177,14 @@ def test_config_is_frozen(tmp_path: Path) -> None:
     config = load_config(cwd=tmp_path)
     with pytest.raises(dataclasses.FrozenInstanceError):
         config.chunk_words = 10  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("name", "raw", "message"), [
+    ("PINKY_BM25_WEIGHT", "nan", "not a finite number"),
+    ("PINKY_VECTOR_WEIGHT", "inf", "not a finite number"),
+    ("PINKY_MIN_SIMILARITY", "2", "from -1 to 1"),
+    ("PINKY_COVERAGE_GATE", "-0.5", "from 0 to 1"),
+])
+def test_out_of_range_fusion_settings_are_refused(project: Path, name: str, raw: str, message: str) -> None:
+    with pytest.raises(InvalidInput, match=message):
+        load_config(env={"PINKY_HOME": str(project / "home"), name: raw}, cwd=project)

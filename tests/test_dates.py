@@ -138,3 +138,13 @@ def test_freshness() -> None:
     assert abs(ns - to_ns(week_ago)) < 5 * 1_000_000_000
     with pytest.raises(InvalidInput, match="since='later'"):
         freshness("later")
+
+
+@pytest.mark.parametrize("bad", ["2026-11-251", "2026-11-2", "2026-11-25 junk", "20261125"])
+def test_valid_day_wants_a_whole_date(bad: str) -> None:
+    with pytest.raises(InvalidInput, match="is not a date"):
+        valid_day(bad)
+
+
+def test_valid_day_takes_a_date_time_too() -> None:
+    assert valid_day("2026-11-25T09:30:00Z") == "2026-11-25"

@@ -232,3 +232,12 @@ def test_importing_locations_stays_light() -> None:
     loaded = modules_after("import pinky.locations")
     assert "pinky.locations" in loaded
     assert not {"re", "typing", "pathlib", "dataclasses", "tomllib"} & set(loaded), loaded
+
+
+def test_an_explicit_save_dir_keeps_the_markers_other_settings(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "documentation").mkdir(parents=True)
+    (root / "pinky.toml").write_text('index = ".cache/b.db"\nproject = "api"\n')
+    loc = locate(env={"PINKY_SAVE_DIR": "documentation"}, start=str(root))
+    assert loc.project_root == str(root) and loc.project == "api"
+    assert loc.db == str(root / ".cache" / "b.db") and loc.save_dir == str(root / "documentation")

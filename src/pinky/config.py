@@ -7,6 +7,7 @@ environment < explicit arguments (the CLI's flags).
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,9 +55,12 @@ def _env_number(env: dict[str, str], name: str, default: float, kind: type = flo
     if raw is None or raw.strip() == "":
         return default
     try:
-        return kind(raw)
+        value = kind(raw)
     except ValueError:
-        raise InvalidInput(f"{name}={raw!r} is not a number") from None
+        raise InvalidInput(f"{name}={raw!r} is not {'a whole number' if kind is int else 'a number'}") from None
+    if not math.isfinite(value):
+        raise InvalidInput(f"{name}={raw!r} is not a finite number")
+    return value
 
 
 @dataclass(frozen=True)
@@ -76,8 +80,15 @@ class FusionSettings:
             raise InvalidInput(f"unknown fusion {self.method!r}; use one of {', '.join(FUSION_METHODS)}")
         if self.rrf_k < 1:
             raise InvalidInput("the RRF k must be at least 1")
+        numbers = (self.bm25_weight, self.vector_weight, self.min_similarity, self.coverage_gate)
+        if not all(math.isfinite(n) for n in numbers):
+            raise InvalidInput("fusion settings must be finite numbers")
         if self.bm25_weight < 0 or self.vector_weight < 0 or self.bm25_weight + self.vector_weight == 0:
             raise InvalidInput("fusion weights must be non-negative and not both zero")
+        if not -1 <= self.min_similarity <= 1:
+            raise InvalidInput(f"the minimum similarity is a cosine, from -1 to 1; got {self.min_similarity}")
+        if not 0 <= self.coverage_gate <= 1:
+            raise InvalidInput(f"the coverage gate is a share of query words, from 0 to 1; got {self.coverage_gate}")
 
 
 @dataclass(frozen=True)

@@ -46,9 +46,12 @@ def slug_candidates(name: str) -> list[str]:
     A slug typed by a person, a `Brain: <slug>` breadcrumb or a `[[link]]` may leave out
     `global/`, the type folder, or `.md`: spelled out, each candidate is an exact (indexed)
     lookup instead of a LIKE scan over every entry."""
-    bare = name.strip().removesuffix(".md").strip("/")
+    bare = name.strip()
+    bare = (bare[:-3] if bare.lower().endswith(".md") else bare).strip("/")
     if bare.startswith("./"):
         bare = bare[2:]
+    if not bare:
+        return []
     out = [bare]
     for prefix in ("", *(f"{kind}/" for kind in ENTRY_TYPES)):
         out += [prefix + bare, GLOBAL_PREFIX + prefix + bare]

@@ -161,8 +161,9 @@ def locate(*, env: dict[str, str] | os._Environ[str] | None = None, start: str |
     explicit_project = (project or env.get(ENV_PROJECT) or "").strip() or None
     if explicit_save:
         saves = _absolute(start, explicit_save)
-        root = os.path.dirname(saves)
-        settings: dict[str, str] = {}
+        marked = find_project_root(os.path.dirname(saves))  # a marker above still names the index and project
+        root = marked or os.path.dirname(saves)
+        settings = read_marker(marked) if marked else {}
     else:
         found = find_project_root(start)
         root = found or ""

@@ -7,6 +7,7 @@ A file with malformed YAML is still a note: we keep its body, record the error f
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -113,7 +114,21 @@ def render(meta: dict[str, Any], body: str) -> str:
 
     post = frontmatter.Post(body.rstrip())
     post.metadata.update(meta)  # not Post(**meta): a key named `content` or `handler` would collide
-    return frontmatter.dumps(post, handler=YAMLHandler(), sort_keys=False, default_flow_style=None, width=1000) + "\n"
+    return frontmatter.dumps(post, handler=YAMLHandler(), Dumper=_plain_dumper(), sort_keys=False,
+                             default_flow_style=None, width=1000) + "\n"
+
+
+@functools.cache
+def _plain_dumper() -> type:
+    """PyYAML's safe dumper without anchors: a value used twice (the same tag list) is written out twice,
+    not as `&id001` / `*id001`, which people editing the note would not understand."""
+    import yaml
+
+    class PlainDumper(yaml.SafeDumper):
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    return PlainDumper
 
 
 def first_heading(body: str) -> str | None:

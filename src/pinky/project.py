@@ -97,6 +97,9 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def _ignore_lines(db_path: Path, root: Path) -> list[str]:
+    """An index inside the project is ignored by git; one outside it is nothing git would see."""
+    if not db_path.is_relative_to(root):
+        return []
     name = _relative(db_path, root)
     return [name, f"{name}-*", f"{name}.corrupt"]
 
@@ -106,7 +109,7 @@ def _append_missing(path: Path, wanted: list[str], comment: str) -> list[str]:
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     present = {line.strip() for line in text.splitlines()}
     missing = [line for line in wanted if line not in present]
-    if not missing:
+    if not missing or not wanted:
         return []
     lead = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
     atomic_write(path, text + lead + "\n".join([comment, *missing]) + "\n")
