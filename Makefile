@@ -13,16 +13,25 @@ venv: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e . --group dev
 
 demo: venv  ## index the bundled sample notes (English, Spanish, Italian) and search them
-	PATH="$(abspath $(BIN)):$$PATH" bash scripts/demo.sh
+	PINKY_BIN="$(abspath $(BIN))" bash scripts/demo.sh
 
 test: venv  ## the whole test suite (what CI runs)
 	$(BIN)/python -m pytest -q
 
+lint: venv  ## ruff and mypy (CI runs it after the tests)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+
 bench: venv  ## speed and memory figures (prints them; not a test)
 	$(BIN)/python benchmarks/bench_core.py
 
+EVAL_DATA ?= ../shared/eval
+
 eval: venv  ## retrieval quality on ../shared/eval (BM25 vs vector vs hybrid)
-	$(BIN)/python benchmarks/eval_retrieval.py
+	@test -d "$(EVAL_DATA)/scifact" -a -d "$(EVAL_DATA)/cosqa" || { \
+	  echo "make eval needs the retrieval datasets in $(EVAL_DATA)/{scifact,cosqa}/{notes,queries}.jsonl" >&2; \
+	  echo "(the team's shared/eval folder beside this clone; point EVAL_DATA=DIR at another copy)" >&2; exit 2; }
+	$(BIN)/python benchmarks/eval_retrieval.py --data "$(EVAL_DATA)"
 
 clean:
 	rm -rf $(VENV) .demo .pytest_cache

@@ -45,6 +45,7 @@ def build_brain(root: Path, entries: int) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"---\ntitle: Entry {i} about {rng.choice(WORDS)}\ntype: {kind}\n{files}"
                         f"last_verified: 2025-0{1 + i % 9}-01\n---\n{body}\n", encoding="utf-8")
+    (root / "pinky.toml").write_text("# the benchmark's project\n", encoding="utf-8")  # what `pinky init` marks
     target = root / "src/mod7/file7.py"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("# Brain: entry-00007\n" + "x = 1\n" * 2000, encoding="utf-8")

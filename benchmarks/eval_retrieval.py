@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-EVAL = REPO.parent / "shared" / "eval"
+EVAL = REPO.parent / "shared" / "eval"  # replaced by --data
 
 
 def write_notes(dataset: str, docs: Path) -> None:
@@ -91,9 +91,13 @@ def main() -> None:
     parser.add_argument("--dataset", choices=["scifact", "cosqa", "all"], default="all")
     parser.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "pinky-eval")
     parser.add_argument("--queries", type=int, default=None, help="Only the first N queries of each set.")
+    parser.add_argument("--data", type=Path, default=EVAL, help="Folder holding scifact/ and cosqa/.")
     args = parser.parse_args()
-    if not EVAL.is_dir():
-        sys.exit(f"no eval data at {EVAL}")
+    global EVAL
+    EVAL = args.data.resolve()
+    if not all((EVAL / name / "queries.jsonl").is_file() for name in ("scifact", "cosqa")):
+        sys.exit(f"no eval data at {EVAL}: it needs scifact/ and cosqa/ with notes.jsonl and queries.jsonl "
+                 "(the team's shared/eval folder; pass --data DIR)")
     sys.path.insert(0, str(REPO / "src"))
     datasets = ["scifact", "cosqa"] if args.dataset == "all" else [args.dataset]
     rows = [row for name in datasets for row in run(name, args.workdir, args.queries)]

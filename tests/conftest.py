@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,27 +21,9 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A project folder (the cwd) with an empty documentation/ and brain.db next to it."""
+    """An initialised project folder (the cwd): pinky.toml, an empty documentation/, brain.db next to it."""
     root = tmp_path / "demo-project"
     (root / "documentation").mkdir(parents=True)
+    (root / "pinky.toml").write_text("# a pinky project\n", encoding="utf-8")
     monkeypatch.chdir(root)
     return root
-
-
-def write_note(root: Path, rel: str, text: str) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def console_script(name: str) -> list[str]:
-    """The installed entry point next to this interpreter, else `python -m` of its module."""
-    candidate = Path(sys.executable).parent / name
-    if candidate.exists():
-        return [str(candidate)]
-    found = shutil.which(name)
-    if found:
-        return [found]
-    module = {"pinky": "pinky", "pinky-mcp": "pinky.mcp_server", "pinky-hooks": "pinky.hooks"}[name]
-    return [sys.executable, "-m", module]

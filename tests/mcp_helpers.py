@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from conftest import console_script
+from helpers import console_script
 
 TIMEOUT = 30.0
 

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import console_script, write_note
+from helpers import console_script, write_note
 
 NOTE = "---\ntitle: Redis eviction surprise\ntype: gotcha\ntags: [redis]\n---\nallkeys-lru evicts keys.\n"
 
@@ -23,8 +23,10 @@ def pinky(*args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] |
 def test_init_is_idempotent_and_ignores_the_index(project: Path) -> None:
     first = pinky("init", cwd=project)
     assert first.returncode == 0, first.stderr
-    assert (project / "documentation/gotcha/_template.md").exists()
+    assert (project / "documentation/_templates/gotcha.md").exists()  # one folder, out of the index
+    assert not (project / "documentation/gotcha").exists()
     assert "brain.db" in (project / ".gitignore").read_text().splitlines()
+    assert "documentation/diary/** merge=union" in (project / ".gitattributes").read_text().splitlines()
     second = pinky("init", "--json", cwd=project)
     assert json.loads(second.stdout)["created"] == []
     assert (project / ".gitignore").read_text().count("brain.db\n") == 1

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import write_note
+from helpers import write_note
 
-from pinky.briefing import related
-from pinky.codescan import find_breadcrumbs
 from pinky.config import load_config
 from pinky.doctor import run_checks
 from pinky.kb import KnowledgeBase
-
-
-def test_find_breadcrumbs_reports_lines() -> None:
-    data = b"import os\n# Brain: gotcha/pool, decision/wal\nx = 1  // Brain: pool-note\nnotBrain: x\n"
-    assert find_breadcrumbs(data) == [(2, "gotcha/pool"), (2, "decision/wal"), (3, "pool-note")]
-    assert find_breadcrumbs(b"no crumbs here") == []
 
 
 def test_reindex_links_code_to_entries_and_doctor_flags_dangling_ones(project: Path) -> None:
@@ -28,7 +20,7 @@ def test_reindex_links_code_to_entries_and_doctor_flags_dangling_ones(project: P
     (project / "src/blob.bin").write_bytes(b"\0\0Brain: gotcha/pool\n")
     with KnowledgeBase(load_config()) as kb:
         kb.reindex()
-        code = related(kb, "gotcha/pool")["code"]
+        code = kb.related("gotcha/pool")["code"]
         assert [(c["file"], c["line"], c["source"]) for c in code] == [("src/app.py", 3, "breadcrumb"),
                                                                        ("src/db.py", 1, "breadcrumb")]
         check = next(c for c in run_checks(kb) if c.name == "code breadcrumbs")
@@ -36,5 +28,5 @@ def test_reindex_links_code_to_entries_and_doctor_flags_dangling_ones(project: P
         (project / "src/app.py").write_text("# the breadcrumb is gone\n")
         (project / "src/old.py").unlink()
         kb.reindex()
-        assert [c["file"] for c in related(kb, "gotcha/pool")["code"]] == ["src/db.py"]
+        assert [c["file"] for c in kb.related("gotcha/pool")["code"]] == ["src/db.py"]
         assert next(c for c in run_checks(kb) if c.name == "code breadcrumbs").status == "ok"

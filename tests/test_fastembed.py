@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import write_note
+from helpers import write_note
 
 from pinky.config import load_config
 from pinky.embedding import FastEmbedEmbedder

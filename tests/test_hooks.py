@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import console_script, write_note
+from helpers import console_script, write_note
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
@@ -21,6 +21,7 @@ HOOKS = console_script("pinky-hooks")
 def brain(tmp_path: Path) -> Path:
     """A project with a small indexed brain: linked by files:, by a breadcrumb, and by a body mention."""
     root = tmp_path / "proj"
+    write_note(root, "pinky.toml", "")
     write_note(root, "documentation/gotcha/pg-pool.md",
                "---\ntitle: PG pool hangs on exit\ntype: gotcha\nfiles: [src/db/pool.py]\n"
                "last_verified: 2020-01-01\n---\nCall pool.close(timeout=5) before exit.\n")
@@ -87,6 +88,28 @@ def test_session_start_reports_diary_lines_of_earlier_sessions(brain: Path) -> N
     write_note(brain, "documentation/diary/2999-01-01.md", "# Diary\n\n- 09:00 [0ldsess1] asked: tune the pool\n")
     later = {**base(brain, "SessionStart", source="startup"), "session_id": "99999999-aaaa"}
     assert "asked: tune the pool" in context_of(run_hook("session-start", later, brain), "SessionStart")
+
+
+def test_diary_since_picks_other_sessions_newest_first_questions_and_commits_first(tmp_path: Path) -> None:
+    import datetime as dt
+
+    from pinky.hooks.session import diary_since
+
+    write_note(tmp_path, "diary/2026-11-24.md", "- 08:00 [other001] asked: before the last session\n")
+    write_note(tmp_path, "diary/2026-11-25.md",
+               "---\ntype: diary\n---\n- 09:59 [other001] asked: one minute too early\n"
+               "- 10:00 [other001] tools: Edit×1\n- 10:05 [f7d3a9c2] asked: my own question\n"
+               "- 11:00 [other002] commits: Fix the pool\n- 11:30 [other002] asked: why?\n- a hand-written note\n")
+    write_note(tmp_path, "diary/notes.md", "- 12:00 [other003] asked: not a diary day\n")
+    since = dt.datetime(2026, 11, 25, 10, 0, 30).timestamp()
+    assert diary_since(str(tmp_path), since, "f7d3a9c2-1111") == [
+        "11-25 11:30 [other002] asked: why?",
+        "11-25 11:00 [other002] commits: Fix the pool",
+        "11-25 10:00 [other001] tools: Edit×1",
+    ]
+    assert diary_since(str(tmp_path), since, "f7d3a9c2-1111", limit=1) == ["11-25 11:30 [other002] asked: why?"]
+    assert len(diary_since(str(tmp_path), None, "f7d3a9c2-1111")) == 5
+    assert diary_since(str(tmp_path / "missing"), None, "x") == []
 
 
 def test_session_start_is_silent_outside_a_pinky_project(tmp_path: Path) -> None:
@@ -343,4 +366,5 @@ def test_the_hook_path_never_imports_heavy_modules(brain: Path, event: str, payl
     assert not (loaded & (HEAVY - allowed_heavy)), loaded & HEAVY
     if event in ("pre-read", "pre-write"):
         # the hot path: no json package (re + enum), no KnowledgeBase, no extension-loading driver
-        assert not (modules & {"json", "pinky.kb", "pinky.store", "sqlean", "sqlite_vec"}), modules
+        # (the hooks' own read path, pinky.store.readonly, is stdlib-only; the connection factory is not)
+        assert not (modules & {"json", "pinky.kb", "pinky.store.connect", "sqlean", "sqlite_vec"}), modules

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import write_note
+from helpers import write_note
 
 from pinky.config import load_config
 from pinky.errors import Conflict, IndexUnavailable, InvalidInput, NotFound
 from pinky.kb import KnowledgeBase
-from pinky.store import queries as q
+from pinky.store import vectors as vq
 
 POOL = """---
 title: Postgres pool hangs on shutdown
@@ -321,7 +321,9 @@ def test_outside_a_project_the_index_lives_in_pinky_home(tmp_path: Path, isolate
         kb.save("Global only", "saved from a folder without pinky", scope="global")
         assert [h.slug for h in kb.search("folder without pinky").hits] == ["global/note/global-only"]
     assert list(folder.iterdir()) == []
-    (folder / "documentation").mkdir()
+    (folder / "documentation").mkdir()  # a folder of that name alone does not make a pinky project
+    assert load_config().db_path == isolated_env / "global.db"
+    (folder / "pinky.toml").write_text("")  # `pinky init` does
     assert load_config().db_path == folder / "brain.db"
 
 
@@ -341,7 +343,7 @@ def test_a_process_without_sqlite_vec_can_still_update_notes(project: Path, monk
         assert report.chunks_embedded == 1
         stats = kb.stats()
         assert stats["vectors"] == stats["chunks"] == 1
-        assert q.vector_rows(kb.db.conn) == 1
+        assert vq.vector_rows(kb.db.conn) == 1
 
 
 def test_a_note_passed_as_the_index_is_refused_not_rebuilt(kb: KnowledgeBase, project: Path) -> None:

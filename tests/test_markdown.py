@@ -74,3 +74,12 @@ def test_links_are_extracted_from_wiki_and_markdown_links() -> None:
 def test_content_hash_changes_with_content() -> None:
     assert parse_text("a", "n.md").content_hash != parse_text("b", "n.md").content_hash
     assert parse_text("a", "n.md").content_hash == parse_text("a", "other.md").content_hash
+
+
+def test_render_writes_a_repeated_value_out_instead_of_a_yaml_alias() -> None:
+    from pinky.markdown import render
+
+    shared = ["db", "pool"]
+    text = render({"title": "T", "tags": shared, "files": shared}, "Body.")
+    assert "&id" not in text and "*id" not in text
+    assert split_frontmatter(text)[0] == {"title": "T", "tags": shared, "files": shared}

@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import write_note
+from helpers import write_note
 
-from pinky.briefing import briefing, parse_since, related
 from pinky.config import load_config
+from pinky.dates import parse_since
 from pinky.errors import InvalidInput, NotFound
 from pinky.kb import KnowledgeBase
 
@@ -52,16 +52,16 @@ def test_briefing_splits_new_and_updated_and_reads_the_diary(kb: KnowledgeBase, 
     old.write_text(old.read_text() + "edited\n")
     kb.index_file(old)
 
-    news = briefing(kb, (now - dt.timedelta(hours=1)).isoformat())
+    news = kb.briefing((now - dt.timedelta(hours=1)).isoformat())
     assert [i["slug"] for i in news["new"]] == [fresh.slug]
     assert [i["slug"] for i in news["updated"]] == ["gotcha/old"]
     assert [(d["session"], d["kind"], d["text"]) for d in news["diary"]] == [("s2", "files", "src/db.py")]
     assert news["counts"] == {"new": 1, "updated": 1, "diary_lines": 1} and not news["truncated"]
     assert "summary" not in news["new"][0]
-    full = briefing(kb, "1d", compact=False)
+    full = kb.briefing("1d", compact=False)
     assert full["new"][0]["summary"] == "new knowledge" and full["new"][0]["tags"] == []
     assert len(full["diary"]) == 2  # the 3-hours-old line is inside a day
-    assert briefing(kb, "2999-01-01")["counts"] == {"new": 0, "updated": 0, "diary_lines": 0}
+    assert kb.briefing("2999-01-01")["counts"] == {"new": 0, "updated": 0, "diary_lines": 0}
 
 
 def test_related_resolves_wiki_md_and_title_links(kb: KnowledgeBase, project: Path) -> None:
@@ -73,13 +73,13 @@ def test_related_resolves_wiki_md_and_title_links(kb: KnowledgeBase, project: Pa
     write_note(docs, "note/unrelated.md", "# Pool party\n\npg-pool is mentioned but not linked.\n")
     kb.reindex()
 
-    graph = related(kb, "gotcha/pg-pool")
+    graph = kb.related("gotcha/pg-pool")
     assert sorted((lk["target"], lk["slug"] or "") for lk in graph["links"]) == [
         ("../guide/deploy.md", "guide/deploy"), ("Deploy Guide", "guide/deploy"), ("missing-thing", ""),
         ("retries", "pattern/retries")]
     assert [b["slug"] for b in graph["backlinks"]] == ["pattern/retries"]
     assert [c["file"] for c in graph["code"]] == ["src/db.py", "src/app.py"]
-    assert {b["slug"] for b in related(kb, "guide/deploy")["backlinks"]} == {"gotcha/pg-pool"}
-    assert related(kb, "note/unrelated") == {**related(kb, "note/unrelated"), "links": [], "backlinks": []}
+    assert {b["slug"] for b in kb.related("guide/deploy")["backlinks"]} == {"gotcha/pg-pool"}
+    assert kb.related("note/unrelated") == {**kb.related("note/unrelated"), "links": [], "backlinks": []}
     with pytest.raises(NotFound):
-        related(kb, "nope/nothing")
+        kb.related("nope/nothing")

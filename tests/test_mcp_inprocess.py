@@ -12,7 +12,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import write_note
+from helpers import write_note
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_helpers import hermetic_config, in_process
 

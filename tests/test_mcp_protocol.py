@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import console_script
+from helpers import console_script
 from mcp_helpers import RawServer, server_env
 
 from pinky.mcp_server import log_level, tier_from_env

@@ -9,7 +9,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import console_script, write_note
+from helpers import console_script, write_note
 from mcp_helpers import RawServer, server_env
 
 pytestmark = pytest.mark.anyio

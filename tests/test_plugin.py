@@ -54,6 +54,7 @@ def test_bundled_server_matches_what_init_writes(tmp_path: Path) -> None:
     bundled = load(".mcp.json")["mcpServers"]["pinky"]
     assert (bundled["command"], bundled["args"]) == (SERVER_COMMAND, SERVER_ARGS)  # so Claude Code dedups
     (tmp_path / "documentation").mkdir(exist_ok=True)  # `pinky init` made it
+    (tmp_path / "pinky.toml").touch()
     config = load_config(cwd=tmp_path)
     merge_mcp_json(config, tmp_path)
     written = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["pinky"]
@@ -66,6 +67,7 @@ def test_mcp_json_merge_keeps_other_servers_is_relative_and_idempotent(tmp_path:
                        "pinky": {"command": "old", "args": ["--stdio"], "timeout": 9000, "env": {"PINKY_LOG": "info"}}},
         "extra": True}))
     (tmp_path / "documentation").mkdir(exist_ok=True)  # `pinky init` made it
+    (tmp_path / "pinky.toml").touch()
     config = load_config(cwd=tmp_path)
     assert merge_mcp_json(config, tmp_path) == "updated"
     data = json.loads((tmp_path / ".mcp.json").read_text())
@@ -90,6 +92,7 @@ def test_extend_init_snippet_and_allow_rules_once(tmp_path: Path) -> None:
     (tmp_path / ".claude").mkdir()
     (tmp_path / ".claude/settings.json").write_text(json.dumps({"permissions": {"allow": ["Bash(ls)"]}}))
     (tmp_path / "documentation").mkdir(exist_ok=True)  # `pinky init` made it
+    (tmp_path / "pinky.toml").touch()
     config = load_config(cwd=tmp_path)
     done = extend_init(config, claude_md="append", allow_tools=True, root=tmp_path)
     assert len(done) == 3
@@ -113,6 +116,7 @@ def test_setup_claude_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "documentation").mkdir()
+    (tmp_path / "pinky.toml").touch()
     result = CliRunner().invoke(cli, ["setup-claude", "--allow-tools"], catch_exceptions=False)
     assert result.exit_code == 0 and ".mcp.json" in result.output
     assert (tmp_path / ".claude/settings.json").exists()
@@ -122,6 +126,8 @@ def test_plugin_checks_report_what_is_missing(tmp_path: Path, monkeypatch: pytes
     claude = tmp_path / "claude-config"
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "pinky.toml").touch()
     config = load_config(cwd=tmp_path / "proj")
     checks = {c.name: c for c in plugin_checks(config)}
     # The CLI works without Claude Code, so doctor stays green: a warning, not an error.
@@ -130,7 +136,6 @@ def test_plugin_checks_report_what_is_missing(tmp_path: Path, monkeypatch: pytes
     assert checks["claude code: MCP server approved"].status == "warn"
     assert all(c.fix for c in checks.values() if c.status != "ok")
 
-    (tmp_path / "proj").mkdir()
     merge_mcp_json(config, tmp_path / "proj")
     claude.mkdir()
     (claude / "settings.json").write_text(json.dumps({"enabledPlugins": {"pinky@pinky-market": True}}))

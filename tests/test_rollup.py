@@ -179,8 +179,9 @@ def test_short_and_hyphenated_session_tags_are_counted(tmp_path: Path) -> None:
     """diary.py keeps [A-Za-z0-9_-] of the first 8 characters of a session id, which may be shorter."""
     import datetime as dt
 
-    from pinky.diary import format_lines, summarize
+    from pinky.recorder import format_lines
     from pinky.rollup import build_rollup, parse_period
+    from pinky.transcript import summarize
 
     summary = summarize([{"type": "user", "message": {"content": "rebuild the cache"}}])
     lines = format_lines(summary, when=dt.datetime(2026, 11, 24, 9, 30), session_id="ab-_1")
@@ -190,3 +191,17 @@ def test_short_and_hyphenated_session_tags_are_counted(tmp_path: Path) -> None:
     diary.write_text(header + "\n".join(lines) + "\n")
     _, text = build_rollup(tmp_path, parse_period("2026-W48", None, dt.date(2026, 11, 25)))
     assert "rebuild the cache" in text
+
+
+def test_read_notes_takes_the_notes_the_indexer_takes(tmp_path: Path) -> None:
+    from pinky.rollup import read_notes
+
+    note(tmp_path, "gotcha/a.md", type="gotcha", title="A", created="2026-11-24T10:00:00Z")
+    note(tmp_path, "_template.md", type="gotcha", created="2026-11-24")
+    note(tmp_path, ".archive/old.md", type="gotcha", created="2026-11-24")
+    note(tmp_path, "diary/2026-11-24.md", type="diary", created="2026-11-24")
+    (tmp_path / "broken.md").write_text("---\ntitle: [unclosed\n---\nbody\n")
+    notes = read_notes(tmp_path)
+    assert [n.path for n in notes] == ["broken.md", "gotcha/a.md"]
+    assert (notes[0].title, notes[0].type, notes[0].created) == ("broken", "", None)  # broken YAML still counts
+    assert (notes[1].title, notes[1].created, notes[1].last_verified) == ("A", date(2026, 11, 24), None)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import write_note
+from helpers import write_note
 from mcp_helpers import hermetic_config, wait_for
 
 from pinky.runtime import Runtime

@@ -62,6 +62,7 @@ class Machine:
 def make_machine(tmp_path: Path, name: str) -> Machine:
     project = tmp_path / name / f"proj-{name.lower()}"
     (project / "documentation").mkdir(parents=True)
+    (project / "pinky.toml").touch()
     return Machine(name, tmp_path / name / "home", project)
 
 

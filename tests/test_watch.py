@@ -8,7 +8,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from conftest import console_script, write_note
+from helpers import console_script, write_note
 from mcp_helpers import RawServer, wait_for
 
 from pinky.watch import is_note

@@ -13,16 +13,52 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-from pinky.errors import Conflict  # noqa: E402  (after the BLAS settings above, on purpose), IndexUnavailable, InvalidInput, NotFound, PinkyError, SyncError
+# After the BLAS settings above, on purpose (E402): errors is a leaf module and imports nothing else.
+from pinky.errors import (  # noqa: E402
+    Conflict,
+    IndexUnavailable,
+    InvalidInput,
+    NotFound,
+    NotInProject,
+    PinkyError,
+    SyncError,
+)
 
 __version__ = "0.1.0"
 
+# The library's public API. The core classes load on first use (PEP 562), so `import pinky` stays
+# cheap for the hooks, which never touch them.
+_LAZY = {
+    "Config": "pinky.config",
+    "load_config": "pinky.config",
+    "KnowledgeBase": "pinky.kb",
+    "Entry": "pinky.entries",
+    "Hit": "pinky.search",
+    "SearchResult": "pinky.search",
+}
+
 __all__ = [
+    "Config",
     "Conflict",
+    "Entry",
+    "Hit",
     "IndexUnavailable",
     "InvalidInput",
+    "KnowledgeBase",
     "NotFound",
+    "NotInProject",
     "PinkyError",
+    "SearchResult",
     "SyncError",
     "__version__",
+    "load_config",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pinky' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

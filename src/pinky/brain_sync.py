@@ -16,6 +16,7 @@ from typing import Any, BinaryIO
 
 from pinky.errors import SyncError
 from pinky.kb import KnowledgeBase
+from pinky.layout import is_note
 
 # Above this many pulled files one incremental reindex pass (a stat per file) beats
 # indexing them one by one; both only parse and embed what changed.
@@ -56,7 +57,7 @@ def hide_secret(text: str) -> str:
 
 def reindex_paths(kb: KnowledgeBase, root: Path, paths: list[str]) -> int:
     """Index (or drop, when deleted) each changed markdown file under ``root``; returns the count."""
-    wanted = [rel for rel in paths if _indexable(rel)]
+    wanted = [rel for rel in paths if is_note(rel)]
     if not wanted:
         return 0
     if len(wanted) > FULL_SCAN_THRESHOLD:
@@ -68,14 +69,8 @@ def reindex_paths(kb: KnowledgeBase, root: Path, paths: list[str]) -> int:
     return len(wanted)
 
 
-def _indexable(rel: str) -> bool:
-    """The indexer's own rule: .md files outside hidden/underscore names (.archive, .git, _template)."""
-    parts = rel.split("/")
-    return rel.lower().endswith(".md") and not any(p.startswith((".", "_")) for p in parts)
-
-
 def _head(brain: Path) -> bytes | None:
     """The brain's HEAD commit, None when it is not a repository yet."""
-    from pinky.sync import _head_sha_at
+    from pinky.sync import head_commit
 
-    return _head_sha_at(brain) if (brain / ".git").exists() else None
+    return head_commit(brain) if (brain / ".git").exists() else None

@@ -22,15 +22,28 @@ def breadcrumbs(data: bytes) -> list[str]:
         end = data.find(b"\n", at)
         line = data[at + len(MARK) : end if end >= 0 else len(data)]
         if not (before.isalnum() or before == b"_"):  # `MyBrain:` is not a breadcrumb
-            for token in line.replace(b",", b" ").split():
-                token = token.rstrip(b".;:)")
-                if not token or not all(c in SLUG_CHARS for c in token) or token.startswith(b"/"):
-                    break
-                slug = token.decode("ascii")
+            for slug in _listed_slugs(line):
                 if slug not in found:
                     found.append(slug)
         at = data.find(MARK, at + len(MARK))
     return found[:MAX_CRUMBS]
+
+
+def _listed_slugs(text: bytes) -> list[str]:
+    """`a, b` -> [a, b]. The list ends where prose starts (`a explains why` -> [a]), at anything that
+    is not a slug, or at a second `Brain:` on the line (the caller reads that one)."""
+    slugs: list[str] = []
+    for part in text.split(b","):
+        words = part.split()
+        if not words or words[0] == MARK:
+            break
+        token = words[0].rstrip(b".;:)")
+        if not token or not all(c in SLUG_CHARS for c in token) or token.startswith(b"/"):
+            break
+        slugs.append(token.decode("ascii"))
+        if len(words) > 1:
+            break
+    return slugs
 
 
 def breadcrumbs_by_line(data: bytes) -> list[tuple[int, str]]:

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pinky.hooks.files import breadcrumbs
+from pinky.breadcrumbs import breadcrumbs_by_line
+from pinky.store import graph as gq
+from pinky.store.connect import write_transaction
 
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "venv", "env", "build", "dist", "target", "site-packages",
                        "vendor", "third_party"})
@@ -30,17 +32,6 @@ class ScanReport:
     read: int = 0
     breadcrumbs: int = 0
     complete: bool = True
-
-
-def find_breadcrumbs(data: bytes) -> list[tuple[int, str]]:
-    """(line number, slug) of every breadcrumb in a file's bytes."""
-    found: list[tuple[int, str]] = []
-    if b"Brain:" not in data:
-        return found
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        if b"Brain:" in line:
-            found += [(number, slug) for slug in breadcrumbs(line)]
-    return found
 
 
 def _walk(root: Path, excluded: set[Path], deadline: float) -> tuple[list[tuple[str, Path, os.stat_result]], bool]:
@@ -69,14 +60,12 @@ def scan_code(conn: Any, root: Path, excluded: list[Path], skip_prefix: str = ""
     Walks and reads first, then writes in one short transaction, so other writers are not held
     up by the walk. `skip_prefix`: file names to leave out (the index's own files).
     """
-    from pinky.store.queries import write_transaction
-
     report = ScanReport()
     deadline = time.monotonic() + BUDGET_S
     files, report.complete = _walk(root, {p.resolve() for p in excluded}, deadline)
     if skip_prefix:
         files = [f for f in files if not f[1].name.startswith(skip_prefix)]
-    known = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT path, mtime_ns, size FROM code_file")}
+    known = gq.scanned_code_files(conn)
     report.files = len(files)
     changed: list[tuple[str, os.stat_result, list[tuple[int, str]]]] = []
     for rel, path, stat in files:
@@ -90,30 +79,14 @@ def scan_code(conn: Any, root: Path, excluded: list[Path], skip_prefix: str = ""
                 data = handle.read(MAX_BYTES)
         except OSError:
             continue
-        changed.append((rel, stat, [] if b"\0" in data[:1024] else find_breadcrumbs(data)))
+        changed.append((rel, stat, [] if b"\0" in data[:1024] else breadcrumbs_by_line(data)))
     report.read = len(changed)
     gone = set(known) - {rel for rel, _, _ in files} if report.complete else set()  # only a full walk proves it
     if changed or gone:
         with write_transaction(conn):
             for rel, stat, crumbs in changed:
-                conn.execute("DELETE FROM breadcrumb WHERE file_path = ?", (rel,))
-                conn.execute("INSERT INTO code_file(path, mtime_ns, size) VALUES (?, ?, ?) ON CONFLICT(path) DO "
-                             "UPDATE SET mtime_ns = excluded.mtime_ns, size = excluded.size",
-                             (rel, stat.st_mtime_ns, stat.st_size))
-                conn.executemany("INSERT INTO breadcrumb(file_path, line, slug) VALUES (?, ?, ?)",
-                                 [(rel, line, slug) for line, slug in crumbs])
+                gq.store_breadcrumbs(conn, rel, stat.st_mtime_ns, stat.st_size, crumbs)
             for rel in gone:
-                conn.execute("DELETE FROM code_file WHERE path = ?", (rel,))
-    report.breadcrumbs = conn.execute("SELECT count(*) FROM breadcrumb").fetchone()[0]
+                gq.forget_code_file(conn, rel)
+    report.breadcrumbs = gq.breadcrumb_count(conn)
     return report
-
-
-def slug_candidates(slug: str, rel_path: str) -> list[str]:
-    """How a breadcrumb may name an entry: its slug, without `global/`, without the type folder, or its stem."""
-    names = [slug]
-    bare = slug.removeprefix("global/")
-    names.append(bare)
-    if "/" in bare:
-        names.append(bare.split("/", 1)[1])
-    names.append(Path(rel_path).stem)
-    return list(dict.fromkeys(names))

@@ -1,36 +1,39 @@
-"""Configuration: one frozen dataclass built from defaults < environment < explicit overrides.
+"""Configuration: one frozen dataclass built from the brain's locations and the PINKY_* settings.
 
-Every PINKY_* variable is named here once, so `--help`, the docs and the code agree.
+Where things are is decided by `pinky.locations` (the same answer for the CLI, the MCP server and
+the hooks); this module adds how the brain embeds and ranks. Precedence: defaults < pinky.toml <
+environment < explicit arguments (the CLI's flags).
 """
 
 from __future__ import annotations
 
+import math
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pinky.errors import InvalidInput
+from pinky.layout import ENTRY_TYPES
+from pinky.locations import (
+    ENV_BM25_WEIGHT,
+    ENV_CHUNK_WORDS,
+    ENV_COVERAGE_GATE,
+    ENV_EMBED_MODEL,
+    ENV_EMBED_MODEL_PATH,
+    ENV_EMBEDDER,
+    ENV_FUSION,
+    ENV_HASH_EMBED,
+    ENV_MIN_SIMILARITY,
+    ENV_RRF_K,
+    ENV_VECTOR_WEIGHT,
+    Locations,
+    locate,
+)
 
-ENV_HOME = "PINKY_HOME"
-ENV_DB = "PINKY_DB"
-ENV_SAVE_DIR = "PINKY_SAVE_DIR"
-ENV_PROJECT = "PINKY_PROJECT"
-ENV_HASH_EMBED = "PINKY_HASH_EMBED"
-ENV_EMBEDDER = "PINKY_EMBEDDER"
-ENV_EMBED_MODEL = "PINKY_EMBED_MODEL"
-ENV_EMBED_MODEL_PATH = "PINKY_EMBED_MODEL_PATH"
-ENV_CHUNK_WORDS = "PINKY_CHUNK_WORDS"
-ENV_FUSION = "PINKY_FUSION"
-ENV_RRF_K = "PINKY_RRF_K"
-ENV_BM25_WEIGHT = "PINKY_BM25_WEIGHT"
-ENV_VECTOR_WEIGHT = "PINKY_VECTOR_WEIGHT"
-ENV_MIN_SIMILARITY = "PINKY_MIN_SIMILARITY"
-ENV_COVERAGE_GATE = "PINKY_COVERAGE_GATE"
-ENV_LOG = "PINKY_LOG"
-ENV_TIER = "PINKY_TIER"
+__all__ = ["ENTRY_TYPES", "Config", "FusionSettings", "config_from", "load_config"]
 
-ENTRY_TYPES: tuple[str, ...] = ("gotcha", "pattern", "bug", "decision", "diary", "guide", "note")
 FUSION_METHODS: tuple[str, ...] = ("zscore", "score", "rrf")
+EMBEDDERS: tuple[str, ...] = ("use", "fastembed", "hash")
 
 # Measured on ../shared/eval (see documentation/HOW-IT-WORKS.md): the defaults that beat BM25 on both sets.
 DEFAULT_FUSION = "zscore"
@@ -52,13 +55,12 @@ def _env_number(env: dict[str, str], name: str, default: float, kind: type = flo
     if raw is None or raw.strip() == "":
         return default
     try:
-        return kind(raw)
+        value = kind(raw)
     except ValueError:
-        raise InvalidInput(f"{name}={raw!r} is not a number") from None
-
-
-def default_home() -> Path:
-    return Path("~/.pinky").expanduser()
+        raise InvalidInput(f"{name}={raw!r} is not {'a whole number' if kind is int else 'a number'}") from None
+    if not math.isfinite(value):
+        raise InvalidInput(f"{name}={raw!r} is not a finite number")
+    return value
 
 
 @dataclass(frozen=True)
@@ -78,24 +80,39 @@ class FusionSettings:
             raise InvalidInput(f"unknown fusion {self.method!r}; use one of {', '.join(FUSION_METHODS)}")
         if self.rrf_k < 1:
             raise InvalidInput("the RRF k must be at least 1")
+        numbers = (self.bm25_weight, self.vector_weight, self.min_similarity, self.coverage_gate)
+        if not all(math.isfinite(n) for n in numbers):
+            raise InvalidInput("fusion settings must be finite numbers")
         if self.bm25_weight < 0 or self.vector_weight < 0 or self.bm25_weight + self.vector_weight == 0:
             raise InvalidInput("fusion weights must be non-negative and not both zero")
+        if not -1 <= self.min_similarity <= 1:
+            raise InvalidInput(f"the minimum similarity is a cosine, from -1 to 1; got {self.min_similarity}")
+        if not 0 <= self.coverage_gate <= 1:
+            raise InvalidInput(f"the coverage gate is a share of query words, from 0 to 1; got {self.coverage_gate}")
 
 
 @dataclass(frozen=True)
 class Config:
-    """Where the brain lives and how it is searched. Paths are absolute."""
+    """Where the brain lives and how it is searched. Paths are absolute.
+
+    `save_dir`, `project_root` and `project` are None outside an initialised project: then the
+    brain is the global one only, and nothing is written into the current folder."""
 
     home: Path
     db_path: Path
-    save_dir: Path
-    project: str
+    save_dir: Path | None
+    project: str | None
+    project_root: Path | None = None
     project_explicit: bool = False
     embedder: str = "use"
     embed_model: str | None = None
     embed_model_path: Path | None = None
     chunk_words: int = DEFAULT_CHUNK_WORDS
     fusion: FusionSettings = field(default_factory=FusionSettings)
+
+    @property
+    def in_project(self) -> bool:
+        return self.save_dir is not None
 
     @property
     def global_dir(self) -> Path:
@@ -106,40 +123,55 @@ class Config:
         return self.home / "state"
 
     def roots(self) -> dict[str, Path]:
-        """The two markdown roots indexed into one brain.db."""
-        return {"project": self.save_dir, "global": self.global_dir}
-
-    def with_overrides(self, **changes: object) -> Config:
-        return replace(self, **changes)  # type: ignore[arg-type]
-
-
-def _project_name(save_dir: Path) -> str:
-    # documentation/ sits at the repository root, so its parent names the project.
-    parent = save_dir.parent.name or save_dir.name
-    return parent or "default"
-
-
-def _db_path(explicit: str | os.PathLike[str] | None, cwd: Path, save_dir: Path, home: Path) -> Path:
-    """`brain.db` in the project; outside a pinky project, the global brain's own index.
-
-    Claude Code starts the plugin's server in every folder it opens: creating brain.db in a
-    repository that never asked for pinky would litter it, so a folder without a save dir and
-    without brain.db gets `$PINKY_HOME/global.db` (global knowledge only) instead.
-    """
-    if explicit:
-        path = Path(explicit).expanduser()
-        return path if path.is_absolute() else cwd / path
-    local = cwd / "brain.db"
-    return local if save_dir.is_dir() or local.exists() else home / "global.db"
+        """The markdown roots indexed into one brain.db: the project's (when in one) and the global brain."""
+        found = {"project": self.save_dir} if self.save_dir is not None else {}
+        return {**found, "global": self.global_dir}
 
 
 def _embedder_choice(env: dict[str, str]) -> str:
     if _truthy(env.get(ENV_HASH_EMBED)):
         return "hash"
     choice = (env.get(ENV_EMBEDDER) or "use").strip().lower()
-    if choice not in {"use", "fastembed", "hash"}:
-        raise InvalidInput(f"{ENV_EMBEDDER}={choice!r}: use one of use, fastembed, hash")
+    if choice not in EMBEDDERS:
+        raise InvalidInput(f"{ENV_EMBEDDER}={choice!r}: use one of {', '.join(EMBEDDERS)}")
     return choice
+
+
+def _fusion(env: dict[str, str]) -> FusionSettings:
+    return FusionSettings(
+        method=(env.get(ENV_FUSION) or DEFAULT_FUSION).strip().lower(),
+        rrf_k=int(_env_number(env, ENV_RRF_K, DEFAULT_RRF_K, int)),
+        bm25_weight=_env_number(env, ENV_BM25_WEIGHT, DEFAULT_BM25_WEIGHT),
+        vector_weight=_env_number(env, ENV_VECTOR_WEIGHT, DEFAULT_VECTOR_WEIGHT),
+        min_similarity=_env_number(env, ENV_MIN_SIMILARITY, DEFAULT_MIN_SIMILARITY),
+        coverage_gate=_env_number(env, ENV_COVERAGE_GATE, DEFAULT_COVERAGE_GATE),
+    )
+
+
+def _path(value: str | None) -> Path | None:
+    return Path(value).resolve() if value else None
+
+
+def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
+    """The configuration for these locations, with the embedding and ranking settings of `env`."""
+    env = dict(os.environ) if env is None else env
+    chunk_words = int(_env_number(env, ENV_CHUNK_WORDS, DEFAULT_CHUNK_WORDS, int))
+    if not 20 <= chunk_words <= 2000:
+        raise InvalidInput(f"{ENV_CHUNK_WORDS} must be between 20 and 2000, got {chunk_words}")
+    model_path = env.get(ENV_EMBED_MODEL_PATH)
+    return Config(
+        home=Path(loc.home).resolve(),
+        db_path=Path(loc.db).resolve(),
+        save_dir=_path(loc.save_dir),
+        project=loc.project,
+        project_root=_path(loc.project_root),
+        project_explicit=loc.project_explicit,
+        embedder=_embedder_choice(env),
+        embed_model=env.get(ENV_EMBED_MODEL) or None,
+        embed_model_path=Path(model_path).expanduser() if model_path else None,
+        chunk_words=chunk_words,
+        fusion=_fusion(env),
+    )
 
 
 def load_config(
@@ -149,38 +181,13 @@ def load_config(
     save_dir: str | os.PathLike[str] | None = None,
     project: str | None = None,
     env: dict[str, str] | None = None,
-    cwd: Path | None = None,
+    cwd: str | os.PathLike[str] | None = None,
 ) -> Config:
-    """Build the configuration. Explicit arguments win over the environment, which wins over defaults."""
+    """Locate the brain from `cwd` (default: the current folder) and build its configuration.
+
+    Explicit arguments win over the environment, which wins over the project's pinky.toml."""
     env = dict(os.environ) if env is None else env
-    cwd = cwd or Path.cwd()
-    home_path = Path(home or env.get(ENV_HOME) or default_home()).expanduser()
-    save_path = Path(save_dir or env.get(ENV_SAVE_DIR) or "documentation").expanduser()
-    home_path = home_path if home_path.is_absolute() else cwd / home_path
-    save_path = save_path if save_path.is_absolute() else cwd / save_path
-    db_path = _db_path(db or env.get(ENV_DB), cwd, save_path, home_path)
-    explicit_project = project or env.get(ENV_PROJECT) or None
-    chunk_words = int(_env_number(env, ENV_CHUNK_WORDS, DEFAULT_CHUNK_WORDS, int))
-    if not 20 <= chunk_words <= 2000:
-        raise InvalidInput(f"{ENV_CHUNK_WORDS} must be between 20 and 2000, got {chunk_words}")
-    fusion = FusionSettings(
-        method=(env.get(ENV_FUSION) or DEFAULT_FUSION).strip().lower(),
-        rrf_k=int(_env_number(env, ENV_RRF_K, DEFAULT_RRF_K, int)),
-        bm25_weight=_env_number(env, ENV_BM25_WEIGHT, DEFAULT_BM25_WEIGHT),
-        vector_weight=_env_number(env, ENV_VECTOR_WEIGHT, DEFAULT_VECTOR_WEIGHT),
-        min_similarity=_env_number(env, ENV_MIN_SIMILARITY, DEFAULT_MIN_SIMILARITY),
-        coverage_gate=_env_number(env, ENV_COVERAGE_GATE, DEFAULT_COVERAGE_GATE),
-    )
-    model_path = env.get(ENV_EMBED_MODEL_PATH)
-    return Config(
-        home=home_path.resolve(),
-        db_path=db_path.resolve(),
-        save_dir=save_path.resolve(),
-        project=explicit_project or _project_name(save_path.resolve()),
-        project_explicit=explicit_project is not None,
-        embedder=_embedder_choice(env),
-        embed_model=env.get(ENV_EMBED_MODEL) or None,
-        embed_model_path=Path(model_path).expanduser() if model_path else None,
-        chunk_words=chunk_words,
-        fusion=fusion,
-    )
+    loc = locate(env=env, start=os.fspath(cwd) if cwd is not None else None,
+                 home=os.fspath(home) if home is not None else None, db=os.fspath(db) if db is not None else None,
+                 save_dir=os.fspath(save_dir) if save_dir is not None else None, project=project)
+    return config_from(loc, env)

@@ -59,8 +59,10 @@ def parse_day(value: object) -> dt.date | None:
 
 
 def valid_day(value: str, name: str = "date") -> str:
-    """An ISO date string, or InvalidInput naming the argument."""
-    day = parse_day(value) if isinstance(value, str) else None
+    """A whole ISO date (or date and time) from a caller, as 'YYYY-MM-DD'; InvalidInput naming the argument."""
+    text = value.strip() if isinstance(value, str) else ""
+    moment = parse_moment(text) if len(text) > 10 else None
+    day = moment.date() if moment else parse_day(text) if len(text) == 10 else None
     if day is None:
         raise InvalidInput(f"{name}={value!r} is not a date like 2026-11-25")
     return day.isoformat()

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from pinky.kb import Check, KnowledgeBase
+from pinky.check import Check
+from pinky.kb import KnowledgeBase
+from pinky.store import entries as eq
+from pinky.store import graph as gq
 from pinky.store import migrations as mig
-from pinky.store import queries as q
+from pinky.store import vectors as vq
 from pinky.store.connect import has_fts5
 
 
@@ -44,16 +48,16 @@ def _embedder(kb: KnowledgeBase) -> Check:
 
 
 def _fingerprint(kb: KnowledgeBase) -> Check:
-    stored = q.get_meta(kb.db.conn, "fingerprint")
+    stored = vq.get_meta(kb.db.conn, "fingerprint")
     current = kb.fingerprint()
     if stored is None:
         return Check("vector fingerprint", "warn", "no vectors built yet", "pinky reindex")
     if stored != current:
         return Check("vector fingerprint", "warn",
-                     f"vectors were built with {stored} ({q.get_meta(kb.db.conn, 'embedder')}), the current "
+                     f"vectors were built with {stored} ({vq.get_meta(kb.db.conn, 'embedder')}), the current "
                      f"embedder and chunker give {current}; vector search is off until they are rebuilt",
                      "pinky reindex")
-    pending = q.count_pending(kb.db.conn)
+    pending = vq.count_pending(kb.db.conn)
     if pending:
         return Check("vector fingerprint", "warn", f"{current}; {pending} chunks still lack vectors", "pinky reindex")
     return Check("vector fingerprint", "ok", current)
@@ -67,12 +71,47 @@ def _schema(kb: KnowledgeBase) -> Check:
     return Check("index schema", "ok" if done == mig.KNOWN else "error", detail)
 
 
+def _is_our_cli(path: str) -> bool:
+    """pip/pipx/uv console scripts, and the plugin's bin/ wrappers, name pinky's own CLI module."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(8192)
+    except OSError:
+        return False
+    return b"pinky.cli" in head or b"pinky-brain" in head
+
+
+def _cli_on_path(kb: KnowledgeBase) -> Check:
+    """Debian and Ubuntu ship /usr/bin/pinky (a finger clone); pipx ensurepath appends to PATH, so it wins."""
+    name = "command `pinky` on PATH"
+    found, alias = shutil.which("pinky"), shutil.which("pinky-brain")
+    ours = alias or str(Path(sys.executable).with_name("pinky-brain"))
+    if found and _is_our_cli(found):
+        return Check(name, "ok", f"{found}" + (f" (also as {alias})" if alias else ""))
+    if found:
+        return Check(name, "warn", f"`pinky` runs {found}, which is another program, not pinky-brain's CLI",
+                     f"use `pinky-brain` ({ours}), or put {Path(ours).parent} before {Path(found).parent} in PATH")
+    return Check(name, "warn", f"`pinky` is not on PATH; this CLI is {ours}",
+                 f"add {Path(ours).parent} to PATH (pipx ensurepath), or call `pinky-brain` / {ours}")
+
+
+def _project(kb: KnowledgeBase) -> Check:
+    config = kb.config
+    if config.project_root is None:
+        return Check("project", "warn", "not inside a pinky project (no pinky.toml in this folder or above): "
+                     "only the global brain is searched and saved to",
+                     "cd into your repository and run `pinky init`")
+    return Check("project", "ok", f"{config.project} at {config.project_root} (index {config.db_path.name})")
+
+
 def _roots(kb: KnowledgeBase) -> Check:
-    missing = [str(p) for p in kb.config.roots().values() if not p.is_dir()]
-    if not missing:
-        return Check("knowledge folders", "ok", ", ".join(str(p) for p in kb.config.roots().values()))
-    return Check("knowledge folders", "warn", f"missing: {', '.join(missing)}",
-                 "pinky init (project) / pinky sync --remote URL (global brain)")
+    config = kb.config
+    found = [str(p) for p in config.roots().values() if p.is_dir()]
+    if config.save_dir is not None and not config.save_dir.is_dir():
+        return Check("knowledge folders", "warn", f"{config.save_dir} is missing", "pinky init")
+    later = "" if config.global_dir.is_dir() else \
+        f"; the global brain ({config.global_dir}) appears with the first global save or `pinky sync`"
+    return Check("knowledge folders", "ok", (", ".join(found) or "none yet") + later)
 
 
 def _drift(kb: KnowledgeBase) -> Check:
@@ -84,12 +123,22 @@ def _drift(kb: KnowledgeBase) -> Check:
     return Check("markdown vs index", "warn", "; ".join(parts), "pinky reindex")
 
 
+def _skipped(kb: KnowledgeBase) -> Check:
+    """Files named .md that are not notes: never indexed, so never found; the user should know."""
+    skipped = kb.skipped()
+    if not skipped:
+        return Check("unreadable files", "ok", "none")
+    return Check("unreadable files", "warn", f"{len(skipped)} not indexed: " + "; ".join(skipped[:5]),
+                 "convert them to UTF-8 markdown, or move them out of the knowledge folder")
+
+
 def _malformed(kb: KnowledgeBase) -> Check:
     bad = kb.malformed()
     if not bad:
         return Check("malformed notes", "ok", "none")
     return Check("malformed notes", "warn", f"{len(bad)}: " + "; ".join(bad[:5]),
-                 "fix the YAML between the --- lines (they are indexed as plain notes meanwhile)")
+                 "fix the frontmatter between the --- lines (bad YAML, an unknown type); they are indexed "
+                 "meanwhile, as notes")
 
 
 def _sync(kb: KnowledgeBase) -> Check:
@@ -97,7 +146,7 @@ def _sync(kb: KnowledgeBase) -> Check:
     from pinky.sync import list_conflicts
 
     brain = kb.config.global_dir
-    copies = [p for root in (brain, kb.config.save_dir) for p in list_conflicts(root)]
+    copies = [p for root in kb.config.roots().values() for p in list_conflicts(root)]
     remote = _origin_url(brain)
     if copies:
         more = f", … (+{len(copies) - 10})" if len(copies) > 10 else ""
@@ -133,24 +182,18 @@ def _origin_url(brain: Path) -> str | None:
 def _breadcrumbs(kb: KnowledgeBase) -> Check:
     """`Brain: <slug>` comments in code that name no entry (renamed or deleted knowledge)."""
     conn = kb.db.conn
-    rows = conn.execute("SELECT slug, file_path, line FROM breadcrumb ORDER BY file_path, line").fetchall()
-    dangling = [f"{file}:{line} ({slug})" for slug, file, line in rows if not _resolves(kb, slug)]
+    crumbs = gq.all_breadcrumbs(conn)
+    dangling = [f"{file}:{line} ({slug})" for slug, file, line in crumbs if not eq.resolve_slug(conn, slug, limit=1)]
     if not dangling:
-        return Check("code breadcrumbs", "ok", f"{len(rows)} breadcrumbs, all pointing at entries")
+        return Check("code breadcrumbs", "ok", f"{len(crumbs)} breadcrumbs, all pointing at entries")
     return Check("code breadcrumbs", "warn",
                  f"{len(dangling)} name no entry: " + "; ".join(dangling[:5]) + ("; …" if len(dangling) > 5 else ""),
                  "point them at an existing slug (pinky search …), or restore the entry (pinky restore SLUG)")
 
 
-def _resolves(kb: KnowledgeBase, slug: str) -> bool:
-    conn = kb.db.conn
-    if q.entry_by(conn, "slug", slug) or q.entry_by(conn, "slug", "global/" + slug):
-        return True
-    return bool(q.slugs_ending(conn, slug))
-
-
 CHECKS: list[Callable[[KnowledgeBase], Check]] = [
-    _driver, _fts, _vectors, _embedder, _schema, _fingerprint, _roots, _drift, _malformed, _breadcrumbs, _sync,
+    _driver, _fts, _vectors, _embedder, _schema, _fingerprint, _cli_on_path, _project, _roots, _drift, _malformed,
+    _skipped, _breadcrumbs, _sync,
 ]
 
 

@@ -10,7 +10,7 @@ import hashlib
 import re
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pinky.chunking import CHUNKER_VERSION
 from pinky.errors import PinkyError
@@ -25,8 +25,11 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
 class Embedder(Protocol):
-    name: str
-    dims: int
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dims(self) -> int: ...
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """L2-normalised float32 vectors, one row per text."""
@@ -40,10 +43,10 @@ class UniversalSentenceEncoder:
     dims = 512
 
     def __init__(self) -> None:
-        self._model = None
+        self._model: Any = None
         self._lock = threading.Lock()
 
-    def _load(self):  # type: ignore[no-untyped-def]
+    def _load(self) -> Any:
         with self._lock:
             if self._model is None:
                 try:
@@ -105,7 +108,7 @@ class FastEmbedEmbedder:
         self.model_name = model_name or self.DEFAULT_MODEL
         self.model_path = Path(model_path).expanduser() if model_path else None
         self.name = f"fastembed:{self.model_name}"
-        self._model = None
+        self._model: Any = None
         self._dims: int | None = None
         self._lock = threading.Lock()
 
@@ -147,7 +150,7 @@ class FastEmbedEmbedder:
                 f"(fastembed's {self.model_name} needs {', '.join(expected)})"
             )
 
-    def _load(self):  # type: ignore[no-untyped-def]
+    def _load(self) -> Any:
         with self._lock:
             if self._model is None:
                 try:

@@ -19,6 +19,14 @@ class Conflict(PinkyError):
     """Optimistic concurrency failed: the entry changed since the caller read it."""
 
 
+class NotInProject(InvalidInput):
+    """Project knowledge was asked for outside an initialised project (no pinky.toml here or above)."""
+
+    def __init__(self, what: str = "project knowledge") -> None:
+        super().__init__(f"{what} needs an initialised project, and there is no pinky.toml in this folder or "
+                         "above: run `pinky init` in your repository, or use the global brain (--scope global)")
+
+
 class IndexUnavailable(PinkyError):
     """brain.db cannot be opened or created."""
 

@@ -1,7 +1,8 @@
 """Markdown roots -> SQLite index: scan, diff by stat and content hash, parse, chunk, embed.
 
 Only changed files are re-parsed, and only chunks whose text is new to the embedding cache are
-embedded, so a re-run over an unchanged tree does no embedding at all.
+embedded, so a re-run over an unchanged tree does no embedding at all. Parsing happens outside
+write transactions, so other readers and writers keep going while a big brain is indexed.
 """
 
 from __future__ import annotations
@@ -11,20 +12,27 @@ import hashlib
 import json
 import logging
 import os
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pinky.chunking import chunk_markdown
-from pinky.markdown import Document, decode, file_names_mentioned, parse_text
-from pinky.store import queries as q
+from pinky.fileio import atomic_write, file_lock
+from pinky.index import Index
+from pinky.layout import FILE_INDEX_HEADER, entry_id, file_index_path, is_note, is_skipped, slug_for
+from pinky.markdown import Document, content_hash, file_names_mentioned, parse_text, unreadable
+from pinky.store import entries as eq
+from pinky.store import graph as gq
+from pinky.store import vectors as vq
+from pinky.store.connect import write_transaction
 
 log = logging.getLogger("pinky.indexer")
 
-ARCHIVE_DIR = ".archive"
 WRITE_BATCH = 200
 EMBED_BATCH = 64
+PENDING_BATCH = 512
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 
@@ -45,30 +53,20 @@ class ReindexReport:
     unchanged: int = 0
     chunks_embedded: int = 0
     seconds: float = 0.0
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # files that were not indexed, and why
+    warnings: list[str] = field(default_factory=list)  # files indexed despite a problem (bad YAML, unknown type)
     vectors: str = "ok"  # "ok" | "unavailable: <why>"
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "added": self.added, "updated": self.updated, "removed": self.removed,
             "unchanged": self.unchanged, "chunks_embedded": self.chunks_embedded,
-            "seconds": round(self.seconds, 3), "errors": self.errors, "vectors": self.vectors,
+            "seconds": round(self.seconds, 3), "errors": self.errors, "warnings": self.warnings,
+            "vectors": self.vectors,
         }
 
 
-def entry_id(root: str, rel: str) -> str:
-    return hashlib.sha1(f"{root}:{rel}".encode()).hexdigest()[:16]
-
-
-def slug_for(root: str, rel: str) -> str:
-    """Short, stable, derived from the path: 'gotcha/pool-timeout'; global ones say so."""
-    stem = rel[:-3] if rel.lower().endswith(".md") else rel
-    return stem if root == "project" else f"global/{stem}"
-
-
-def _skipped(name: str) -> bool:
-    # Hidden files and folders (.archive, .git) and `_template.md`-style files are not knowledge.
-    return name.startswith((".", "_"))
+# --- reading the markdown ----------------------------------------------------------------------------
 
 
 def scan(roots: dict[str, Path]) -> Iterator[SourceFile]:
@@ -77,56 +75,52 @@ def scan(roots: dict[str, Path]) -> Iterator[SourceFile]:
         if not root.is_dir():
             continue
         for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if not _skipped(d))
+            dirnames[:] = sorted(d for d in dirnames if not is_skipped(d))
             for name in sorted(filenames):
-                if _skipped(name) or not name.lower().endswith(".md"):
-                    continue
                 path = Path(dirpath) / name
+                rel = path.relative_to(root).as_posix()
+                if not is_note(rel):
+                    continue
                 try:
                     stat = path.stat()
                 except OSError:
                     continue
-                rel = path.relative_to(root).as_posix()
                 yield SourceFile(root_name, rel, path, stat.st_mtime_ns, stat.st_size)
+
+
+class Skipped(Exception):
+    """A file named .md that is not a note (binary, not UTF-8): reported with its reason, never indexed."""
 
 
 def parse_file(source: SourceFile) -> tuple[Document, bytes]:
     raw = source.path.read_bytes()
-    text, decode_error = decode(raw)
-    doc = parse_text(text, source.rel, raw)
-    if decode_error and not doc.parse_error:
-        doc = Document(**{**doc.__dict__, "parse_error": decode_error})
-    return doc, raw
+    reason = unreadable(raw)
+    if reason:
+        raise Skipped(reason)
+    return parse_text(raw.decode("utf-8-sig"), source.rel, raw), raw
 
 
-def scope_for(root: str, doc: Document, default_project: str) -> tuple[str, str | None]:
+def _skip_message(index: Index, root: str, rel: str, reason: str) -> str:
+    return f"{index.display_path(root, rel)}: skipped: {reason}"
+
+
+def scope_for(root: str, doc: Document, default_project: str | None) -> tuple[str, str | None]:
     if root == "global":
         return "global", doc.project
-    project = doc.project or default_project
+    project = doc.project or default_project or "default"
     return f"project:{project}", project
 
 
-def entry_row(source: SourceFile, doc: Document, slug: str, default_project: str) -> dict[str, Any]:
+def entry_row(source: SourceFile, doc: Document, slug: str, default_project: str | None) -> dict[str, Any]:
     scope, project = scope_for(source.root, doc, default_project)
     return {
-        "id": entry_id(source.root, source.rel),
-        "root": source.root,
-        "path": source.rel,
-        "slug": slug,
-        "scope": scope,
-        "type": doc.type,
-        "project": project,
+        "id": entry_id(source.root, source.rel), "root": source.root, "path": source.rel, "slug": slug,
+        "scope": scope, "type": doc.type, "project": project,
         "tags": json.dumps(list(doc.tags), ensure_ascii=False),
         "files": json.dumps(list(doc.files), ensure_ascii=False),
-        "created": doc.created,
-        "last_verified": doc.last_verified,
-        "title": doc.title,
-        "body": doc.body,
-        "meta": json.dumps(doc.meta, ensure_ascii=False, default=str),
-        "content_hash": doc.content_hash,
-        "mtime_ns": source.mtime_ns,
-        "size": source.size,
-        "parse_error": doc.parse_error,
+        "created": doc.created, "last_verified": doc.last_verified, "title": doc.title, "body": doc.body,
+        "meta": json.dumps(doc.meta, ensure_ascii=False, default=str), "content_hash": doc.content_hash,
+        "mtime_ns": source.mtime_ns, "size": source.size, "parse_error": doc.parse_error,
         "indexed_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
 
@@ -150,14 +144,256 @@ def _chunk_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
 
-def store_document(conn: Any, source: SourceFile, doc: Document, default_project: str,
+def store_document(conn: Any, source: SourceFile, doc: Document, default_project: str | None,
                    chunk_words: int, has_vec_table: bool) -> None:
     """Upsert one parsed file (caller holds the write transaction)."""
     eid = entry_id(source.root, source.rel)
     slug = slug_for(source.root, source.rel)
-    if q.slug_taken(conn, slug, eid):
+    if eq.slug_taken(conn, slug, eid):
         slug = f"{slug}-{eid[:4]}"
     row = entry_row(source, doc, slug, default_project)
     # A diary names every file a session touched: that is history, not knowledge about the file.
     mentions = () if doc.type == "diary" else file_names_mentioned(doc.body)
-    q.upsert_entry(conn, row, doc.links, mentions, chunk_rows(doc, chunk_words), has_vec_table)
+    eq.upsert_entry(conn, row, doc.links, mentions, chunk_rows(doc, chunk_words), has_vec_table)
+
+
+# --- bringing the index up to date ---------------------------------------------------------------------
+
+
+def reindex(index: Index, *, full: bool = False, progress: Progress | None = None,
+            embed: bool = True) -> ReindexReport:
+    """Bring the index up to date with every markdown root; `full` rebuilds it from scratch."""
+    started = time.perf_counter()
+    report = ReindexReport()
+    if full:
+        index.drop()
+    db = index.db
+    has_vec = index.prepare_vectors() if embed else index.vectors_writable()
+    known = eq.indexed_files(db.conn)
+    skipped = eq.skipped_files(db.conn)
+    seen: set[tuple[str, str]] = set()
+    changed: list[SourceFile] = []
+    for source in scan(index.config.roots()):
+        key = (source.root, source.rel)
+        seen.add(key)
+        old = known.get(key) or skipped.get(key)
+        if old and old.mtime_ns == source.mtime_ns and old.size == source.size:
+            if key in skipped:  # still the same unreadable file: say so again, without reading it
+                report.errors.append(_skip_message(index, *key, skipped[key].reason))
+            else:
+                report.unchanged += 1
+        else:
+            changed.append(source)
+    removed = [known[k] for k in known.keys() - seen]
+    with write_transaction(db.conn):
+        for key in skipped.keys() - seen:
+            eq.forget_skipped(db.conn, *key)
+    _apply_changes(index, changed, removed, known, report, has_vec, progress)
+    scan_code(index)
+    if report.added or report.updated or report.removed or not os.path.exists(_file_index(index)):
+        refresh_file_index(index)
+    if embed and has_vec:
+        if vq.vector_rows(db.conn) != eq.counts(db.conn)["vectors"]:
+            with write_transaction(db.conn):
+                vq.drop_orphan_vectors(db.conn)
+        report.chunks_embedded = embed_pending(index, progress)
+    elif not db.vec_available:
+        report.vectors = f"unavailable: {db.vec_error}"
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.IndexedFile],
+                   known: dict[tuple[str, str], eq.IndexedFile], report: ReindexReport,
+                   has_vec: bool, progress: Progress | None) -> None:
+    conn = index.conn
+    with write_transaction(conn):
+        for old in removed:
+            eq.delete_entry(conn, old.id, has_vec)
+            report.removed += 1
+    total = len(changed)
+    for start in range(0, total, WRITE_BATCH):
+        batch = changed[start : start + WRITE_BATCH]
+        parsed: list[tuple[SourceFile, Document | Skipped]] = []
+        for source in batch:  # parse outside the transaction: readers and writers keep going
+            try:
+                parsed.append((source, parse_file(source)[0]))
+            except Skipped as why:
+                parsed.append((source, why))
+                report.errors.append(_skip_message(index, source.root, source.rel, str(why)))
+            except OSError as exc:
+                report.errors.append(f"{source.path}: {exc.strerror or exc}")
+        with write_transaction(conn):
+            for source, doc in parsed:
+                old = known.get((source.root, source.rel))
+                if isinstance(doc, Skipped):
+                    _store_skipped(index, source, str(doc), old, has_vec)
+                else:
+                    _store_changed(index, source, doc, old, report, has_vec)
+        if progress:
+            progress("parse", min(start + WRITE_BATCH, total), total)
+
+
+def _store_skipped(index: Index, source: SourceFile, reason: str, old: eq.IndexedFile | None,
+                   has_vec: bool) -> None:
+    """Record why the file is not indexed; an entry it used to be leaves the index (caller holds the transaction)."""
+    if old is not None:
+        eq.delete_entry(index.conn, old.id, has_vec)
+    eq.record_skipped(index.conn, eq.SkippedFile(source.root, source.rel, source.mtime_ns, source.size, reason))
+
+
+def _store_changed(index: Index, source: SourceFile, doc: Document, old: eq.IndexedFile | None,
+                   report: ReindexReport, has_vec: bool) -> None:
+    eq.forget_skipped(index.conn, source.root, source.rel)
+    if old and old.content_hash == doc.content_hash:
+        eq.touch_entry(index.conn, old.id, source.mtime_ns, source.size)
+        report.unchanged += 1
+        return
+    store_document(index.conn, source, doc, index.config.project, index.config.chunk_words, has_vec)
+    if doc.parse_error:
+        report.warnings.append(f"{index.display_path(source.root, source.rel)}: {doc.parse_error}")
+    if old:
+        report.updated += 1
+    else:
+        report.added += 1
+
+
+def embed_pending(index: Index, progress: Progress | None = None) -> int:
+    """Give every chunk lacking a vector one, from the cache when its text was seen before.
+
+    Returns how many chunks the model actually embedded (cache hits are free)."""
+    if not index.prepare_vectors():
+        return 0
+    conn = index.conn
+    fingerprint = index.fingerprint()
+    embedded = done = 0
+    total = vq.count_pending(conn)
+    while rows := vq.pending_chunks(conn, PENDING_BATCH):
+        cached = vq.cached_vectors(conn, (r[1] for r in rows), fingerprint)
+        new = _embed_missing(index, rows, cached)
+        embedded += len(new)
+        with write_transaction(conn):
+            vq.cache_vectors(conn, new.items(), fingerprint)
+            stored = vq.store_vectors(conn, [(r[0], new.get(r[1]) or cached[r[1]]) for r in rows])
+        done += len(rows)
+        if progress:
+            progress("embed", min(done, total), max(total, done))
+        if stored == 0:
+            break  # another process is filling the same chunks; it will finish them
+    return embedded
+
+
+def _embed_missing(index: Index, rows: list[tuple[int, str, str, str, str]],
+                   cached: dict[str, bytes]) -> dict[str, bytes]:
+    """Vectors (float32 bytes) for the chunk texts the cache lacks, keyed by chunk hash."""
+    import numpy as np
+
+    from pinky.embedding import embed_input
+
+    missing: dict[str, str] = {}
+    for _cid, chash, title, heading, text in rows:
+        if chash not in cached and chash not in missing:
+            missing[chash] = embed_input(title, heading, text)
+    new: dict[str, bytes] = {}
+    keys = list(missing)
+    for i in range(0, len(keys), EMBED_BATCH):
+        part = keys[i : i + EMBED_BATCH]
+        vectors = index.embedder.embed([missing[k] for k in part])
+        for key, vector in zip(part, np.asarray(vectors, dtype=np.float32), strict=True):
+            new[key] = vector.tobytes()
+    return new
+
+
+def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
+    """Index one markdown file under either root right away; returns its slug (None if gone)."""
+    root, rel = index.locate(path)
+    conn = index.conn
+    has_vec = index.prepare_vectors() if embed else index.vectors_writable()
+    eid = entry_id(root, rel)
+    linked_before = gq.linked_file_names(conn, eid)
+    if not path.exists():
+        with write_transaction(conn):
+            eq.delete_entry(conn, eid, has_vec)
+        if linked_before:
+            refresh_file_index(index)
+        return None
+    stat = path.stat()
+    source = SourceFile(root, rel, path, stat.st_mtime_ns, stat.st_size)
+    try:
+        doc, _ = parse_file(source)
+    except Skipped as why:
+        with write_transaction(conn):
+            _store_skipped(index, source, str(why), eq.indexed_files_by_id(conn, eid), has_vec)
+        return None
+    known = eq.entry_by(conn, "id", eid)
+    if known is not None and known["content_hash"] == doc.content_hash:
+        # Already indexed (e.g. a watcher reporting our own save): keep chunks and vectors.
+        with write_transaction(conn):
+            eq.touch_entry(conn, eid, source.mtime_ns, source.size)
+        return str(known["slug"])
+    with write_transaction(conn):
+        eq.forget_skipped(conn, root, rel)
+        store_document(conn, source, doc, index.config.project, index.config.chunk_words, has_vec)
+    if doc.parse_error:
+        log.warning("%s: %s", index.display_path(root, rel), doc.parse_error)
+    # The hooks' list of linked file names changes only if this entry's names did (a diary
+    # line or an edited paragraph usually leaves them alone): skip the rewrite otherwise.
+    if gq.linked_file_names(conn, eid) != linked_before or not os.path.exists(_file_index(index)):
+        refresh_file_index(index)
+    if embed and has_vec:
+        embed_pending(index)
+    row = eq.entry_by(conn, "id", eid)
+    return str(row["slug"]) if row else None
+
+
+def scan_code(index: Index) -> None:
+    """Breadcrumbs in the project's code (inside an initialised project only)."""
+    config = index.config
+    if config.save_dir is None or config.project_root is None or not config.save_dir.is_dir():
+        return
+    from pinky.codescan import scan_code as scan
+
+    try:
+        scan(index.conn, config.project_root, [config.save_dir, config.global_dir, config.home],
+             skip_prefix=config.db_path.name)
+    except OSError as exc:  # unreadable folders: the notes matter more than the code links
+        log.warning("scanning the code for breadcrumbs failed: %s", exc)
+
+
+def _file_index(index: Index) -> str:
+    return file_index_path(str(index.config.db_path))
+
+
+def refresh_file_index(index: Index) -> None:
+    """Rewrite `<db>-files`, the names of files some entry links to (the hooks' pre-filter).
+
+    Under a lock, each writer reads the index as committed at that moment, so the last
+    one to write always has every change."""
+    path = _file_index(index)
+    with file_lock(path + ".lock"):
+        text = FILE_INDEX_HEADER + "\n" + "".join(f"{n}\n" for n in sorted(gq.linked_file_names(index.conn)))
+        try:
+            with open(path, encoding="utf-8") as handle:
+                if handle.read() == text:
+                    return
+        except OSError:
+            pass
+        atomic_write(path, text)
+
+
+def drift(index: Index) -> dict[str, list[str]]:
+    """Markdown files the index does not reflect yet (new, changed, or deleted)."""
+    known = eq.indexed_files(index.conn)
+    out: dict[str, list[str]] = {"new": [], "changed": [], "deleted": []}
+    seen = set()
+    for source in scan(index.config.roots()):
+        key = (source.root, source.rel)
+        seen.add(key)
+        old = known.get(key)
+        if old is None:
+            out["new"].append(index.display_path(*key))
+        elif (old.mtime_ns, old.size) != (source.mtime_ns, source.size):
+            if content_hash(source.path.read_bytes()) != old.content_hash:
+                out["changed"].append(index.display_path(*key))
+    out["deleted"] = [index.display_path(*k) for k in sorted(known.keys() - seen)]
+    return out

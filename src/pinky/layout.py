@@ -1,12 +1,11 @@
 """How knowledge is laid out inside a root: entry types, which files are notes, slugs.
 
 One rule for each question, used by the indexer, the watcher, sync and the hooks alike.
-Stdlib only: the hooks import it.
+Stdlib only, and nothing slow at import: the hooks import it (hashlib, ~2 ms to load its
+OpenSSL module, is loaded by `entry_id` when it is first called).
 """
 
 from __future__ import annotations
-
-import hashlib
 
 ENTRY_TYPES: tuple[str, ...] = ("gotcha", "pattern", "bug", "decision", "diary", "guide", "note")
 ROOTS: tuple[str, ...] = ("project", "global")
@@ -17,15 +16,21 @@ FILE_INDEX_SUFFIX = "-files"
 FILE_INDEX_HEADER = "pinky: names of files linked to brain entries, v1"
 
 
+def is_skipped(name: str) -> bool:
+    """Hidden and `_`-prefixed names are not knowledge (`.archive/`, `.git/`, `_template.md`, `.#swap`)."""
+    return not name or name.startswith((".", "_"))
+
+
 def is_note(rel: str) -> bool:
-    """A markdown file the indexer takes: `.md`, and no hidden or `_`-prefixed part on the way
-    (`.archive/`, `.git/`, `_template.md`, editors' `.#swap` files)."""
+    """A markdown file the indexer takes: `.md`, and no skipped folder or file name on the way."""
     parts = rel.replace("\\", "/").split("/")
-    return rel.lower().endswith(".md") and not any(part.startswith((".", "_")) or not part for part in parts)
+    return rel.lower().endswith(".md") and not any(is_skipped(part) for part in parts)
 
 
 def entry_id(root: str, rel: str) -> str:
     """Stable id of the entry at `rel` under `root` ('project' or 'global')."""
+    import hashlib  # not at the top: the hooks import this module and never need it
+
     return hashlib.sha1(f"{root}:{rel}".encode()).hexdigest()[:16]
 
 
@@ -41,9 +46,12 @@ def slug_candidates(name: str) -> list[str]:
     A slug typed by a person, a `Brain: <slug>` breadcrumb or a `[[link]]` may leave out
     `global/`, the type folder, or `.md`: spelled out, each candidate is an exact (indexed)
     lookup instead of a LIKE scan over every entry."""
-    bare = name.strip().removesuffix(".md").strip("/")
+    bare = name.strip()
+    bare = (bare[:-3] if bare.lower().endswith(".md") else bare).strip("/")
     if bare.startswith("./"):
         bare = bare[2:]
+    if not bare:
+        return []
     out = [bare]
     for prefix in ("", *(f"{kind}/" for kind in ENTRY_TYPES)):
         out += [prefix + bare, GLOBAL_PREFIX + prefix + bare]

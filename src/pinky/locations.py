@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import os
 
+from pinky.errors import InvalidInput
+
 # --- every PINKY_* environment variable, named once -------------------------------------------------
 ENV_HOME = "PINKY_HOME"
 ENV_DB = "PINKY_DB"
@@ -55,7 +57,7 @@ GLOBAL_INDEX = "global.db"
 MARKER_KEYS = ("save_dir", "index", "project")
 
 
-class LocationError(ValueError):
+class LocationError(InvalidInput):
     """pinky.toml or a PINKY_* path is unusable; the message says which and how to fix it."""
 
 
@@ -159,13 +161,16 @@ def locate(*, env: dict[str, str] | os._Environ[str] | None = None, start: str |
     explicit_project = (project or env.get(ENV_PROJECT) or "").strip() or None
     if explicit_save:
         saves = _absolute(start, explicit_save)
-        root = os.path.dirname(saves)
-        settings: dict[str, str] = {}
+        marked = find_project_root(os.path.dirname(saves))  # a marker above still names the index and project
+        root = marked or os.path.dirname(saves)
+        settings = read_marker(marked) if marked else {}
     else:
         found = find_project_root(start)
         root = found or ""
         settings = read_marker(found) if found else {}
         saves = _absolute(found, settings.get("save_dir", DEFAULT_SAVE_DIR)) if found else ""
+        if found and not saves.startswith(found + os.sep):
+            raise LocationError(f"{os.path.join(found, MARKER)}: save_dir must be a folder inside the project")
     if explicit_db:
         index = _absolute(start, explicit_db)
     elif root:

@@ -7,6 +7,7 @@ A file with malformed YAML is still a note: we keep its body, record the error f
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -113,7 +114,21 @@ def render(meta: dict[str, Any], body: str) -> str:
 
     post = frontmatter.Post(body.rstrip())
     post.metadata.update(meta)  # not Post(**meta): a key named `content` or `handler` would collide
-    return frontmatter.dumps(post, handler=YAMLHandler(), sort_keys=False, default_flow_style=None, width=1000) + "\n"
+    return frontmatter.dumps(post, handler=YAMLHandler(), Dumper=_plain_dumper(), sort_keys=False,
+                             default_flow_style=None, width=1000) + "\n"
+
+
+@functools.cache
+def _plain_dumper() -> type:
+    """PyYAML's safe dumper without anchors: a value used twice (the same tag list) is written out twice,
+    not as `&id001` / `*id001`, which people editing the note would not understand."""
+    import yaml
+
+    class PlainDumper(yaml.SafeDumper):
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    return PlainDumper
 
 
 def first_heading(body: str) -> str | None:
@@ -128,13 +143,18 @@ def first_heading(body: str) -> str | None:
     return None
 
 
-def _type_from(meta_type: Any, rel_path: str) -> str:
-    wanted = (_scalar(meta_type) or "").lower()
+def _type_from(meta_type: Any, rel_path: str) -> tuple[str, str | None]:
+    """The entry type (frontmatter, else the folder, else note) and a problem when `type:` is unknown."""
+    given = _scalar(meta_type)
+    wanted = (given or "").lower()
     if wanted in ENTRY_TYPES:
-        return wanted
+        return wanted, None
     folder = PurePosixPath(rel_path).parts[0].lower() if "/" in rel_path else ""
     folder = folder[:-1] if folder.endswith("s") and folder[:-1] in ENTRY_TYPES else folder
-    return folder if folder in ENTRY_TYPES else "note"
+    kind = folder if folder in ENTRY_TYPES else "note"
+    if given is None:
+        return kind, None
+    return kind, f"unknown type {given[:40]!r} (use one of {', '.join(ENTRY_TYPES)}); indexed as {kind}"
 
 
 def _links(body: str) -> tuple[str, ...]:
@@ -161,10 +181,11 @@ def title_from_path(rel_path: str) -> str:
 def parse_text(text: str, rel_path: str, raw: bytes | None = None) -> Document:
     meta, body, body_line, error = split_frontmatter(text)
     title = _scalar(meta.get("title")) or first_heading(body) or title_from_path(rel_path)
+    kind, type_problem = _type_from(meta.get("type"), rel_path)
     return Document(
         path=rel_path,
         title=" ".join(title.split())[:300],
-        type=_type_from(meta.get("type"), rel_path),
+        type=kind,
         project=_scalar(meta.get("project")),
         tags=_string_list(meta.get("tags")),
         created=_scalar(meta.get("created") or meta.get("date")),
@@ -175,13 +196,19 @@ def parse_text(text: str, rel_path: str, raw: bytes | None = None) -> Document:
         body_line=body_line,
         content_hash=content_hash(raw if raw is not None else text.encode("utf-8")),
         meta=meta,
-        parse_error=error,
+        parse_error=error or type_problem,
     )
 
 
-def decode(raw: bytes) -> tuple[str, str | None]:
-    """Text of a file; invalid UTF-8 is replaced rather than refused, and reported."""
+BINARY_PROBE = 8192
+
+
+def unreadable(raw: bytes) -> str | None:
+    """Why a file named .md is not a note at all (binary, not UTF-8), or None when it is text."""
+    if b"\0" in raw[:BINARY_PROBE]:
+        return "binary file (it contains NUL bytes), not markdown"
     try:
-        return raw.decode("utf-8-sig"), None
+        raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        return raw.decode("utf-8", errors="replace"), f"not valid UTF-8 ({exc.reason} at byte {exc.start})"
+        return f"not valid UTF-8 ({exc.reason} at byte {exc.start}); save it as UTF-8"
+    return None

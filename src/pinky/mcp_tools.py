@@ -24,9 +24,10 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from pinky import mcp_text
-from pinky.config import ENTRY_TYPES, Config
+from pinky.config import Config
 from pinky.errors import PinkyError
-from pinky.kb import MAX_BODY_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS, KnowledgeBase
+from pinky.kb import KnowledgeBase
+from pinky.layout import ENTRY_TYPES
 from pinky.mcp_models import (
     BriefingOut,
     DeleteOut,
@@ -43,6 +44,7 @@ from pinky.mcp_models import (
 )
 from pinky.mcp_sdk import lifespan_state
 from pinky.runtime import Runtime
+from pinky.validate import MAX_BODY_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
 
 T = TypeVar("T")
 EntryType = Literal[ENTRY_TYPES]  # type: ignore[valid-type]

@@ -15,9 +15,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from pinky.check import Check
 from pinky.config import Config
-from pinky.errors import InvalidInput
-from pinky.kb import Check
+from pinky.errors import InvalidInput, NotInProject
+from pinky.fileio import atomic_write
+from pinky.locations import ENV_DB, ENV_SAVE_DIR
 
 SERVER_NAME = "pinky"
 SERVER_COMMAND = "pinky-mcp"
@@ -43,8 +45,10 @@ Knowledge about this project lives as markdown in the pinky brain, searchable th
 
 
 def project_root(config: Config) -> Path:
-    """The repository root: the folder holding the save dir (documentation/)."""
-    return config.save_dir.parent
+    """The repository root (where pinky.toml is); outside a project there is none to wire."""
+    if config.project_root is None:
+        raise NotInProject("wiring Claude Code into a project")
+    return config.project_root
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -70,10 +74,7 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def server_entry(config: Config, root: Path) -> dict[str, Any]:
@@ -81,7 +82,7 @@ def server_entry(config: Config, root: Path) -> dict[str, Any]:
         "type": "stdio",
         "command": SERVER_COMMAND,
         "args": list(SERVER_ARGS),
-        "env": {"PINKY_DB": _relative(config.db_path, root), "PINKY_SAVE_DIR": _relative(config.save_dir, root)},
+        "env": {ENV_DB: _relative(config.db_path, root), ENV_SAVE_DIR: _relative(config.save_dir or root, root)},
     }
 
 
@@ -178,9 +179,11 @@ def _claude_json() -> Path:
     return Path(configured).expanduser() / ".claude.json" if configured else Path.home() / ".claude.json"
 
 
-def _settings_files(root: Path) -> list[Path]:
-    return [_claude_dir() / "settings.json", root / ".claude" / "settings.json",
-            root / ".claude" / "settings.local.json"]
+def _settings_files(root: Path | None) -> list[Path]:
+    user = [_claude_dir() / "settings.json"]
+    if root is None:
+        return user
+    return [*user, root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"]
 
 
 def _load_quiet(path: Path) -> dict[str, Any]:
@@ -210,7 +213,7 @@ def _on_path() -> Check:
                  "cannot start the hooks or the server", "pipx install pinky-brain  (or: uv tool install pinky-brain)")
 
 
-def _hooks_registered(root: Path, settings: list[dict[str, Any]]) -> Check:
+def _hooks_registered(settings: list[dict[str, Any]]) -> Check:
     if _plugin_enabled(settings):
         return Check("claude code: hooks registered", "ok", f"plugin {PLUGIN_ID} enabled")
     if any("pinky-hooks" in json.dumps(data.get("hooks", {})) for data in settings):
@@ -255,8 +258,10 @@ def _mcp_json_matches(root: Path) -> Check | None:
 
 def plugin_checks(config: Config) -> list[Check]:
     """Is Claude Code wired up: commands on PATH, hooks registered, server approved, no duplicate server."""
-    root = project_root(config)
+    root = config.project_root
     settings = [_load_quiet(p) for p in _settings_files(root)]
-    checks = [_on_path(), _hooks_registered(root, settings), _server_approved(root, settings)]
+    checks = [_on_path(), _hooks_registered(settings)]
+    if root is None:  # the project's .mcp.json and approvals only exist inside a project
+        return checks
     match = _mcp_json_matches(root)
-    return checks + ([match] if match else [])
+    return checks + [_server_approved(root, settings)] + ([match] if match else [])

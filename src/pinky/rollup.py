@@ -7,24 +7,25 @@ and two machines produce the same note.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Literal
 
+from pinky import fileio
+from pinky.dates import parse_day
+from pinky.diary import DiaryLine, read_diary
 from pinky.errors import InvalidInput
+from pinky.layout import DIARY_DIR, is_note
+from pinky.markdown import render, split_frontmatter
 
 Kind = Literal["week", "month"]
 
+FOLDERS: dict[str, str] = {"week": "weekly", "month": "monthly"}  # under diary/; sync keeps ours for these
 _WEEK_RE = re.compile(r"(\d{4})-W(\d{2})")
 _MONTH_RE = re.compile(r"(\d{4})-(\d{2})")
-_DIARY_NAME_RE = re.compile(r"(\d{4}-\d{2}-\d{2})\.md")
-_LINE_RE = re.compile(r"^- (\d{2}:\d{2}) \[([^\]\s]+)\] (.*\S)\s*$")  # the session tag as diary.py writes it
-_FRONTMATTER_RE = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(\r?\n|\Z)", re.DOTALL)
 _SPECIFIC_RE = re.compile(r"[/._`#:]|\d")
 
 TOP_FILES = 10
@@ -50,23 +51,6 @@ class Period:
     @property
     def title(self) -> str:
         return f"{'Week' if self.kind == 'week' else 'Month'} {self.label}"
-
-
-@dataclass(frozen=True)
-class DiaryLine:
-    """One ``- HH:MM [session] text`` bullet with the day it belongs to."""
-
-    day: date
-    time: str
-    session: str
-    text: str
-    order: int
-
-    @property
-    def kind(self) -> str:
-        """The ``asked:``/``files:``/... prefix, '' when the line has none."""
-        head, sep, _ = self.text.partition(":")
-        return head.strip().lower() if sep and " " not in head.strip() else ""
 
 
 @dataclass(frozen=True)
@@ -156,61 +140,30 @@ def _period_order(period: Period) -> tuple[date, str]:
 
 
 def read_diary_lines(root: Path, period: Period) -> list[DiaryLine]:
-    """Bullet lines of ``root/diary/YYYY-MM-DD.md`` for each day of the period."""
-    lines: list[DiaryLine] = []
-    for day in period.days():
-        path = root / "diary" / f"{day.isoformat()}.md"
-        if not path.is_file():
-            continue
-        for raw in path.read_text(encoding="utf-8").splitlines():
-            match = _LINE_RE.match(raw)
-            if match:
-                lines.append(DiaryLine(day, match[1], match[2], match[3], len(lines)))
-    return lines
+    """The diary lines of each day of the period, in order."""
+    return read_diary(root, days=period.days())
 
 
 def read_notes(root: Path) -> list[Note]:
-    """Frontmatter of every markdown note outside ``diary/`` (rollups and diaries are not entries)."""
+    """Frontmatter of every note outside ``diary/`` (rollups and diaries are not entries).
+
+    A note with broken YAML still counts, with no type or dates."""
     notes: list[Note] = []
     for path in sorted(root.rglob("*.md")):
         rel = path.relative_to(root).as_posix()
-        if rel.startswith("diary/") or any(part.startswith(".") for part in rel.split("/")):
+        if rel.startswith(f"{DIARY_DIR}/") or not is_note(rel):
             continue
-        meta = _frontmatter(path.read_text(encoding="utf-8", errors="replace"))
+        meta = split_frontmatter(path.read_text(encoding="utf-8", errors="replace"))[0]
         notes.append(
             Note(
                 path=rel,
                 type=str(meta.get("type") or ""),
                 title=str(meta.get("title") or path.stem),
-                created=_as_date(meta.get("created")),
-                last_verified=_as_date(meta.get("last_verified")),
+                created=parse_day(meta.get("created")),
+                last_verified=parse_day(meta.get("last_verified")),
             )
         )
     return notes
-
-
-def _frontmatter(text: str) -> dict[str, object]:
-    """YAML frontmatter as a dict; a note with broken YAML just contributes nothing."""
-    match = _FRONTMATTER_RE.match(text)
-    if not match:
-        return {}
-    import yaml  # only rollups need it; keeps `import pinky.rollup` cheap
-
-    try:
-        data = yaml.safe_load(match[1])
-    except yaml.YAMLError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _as_date(value: object) -> date | None:
-    """YAML gives dates, datetimes or strings; keep the calendar day only."""
-    if value is None:
-        return None
-    try:
-        return date.fromisoformat(str(value)[:10])
-    except ValueError:
-        return None
 
 
 # --- rendering ---------------------------------------------------------------------------------
@@ -222,7 +175,6 @@ def build_rollup(root: Path, period: Period) -> tuple[Path, str]:
     lines = read_diary_lines(root, period)
     changed = _changed_notes(read_notes(root), period)
     sections = [
-        _frontmatter_block(period),
         f"# {period.title} ({period.start.isoformat()} to {period.end.isoformat()})\n",
         _activity_section(lines, period),
         _files_section(lines),
@@ -230,27 +182,26 @@ def build_rollup(root: Path, period: Period) -> tuple[Path, str]:
         _decisions_section(changed),
         _highlights_section(lines),
     ]
-    return rollup_path(root, period), "\n".join(sections)
+    return rollup_path(root, period), render(_frontmatter(period), "\n".join(sections))
 
 
 def rollup_path(root: Path, period: Period) -> Path:
     """``diary/weekly/2026-W48.md`` or ``diary/monthly/2026-11.md``."""
-    folder = "weekly" if period.kind == "week" else "monthly"
-    return Path(root) / "diary" / folder / f"{period.label}.md"
+    return Path(root) / DIARY_DIR / FOLDERS[period.kind] / f"{period.label}.md"
 
 
-def _frontmatter_block(period: Period) -> str:
-    return (
-        "---\n"
-        f"title: {period.title}\n"
-        "type: diary\n"
-        "tags: [diary, rollup]\n"
-        f"created: {period.end.isoformat()}\n"
-        f"rollup: {period.kind}\n"
-        f"period_start: {period.start.isoformat()}\n"
-        f"period_end: {period.end.isoformat()}\n"
-        "---\n"
-    )
+def _frontmatter(period: Period) -> dict[str, object]:
+    # PyYAML writes an object it meets twice as an anchor and an alias (`&id001`): `created` and
+    # `period_end` are the same day, so `created` gets a copy of its own.
+    return {
+        "title": period.title,
+        "type": "diary",
+        "tags": ["diary", "rollup"],
+        "created": period.end.replace(),
+        "rollup": period.kind,
+        "period_start": period.start,
+        "period_end": period.end,
+    }
 
 
 def _bullets(items: list[str]) -> str:
@@ -271,9 +222,8 @@ def touched_files(lines: list[DiaryLine]) -> list[tuple[str, int]]:
     """Files named on ``files:`` lines, most touched first, ties by path."""
     counts: Counter[str] = Counter()
     for line in lines:
-        if line.kind == "files":
-            body = line.text.partition(":")[2]
-            counts.update(token.strip("`") for token in re.split(r"[,\s]+", body) if token.strip("`"))
+        if _kind(line) == "files":
+            counts.update(token.strip("`") for token in re.split(r"[,\s]+", line.text) if token.strip("`"))
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:TOP_FILES]
 
 
@@ -313,22 +263,28 @@ def _decisions_section(changed: list[tuple[date, str, Note]]) -> str:
     return "## Decisions and gotchas\n\n" + _bullets(items)
 
 
+def _kind(line: DiaryLine) -> str:
+    """Hand-written lines may capitalise their kind (`Decided: ...`)."""
+    return line.kind.lower()
+
+
 def line_score(line: DiaryLine) -> float:
     """Higher for questions and commits, and for longer, more specific lines."""
-    body = line.text.partition(":")[2] if line.kind else line.text
+    # What follows `kind:`, its space included, as rollups have always measured it: a
+    # regenerated rollup stays byte-identical to the one already written.
+    body = f" {line.text}" if line.kind else line.text
     specific = len(_SPECIFIC_RE.findall(body))
-    return KIND_WEIGHT.get(line.kind, 0.0) + min(len(body), 200) / 50 + min(specific, 20) / 10
+    return KIND_WEIGHT.get(_kind(line), 0.0) + min(len(body), 200) / 50 + min(specific, 20) / 10
 
 
 def telling_lines(lines: list[DiaryLine]) -> list[DiaryLine]:
-    """The top diary lines by score; ties go to the earlier line."""
-    candidates = [line for line in lines if line.kind not in HIGHLIGHT_SKIP]
-    ranked = sorted(candidates, key=lambda x: (-line_score(x), x.day, x.time, x.order))
-    return ranked[:TOP_LINES]
+    """The top diary lines by score; ties go to the earlier line (the sort is stable)."""
+    candidates = [line for line in lines if _kind(line) not in HIGHLIGHT_SKIP]
+    return sorted(candidates, key=lambda x: (-line_score(x), x.day, x.time))[:TOP_LINES]
 
 
 def _highlights_section(lines: list[DiaryLine]) -> str:
-    items = [f"{x.day.isoformat()} {x.time} [{x.session}] {x.text}" for x in telling_lines(lines)]
+    items = [f"{x.day.isoformat()} {x.render()[2:]}" for x in telling_lines(lines)]  # `- ` is the bullet's own
     return "## Highlights\n\n" + _bullets(items)
 
 
@@ -341,13 +297,5 @@ def write_rollup(root: Path, period: Period) -> Path:
     data = text.encode("utf-8")
     if path.is_file() and path.read_bytes() == data:
         return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    fileio.atomic_write(path, data)
     return path

@@ -168,7 +168,6 @@ class Runtime:
 
             import pinky.briefing
             import pinky.kb
-            import pinky.notes
             import pinky.vectors  # noqa: F401
         except Exception as exc:  # the foreground call that needs it will report the error
             log.warning("importing the core failed: %s", exc)

@@ -1,9 +1,27 @@
-"""Pure parts of hybrid search: query escaping, rank fusion, snippets. No database here."""
+"""Hybrid search: BM25 and vector candidates, fused into one ranking of entries.
+
+The top half is pure (query escaping, rank fusion, the coverage gate, snippets) and is tested
+without a database; the bottom half runs a search over an `Index` through `pinky.store`.
+"""
 
 from __future__ import annotations
 
+import json
+import logging
 import re
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from pinky.dates import freshness, now_utc
+from pinky.errors import InvalidInput, NotInProject
+from pinky.index import Index
+from pinky.store import retrieval as rq
+from pinky.store.connect import write_transaction
+from pinky.validate import MAX_QUERY_CHARS, clean_text, validate_limit, validate_tags, validate_type
+
+log = logging.getLogger("pinky.search")
+SEARCH_MODES = ("hybrid", "bm25", "vector")
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_QUERY_TERMS = 64
@@ -145,3 +163,157 @@ def snippet(text: str, query: str, width: int = 240) -> str:
         start = space + 1 if 0 <= space < start + 20 else start
     end = min(len(flat), start + width)
     return ("…" if start else "") + flat[start:end].rstrip() + ("…" if end < len(flat) else "")
+
+
+# --- running a search over the index --------------------------------------------------------------------
+
+Candidate = tuple[str, float, int]  # (entry id, score where higher is better, best chunk id)
+
+
+@dataclass(frozen=True)
+class Hit:
+    slug: str
+    path: str
+    title: str
+    type: str
+    scope: str
+    project: str | None
+    tags: list[str]
+    score: float
+    snippet: str
+    heading: str
+    line: int
+    last_verified: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: list[Hit]
+    mode: str  # what actually ran: hybrid | bm25 | vector
+    notice: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"hits": [h.as_dict() for h in self.hits], "mode": self.mode, "notice": self.notice}
+
+
+def resolve_scope(index: Index, scope: str | None, project: str | None) -> str | None:
+    """'global' or 'project:<name>' from a scope and/or project argument; None for both scopes."""
+    if project is not None:
+        if not isinstance(project, str) or not project.strip() or any(ord(c) < 32 for c in project):
+            raise InvalidInput("project must be a non-empty name")
+        wanted = f"project:{project.strip()}"
+        if scope not in (None, wanted):
+            raise InvalidInput(f"scope {scope!r} contradicts project {project!r}")
+        return wanted
+    if scope is None or scope == "":
+        return None
+    if not isinstance(scope, str):
+        raise InvalidInput("scope must be a string")
+    if scope == "global":
+        return scope
+    if scope == "project":
+        if index.config.project is None:
+            raise NotInProject("scope 'project'")
+        return f"project:{index.config.project}"
+    if scope.startswith("project:") and scope[8:].strip():
+        return f"project:{scope[8:].strip()}"
+    raise InvalidInput(f"scope {scope!r} must be 'global' or 'project:<name>'")
+
+
+def filters_for(index: Index, *, scope: str | None = None, project: str | None = None, type: str | None = None,
+                tags: Sequence[str] | None = None, since: str | None = None) -> rq.Filters:
+    return rq.Filters(scope=resolve_scope(index, scope, project), type=validate_type(type) if type else None,
+                      tags=tuple(validate_tags(tags)), fresh_since=freshness(since))
+
+
+def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | None = None,
+           mode: str = "hybrid", record_usage: bool = False) -> SearchResult:
+    """Hybrid search over both roots in one ranking; filters narrow before ranking."""
+    query = clean_text(query, "query", MAX_QUERY_CHARS)
+    limit = validate_limit(limit)
+    if mode not in SEARCH_MODES:
+        raise InvalidInput(f"unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}")
+    filters = filters or rq.Filters()
+    lexical = lexical_hits(index, query, filters) if mode != "vector" else []
+    vector: list[Candidate] = []
+    notice, ran = None, mode
+    if mode != "bm25":
+        usable, why = index.vector_status()
+        if usable:
+            vector = semantic_hits(index, query, filters)
+        else:
+            notice, ran = f"vector search unavailable ({why}); results are full-text only", "bm25"
+    ranked = fuse(index, query, lexical, vector)[:limit]
+    hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query)
+    if record_usage and ranked:
+        _record_usage(index, [entry for entry, _, _ in ranked], query)
+    return SearchResult(hits, ran, notice)
+
+
+def lexical_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidate]:
+    conn = index.conn
+    terms = query_terms(query)
+    if len(terms) > 1:
+        terms = informative_terms(rq.term_chunk_counts(conn, terms), rq.chunk_count(conn))
+    match = match_expression(terms)
+    return rq.fts_hits(conn, match, filters, index.config.fusion.depth) if match else []
+
+
+def semantic_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidate]:
+    """Vector candidates above the noise floor; none for a query with no embeddable content."""
+    qvec = index.embedder.embed([query])[0].astype("float32")
+    if not qvec.any():
+        return []
+    floor = index.config.fusion.min_similarity
+    return [hit for hit in vector_hits(index, qvec, filters) if hit[1] >= floor]
+
+
+def vector_hits(index: Index, qvec: Any, filters: rq.Filters) -> list[Candidate]:
+    depth = index.config.fusion.depth
+    if index.vector_cache is not None:
+        return list(index.vector_cache.hits(index.conn, qvec, filters, depth))
+    return rq.vector_hits(index.conn, qvec.tobytes(), filters, depth)
+
+
+def fuse(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate]) -> list[Candidate]:
+    """One ranking of entries with the best chunk of each (a lexical match shows where the words are)."""
+    settings = index.config.fusion
+    best_chunk = {e: c for e, _, c in vector}
+    best_chunk.update({e: c for e, _, c in lexical})
+    lists = [[(e, s) for e, s, _ in lexical], [(e, s) for e, s, _ in vector]]
+    if not vector or not lexical:
+        fused = [pair for ranked in lists for pair in ranked]
+    else:
+        alpha = settings.bm25_weight / (settings.bm25_weight + settings.vector_weight)
+        terms = query_terms(query)
+        coverage = rq.terms_matching_chunk(index.conn, lexical[0][2], terms) / max(1, len(terms))
+        alpha = gated_weight(alpha, coverage, settings.coverage_gate)
+        weights = [alpha, 1.0 - alpha]
+        if settings.method == "rrf":
+            fused = rrf(lists, weights, settings.rrf_k)
+        elif settings.method == "score":
+            fused = score_fusion(lists, weights)
+        else:
+            fused = zscore_fusion(lists, weights, settings.depth)
+    return [(e, round(float(score), 6), best_chunk[e]) for e, score in fused]
+
+
+def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str) -> list[Hit]:
+    """Hits for (best chunk id, score) pairs, in that order; the snippet centres on `query`."""
+    rows = rq.hit_rows(index.conn, [chunk for chunk, _ in scored_chunks])
+    return [Hit(slug=r["slug"], path=index.display_path(r["root"], r["path"]), title=r["title"], type=r["type"],
+                scope=r["scope"], project=r["project"], tags=json.loads(r["tags"]), score=score,
+                snippet=snippet(r["text"], query), heading=r["heading"], line=r["line"],
+                last_verified=r["last_verified"])
+            for chunk, score in scored_chunks if (r := rows.get(chunk)) is not None]
+
+
+def _record_usage(index: Index, entry_ids: list[str], query: str) -> None:
+    try:
+        with write_transaction(index.conn):
+            rq.record_usage(index.conn, entry_ids, query, now_utc().isoformat())
+    except Exception as exc:  # telemetry must never break a search
+        log.warning("could not record usage: %s", exc)

@@ -12,7 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from pinky.store import queries as q
+from pinky.store import retrieval as rq
+from pinky.store import vectors as vq
+from pinky.store.connect import read_snapshot
 
 
 class VectorCache:
@@ -22,35 +24,32 @@ class VectorCache:
         self.matrix = np.zeros((0, 0), dtype=np.float32)
 
     def _refresh(self, conn: Any) -> None:
-        generation = q.vector_generation(conn)
+        generation = vq.vector_generation(conn)
         if generation == self.generation:
             return
-        conn.execute("BEGIN")  # one snapshot: the counter and the vectors agree
-        try:
-            generation = q.vector_generation(conn)
-            rows = q.all_vectors(conn)
-        finally:
-            conn.execute("COMMIT")
+        with read_snapshot(conn):  # the counter and the vectors agree
+            generation = vq.vector_generation(conn)
+            rows = vq.all_vectors(conn)
         self.ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         self.matrix = (np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
                        if rows else np.zeros((0, 0), dtype=np.float32))
         self.generation = generation
 
-    def hits(self, conn: Any, query: np.ndarray, filters: q.Filters, depth: int) -> list[tuple[str, float, int]]:
-        """Same contract as queries.vector_hits: (entry id, cosine similarity, chunk id), best first."""
+    def hits(self, conn: Any, query: np.ndarray, filters: rq.Filters, depth: int) -> list[tuple[str, float, int]]:
+        """Same contract as store.retrieval.vector_hits: (entry id, cosine similarity, chunk id), best first."""
         self._refresh(conn)
         if not len(self.ids):
             return []
         scores = self.matrix @ query.astype(np.float32)  # vectors are L2-normalised: dot = cosine
         if filters.active:
-            allowed = np.isin(self.ids, np.asarray(q.chunk_ids_matching(conn, filters), dtype=np.int64))
+            allowed = np.isin(self.ids, np.asarray(rq.chunk_ids_matching(conn, filters), dtype=np.int64))
             scores = np.where(allowed, scores, -np.inf)
         k = min(depth * 2, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
         top = top[np.isfinite(scores[top])]
         chunk_ids = [int(i) for i in self.ids[top]]
-        owners = q.chunk_entries(conn, chunk_ids)
+        owners = rq.chunk_entries(conn, chunk_ids)
         best: dict[str, tuple[str, float, int]] = {}
         for chunk_id, score in zip(chunk_ids, scores[top].tolist(), strict=True):
             entry = owners.get(chunk_id)

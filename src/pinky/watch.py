@@ -13,18 +13,18 @@ import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from pinky import layout
+
 log = logging.getLogger("pinky.watch")
 
 DEBOUNCE_S = 0.5
 
 
 def is_note(path: Path, roots: Iterable[Path]) -> bool:
-    """A markdown file the indexer would index: under a root, no hidden or `_` part."""
-    if path.suffix.lower() != ".md":
-        return False
+    """A markdown file the indexer would index: under a root, and a note by `layout.is_note`."""
     for root in roots:
         if path.is_relative_to(root):
-            return not any(part.startswith((".", "_")) for part in path.relative_to(root).parts)
+            return layout.is_note(path.relative_to(root).as_posix())
     return False
 
 

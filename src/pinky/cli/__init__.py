@@ -1,75 +1,51 @@
 """The `pinky` command line: thin adapters over pinky.kb.KnowledgeBase.
 
 Only click and the config are imported at start; each command imports what it needs.
+The group lives in `app`; importing the command modules here registers their commands.
 """
 
 from __future__ import annotations
 
-import json
-import logging
 import os
 import sys
-from typing import Any
 
 import click
 
-from pinky import __version__
-from pinky.config import ENV_DB, ENV_HOME, ENV_LOG, ENV_PROJECT, ENV_SAVE_DIR, load_config
-from pinky.errors import PinkyError
+from pinky.cli import core as _core  # noqa: F401  (registers the commands)
+from pinky.cli import listing as _listing  # noqa: F401  (pinky list, pinky edit)
+from pinky.cli import plugin as _plugin  # noqa: F401  (pinky setup-claude)
+from pinky.cli import sync as _sync  # noqa: F401  (pinky sync, pinky rollup)
+from pinky.cli.app import ReaderGone, cli
 
+__all__ = ["cli", "main"]
 
-class PinkyGroup(click.Group):
-    """Turns every PinkyError into one clear line on stderr and exit status 1."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except PinkyError as exc:
-            raise click.ClickException(str(exc)) from None
-        except OSError as exc:
-            where = f": {exc.filename}" if exc.filename else ""
-            raise click.ClickException(f"{exc.strerror or exc}{where}") from None
-
-
-@click.group(cls=PinkyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="pinky")
-@click.option("--db", envvar=ENV_DB, metavar="PATH", help=f"The SQLite index. [env var: {ENV_DB}; default: brain.db]")
-@click.option("--home", envvar=ENV_HOME, metavar="DIR",
-              help=f"Where global state lives; the global brain is DIR/brain. [env var: {ENV_HOME}; default: ~/.pinky]")
-@click.option("--save-dir", envvar=ENV_SAVE_DIR, metavar="DIR",
-              help=f"The project's knowledge folder. [env var: {ENV_SAVE_DIR}; default: documentation]")
-@click.option("--project", envvar=ENV_PROJECT, metavar="NAME",
-              help=f"Project name for project-scoped notes. [env var: {ENV_PROJECT}; default: the repo folder name]")
-@click.pass_context
-def cli(ctx: click.Context, db: str | None, home: str | None, save_dir: str | None, project: str | None) -> None:
-    """pinky: local memory for coding agents (markdown + SQLite hybrid search).
-
-    Example:
-
-        pinky init && pinky reindex && pinky search "postgres pool timeout"
-    """
-    logging.basicConfig(level=os.environ.get(ENV_LOG, "WARNING").upper(), stream=sys.stderr,
-                        format="pinky: %(message)s")
-    ctx.obj = {"overrides": {"db": db, "home": home, "save_dir": save_dir, "project": project}}
-
-
-def open_kb(ctx: click.Context):  # type: ignore[no-untyped-def]
-    from pinky.kb import KnowledgeBase
-
-    config = load_config(**ctx.find_root().obj["overrides"])
-    kb = KnowledgeBase(config)
-    ctx.call_on_close(kb.close)
-    return kb
-
-
-def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+EXIT_USAGE = 2
+EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process killed by SIGPIPE
 
 
 def main() -> None:
-    cli(prog_name="pinky")
+    """Console scripts `pinky` and `pinky-brain`: every failure is one line on stderr."""
+    prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0].endswith("pinky-brain") else "pinky"
+    try:
+        code = cli.main(prog_name=prog, standalone_mode=False)
+        sys.stdout.flush()
+    except (BrokenPipeError, ReaderGone):
+        _quiet_broken_pipe()
+    except click.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx else prog
+        click.echo(f"Error: {exc.format_message()} (see `{where} --help`)", err=True)
+        sys.exit(EXIT_USAGE)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
-from pinky.cli import core as _core  # noqa: E402,F401  (registers the commands)
-from pinky.cli import plugin as _plugin  # noqa: E402,F401  (pinky setup-claude)
-from pinky.cli import sync as _sync  # noqa: E402,F401  (pinky sync, pinky rollup)
+def _quiet_broken_pipe() -> None:
+    """`pinky search … | head -1`: the reader left; no traceback, and no second error at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(EXIT_BROKEN_PIPE)

@@ -1,4 +1,4 @@
-"""Core commands: init, reindex, search, save, get, update, delete, restore, stats, doctor, gc."""
+"""Core commands: init, reindex, search, save, get, delete, restore, stats, doctor, gc, watch."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from typing import Any
 
 import click
 
-from pinky.cli import cli, emit_json, open_kb
+from pinky.cli.app import cli, config_of, emit_json, open_kb
 from pinky.cli.plugin import init_options
-from pinky.config import ENTRY_TYPES, load_config
+from pinky.layout import ENTRY_TYPES
 
 TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
 
 
-def _progress_printer():  # type: ignore[no-untyped-def]
+def _progress_printer() -> tuple[Any, Any]:
     """A progress bar on a terminal (stderr), nothing otherwise."""
     if not sys.stderr.isatty():
         return None, lambda: None
@@ -63,8 +63,10 @@ def reindex(ctx: click.Context, full: bool, as_json: bool) -> None:
         return
     click.echo(f"{report.added} added, {report.updated} updated, {report.removed} removed, "
                f"{report.unchanged} unchanged; {report.chunks_embedded} chunks embedded in {report.seconds:.2f}s")
-    for note in ([f"rebuilt the index: {kb.rebuilt_reason}"] if kb.rebuilt_reason else []) + report.errors:
+    for note in ([f"rebuilt the index: {kb.rebuilt_reason}"] if kb.rebuilt_reason else []) + report.warnings:
         click.echo(f"warning: {note}", err=True)
+    for error in report.errors:
+        click.echo(f"error: {error}", err=True)
     if report.vectors != "ok":
         click.echo(f"warning: vectors {report.vectors}; search is full-text only", err=True)
 
@@ -90,7 +92,7 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
         pinky search "timeout al cerrar el pool de postgres" --type gotcha --limit 5
     """
     kb = open_kb(ctx)
-    if kb.rebuilt_reason or not kb.stats()["entries"]:
+    if kb.rebuilt_reason or kb.is_empty():
         kb.reindex()  # a fresh or rebuilt index would otherwise answer nothing
     result = kb.search(query, limit=limit, scope=scope, project=project_filter, type=type_,
                        tags=list(tags), since=since, mode=mode)
@@ -135,7 +137,8 @@ def save(ctx: click.Context, title: str, type_: str, tags: tuple[str, ...], proj
     if as_json:
         emit_json({**entry.as_dict(), "similar": [h.as_dict() for h in similar]})
         return
-    click.echo(f"saved {entry.slug} -> {entry.path}")
+    where = "the global brain" if entry.scope == "global" else f"project {entry.project}"
+    click.echo(f"saved {entry.slug} -> {entry.path}  ({where})")
     for hit in similar:
         click.echo(f"note: {hit.slug} says nearly the same ({hit.score:.2f}); if this repeats it, "
                    f"edit that one and `pinky delete {entry.slug}`", err=True)
@@ -207,8 +210,9 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    click.echo(f"{data['entries']} entries, {data['chunks']} chunks, {data['vectors']} vectors "
-               f"({data['embedder']}, {data['dims']} dims)")
+    vectors = (f"{data['vectors']} vectors ({data['embedder']}, {data['dims']} dims)" if data["dims"]
+               else f"no vectors yet ({data['embedder']} builds them on `pinky reindex`)")
+    click.echo(f"{data['entries']} entries, {data['chunks']} chunks, {vectors}")
     click.echo("by type:  " + ", ".join(f"{k} {v}" for k, v in data["by_type"].items()))
     click.echo("by scope: " + ", ".join(f"{k} {v}" for k, v in data["by_scope"].items()))
     click.echo(f"index:    {data['db_path']} ({data['db_bytes'] / 1e6:.1f} MB)")
@@ -264,34 +268,53 @@ def gc(ctx: click.Context, as_json: bool) -> None:
 
 
 @cli.command()
+@click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
 @init_options
 @click.option("--json", "as_json", is_flag=True, help="Print what was created as JSON.")
 @click.pass_context
-def init(ctx: click.Context, mcp: bool, claude_md: str, allow_tools: bool, as_json: bool) -> None:
-    """Prepare this project: documentation/ with a folder and a template per type, brain.db in
-    .gitignore, and the pinky server in .mcp.json (relative paths, other servers kept).
+def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, allow_tools: bool,
+         as_json: bool) -> None:
+    """Make FOLDER a pinky project: pinky.toml (the marker every command finds from any subfolder),
+    documentation/ for the knowledge, brain.db in .gitignore, diaries merged as a line union in
+    .gitattributes, and the pinky server in .mcp.json (other servers kept).
 
-    Safe to run again: it only adds what is missing.
+    Without FOLDER: the project you are in, else the current folder. Safe to run again: it only
+    adds what is missing.
 
     Example:
 
         cd my-repo && pinky init --claude-md append
     """
     from pinky.plugin_setup import extend_init
-    from pinky.project import init_project
+    from pinky.project import default_root, git_top, init_project, write_marker
 
-    kb = open_kb(ctx)
-    created = [f"created {path}" for path in init_project(kb.config)]
-    # Reload: with documentation/ now present the project's own brain.db is the index (see config).
-    config = load_config(**ctx.find_root().obj["overrides"])
+    root = (folder.expanduser().resolve() if folder else default_root(Path.cwd()))
+    root.mkdir(parents=True, exist_ok=True)
+    fresh = write_marker(root)  # first: from here on the folder is found as a project
+    config = config_of(ctx, cwd=root)
+    report = init_project(config.project_root, config.save_dir, config.db_path)
+    created = (["pinky.toml"] if fresh else []) + report.created
     created += extend_init(config, mcp=mcp, claude_md=claude_md, allow_tools=allow_tools)
+    top = git_top(report.root)
+    if fresh and top is not None and top != report.root:
+        click.echo(f"note: {report.root} is inside the git repository {top}; if the knowledge should live at "
+                   f"its top, remove {report.root / 'pinky.toml'} and run `pinky init {top}`", err=True)
     if as_json:
-        emit_json({"created": created, "save_dir": str(kb.config.save_dir)})
+        emit_json({"root": str(report.root), "created": created, "save_dir": str(config.save_dir)})
         return
-    if not created:
-        click.echo(f"already initialised: {kb.config.save_dir}")
+    _print_init_summary(report.root, config, created)
+
+
+def _print_init_summary(root: Path, config: Any, created: list[str]) -> None:
+    saves = config.save_dir.relative_to(root).as_posix() if config.save_dir.is_relative_to(root) else config.save_dir
+    verb = "initialised" if "pinky.toml" in created else "already initialised"
+    click.echo(f"{verb}: {root}  (knowledge in {saves}/, index {config.db_path.name} git-ignored)")
     for line in created:
-        click.echo(line)
+        if "\n" in line:  # the CLAUDE.md snippet to paste
+            click.echo(line)
+    if created:
+        click.echo("added: " + ", ".join(line for line in created if "\n" not in line))
+    click.echo("next: the agent saves with brain_save (or `pinky save`); `pinky doctor` checks the setup")
 
 
 @cli.command()
@@ -315,8 +338,7 @@ def watch(ctx: click.Context, no_embed: bool) -> None:
         for path in sorted(paths):
             click.echo(f"{'indexed' if path.exists() else 'removed'} {path}", err=True)
 
-    config = load_config(**ctx.find_root().obj["overrides"])
-    runtime = Runtime(config, embed=not no_embed, warm_search=False, on_indexed=report)
+    runtime = Runtime(config_of(ctx), embed=not no_embed, warm_search=False, on_indexed=report)
     runtime.start()  # watches first, then catches up: a note edited meanwhile is not missed
     try:
         runtime.caught_up.wait()

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from pinky.cli import cli, emit_json
+from pinky.cli.app import cli, emit_json
 from pinky.config import load_config
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from pinky.cli import cli, emit_json, open_kb
+from pinky.cli.app import cli, emit_json, open_kb
 
 _CONFLICT_PART = re.compile(r"\.conflict-[0-9a-f]{7,40}")
 
@@ -114,7 +114,7 @@ def rollup(ctx: click.Context, week: str | None, month: str | None, scope: str, 
 
     period = parse_period(week, month, date.today())  # bad input -> InvalidInput, one line, exit 1
     kb = open_kb(ctx)
-    root = kb.config.global_dir if scope == "global" else kb.config.save_dir
+    root = kb.config.global_dir if scope == "global" else kb.root_dir("project")
     target = rollup_path(root, period)
     before = target.read_bytes() if target.is_file() else None
     path = write_rollup(root, period)

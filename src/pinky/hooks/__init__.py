@@ -17,148 +17,13 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["EVENTS", "Locations", "dumps", "loads", "locate", "main", "run"]
+from pinky.hooks.common import dumps, hook_locations, loads
+
+__all__ = ["EVENTS", "main", "run"]
 
 EVENTS = ("session-start", "pre-read", "pre-write", "stop")
 INTERNAL = ("rollup",)  # spawned by the Stop hook itself, never registered in hooks.json
 MAX_STDIN = 8 * 1024 * 1024
-
-# Environment knobs read by the hooks (the PINKY_* names of config.py, plus these).
-ENV_DIGEST_CHARS = "PINKY_DIGEST_CHARS"
-ENV_REVERIFY_DAYS = "PINKY_REVERIFY_DAYS"
-ENV_HOOKS_NO_BACKGROUND = "PINKY_HOOKS_NO_BACKGROUND"  # "1": never spawn reindex or rollup processes
-
-
-# --- JSON without the `json` package -----------------------------------------------------------
-
-
-class _ScanContext:
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    memo: dict = {}
-
-    @staticmethod
-    def parse_constant(name: str) -> float:
-        return float(name.replace("Infinity", "inf"))
-
-
-def loads(text: str) -> object:
-    """json.loads for one document, through the C scanner when it is available."""
-    try:
-        from _json import make_scanner
-    except ImportError:  # pragma: no cover - every CPython has _json
-        import json
-
-        return json.loads(text)
-    start = len(text) - len(text.lstrip())
-    try:
-        value, end = make_scanner(_ScanContext())(text, start)
-    except StopIteration:
-        value, end = None, -1
-    if end < 0 or text[end:].strip():
-        import json  # a malformed document: let json produce the precise error
-
-        return json.loads(text)
-    return value
-
-
-def dumps(value: object) -> str:
-    """Compact, ASCII-only json.dumps for the str/int/bool/None/list/dict values hooks emit."""
-    from _json import encode_basestring_ascii as enc
-
-    def walk(item: object) -> str:
-        if isinstance(item, str):
-            return enc(item)
-        if item is None:
-            return "null"
-        if item is True or item is False:
-            return "true" if item else "false"
-        if isinstance(item, int | float):
-            return repr(item)
-        if isinstance(item, dict):
-            return "{" + ",".join(f"{enc(str(k))}:{walk(v)}" for k, v in item.items()) + "}"
-        if isinstance(item, list | tuple):
-            return "[" + ",".join(walk(v) for v in item) + "]"
-        raise TypeError(f"cannot encode {type(item).__name__}")
-
-    return walk(value)
-
-
-def read_state(path: str) -> dict:
-    """A small JSON state file of the hooks; missing or damaged reads as empty (it is only a cache)."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = loads(handle.read())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def write_state(path: str, data: dict) -> None:
-    """Replace a state file atomically, so a concurrent hook never reads half of it."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(dumps(data))
-    os.replace(tmp, path)
-
-
-# --- where things are ----------------------------------------------------------------------------
-
-
-class Locations:
-    """The same brain.db and save dir the MCP server uses, seen from a hook process.
-
-    Hooks run with cwd = the session directory and CLAUDE_PROJECT_DIR = where the session
-    started. `pinky init` writes `.mcp.json` with PINKY_DB/PINKY_SAVE_DIR relative to that
-    directory, so: PINKY_DB if set (relative to the project), else `<project>/brain.db`;
-    likewise PINKY_SAVE_DIR, else `<project>/documentation`.
-    """
-
-    __slots__ = ("db", "home", "project_dir", "save_dir")
-
-    def __init__(self, project_dir: str, db: str, save_dir: str, home: str) -> None:
-        self.project_dir = project_dir
-        self.db = db
-        self.save_dir = save_dir
-        self.home = home
-
-    @property
-    def global_dir(self) -> str:
-        return os.path.join(self.home, "brain")
-
-    @property
-    def state_dir(self) -> str:
-        return os.path.join(self.home, "state")
-
-    @property
-    def project_name(self) -> str:
-        explicit = os.environ.get("PINKY_PROJECT", "").strip()
-        if explicit:
-            return explicit
-        parent = os.path.dirname(self.save_dir)
-        return os.path.basename(parent) or os.path.basename(self.save_dir) or "default"
-
-
-def _absolute(base: str, value: str) -> str:
-    return os.path.normpath(os.path.join(base, os.path.expanduser(value)))
-
-
-def locate(payload: dict, env: dict[str, str] | os._Environ[str] | None = None) -> Locations:
-    env = os.environ if env is None else env
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-    project = env.get("CLAUDE_PROJECT_DIR") or cwd or os.getcwd()
-    project = os.path.abspath(os.path.expanduser(project))
-    home = env.get("PINKY_HOME") or os.path.join(os.path.expanduser("~"), ".pinky")
-    return Locations(
-        project_dir=project,
-        db=_absolute(project, env.get("PINKY_DB") or "brain.db"),
-        save_dir=_absolute(project, env.get("PINKY_SAVE_DIR") or "documentation"),
-        home=_absolute(project, home),
-    )
 
 
 # --- the entry point -------------------------------------------------------------------------------
@@ -177,7 +42,7 @@ def _read_payload() -> dict:
 
 def run(event: str, payload: dict) -> dict | None:
     """Run one hook; returns the JSON object to print, or None to print nothing."""
-    loc = locate(payload)
+    loc = hook_locations(payload)
     if event == "pre-read":
         from pinky.hooks.files import pre_read
 

@@ -16,15 +16,9 @@ import os
 import sys
 import time
 
-from pinky.hooks import (
-    ENV_DIGEST_CHARS,
-    ENV_HOOKS_NO_BACKGROUND,
-    ENV_REVERIFY_DAYS,
-    Locations,
-    read_state,
-    write_state,
-)
-from pinky.hooks.files import connect_ro, sqlite_module
+from pinky.hooks.common import project_dir, read_state, write_state
+from pinky.locations import ENV_DIGEST_CHARS, ENV_HOOKS_NO_BACKGROUND, ENV_REVERIFY_DAYS, Locations
+from pinky.store import readonly
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,6 +28,7 @@ DEFAULT_DIGEST_CHARS = 1500
 DEFAULT_REVERIFY_DAYS = 90
 REINDEX_DEBOUNCE_S = 60
 KEY_TYPES = ("gotcha", "decision")
+GLOBAL_SHOWN = 4
 REVERIFY_TYPES = ("gotcha", "decision", "pattern", "bug", "guide")
 REMINDER = ("Before non-trivial work, brain_search the brain (pinky MCP); when you learn a gotcha, "
             "decision or pattern worth keeping, brain_save it.")
@@ -47,8 +42,7 @@ def _env_int(name: str, default: int, low: int, high: int) -> int:
 
 
 def session_start(payload: dict, loc: Locations) -> dict | None:
-    has_db, has_notes = os.path.isfile(loc.db), os.path.isdir(loc.save_dir)
-    if not has_db and not has_notes:
+    if not loc.in_project:
         return None  # not a pinky project: stay silent
     if not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
         spawn_reindex(loc)
@@ -89,11 +83,11 @@ def spawn_detached(args: list[str], loc: Locations) -> None:
     """Run `python <args>` in its own session, streams on /dev/null, with this hook's brain locations."""
     import subprocess
 
-    env = dict(os.environ, PINKY_DB=loc.db, PINKY_SAVE_DIR=loc.save_dir, PINKY_HOME=loc.home)
+    env = dict(os.environ, PINKY_HOME=loc.home)
     kwargs: dict = {"start_new_session": True}
     if sys.platform == "win32":  # pragma: no cover
         kwargs = {"creationflags": 0x00000008 | 0x00000200}  # DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP
-    subprocess.Popen([sys.executable, *args], cwd=loc.project_dir, env=env, stdin=subprocess.DEVNULL,
+    subprocess.Popen([sys.executable, *args], cwd=project_dir(loc), env=env, stdin=subprocess.DEVNULL,
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True, **kwargs)
 
 
@@ -104,7 +98,8 @@ def _remember_session(loc: Locations, session_id: str) -> float | None:
     """Record this session's start; return when the previous (different) session started."""
     path = os.path.join(loc.state_dir, "hooks", "sessions.json")
     data = read_state(path)
-    entry = data.get(loc.db) if isinstance(data.get(loc.db), dict) else {}
+    stored = data.get(loc.db)
+    entry: dict = stored if isinstance(stored, dict) else {}
     now = time.time()
     if entry.get("session") == session_id and session_id:  # resume / clear / compact of the same session
         since = entry.get("previous")
@@ -117,41 +112,21 @@ def _remember_session(loc: Locations, session_id: str) -> float | None:
 
 def diary_since(save_dir: str, since: float | None, session_id: str, *, limit: int = 6) -> list[str]:
     """The newest diary lines written after `since` by other sessions (asked/commits first)."""
-    folder = os.path.join(save_dir, "diary")
-    try:
-        names = sorted((n for n in os.listdir(folder) if len(n) == 13 and n.endswith(".md")), reverse=True)
-    except OSError:
-        return []
-    start = time.localtime(since) if since else None
-    start_day = time.strftime("%Y-%m-%d", start) if start else None
-    start_hm = time.strftime("%H:%M", start) if start else None
-    own = session_id[:8]
-    picked: list[tuple[int, str]] = []
-    for name in names[:7]:
-        day = name[:10]
-        if start_day and day < start_day:
+    from pinky.diary import DiaryLine, as_local, diary_days, read_day, short_session
+
+    start = as_local(since) if since else None
+    own = short_session(session_id) if session_id else None
+    picked: list[tuple[int, DiaryLine]] = []
+    for day in reversed(diary_days(save_dir)[-7:]):
+        if start and day < start.date():
             break
-        try:
-            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
-                lines = handle.read().splitlines()
-        except OSError:
-            continue
-        for line in reversed(lines):
-            # `- HH:MM [abcd1234] kind: text`, as pinky.diary writes it
-            if not (line.startswith("- ") and line[4:5] == ":" and line[7:9] == " ["):
-                continue
-            tag_end = line.find("] ", 9)
-            if tag_end < 0 or (own and line[9:tag_end] == own):
-                continue
-            if start_day and day == start_day and line[2:7] < start_hm:
-                continue
-            kind = line[tag_end + 2 :].split(":", 1)[0]
-            rank = {"asked": 0, "commits": 1, "files": 2}.get(kind, 3)
-            picked.append((rank, f"{day[5:]} {line[2:]}"))
+        for line in reversed(read_day(save_dir, day, start)):
+            if line.session != own:
+                picked.append(({"asked": 0, "commits": 1, "files": 2}.get(line.kind, 3), line))
         if len(picked) >= limit * 3:
             break
     picked.sort(key=lambda item: item[0])
-    return [text for _, text in picked[:limit]]
+    return [f"{line.day.isoformat()[5:]} {line.render()[2:]}" for _, line in picked[:limit]]
 
 
 # --- the digest ------------------------------------------------------------------------------------
@@ -162,64 +137,45 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _rows(conn: Connection, sql: str, args: tuple = ()) -> list[tuple]:
-    try:
-        return conn.execute(sql, args).fetchall()
-    except sqlite_module().OperationalError:
-        return []
-
-
 def build_digest(loc: Locations, *, since: float | None, session_id: str, budget: int,
                  reverify_days: int) -> str:
-    conn = connect_ro(loc.db)
+    conn = readonly.connect_ro(loc.db)
     sections: list[list[str]] = []
     if conn is None:
         head = "pinky brain: no index yet; `pinky reindex` is building it in the background."
     else:
         try:
-            head, sections = _sections(conn, reverify_days)
+            head, sections = _sections(conn, reverify_days, loc.project or "")
         finally:
             conn.close()
-    diary = diary_since(loc.save_dir, since, session_id)
+    diary = diary_since(loc.save_dir or "", since, session_id)
     if diary:
         sections.append(["Diary since the last session:"] + [f"- {_clip(line, 160)}" for line in diary])
     return _fit(head, sections, REMINDER, budget)
 
 
-def _sections(conn: Connection, reverify_days: int) -> tuple[str, list[list[str]]]:
-    by_root = dict(_rows(conn, "SELECT root, count(*) FROM entry GROUP BY root"))
-    by_type = _rows(conn, "SELECT type, count(*) FROM entry WHERE type != 'diary' GROUP BY type "
-                          "ORDER BY count(*) DESC LIMIT 5")
+def _sections(conn: Connection, reverify_days: int, project: str) -> tuple[str, list[list[str]]]:
+    by_root = readonly.entries_by_root(conn)
     total = sum(by_root.values())
-    types = ", ".join(f"{n:,} {t}" for t, n in by_type)
+    types = ", ".join(f"{n:,} {t}" for t, n in readonly.commonest_types(conn, 5))
     head = (f"pinky brain: {total:,} entries ({by_root.get('project', 0):,} in this project, "
             f"{by_root.get('global', 0):,} global; {types}).")
-    marks = ",".join("?" * len(KEY_TYPES))
-    importance = ("CASE lower(coalesce(json_extract(meta, '$.importance'), json_extract(meta, '$.priority'), '')) "
-                  "WHEN 'critical' THEN 0 WHEN 'high' THEN 1 ELSE 2 END")
-    important = _rows(conn, f"SELECT slug, type, title FROM entry e WHERE root = 'project' AND type IN ({marks}) "
-                            f"ORDER BY {importance}, (SELECT count(*) FROM usage u WHERE u.entry_id = e.id) DESC, "
-                            "mtime_ns DESC LIMIT 4", KEY_TYPES)
-    recent = _rows(conn, f"SELECT slug, type, title FROM entry WHERE root = 'project' AND type IN ({marks}) "
-                         "ORDER BY mtime_ns DESC LIMIT 8", KEY_TYPES)
     sections: list[list[str]] = []
-    shown: set[str] = set()
-    key = [r for r in important + recent if not (r[0] in shown or shown.add(r[0]))][:6]
+    key = readonly.key_entries(conn, "project", KEY_TYPES)
     if key:
         sections.append(["Key gotchas and decisions (most important, then most recently changed):"]
                         + [f"- {slug} [{type_}] {_clip(title, 100)}" for slug, type_, title in key])
+    shared = readonly.global_entries_for(conn, project, GLOBAL_SHOWN) if by_root.get("global") else []
+    if shared:
+        sections.append(["From the global brain (about this project first, then the most used):"]
+                        + [f"- {slug} [{type_}] {_clip(title, 100)}" for slug, type_, title in shared])
     cutoff = time.strftime("%Y-%m-%d", time.localtime(time.time() - reverify_days * 86400))
-    marks = ",".join("?" * len(REVERIFY_TYPES))
-    stale_where = (f"FROM entry WHERE root = 'project' AND type IN ({marks}) "
-                   "AND coalesce(last_verified, created) IS NOT NULL AND coalesce(last_verified, created) < ?")
-    stale_n = _rows(conn, f"SELECT count(*) {stale_where}", (*REVERIFY_TYPES, cutoff))
-    if stale_n and stale_n[0][0]:
-        stale = _rows(conn, f"SELECT slug, coalesce(last_verified, created) {stale_where} "
-                            "ORDER BY coalesce(last_verified, created) LIMIT 4", (*REVERIFY_TYPES, cutoff))
-        more = stale_n[0][0] - len(stale)
-        sections.append([f"Needs re-verification ({stale_n[0][0]:,} not verified in {reverify_days} days; "
+    count, stale = readonly.stale_entries(conn, REVERIFY_TYPES, cutoff, 4)
+    if count:
+        more = count - len(stale)
+        sections.append([f"Needs re-verification ({count:,} not verified in {reverify_days} days; "
                          "check, then bump last_verified):"]
-                        + [f"- {slug} (last {str(day)[:10]})" for slug, day in stale]
+                        + [f"- {slug} (last {day[:10]})" for slug, day in stale]
                         + ([f"- … and {more:,} more"] if more > 0 else []))
     return head, sections
 

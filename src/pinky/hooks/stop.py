@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import time
 
-from pinky.hooks import ENV_HOOKS_NO_BACKGROUND, Locations, read_state, write_state
+from pinky.hooks.common import read_state, write_state
+from pinky.locations import ENV_HOOKS_NO_BACKGROUND, Locations
 
 
 def _offsets_path(loc: Locations) -> str:
@@ -30,11 +31,11 @@ def stop(payload: dict, loc: Locations) -> None:
     session_id, transcript = payload.get("session_id"), payload.get("transcript_path")
     if not isinstance(session_id, str) or not session_id or not isinstance(transcript, str) or not transcript:
         return
-    if not os.path.isdir(loc.save_dir):
+    if loc.save_dir is None or not os.path.isdir(loc.save_dir):
         return
     from pathlib import Path
 
-    from pinky.diary import record_stop
+    from pinky.recorder import record_stop
 
     diary = record_stop(Path(os.path.expanduser(transcript)), session_id, Path(loc.save_dir),
                         Path(_offsets_path(loc)))
@@ -43,18 +44,17 @@ def stop(payload: dict, loc: Locations) -> None:
     if _rollups_due(loc) and not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
         from pinky.hooks.session import spawn_detached
 
-        spawn_detached(["-c", "import sys; from pinky.hooks import main; sys.exit(main(['rollup']))"], loc)
+        spawn_detached(["-c", "import sys; from pinky.hooks.common import main; sys.exit(main(['rollup']))"], loc)
 
 
 def index_files(loc: Locations, paths: list) -> None:
     """Full-text index these markdown files now; vectors are left for the next reindex."""
     from pathlib import Path
 
-    from pinky.config import load_config
+    from pinky.config import config_from
     from pinky.kb import KnowledgeBase
 
-    config = load_config(db=loc.db, save_dir=loc.save_dir, home=loc.home, cwd=Path(loc.project_dir))
-    with KnowledgeBase(config) as kb:  # opening the index loads sqlite-vec by path: no numpy
+    with KnowledgeBase(config_from(loc)) as kb:  # opening the index loads sqlite-vec by path: no numpy
         for path in paths:
             kb.index_file(Path(path), embed=False)
 
@@ -67,7 +67,7 @@ def _rollup_state(loc: Locations) -> str:
 
 
 def _last_rollup(loc: Locations) -> str | None:
-    value = read_state(_rollup_state(loc)).get(loc.save_dir)
+    value = read_state(_rollup_state(loc)).get(loc.save_dir or "")
     return value if isinstance(value, str) else None
 
 
@@ -87,6 +87,8 @@ def rollup(payload: dict, loc: Locations) -> None:
     last = _last_rollup(loc)
     _save_last_rollup(loc, today.isoformat())  # first, so concurrent Stops do not start a second run
     last_run = dt.date.fromisoformat(last) if last else None
+    if loc.save_dir is None:
+        return
     root = Path(loc.save_dir)
     written = [write_rollup(root, period) for period in closed_periods(last_run, today)
                if read_diary_lines(root, period)]  # a period without diary lines gets no rollup
@@ -97,5 +99,5 @@ def rollup(payload: dict, loc: Locations) -> None:
 def _save_last_rollup(loc: Locations, day: str) -> None:
     path = _rollup_state(loc)
     data = read_state(path)
-    data[loc.save_dir] = day
+    data[loc.save_dir or ""] = day
     write_state(path, data)

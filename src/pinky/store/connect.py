@@ -13,16 +13,18 @@ import os
 import random
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from pinky.locations import ENV_NO_VEC, ENV_SQLITE_DRIVER
+
 log = logging.getLogger("pinky.store")
 
 BUSY_TIMEOUT_MS = 60_000
-ENV_DRIVER = "PINKY_SQLITE_DRIVER"  # "sqlite3" | "sqlean": force a driver (tests, diagnosis)
-ENV_NO_VEC = "PINKY_NO_VEC"  # "1": behave as if sqlite-vec could not load (tests, diagnosis)
 
 
 @dataclass
@@ -50,7 +52,7 @@ def _driver_module(preferred: str | None) -> tuple[ModuleType, str]:
     if preferred != "sqlean" and hasattr(sqlite3.Connection, "enable_load_extension"):
         return sqlite3, "sqlite3"
     try:
-        import sqlean  # type: ignore[import-untyped]
+        import sqlean
     except ImportError:
         return sqlite3, "sqlite3"
     return sqlean, "sqlean"
@@ -86,7 +88,7 @@ def _vec_extension_path() -> str | None:
 
 def open_database(path: Path, *, driver: str | None = None) -> Database:
     """Open (creating if needed) the index at `path` with WAL, a long busy timeout and foreign keys."""
-    module, name = _driver_module(driver or os.environ.get(ENV_DRIVER))
+    module, name = _driver_module(driver or os.environ.get(ENV_SQLITE_DRIVER))
     path.parent.mkdir(parents=True, exist_ok=True)
     # isolation_level=None: we issue BEGIN IMMEDIATE ourselves so writers queue on the busy
     # timeout instead of failing with "database is locked" when a read upgrades to a write.
@@ -134,3 +136,26 @@ def _probe_fts5(db: Database) -> bool:
         return True
     except Exception:
         return False
+
+
+@contextmanager
+def write_transaction(conn: Any) -> Iterator[None]:
+    """BEGIN IMMEDIATE takes the write lock up front, so waiting happens on busy_timeout
+    instead of failing later with "database is locked" when a reader upgrades."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+@contextmanager
+def read_snapshot(conn: Any) -> Iterator[None]:
+    """One consistent view across several reads (WAL: writers carry on meanwhile)."""
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        conn.execute("COMMIT")

@@ -1,7 +1,8 @@
 """Ordered, named migrations. Each runs in one transaction together with the row recording it.
 
+Migrations are history: a released one is never edited; a change is a new migration.
 The vector table is not a migration: its dimension depends on the embedder, so it is created
-(and re-created when the embedder fingerprint changes) by `queries.ensure_vector_table`.
+(and re-created when the embedder fingerprint changes) by `vectors.reset_vector_table`.
 """
 
 from __future__ import annotations
@@ -144,6 +145,34 @@ def m004_code_breadcrumbs(conn: Any) -> None:
     conn.execute("CREATE INDEX breadcrumb_file ON breadcrumb(file_path)")
 
 
+@migration
+def m005_drop_unused_backlink_and_was_useful(conn: Any) -> None:
+    # m002's `backlink` table was never filled: breadcrumbs are kept as written in `breadcrumb`
+    # and resolved when read, so code written before its note still links up.
+    conn.execute("DROP TABLE IF EXISTS backlink")
+    # usage.was_useful was never written. Rebuilt rather than ALTER ... DROP COLUMN, which needs
+    # SQLite 3.35 and some Pythons still ship older.
+    conn.execute("CREATE TABLE usage_new(entry_id TEXT NOT NULL, retrieved_at TEXT NOT NULL, query TEXT NOT NULL)")
+    conn.execute("INSERT INTO usage_new SELECT entry_id, retrieved_at, query FROM usage")
+    conn.execute("DROP TABLE usage")
+    conn.execute("ALTER TABLE usage_new RENAME TO usage")
+    conn.execute("CREATE INDEX usage_entry ON usage(entry_id)")
+
+
+@migration
+def m006_skipped_files(conn: Any) -> None:
+    conn.execute(
+        """CREATE TABLE skipped_file(       -- .md files that are not notes (binary, not UTF-8): reported, never indexed
+            root     TEXT NOT NULL,
+            path     TEXT NOT NULL,
+            mtime_ns INTEGER NOT NULL,      -- the stat they were judged by: unchanged files are not read again
+            size     INTEGER NOT NULL,
+            reason   TEXT NOT NULL,
+            PRIMARY KEY(root, path)
+        ) WITHOUT ROWID"""
+    )
+
+
 KNOWN = [name for name, _ in MIGRATIONS]
 
 
@@ -156,6 +185,11 @@ def is_unknown_schema(conn: Any) -> bool:
     """True when the file was written by a newer pinky (or something else entirely)."""
     done = applied(conn)
     return any(name not in KNOWN for name in done) or done != KNOWN[: len(done)]
+
+
+def check_readable(conn: Any) -> None:
+    """Read the main table once: a damaged file fails here, at open, not on the first search."""
+    conn.execute("SELECT count(*) FROM entry").fetchone()
 
 
 def migrate(conn: Any) -> list[str]:

@@ -1,0 +1,61 @@
+"""Everyday commands around single entries: `pinky list` (no query) and `pinky edit` (in $EDITOR)."""
+
+from __future__ import annotations
+
+import click
+
+from pinky.cli.app import cli, emit_json, open_kb
+from pinky.layout import ENTRY_TYPES
+
+TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
+
+
+@cli.command("list")
+@click.option("--type", "type_", type=TYPE_CHOICE, help="Only entries of this type.")
+@click.option("--tag", "tags", multiple=True, help="Only entries with this tag (repeat: all must match).")
+@click.option("--scope", help="'global', 'project' (this project) or 'project:<name>'.")
+@click.option("--since", help="Only entries verified, created or changed since then: 2026-11-01, or a span like 30d.")
+@click.option("--limit", "-n", type=int, default=50, show_default=True, help="How many entries (1-10000).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with an `entries` array.")
+@click.pass_context
+def list_cmd(ctx: click.Context, type_: str | None, tags: tuple[str, ...], scope: str | None, since: str | None,
+             limit: int, as_json: bool) -> None:
+    """List entries without a query, most recently changed first.
+
+    Example:
+
+        pinky list --type gotcha --since 30d
+    """
+    found = open_kb(ctx).list_entries(limit=limit, scope=scope, type=type_, tags=list(tags), since=since)
+    if as_json:
+        emit_json({"count": len(found), "entries": found})
+        return
+    if not found:
+        click.echo("no entries")
+    for item in found:
+        tags_text = f"  #{' #'.join(item['tags'])}" if item["tags"] else ""
+        click.echo(f"{item['modified'][:10]}  {item['slug']}  [{item['type']}, {item['scope']}]  "
+                   f"{item['title']}{tags_text}")
+
+
+@cli.command()
+@click.argument("slug")
+@click.pass_context
+def edit(ctx: click.Context, slug: str) -> None:
+    """Open an entry's markdown file in $VISUAL / $EDITOR, then reindex it.
+
+    Example:
+
+        EDITOR=nano pinky edit gotcha/pg-pool-hangs-on-exit
+    """
+    kb = open_kb(ctx)
+    path = kb.file_of(slug)
+    before = path.read_bytes()
+    click.edit(filename=str(path))  # raises ClickException (one line) when no editor can be started
+    if not path.exists():
+        click.echo(f"{path} is gone; it left the index", err=True)
+        kb.index_file(path, embed=False)
+        return
+    changed = path.read_bytes() != before
+    indexed = kb.index_file(path)
+    click.echo(f"{'reindexed' if changed else 'unchanged'} {indexed or slug} ({path})")

@@ -1,0 +1,218 @@
+"""Entries: create, read, update, soft-delete and restore notes, and find near-duplicates.
+
+Markdown is written first (atomically: readers see the old file or the new one, never half of
+one), then the index is updated. `version` is the content hash of the file, so an update only
+lands on the text the caller read (optimistic concurrency).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pinky import indexer, search
+from pinky.dates import now_utc, valid_day
+from pinky.errors import Conflict, InvalidInput, NotFound
+from pinky.fileio import atomic_write, file_lock, write_numbered
+from pinky.index import Index
+from pinky.layout import ARCHIVE_DIR, slug_for
+from pinky.markdown import content_hash, render, split_frontmatter
+from pinky.store import entries as eq
+from pinky.store import retrieval as rq
+from pinky.validate import (
+    MAX_BODY_CHARS,
+    clean_text,
+    clean_title,
+    validate_slug,
+    validate_tags,
+    validate_type,
+)
+
+# Cosine similarity above which a new note most likely repeats an existing one (USE: paraphrases of
+# one fact score ~0.8-0.95, notes on merely related topics ~0.4-0.7).
+DUPLICATE_SIMILARITY = 0.8
+MAX_REASON_CHARS = 2000
+MAX_STEM = 60
+_NON_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def slugify(text: str) -> str:
+    """ASCII file stem for a title: 'El pool de PG se cuelga' -> 'el-pool-de-pg-se-cuelga'."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    stem = _NON_SLUG.sub("-", ascii_text.lower()).strip("-")[:MAX_STEM].strip("-")
+    return stem or "entry"
+
+
+@dataclass(frozen=True)
+class Entry:
+    slug: str
+    path: str
+    title: str
+    type: str
+    scope: str
+    project: str | None
+    tags: list[str]
+    created: str | None
+    last_verified: str | None
+    files: list[str]
+    body: str
+    version: str
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def find(index: Index, slug: str) -> Any:
+    """The index row of the entry a (possibly shortened) slug names."""
+    name = validate_slug(slug)
+    rows = eq.resolve_slug(index.conn, name)
+    if len(rows) > 1:
+        raise NotFound(f"slug {name!r} is ambiguous: {', '.join(r['slug'] for r in rows[:5])}")
+    if not rows:
+        raise NotFound(f"no entry with slug {name!r}; search for it first (brain_search, or pinky search)")
+    return rows[0]
+
+
+def _file_of(index: Index, row: Any) -> Path:
+    return index.root_dir(row["root"]) / row["path"]
+
+
+def file_of(index: Index, slug: str) -> Path:
+    """The markdown file of the entry a slug names."""
+    return _file_of(index, find(index, slug))
+
+
+def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,
+         scope: str | None = None, project: str | None = None, files: list[str] | None = None,
+         embed: bool = True) -> Entry:
+    """Write a new note atomically into the right root, then index it at once."""
+    meta: dict[str, Any] = {"title": clean_title(title), "type": validate_type(type), "tags": validate_tags(tags)}
+    body = clean_text(body, "body", MAX_BODY_CHARS)
+    resolved = search.resolve_scope(index, scope, project) or search.resolve_scope(index, "project", None)
+    root = "global" if resolved == "global" else "project"
+    if root == "project":
+        meta["project"] = str(resolved).split(":", 1)[1]
+    elif project:
+        meta["project"] = project
+    today = now_utc()
+    meta["created"] = today.isoformat()
+    meta["last_verified"] = today.date().isoformat()
+    if files:
+        meta["files"] = validate_tags(files, "files")
+    directory = index.root_dir(root) / meta["type"]
+    path = Path(write_numbered(directory, slugify(meta["title"]), render(meta, body)))
+    slug = indexer.index_file(index, path, embed=embed)
+    return get(index, slug or slug_for(root, path.relative_to(index.root_dir(root)).as_posix()))
+
+
+def get(index: Index, slug: str) -> Entry:
+    """A whole entry, read fresh from its markdown file (the version is its content hash)."""
+    row = find(index, slug)
+    path = _file_of(index, row)
+    if not path.exists():
+        indexer.index_file(index, path, embed=False)
+        raise NotFound(f"entry {slug!r} was removed from disk")
+    if content_hash(path.read_bytes()) != row["content_hash"]:
+        indexer.index_file(index, path, embed=False)
+        row = eq.entry_by(index.conn, "id", row["id"])
+    return Entry(
+        slug=row["slug"], path=index.display_path(row["root"], row["path"]), title=row["title"],
+        type=row["type"], scope=row["scope"], project=row["project"], tags=json.loads(row["tags"]),
+        created=row["created"], last_verified=row["last_verified"], files=json.loads(row["files"]),
+        body=row["body"], version=row["content_hash"], meta=json.loads(row["meta"]),
+    )
+
+
+def update(index: Index, slug: str, expected_version: str, *, title: str | None = None, body: str | None = None,
+           tags: list[str] | None = None, type: str | None = None, last_verified: str | None = None) -> Entry:
+    """Change an entry only if nobody changed it since `expected_version` (its content hash)."""
+    if not isinstance(expected_version, str) or not expected_version.strip():
+        raise InvalidInput("expected_version is required: take it from brain_get / pinky get")
+    row = find(index, slug)
+    path = _file_of(index, row)
+    with file_lock(index.config.state_dir / "locks" / f"{row['id']}.lock"):
+        raw = path.read_bytes()
+        current = content_hash(raw)
+        if current != expected_version.strip():
+            raise Conflict(f"entry {row['slug']!r} changed: its version is {current}, not "
+                           f"{expected_version}; read it again and reapply your change")
+        meta, old_body, _, error = split_frontmatter(raw.decode("utf-8", errors="replace"))
+        if error:
+            raise InvalidInput(f"{path} has malformed frontmatter ({error}); fix it by hand first")
+        changes = {"title": None if title is None else clean_title(title),
+                   "type": None if type is None else validate_type(type),
+                   "tags": None if tags is None else validate_tags(tags),
+                   "last_verified": None if last_verified is None else valid_day(last_verified, "last_verified")}
+        meta.update({key: value for key, value in changes.items() if value is not None})
+        new_body = old_body if body is None else clean_text(body, "body", MAX_BODY_CHARS)
+        atomic_write(path, render(meta, new_body))
+    indexer.index_file(index, path)
+    return get(index, row["slug"])
+
+
+def delete(index: Index, slug: str, reason: str) -> Path:
+    """Soft delete: move the note into the root's .archive/ with the reason; it leaves search."""
+    reason = clean_text(reason, "reason", MAX_REASON_CHARS)
+    row = find(index, slug)
+    path = _file_of(index, row)
+    archived = index.root_dir(row["root"]) / ARCHIVE_DIR / row["path"]
+    text = path.read_text(encoding="utf-8", errors="replace")
+    meta, body, _, error = split_frontmatter(text)
+    if not error:
+        meta.update({"archived_at": now_utc().isoformat(), "archive_reason": " ".join(reason.split())})
+        text = render(meta, body)
+    atomic_write(archived, text)
+    path.unlink()
+    indexer.index_file(index, path, embed=False)
+    return archived
+
+
+def restore(index: Index, slug: str) -> Entry:
+    """Bring a soft-deleted note back to where it was."""
+    for root, base in index.config.roots().items():
+        archive = base / ARCHIVE_DIR
+        for path in sorted(archive.rglob("*.md")) if archive.is_dir() else []:
+            rel = path.relative_to(archive).as_posix()
+            full = slug_for(root, rel)
+            if slug in (full, rel, rel.removesuffix(".md")) or full.endswith("/" + slug):
+                return _restore_file(index, root, base, path, rel)
+    raise NotFound(f"no archived entry {slug!r}")
+
+
+def _restore_file(index: Index, root: str, base: Path, archived: Path, rel: str) -> Entry:
+    target = base / rel
+    if target.exists():
+        raise Conflict(f"{target} exists again; move or rename it before restoring")
+    text = archived.read_text(encoding="utf-8")
+    meta, body, _, error = split_frontmatter(text)
+    if not error:
+        meta.pop("archived_at", None)
+        meta.pop("archive_reason", None)
+        text = render(meta, body)
+    atomic_write(target, text)
+    archived.unlink()
+    indexer.index_file(index, target)
+    return get(index, slug_for(root, rel))
+
+
+def similar(index: Index, slug: str, *, threshold: float = DUPLICATE_SIMILARITY, limit: int = 3) -> list[search.Hit]:
+    """Entries whose text is nearly the same as this one's: likely duplicates to merge.
+
+    Compares the entry's title and body (as the embedder sees a note) with every chunk
+    vector; empty when vectors are unavailable. Cheap enough to run on every save."""
+    row = find(index, slug)
+    if not index.vector_status()[0]:
+        return []
+    from pinky.embedding import embed_input
+
+    query = index.embedder.embed([embed_input(row["title"], "", row["body"][:4000])])[0].astype("float32")
+    if not query.any():
+        return []
+    matches = [(chunk, round(score, 4)) for entry, score, chunk in search.vector_hits(index, query, rq.Filters())
+               if entry != row["id"] and score >= threshold][:limit]
+    return search.hits_for(index, matches, row["title"])

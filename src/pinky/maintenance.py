@@ -1,0 +1,59 @@
+"""Looking after the index: its size and health (`stats`), garbage collection, unreadable notes."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from pinky.dates import now_utc, to_ns
+from pinky.index import Index
+from pinky.store import entries as eq
+from pinky.store import vectors as vq
+from pinky.store.connect import write_transaction
+
+# An entry no search has returned for this long (and not changed since) is reported as unused:
+# knowledge nobody retrieves is a candidate for pruning (usage telemetry, plan §8.6).
+UNUSED_DAYS = 180
+
+
+def is_empty(index: Index) -> bool:
+    return eq.entry_count(index.conn) == 0
+
+
+def stats(index: Index) -> dict[str, Any]:
+    conn = index.conn
+    data: dict[str, Any] = eq.counts(conn)
+    data["by_type"] = eq.grouped(conn, "type")
+    data["by_scope"] = eq.grouped(conn, "scope")
+    data["embedder"] = vq.get_meta(conn, "embedder") or index.config.embedder
+    data["dims"] = int(vq.get_meta(conn, "dims") or 0)
+    data["fingerprint"] = vq.get_meta(conn, "fingerprint")
+    data["vectors_available"] = index.db.vec_available
+    cutoff = now_utc() - dt.timedelta(days=UNUSED_DAYS)
+    data["unused"], data["unused_sample"] = eq.unused_entries(conn, cutoff.isoformat(), to_ns(cutoff))
+    data["unused_days"] = UNUSED_DAYS
+    data["db_path"] = str(index.config.db_path)
+    data["db_bytes"] = index.config.db_path.stat().st_size if index.config.db_path.exists() else 0
+    return data
+
+
+def gc(index: Index) -> dict[str, int]:
+    """Drop orphan rows and cached embeddings nothing uses, then compact the file."""
+    conn = index.conn
+    has_vec = index.vectors_writable()
+    with write_transaction(conn):
+        removed = eq.collect_garbage(conn, vq.get_meta(conn, "fingerprint"), has_vec)
+    before = index.config.db_path.stat().st_size
+    eq.compact(conn)
+    removed["bytes_reclaimed"] = max(0, before - index.config.db_path.stat().st_size)
+    return removed
+
+
+def malformed(index: Index) -> list[str]:
+    """Notes indexed despite a problem (bad YAML, invalid UTF-8), with the problem."""
+    return [f"{index.display_path(r, p)}: {e}" for r, p, e in eq.parse_errors(index.conn)]
+
+
+def skipped(index: Index) -> list[str]:
+    """Files named .md that are not notes (binary, not UTF-8), with the reason; never indexed."""
+    return [f"{index.display_path(f.root, f.path)}: {f.reason}" for f in eq.skipped_files(index.conn).values()]

@@ -1,0 +1,225 @@
+"""Entries and their chunks: what the indexer writes, how a slug finds its entry, listings, counts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pinky.layout import slug_candidates
+from pinky.store.vectors import VEC_TABLE, bump_vector_generation, drop_orphan_vectors
+
+
+@dataclass(frozen=True)
+class IndexedFile:
+    id: str
+    root: str
+    path: str
+    content_hash: str
+    mtime_ns: int
+    size: int
+
+
+def indexed_files_by_id(conn: Any, entry_id: str) -> IndexedFile | None:
+    row = conn.execute("SELECT id, root, path, content_hash, mtime_ns, size FROM entry WHERE id = ?",
+                       (entry_id,)).fetchone()
+    return IndexedFile(*row) if row else None
+
+
+def indexed_files(conn: Any) -> dict[tuple[str, str], IndexedFile]:
+    rows = conn.execute("SELECT id, root, path, content_hash, mtime_ns, size FROM entry")
+    return {(r[1], r[2]): IndexedFile(*r) for r in rows}
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    root: str
+    path: str
+    mtime_ns: int
+    size: int
+    reason: str
+
+
+def skipped_files(conn: Any) -> dict[tuple[str, str], SkippedFile]:
+    rows = conn.execute("SELECT root, path, mtime_ns, size, reason FROM skipped_file ORDER BY root, path")
+    return {(r[0], r[1]): SkippedFile(*r) for r in rows}
+
+
+def record_skipped(conn: Any, skipped: SkippedFile) -> None:
+    conn.execute("INSERT INTO skipped_file(root, path, mtime_ns, size, reason) VALUES (?, ?, ?, ?, ?) "
+                 "ON CONFLICT(root, path) DO UPDATE SET mtime_ns = excluded.mtime_ns, size = excluded.size, "
+                 "reason = excluded.reason",
+                 (skipped.root, skipped.path, skipped.mtime_ns, skipped.size, skipped.reason))
+
+
+def forget_skipped(conn: Any, root: str, path: str) -> None:
+    conn.execute("DELETE FROM skipped_file WHERE root = ? AND path = ?", (root, path))
+
+
+def touch_entry(conn: Any, entry_id: str, mtime_ns: int, size: int) -> None:
+    conn.execute("UPDATE entry SET mtime_ns = ?, size = ? WHERE id = ?", (mtime_ns, size, entry_id))
+
+
+def _delete_chunks(conn: Any, entry_id: str, has_vec_table: bool) -> None:
+    ids = [r[0] for r in conn.execute("SELECT id FROM chunk WHERE entry_id = ?", (entry_id,))]
+    if not ids:
+        return
+    marks = ",".join("?" * len(ids))
+    conn.execute(f"DELETE FROM chunk_fts WHERE rowid IN ({marks})", ids)
+    if has_vec_table:
+        conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id IN ({marks})", ids)
+        bump_vector_generation(conn)
+    conn.execute("DELETE FROM chunk WHERE entry_id = ?", (entry_id,))
+
+
+def delete_entry(conn: Any, entry_id: str, has_vec_table: bool) -> None:
+    _delete_chunks(conn, entry_id, has_vec_table)
+    conn.execute("DELETE FROM entry WHERE id = ?", (entry_id,))
+
+
+def slug_taken(conn: Any, slug: str, entry_id: str) -> bool:
+    row = conn.execute("SELECT 1 FROM entry WHERE slug = ? AND id != ?", (slug, entry_id)).fetchone()
+    return row is not None
+
+
+def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[str], mentions: Sequence[str],
+                 chunks: Sequence[dict[str, Any]], has_vec_table: bool) -> None:
+    """Replace an entry and all of its chunks (FTS rows and vectors included) in one go."""
+    _delete_chunks(conn, row["id"], has_vec_table)
+    columns = list(row)
+    updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "id")
+    conn.execute(
+        f"INSERT INTO entry({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
+        f"ON CONFLICT(id) DO UPDATE SET {updates}",
+        [row[c] for c in columns],
+    )
+    for table in ("entry_file", "entry_link", "entry_mention"):
+        conn.execute(f"DELETE FROM {table} WHERE entry_id = ?", (row["id"],))
+    conn.executemany("INSERT INTO entry_mention(entry_id, name) VALUES (?, ?)", [(row["id"], n) for n in mentions])
+    conn.executemany("INSERT INTO entry_file(entry_id, path) VALUES (?, ?)",
+                     [(row["id"], f) for f in json.loads(row["files"])])
+    conn.executemany("INSERT INTO entry_link(entry_id, target) VALUES (?, ?)", [(row["id"], t) for t in links])
+    for chunk in chunks:
+        cur = conn.execute(
+            "INSERT INTO chunk(entry_id, ord, heading, line, text, hash) VALUES (?, ?, ?, ?, ?, ?)",
+            (row["id"], chunk["ord"], chunk["heading"], chunk["line"], chunk["text"], chunk["hash"]),
+        )
+        conn.execute(
+            "INSERT INTO chunk_fts(rowid, title, heading, text) VALUES (?, ?, ?, ?)",
+            (cur.lastrowid, row["title"], chunk["heading"], chunk["text"]),
+        )
+
+
+ENTRY_COLUMNS = ("id, root, path, slug, scope, type, project, tags, files, created, last_verified, "
+                 "title, body, meta, content_hash, mtime_ns, size, parse_error, indexed_at")
+
+
+def entry_by(conn: Any, column: str, value: str) -> Any:
+    assert column in {"id", "slug"}
+    return conn.execute(f"SELECT {ENTRY_COLUMNS} FROM entry WHERE {column} = ?", (value,)).fetchone()
+
+
+def entry_at(conn: Any, root: str, path: str) -> Any:
+    return conn.execute(f"SELECT {ENTRY_COLUMNS} FROM entry WHERE root = ? AND path = ?", (root, path)).fetchone()
+
+
+def resolve_slug(conn: Any, name: str, limit: int = 5) -> list[Any]:
+    """The entries a (possibly shortened) slug names: the slug itself if it exists; else each entry
+    the name may stand for (`global/`, a type folder left out), else every entry whose slug ends
+    in `/<name>`. More than one row means the name is ambiguous."""
+    candidates = slug_candidates(name)
+    if not candidates:
+        return []
+    marks = ",".join("?" * len(candidates))
+    rows = conn.execute(f"SELECT {ENTRY_COLUMNS} FROM entry WHERE slug IN ({marks})", candidates).fetchall()
+    exact = [r for r in rows if r["slug"] == candidates[0]]
+    if exact or rows:
+        rank = {slug: i for i, slug in enumerate(candidates)}
+        return exact or sorted(rows, key=lambda r: rank[r["slug"]])[:limit]
+    pattern = "%/" + candidates[0].replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return conn.execute(f"SELECT {ENTRY_COLUMNS} FROM entry WHERE slug LIKE ? ESCAPE '\\' ORDER BY slug LIMIT ?",
+                        (pattern, limit)).fetchall()
+
+
+def entries_titled(conn: Any, title: str, limit: int = 2) -> list[Any]:
+    return conn.execute(f"SELECT {ENTRY_COLUMNS} FROM entry WHERE lower(title) = lower(?) LIMIT ?",
+                        (title, limit)).fetchall()
+
+
+def recent_entries(conn: Any, limit: int) -> list[Any]:
+    return conn.execute("SELECT slug, title, type, scope, root, path FROM entry ORDER BY mtime_ns DESC LIMIT ?",
+                        (limit,)).fetchall()
+
+
+def changed_since(conn: Any, since_ns: int, since_day: str) -> list[Any]:
+    """Entries (diaries aside) created on or after `since_day` or whose file changed since `since_ns`."""
+    return conn.execute(
+        "SELECT slug, root, path, title, type, scope, project, tags, created, mtime_ns, body FROM entry "
+        "WHERE type != 'diary' AND (mtime_ns >= ? OR created >= ?)",
+        (since_ns, since_day),
+    ).fetchall()
+
+
+def entry_count(conn: Any) -> int:
+    return conn.execute("SELECT count(*) FROM entry").fetchone()[0]
+
+
+def compact(conn: Any) -> None:
+    """Merge the FTS segments, rewrite the file without free pages, and empty the WAL."""
+    conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES ('optimize')")
+    conn.execute("VACUUM")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def counts(conn: Any) -> dict[str, int]:
+    one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+    return {
+        "entries": one("SELECT count(*) FROM entry"),
+        "chunks": one("SELECT count(*) FROM chunk"),
+        "vectors": one("SELECT count(*) FROM chunk WHERE has_vector = 1"),
+        "pending_vectors": one("SELECT count(*) FROM chunk WHERE has_vector = 0"),
+        "cached_embeddings": one("SELECT count(*) FROM embedding_cache"),
+        "usage_events": one("SELECT count(*) FROM usage"),
+    }
+
+
+def grouped(conn: Any, column: str) -> dict[str, int]:
+    assert column in {"type", "scope"}
+    return dict(conn.execute(f"SELECT {column}, count(*) FROM entry GROUP BY {column} ORDER BY {column}"))
+
+
+def unused_entries(conn: Any, cutoff_iso: str, cutoff_ns: int, limit: int = 20) -> tuple[int, list[str]]:
+    """Entries older than the cutoff that no search has returned since: candidates for pruning.
+
+    Diaries are history and are left out. Returns (how many, the oldest few slugs)."""
+    where = ("e.type != 'diary' AND e.mtime_ns < ? AND COALESCE(e.created, '') < ? AND NOT EXISTS "
+             "(SELECT 1 FROM usage u WHERE u.entry_id = e.id AND u.retrieved_at >= ?)")
+    args = (cutoff_ns, cutoff_iso, cutoff_iso)
+    count = conn.execute(f"SELECT count(*) FROM entry e WHERE {where}", args).fetchone()[0]
+    slugs = [r[0] for r in conn.execute(f"SELECT e.slug FROM entry e WHERE {where} ORDER BY e.mtime_ns LIMIT ?",
+                                        (*args, limit))]
+    return count, slugs
+
+
+def parse_errors(conn: Any) -> list[tuple[str, str, str]]:
+    return conn.execute(
+        "SELECT root, path, parse_error FROM entry WHERE parse_error IS NOT NULL ORDER BY root, path"
+    ).fetchall()
+
+
+def collect_garbage(conn: Any, fingerprint: str | None, has_vec_table: bool) -> dict[str, int]:
+    removed: dict[str, int] = {}
+    removed["orphan_chunks"] = conn.execute(
+        "DELETE FROM chunk WHERE entry_id NOT IN (SELECT id FROM entry)").rowcount
+    removed["orphan_fts_rows"] = conn.execute(
+        "DELETE FROM chunk_fts WHERE rowid NOT IN (SELECT id FROM chunk)").rowcount
+    if has_vec_table:
+        removed["orphan_vectors"] = drop_orphan_vectors(conn)
+    removed["stale_cached_embeddings"] = conn.execute(
+        "DELETE FROM embedding_cache WHERE fingerprint != ? OR hash NOT IN (SELECT hash FROM chunk)",
+        (fingerprint or "",),
+    ).rowcount
+    removed["orphan_usage_rows"] = conn.execute(
+        "DELETE FROM usage WHERE entry_id NOT IN (SELECT id FROM entry)").rowcount
+    return removed

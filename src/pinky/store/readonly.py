@@ -1,0 +1,178 @@
+"""The hooks' read path: the index opened read-only through the C module `_sqlite3`.
+
+Claude Code starts a fresh hook process for every Read/Write/Edit, so this module imports nothing
+beyond `os` and the C driver: no `sqlite3` package (its datetime adapters pull in more), no
+`typing`, `re` or `dataclasses`, and never sqlite-vec. Every lookup here is indexed (slug,
+entry_file.path, an FTS5 phrase) except one LIKE over the small entry_file table, so the cost
+stays flat as the brain grows.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pinky.layout import slug_candidates
+
+TYPE_CHECKING = False  # `typing` would pull in `re` (~5 ms); annotations here are never evaluated
+if TYPE_CHECKING:
+    from sqlite3 import Connection
+    from types import ModuleType
+
+BUSY_TIMEOUT_S = 2.0
+BODY_PREVIEW = 400
+_COLUMNS = f"e.id, e.slug, e.type, e.title, substr(e.body, 1, {BODY_PREVIEW})"
+_WHY_ORDER = {"breadcrumb": 0, "files": 1}
+TYPE_ORDER = {"gotcha": 0, "decision": 1, "bug": 2, "pattern": 3}
+
+
+def sqlite_module() -> ModuleType:
+    """The C module alone (~2.5 ms, loaded only when a hook needs the index)."""
+    try:
+        import _sqlite3
+
+        return _sqlite3
+    except ImportError:  # pragma: no cover - every CPython builds it
+        import sqlite3
+
+        return sqlite3
+
+
+def connect_ro(db_path: str) -> Connection | None:
+    """The index, read-only; None when it does not exist yet."""
+    if not os.path.isfile(db_path):
+        return None
+    sqlite = sqlite_module()
+    connect, OperationalError = sqlite.connect, sqlite.OperationalError  # noqa: N806
+    uri = "file:" + db_path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+    try:
+        conn = connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+        conn.execute("SELECT 1 FROM entry LIMIT 1")
+    except OperationalError:
+        # A WAL database whose -shm is missing cannot be opened with mode=ro; read it normally.
+        conn = connect(db_path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+        conn.execute("SELECT 1 FROM entry LIMIT 1")
+    return conn
+
+
+def rows(conn: Connection, sql: str, args: tuple = ()) -> list[tuple]:
+    """fetchall, or [] when the index lacks a table (written by an older or newer pinky)."""
+    try:
+        return conn.execute(sql, args).fetchall()
+    except sqlite_module().OperationalError:
+        return []
+
+
+# --- entries linked to a file (pre-read, pre-write) ---------------------------------------------
+
+
+def _suffixes(rel: str) -> list[str]:
+    parts = rel.split("/")
+    out = ["/".join(parts[i:]) for i in range(len(parts))]
+    return out + ["./" + s for s in out[:1]]
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def linked_entries(conn: Connection, rel: str, abs_path: str, crumbs: list[str],
+                   types: tuple[str, ...] | None = None) -> list[tuple[str, str, str, str, str]]:
+    """(slug, type, title, body preview, why) for every entry linked to the file, breadcrumbs first.
+
+    Linked means: the file carries a `Brain: <slug>` breadcrumb, an entry's `files:` names the
+    file (relative to the project root, or any '/'-bounded suffix of it), or an entry's body
+    names the file's relative path."""
+    seen: dict[str, tuple[str, str, str, str, str]] = {}
+
+    def add(found: list[tuple], why: str) -> None:
+        for eid, slug, type_, title, body in found:
+            if eid not in seen and (types is None or type_ in types):
+                seen[eid] = (slug, type_, title, body or "", why)
+
+    if crumbs:
+        add(_crumb_entries(conn, crumbs), "breadcrumb")
+    names = _suffixes(rel) + ([abs_path] if abs_path != rel else [])
+    marks = ",".join("?" * len(names))
+    add(rows(conn, f"SELECT {_COLUMNS} FROM entry_file f JOIN entry e ON e.id = f.entry_id "
+                   f"WHERE f.path IN ({marks}) LIMIT 50", tuple(names)), "files")
+    if "/" in rel:  # a stored path longer than ours, e.g. `repo/src/db/pool.py`
+        add(rows(conn, f"SELECT {_COLUMNS} FROM entry_file f JOIN entry e ON e.id = f.entry_id "
+                       "WHERE f.path LIKE ? ESCAPE '\\' LIMIT 50", ("%/" + _like_escape(rel),)), "files")
+    if len(rel) >= 4 and not rel.startswith("/"):
+        add(_mentions(conn, rel), "mentions")
+    return sorted(seen.values(), key=lambda r: (_WHY_ORDER.get(r[4], 2), TYPE_ORDER.get(r[1], 9)))
+
+
+def _crumb_entries(conn: Connection, crumbs: list[str]) -> list[tuple]:
+    """Entries the crumbs name, in crumb order; each candidate spelling is a lookup on the slug index."""
+    candidates: list[str] = []
+    for crumb in crumbs:
+        candidates += [c for c in slug_candidates(crumb) if c not in candidates]
+    marks = ",".join("?" * len(candidates))
+    found = rows(conn, f"SELECT {_COLUMNS} FROM entry e WHERE e.slug IN ({marks})", tuple(candidates))
+    rank = {c: i for i, c in enumerate(candidates)}
+    return sorted(found, key=lambda r: rank.get(r[1], len(rank)))
+
+
+def _mentions(conn: Connection, rel: str) -> list[tuple]:
+    """Entries whose body contains `rel`: an FTS5 phrase query narrows, instr() confirms."""
+    phrase = '"' + rel.replace('"', " ") + '"'
+    return rows(conn, f"SELECT DISTINCT {_COLUMNS} FROM chunk_fts JOIN chunk c ON c.id = chunk_fts.rowid "
+                      "JOIN entry e ON e.id = c.entry_id WHERE chunk_fts MATCH ? AND instr(e.body, ?) > 0 "
+                      "AND e.type != 'diary' LIMIT 20", ("text : " + phrase, rel))
+
+
+# --- the session-start digest ---------------------------------------------------------------------
+
+
+def entries_by_root(conn: Connection) -> dict[str, int]:
+    return dict(rows(conn, "SELECT root, count(*) FROM entry GROUP BY root"))
+
+
+def commonest_types(conn: Connection, limit: int) -> list[tuple[str, int]]:
+    return rows(conn, "SELECT type, count(*) FROM entry WHERE type != 'diary' GROUP BY type "
+                      "ORDER BY count(*) DESC LIMIT ?", (limit,))
+
+
+_IMPORTANCE = ("CASE lower(coalesce(json_extract(meta, '$.importance'), json_extract(meta, '$.priority'), '')) "
+               "WHEN 'critical' THEN 0 WHEN 'high' THEN 1 ELSE 2 END")
+
+
+def key_entries(conn: Connection, root: str, types: tuple[str, ...], *, important: int = 4, recent: int = 8,
+                limit: int = 6) -> list[tuple[str, str, str]]:
+    """(slug, type, title): the most important entries of these types under `root` (frontmatter
+    importance, then how often searches returned them), then the most recently changed."""
+    marks = ",".join("?" * len(types))
+    where = f"FROM entry e WHERE root = ? AND type IN ({marks})"
+    ranked = rows(conn, f"SELECT slug, type, title {where} ORDER BY {_IMPORTANCE}, "
+                        "(SELECT count(*) FROM usage u WHERE u.entry_id = e.id) DESC, mtime_ns DESC LIMIT ?",
+                  (root, *types, important))
+    latest = rows(conn, f"SELECT slug, type, title {where} ORDER BY mtime_ns DESC LIMIT ?", (root, *types, recent))
+    shown: dict[str, tuple[str, str, str]] = {}
+    for slug, type_, title in ranked + latest:
+        shown.setdefault(slug, (slug, type_, title))
+    return list(shown.values())[:limit]
+
+
+def global_entries_for(conn: Connection, project: str, limit: int) -> list[tuple[str, str, str]]:
+    """(slug, type, title) of global entries worth showing in this project: those that name it
+    (`project:` or a tag), then the most important and most retrieved, then the newest."""
+    return rows(conn, "SELECT slug, type, title FROM entry e WHERE root = 'global' AND type != 'diary' "
+                      "ORDER BY (coalesce(project, '') = ?1 OR EXISTS (SELECT 1 FROM json_each(e.tags) "
+                      f"WHERE lower(json_each.value) = lower(?1))) DESC, {_IMPORTANCE}, "
+                      "(SELECT count(*) FROM usage u WHERE u.entry_id = e.id) DESC, mtime_ns DESC LIMIT ?2",
+                (project, limit))
+
+
+def stale_entries(conn: Connection, types: tuple[str, ...], cutoff_day: str,
+                  limit: int) -> tuple[int, list[tuple[str, str]]]:
+    """How many project entries were last verified (or created) before `cutoff_day`, and the oldest few."""
+    marks = ",".join("?" * len(types))
+    where = (f"FROM entry WHERE root = 'project' AND type IN ({marks}) "
+             "AND coalesce(last_verified, created) IS NOT NULL AND coalesce(last_verified, created) < ?")
+    count = rows(conn, f"SELECT count(*) {where}", (*types, cutoff_day))
+    if not count or not count[0][0]:
+        return 0, []
+    oldest = rows(conn, f"SELECT slug, coalesce(last_verified, created) {where} "
+                        "ORDER BY coalesce(last_verified, created) LIMIT ?", (*types, cutoff_day, limit))
+    return count[0][0], [(slug, str(day)) for slug, day in oldest]

@@ -1,0 +1,155 @@
+"""Candidate generation for search: full-text (BM25) and vector hits under filters, the rows a hit
+is built from, and the usage telemetry a search records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pinky.store.vectors import VEC_TABLE
+
+
+@dataclass(frozen=True)
+class Filters:
+    scope: str | None = None
+    type: str | None = None
+    tags: tuple[str, ...] = ()
+    fresh_since: tuple[str, int] | None = None  # (ISO date, ns): verified, created or changed since
+
+    @property
+    def active(self) -> bool:
+        return bool(self.scope or self.type or self.tags or self.fresh_since)
+
+    def sql(self) -> tuple[str, list[Any]]:
+        clauses: list[str] = ["1"]
+        params: list[Any] = []
+        if self.scope:
+            clauses.append("e.scope = ?")
+            params.append(self.scope)
+        if self.type:
+            clauses.append("e.type = ?")
+            params.append(self.type)
+        for tag in self.tags:
+            clauses.append("EXISTS (SELECT 1 FROM json_each(e.tags) WHERE json_each.value = ?)")
+            params.append(tag)
+        if self.fresh_since:
+            day, ns = self.fresh_since
+            clauses.append("(e.last_verified >= ? OR e.created >= ? OR e.mtime_ns >= ?)")
+            params += [day, day, ns]
+        return " AND ".join(clauses), params
+
+
+def fts_hits(conn: Any, match: str, filters: Filters, depth: int,
+             weights: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> list[tuple[str, float, int]]:
+    """(entry id, score where higher is better, best chunk id), one per entry, best first."""
+    if not filters.active:
+        # Rank inside FTS5 first and join only the top rows: joining every match before
+        # sorting costs more than the ranking itself on a large brain.
+        rows = conn.execute(
+            "SELECT c.entry_id, f.s, c.id FROM (SELECT rowid, bm25(chunk_fts, ?, ?, ?) AS s FROM chunk_fts "
+            "WHERE chunk_fts MATCH ? ORDER BY s LIMIT ?) f JOIN chunk c ON c.id = f.rowid",
+            (*weights, match, depth * 2),
+        )
+    else:
+        where, params = filters.sql()
+        rows = conn.execute(
+            f"SELECT c.entry_id, bm25(chunk_fts, ?, ?, ?) AS s, c.id FROM chunk_fts "
+            f"JOIN chunk c ON c.id = chunk_fts.rowid JOIN entry e ON e.id = c.entry_id "
+            f"WHERE chunk_fts MATCH ? AND {where} ORDER BY s LIMIT ?",
+            (*weights, match, *params, depth * 2),
+        )
+    return _best_per_entry((r[0], -r[1], r[2]) for r in rows)[:depth]
+
+
+def term_chunk_counts(conn: Any, terms: Sequence[str]) -> list[tuple[str, int]]:
+    """How many chunks contain each word (stemmed like the index)."""
+    return [(term, conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?",
+                                ('"' + term.replace('"', '""') + '"',)).fetchone()[0]) for term in terms]
+
+
+def chunk_count(conn: Any) -> int:
+    return conn.execute("SELECT count(*) FROM chunk").fetchone()[0]
+
+
+def terms_matching_chunk(conn: Any, chunk_id: int, terms: Sequence[str]) -> int:
+    """How many of the query's words (each quoted, so stemmed like the index) the chunk contains."""
+    found = 0
+    for term in terms:
+        row = conn.execute("SELECT 1 FROM chunk_fts WHERE chunk_fts MATCH ? AND rowid = ?",
+                           ('"' + term.replace('"', '""') + '"', chunk_id)).fetchone()
+        found += row is not None
+    return found
+
+
+def vector_hits(conn: Any, query_vector: bytes, filters: Filters, depth: int) -> list[tuple[str, float, int]]:
+    """(entry id, cosine similarity, best chunk id), one per entry, best first."""
+    if not filters.active:
+        rows = conn.execute(
+            f"SELECT c.entry_id, v.distance, c.id FROM "
+            f"(SELECT chunk_id, distance FROM {VEC_TABLE} WHERE embedding MATCH ? AND k = ?) v "
+            f"JOIN chunk c ON c.id = v.chunk_id ORDER BY v.distance",
+            (query_vector, depth * 2),
+        )
+    else:
+        # Filtered: score exactly over the matching chunks instead of post-filtering a KNN list,
+        # which could leave a narrow filter with no results.
+        where, params = filters.sql()
+        rows = conn.execute(
+            f"SELECT c.entry_id, vec_distance_cosine(v.embedding, ?) AS d, c.id FROM chunk c "
+            f"JOIN entry e ON e.id = c.entry_id JOIN {VEC_TABLE} v ON v.chunk_id = c.id "
+            f"WHERE {where} ORDER BY d LIMIT ?",
+            (query_vector, *params, depth * 2),
+        )
+    return _best_per_entry((r[0], 1.0 - r[1], r[2]) for r in rows if r[1] is not None)[:depth]
+
+
+def _best_per_entry(rows: Iterable[tuple[str, float, int]]) -> list[tuple[str, float, int]]:
+    best: dict[str, tuple[str, float, int]] = {}
+    for entry_id, score, chunk_id in rows:
+        if entry_id not in best or score > best[entry_id][1]:
+            best[entry_id] = (entry_id, score, chunk_id)
+    return sorted(best.values(), key=lambda r: -r[1])
+
+
+def chunk_ids_matching(conn: Any, filters: Filters) -> list[int]:
+    where, params = filters.sql()
+    return [r[0] for r in conn.execute(
+        f"SELECT c.id FROM chunk c JOIN entry e ON e.id = c.entry_id WHERE {where}", params)]
+
+
+def chunk_entries(conn: Any, chunk_ids: Sequence[int]) -> dict[int, str]:
+    if not chunk_ids:
+        return {}
+    marks = ",".join("?" * len(chunk_ids))
+    return dict(conn.execute(f"SELECT id, entry_id FROM chunk WHERE id IN ({marks})", list(chunk_ids)))
+
+
+def hit_rows(conn: Any, chunk_ids: Sequence[int]) -> dict[int, Any]:
+    if not chunk_ids:
+        return {}
+    marks = ",".join("?" * len(chunk_ids))
+    rows = conn.execute(
+        f"SELECT c.id AS chunk_id, c.heading, c.line, c.text, e.slug, e.path, e.root, e.title, e.type, "
+        f"e.scope, e.project, e.tags, e.last_verified, e.id AS entry_id FROM chunk c "
+        f"JOIN entry e ON e.id = c.entry_id WHERE c.id IN ({marks})",
+        list(chunk_ids),
+    )
+    return {r["chunk_id"]: r for r in rows}
+
+
+def record_usage(conn: Any, entry_ids: Sequence[str], query: str, when: str) -> None:
+    conn.executemany(
+        "INSERT INTO usage(entry_id, retrieved_at, query) VALUES (?, ?, ?)",
+        [(e, when, query[:2000]) for e in entry_ids],
+    )
+
+
+def filtered_entries(conn: Any, filters: Filters, limit: int) -> list[Any]:
+    """Entries the filters keep, most recently changed first (listing without a query)."""
+    where, params = filters.sql()
+    return conn.execute(
+        f"SELECT e.slug, e.root, e.path, e.title, e.type, e.scope, e.project, e.tags, e.created, e.last_verified, "
+        f"e.mtime_ns FROM entry e WHERE {where} ORDER BY e.mtime_ns DESC, e.slug LIMIT ?",
+        (*params, limit),
+    ).fetchall()

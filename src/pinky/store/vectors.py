@@ -1,0 +1,122 @@
+"""The vector side of the index: the vec0 table, the embedder fingerprint and settings in `meta`,
+chunks still waiting for a vector, and the embedding cache keyed by chunk-text hash."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+VEC_TABLE = "chunk_vec"
+
+
+def get_meta(conn: Any, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def set_meta(conn: Any, key: str, value: str) -> None:
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )
+
+
+def bump_vector_generation(conn: Any) -> None:
+    """Every change to the vectors bumps a counter, so in-memory copies know when to reload."""
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES ('vector_generation', '1') "
+        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+    )
+
+
+def vector_generation(conn: Any) -> str:
+    return get_meta(conn, "vector_generation") or "0"
+
+
+def all_vectors(conn: Any) -> list[tuple[int, bytes]]:
+    return conn.execute(f"SELECT chunk_id, embedding FROM {VEC_TABLE}").fetchall()
+
+
+def vector_table_exists(conn: Any) -> bool:
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (VEC_TABLE,)).fetchone()
+    return row is not None
+
+
+def reset_vector_table(conn: Any, dims: int, fingerprint: str, embedder: str) -> None:
+    """(Re)create the vec0 table for a new embedder; every chunk then needs a vector again."""
+    conn.execute(f"DROP TABLE IF EXISTS {VEC_TABLE}")
+    conn.execute(
+        f"CREATE VIRTUAL TABLE {VEC_TABLE} USING vec0("
+        f"chunk_id INTEGER PRIMARY KEY, embedding float[{int(dims)}] distance_metric=cosine)"
+    )
+    conn.execute("UPDATE chunk SET has_vector = 0 WHERE has_vector != 0")
+    bump_vector_generation(conn)
+    set_meta(conn, "fingerprint", fingerprint)
+    set_meta(conn, "dims", str(dims))
+    set_meta(conn, "embedder", embedder)
+
+
+def pending_chunks(conn: Any, limit: int) -> list[tuple[int, str, str, str, str]]:
+    """(chunk id, hash, title, heading, text) of chunks still lacking a vector."""
+    return conn.execute(
+        "SELECT c.id, c.hash, e.title, c.heading, c.text FROM chunk c JOIN entry e ON e.id = c.entry_id "
+        "WHERE c.has_vector = 0 ORDER BY c.id LIMIT ?",
+        (limit,),
+    ).fetchall()
+
+
+def count_pending(conn: Any) -> int:
+    return conn.execute("SELECT count(*) FROM chunk WHERE has_vector = 0").fetchone()[0]
+
+
+def cached_vectors(conn: Any, hashes: Iterable[str], fingerprint: str) -> dict[str, bytes]:
+    hashes = list(set(hashes))
+    found: dict[str, bytes] = {}
+    for i in range(0, len(hashes), 500):
+        part = hashes[i : i + 500]
+        marks = ",".join("?" * len(part))
+        rows = conn.execute(
+            f"SELECT hash, vector FROM embedding_cache WHERE fingerprint = ? AND hash IN ({marks})",
+            (fingerprint, *part),
+        )
+        found.update((h, v) for h, v in rows)
+    return found
+
+
+def cache_vectors(conn: Any, rows: Iterable[tuple[str, bytes]], fingerprint: str) -> None:
+    conn.executemany(
+        "INSERT OR IGNORE INTO embedding_cache(hash, fingerprint, vector) VALUES (?, ?, ?)",
+        [(h, fingerprint, v) for h, v in rows],
+    )
+
+
+def store_vectors(conn: Any, rows: Sequence[tuple[int, bytes]]) -> int:
+    """Attach vectors to chunks that still exist and still lack one (another process may have won)."""
+    if not rows:
+        return 0
+    wanted = dict(rows)
+    marks = ",".join("?" * len(wanted))
+    live = [r[0] for r in conn.execute(
+        f"SELECT id FROM chunk WHERE has_vector = 0 AND id IN ({marks})", tuple(wanted))]
+    for chunk_id in live:
+        conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id = ?", (chunk_id,))
+        conn.execute(f"INSERT INTO {VEC_TABLE}(chunk_id, embedding) VALUES (?, ?)", (chunk_id, wanted[chunk_id]))
+    if live:
+        conn.execute(f"UPDATE chunk SET has_vector = 1 WHERE id IN ({','.join('?' * len(live))})", live)
+        bump_vector_generation(conn)
+    return len(live)
+
+
+def drop_orphan_vectors(conn: Any) -> int:
+    """Vector rows whose chunk is gone (left by a process that could not load sqlite-vec)."""
+    stale = [r[0] for r in conn.execute(
+        f"SELECT chunk_id FROM {VEC_TABLE} WHERE chunk_id NOT IN (SELECT id FROM chunk)")]
+    for chunk_id in stale:
+        conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id = ?", (chunk_id,))
+    if stale:
+        bump_vector_generation(conn)
+    return len(stale)
+
+
+def vector_rows(conn: Any) -> int:
+    return conn.execute(f"SELECT count(*) FROM {VEC_TABLE}").fetchone()[0]

@@ -1,0 +1,132 @@
+"""Git sync of the global brain between machines, through dulwich (no git binary needed).
+
+The brain is a plain git repository; a run commits local changes, fetches ``origin``,
+merges per file (diary lines are unioned, never conflict-marked) and pushes.
+
+Credentials are whatever dulwich's transports support (dulwich 1.2):
+
+* SSH (``ssh://host/path`` or ``user@host:path``): dulwich runs the system ``ssh``, so keys,
+  ``~/.ssh/config`` and the ssh-agent work as they do for git. ``GIT_SSH_COMMAND`` / ``GIT_SSH``
+  and ``core.sshCommand`` are honoured.
+* HTTPS: credentials in the URL (``https://user:token@host/repo.git``) or a git credential
+  *store* file (``~/.git-credentials`` / ``$XDG_CONFIG_HOME/git/credentials``), which this
+  module looks up itself. dulwich does not run ``credential.helper`` programs (keychain, GCM).
+* Local paths and ``file://`` URLs (a bare repository on a shared disk) need nothing.
+
+One concern per module: ``merge`` holds the per-file merge rules and the union merge (pure),
+``repo`` the local repository steps, ``worktree`` the files on disk, ``remote`` fetch, merge
+and push; this package runs them in order. dulwich is imported inside functions only:
+``import pinky.sync`` must stay cheap for the CLI.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from pinky import fileio
+from pinky.errors import InvalidInput
+from pinky.locations import ENV_GIT_AUTHOR
+from pinky.sync.merge import conflict_copy_name, list_conflicts, union_merge
+from pinky.sync.remote import Merge, pull, push
+from pinky.sync.repo import commit_local, head_commit, is_fresh, open_or_init, set_origin, sync_lock
+
+__all__ = ["SyncReport", "conflict_copy_name", "head_commit", "list_conflicts", "sync", "union_merge"]
+
+DEFAULT_AUTHOR = "pinky <pinky@localhost>"
+IGNORED = ("brain.db*", ".pinky/")
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What one sync run did; ``pulled_paths`` are the files the caller must reindex."""
+
+    cloned: bool = False
+    initialised: bool = False
+    committed: bool = False
+    commit_message: str | None = None
+    pulled_paths: list[str] = field(default_factory=list)
+    pushed: bool = False
+    conflicts: list[str] = field(default_factory=list)
+    remote: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def sync(
+    brain_dir: Path,
+    remote: str | None = None,
+    *,
+    author: str | None = None,
+    errstream: BinaryIO | None = None,
+) -> SyncReport:
+    """Commit local changes, fetch and merge ``origin``, push; create the repo on first run.
+
+    ``remote`` (re)sets ``origin``. Without any remote the brain is committed locally only.
+    Merge rules, per file from the merge base: a side that changed wins; deleted vs modified
+    keeps the modified file; ``diary/`` and ``append_only: true`` files are line-unioned;
+    rollups (``diary/weekly``, ``diary/monthly``) keep ours, as they are regenerated; any
+    other file edited on both sides keeps ours and gets theirs as ``<stem>.conflict-<sha>.md``.
+    Conflict markers are never written.
+
+    Raises SyncError when the remote is unreachable or rejects the push: local files and
+    commits are kept, and the next run finishes the job (a failed push is retried).
+    """
+    brain_dir = Path(brain_dir).absolute()
+    err: BinaryIO = errstream if errstream is not None else io.BytesIO()
+    ident = _author_bytes(author)
+    fresh = is_fresh(brain_dir)
+    repo, initialised = open_or_init(brain_dir)
+    with repo, sync_lock(repo):
+        url = set_origin(repo, remote)
+        merge = pull(repo, url, ident, err) if fresh and url else None
+        _ensure_gitignore(brain_dir)
+        message = commit_local(repo, ident)
+        if url and not fresh:
+            merge = pull(repo, url, ident, err)
+        pushed = push(repo, url, merge, err) if url and merge else False
+    if merge is None:
+        merge = Merge([], [], b"", None)
+    notes = [n for n in (merge.note, _push_note(url, pushed)) if n]
+    return SyncReport(
+        cloned=bool(fresh and url),
+        initialised=initialised,
+        committed=message is not None,
+        commit_message=message,
+        pulled_paths=merge.changed,
+        pushed=pushed,
+        conflicts=merge.conflicts,
+        remote=url,
+        notes=notes,
+    )
+
+
+def _ensure_gitignore(brain_dir: Path) -> None:
+    """The index and local state are per machine: never commit them."""
+    path = brain_dir / ".gitignore"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    present = {line.strip() for line in text.splitlines()}
+    missing = [pattern for pattern in IGNORED if pattern not in present]
+    if not missing:
+        return
+    if text and not text.endswith("\n"):
+        text += "\n"
+    fileio.atomic_write(path, text + "\n".join(missing) + "\n")
+
+
+def _author_bytes(author: str | None) -> bytes:
+    """``author`` arg, else $PINKY_GIT_AUTHOR, else the pinky default; never global git config."""
+    value = (author or os.environ.get(ENV_GIT_AUTHOR) or DEFAULT_AUTHOR).strip()
+    if not re.fullmatch(r"[^<>\n]+ <[^<>\n]*>", value):
+        raise InvalidInput(f"git author must look like 'Name <email>', got {value!r}")
+    return value.encode()
+
+
+def _push_note(url: str | None, pushed: bool) -> str | None:
+    """Say plainly why nothing left the machine."""
+    if url is None:
+        return "no remote configured: committed locally, nothing to push (use --remote URL)"
+    return None if pushed else "remote already up to date"

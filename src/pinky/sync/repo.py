@@ -1,0 +1,208 @@
+"""The brain's local git repository through dulwich: open or create it, lock it, read and write
+trees and commits, move the branch, and commit what changed on disk.
+
+Commits are written directly (no hooks, no signing, no global git identity). dulwich is
+imported inside functions only: ``import pinky.sync`` must stay cheap for the CLI.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pinky import fileio
+from pinky.errors import SyncError
+from pinky.sync.merge import Snapshot
+
+if TYPE_CHECKING:
+    from dulwich.repo import Repo
+
+
+def is_fresh(brain_dir: Path) -> bool:
+    """A missing/empty dir, or a repo with no commit and no files, is cloned into."""
+    if not brain_dir.exists():
+        return True
+    names = {p.name for p in brain_dir.iterdir()}
+    if not names <= {".git"}:
+        return False
+    if not names:
+        return True
+    return head_commit(brain_dir) is None
+
+
+def head_commit(brain_dir: Path) -> bytes | None:
+    """HEAD's commit of the repository at ``brain_dir``; None when unborn or not a repository."""
+    from dulwich.repo import Repo
+
+    try:
+        with Repo(str(brain_dir)) as repo:
+            return head_sha(repo)
+    except Exception:
+        return None
+
+
+def open_or_init(brain_dir: Path) -> tuple[Repo, bool]:
+    """Open the brain repo, or init one when there is none; True when it was created."""
+    from dulwich.errors import NotGitRepository
+    from dulwich.repo import Repo
+
+    if brain_dir.exists() and not brain_dir.is_dir():
+        raise SyncError(f"brain path {brain_dir} exists and is not a directory")
+    try:
+        return Repo(str(brain_dir)), False
+    except NotGitRepository:
+        pass
+    if (brain_dir / ".git").exists():
+        raise SyncError(f"{brain_dir}/.git exists but is not a readable git repository")
+    brain_dir.mkdir(parents=True, exist_ok=True)
+    return Repo.init(str(brain_dir)), True
+
+
+@contextmanager
+def sync_lock(repo: Repo) -> Iterator[None]:
+    """One sync at a time per brain (hooks may fire together); released if the process dies."""
+    with ExitStack() as held:
+        try:
+            held.enter_context(fileio.file_lock(os.path.join(repo.controldir(), "pinky-sync.lock"), blocking=False))
+        except BlockingIOError:
+            raise SyncError(f"another pinky sync is running on {repo.path}") from None
+        yield
+
+
+def set_origin(repo: Repo, remote: str | None) -> str | None:
+    """Record ``remote`` as origin (absolute if a local path); return origin's URL or None."""
+    config = repo.get_config()
+    section = (b"remote", b"origin")
+    if remote:
+        url = os.path.abspath(remote) if os.path.exists(remote) else remote
+        config.set(section, b"url", url.encode())
+        config.set(section, b"fetch", b"+refs/heads/*:refs/remotes/origin/*")
+        config.write_to_path()
+        return url
+    try:
+        return config.get(section, b"url").decode()
+    except KeyError:
+        return None
+
+
+# --- refs, trees, commits ------------------------------------------------------------------------
+
+
+def head_branch(repo: Repo) -> bytes:
+    """The branch HEAD points at; sync refuses a detached HEAD rather than guess."""
+    target = repo.refs.read_ref(b"HEAD")
+    if not target or not target.startswith(b"ref: refs/heads/"):
+        raise SyncError(f"{repo.path} has a detached HEAD; check out a branch before syncing")
+    return target[len(b"ref: ") :].strip()
+
+
+def head_sha(repo: Repo) -> bytes | None:
+    """Commit HEAD points at, None while the branch is unborn."""
+    try:
+        return repo.refs[head_branch(repo)]
+    except KeyError:
+        return None
+
+
+def snapshot(repo: Repo, commit: bytes | None) -> Snapshot:
+    """Flatten a commit's tree into path -> (mode, sha)."""
+    if commit is None:
+        return {}
+    tree = repo[commit].tree
+    return {
+        e.path.decode("utf-8", "surrogateescape"): (e.mode, e.sha)
+        for e in repo.object_store.iter_tree_contents(tree)
+    }
+
+
+def write_tree(repo: Repo, snap: Snapshot) -> bytes:
+    """Store the nested tree objects for a flat snapshot; return the root tree id."""
+    from dulwich.index import commit_tree
+
+    blobs = [(p.encode("utf-8", "surrogateescape"), sha, mode) for p, (mode, sha) in snap.items()]
+    return commit_tree(repo.object_store, blobs)
+
+
+def make_commit(repo: Repo, tree: bytes, parents: list[bytes], message: str, ident: bytes) -> bytes:
+    """Write a commit object directly: no hooks, no signing, no global identity lookup."""
+    from dulwich.objects import Commit
+
+    now = int(time.time())
+    offset = time.localtime(now).tm_gmtoff
+    commit = Commit()
+    commit.tree = tree
+    commit.parents = parents
+    commit.author = commit.committer = ident
+    commit.author_time = commit.commit_time = now
+    commit.author_timezone = commit.commit_timezone = offset
+    commit.encoding = b"UTF-8"
+    commit.message = message.encode() + b"\n"
+    repo.object_store.add_object(commit)
+    return commit.id
+
+
+def advance(repo: Repo, old: bytes | None, new: bytes, message: str) -> None:
+    """Move the branch from ``old`` to ``new`` atomically, or fail if someone else moved it."""
+    branch = head_branch(repo)
+    msg = message.encode()
+    ok = (
+        repo.refs.add_if_new(branch, new, message=msg)
+        if old is None
+        else repo.refs.set_if_equals(branch, old, new, message=msg)
+    )
+    if not ok:
+        raise SyncError(f"{branch.decode()} moved during sync; run sync again")
+
+
+class RepoBlobs:
+    """The merge rules' `Blobs`, backed by the repository's object store."""
+
+    def __init__(self, repo: Repo) -> None:
+        self._repo = repo
+
+    def read(self, sha: bytes) -> bytes:
+        return self._repo.object_store[sha].data
+
+    def write(self, data: bytes) -> bytes:
+        from dulwich.objects import Blob
+
+        blob = Blob.from_string(data)
+        self._repo.object_store.add_object(blob)
+        return blob.id
+
+
+# --- committing local changes --------------------------------------------------------------------
+
+
+def commit_local(repo: Repo, ident: bytes) -> str | None:
+    """Stage everything (adds, edits, deletions) and commit it; None when nothing changed."""
+    from dulwich import porcelain
+
+    porcelain.add(repo)
+    head = head_sha(repo)
+    index = repo.open_index()
+    staged = {
+        path.decode("utf-8", "surrogateescape"): (entry.mode, entry.sha)
+        for path, entry in index.iteritems()
+    }
+    before = snapshot(repo, head)
+    if staged == before:
+        return None
+    tree = write_tree(repo, staged)
+    message = _local_message(before, staged)
+    advance(repo, head, make_commit(repo, tree, [head] if head else [], message, ident), message)
+    return message
+
+
+def _local_message(before: Snapshot, after: Snapshot) -> str:
+    """``pinky sync: add 2, update 1, remove 0 (a.md, b.md, ...)`` so ``git log`` reads well."""
+    added = sorted(set(after) - set(before))
+    removed = sorted(set(before) - set(after))
+    updated = sorted(p for p in set(after) & set(before) if after[p] != before[p])
+    paths = added + updated + removed
+    shown = ", ".join(paths[:3]) + (", ..." if len(paths) > 3 else "")
+    return f"pinky sync: add {len(added)}, update {len(updated)}, remove {len(removed)} ({shown})"

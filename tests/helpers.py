@@ -1,0 +1,67 @@
+"""Helpers shared by test modules (fixtures live in conftest.py; no test module imports another)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+
+def write_note(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def console_script(name: str) -> list[str]:
+    """The installed entry point next to this interpreter, else `python -m` of its module."""
+    candidate = Path(sys.executable).parent / name
+    if candidate.exists():
+        return [str(candidate)]
+    found = shutil.which(name)
+    if found:
+        return [found]
+    module = {"pinky": "pinky", "pinky-mcp": "pinky.mcp_server", "pinky-hooks": "pinky.hooks"}[name]
+    return [sys.executable, "-m", module]
+
+
+def migrated_database(path: Path):  # type: ignore[no-untyped-def]
+    """A brain.db at `path` with the whole schema, opened through the project's connection factory."""
+    from pinky.store.connect import open_database
+    from pinky.store.migrations import migrate
+
+    db = open_database(path)
+    migrate(db.conn)
+    return db
+
+
+def add_entry(conn, slug: str, *, root: str = "project", path: str | None = None, type: str = "note",  # type: ignore[no-untyped-def]
+              title: str | None = None, body: str = "", tags: tuple[str, ...] = (), files: tuple[str, ...] = (),
+              links: tuple[str, ...] = (), mentions: tuple[str, ...] = (), scope: str | None = None,
+              created: str | None = None, last_verified: str | None = None, mtime_ns: int = 0,
+              meta: dict | None = None, chunks: list[str] | None = None, has_vec_table: bool = False) -> str:
+    """Insert an entry (and one chunk per text) the way the indexer does, through store.entries.upsert_entry."""
+    import hashlib
+    import json
+
+    from pinky.layout import entry_id
+    from pinky.store.entries import upsert_entry
+
+    rel = path or (slug.removeprefix("global/") + ".md")
+    eid = entry_id(root, rel)
+    row = {
+        "id": eid, "root": root, "path": rel, "slug": slug,
+        "scope": scope or ("global" if root == "global" else "project:demo"), "type": type,
+        "project": None if root == "global" else "demo", "tags": json.dumps(list(tags)),
+        "files": json.dumps(list(files)), "created": created, "last_verified": last_verified,
+        "title": title or slug.rsplit("/", 1)[-1], "body": body, "meta": json.dumps(meta or {}),
+        "content_hash": f"hash-{eid}", "mtime_ns": mtime_ns, "size": len(body), "parse_error": None,
+        "indexed_at": "2026-11-25T00:00:00+00:00",
+    }
+    texts = chunks if chunks is not None else [body or row["title"]]
+    chunk_rows = [{"ord": n, "heading": "", "line": 1, "text": text,
+                   "hash": hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]}
+                  for n, text in enumerate(texts)]
+    upsert_entry(conn, row, links, mentions, chunk_rows, has_vec_table)
+    return eid

@@ -1,0 +1,240 @@
+"""pinky.entries: save, get, update, soft-delete and restore notes through the module functions."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import write_note
+
+from pinky import entries, indexer
+from pinky.config import load_config
+from pinky.errors import Conflict, InvalidInput, NotFound
+from pinky.index import Index
+from pinky.markdown import content_hash, split_frontmatter
+
+
+@pytest.fixture
+def index(project: Path) -> Iterator[Index]:
+    idx = Index(load_config())
+    yield idx
+    idx.close()
+
+
+@pytest.fixture
+def docs(project: Path) -> Path:
+    return project / "documentation"
+
+
+def front(path: Path) -> dict:
+    return split_frontmatter(path.read_text(encoding="utf-8"))[0]
+
+
+# --- slugify ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("title", "stem"), [
+    ("Pool hangs", "pool-hangs"),
+    ("El pool de PG se cuelga", "el-pool-de-pg-se-cuelga"),
+    ("Ça déborde — vraiment!", "ca-deborde-vraiment"),
+    ("  --Leading & trailing--  ", "leading-trailing"),
+    ("../../etc/passwd", "etc-passwd"),
+    ("数据库连接池", "entry"),
+    ("", "entry"),
+    ("!!!", "entry"),
+    ("a" * 59 + " b", "a" * 59),  # cut at 60 characters, never ending in '-'
+    ("x" * 100, "x" * 60),
+])
+def test_slugify(title: str, stem: str) -> None:
+    assert entries.slugify(title) == stem
+
+
+# --- save and get ------------------------------------------------------------------------------------------------
+
+
+def test_save_writes_the_note_then_indexes_it(index: Index, docs: Path) -> None:
+    entry = entries.save(index, "Pool hangs", "The pool hangs under load.", type="Gotcha", tags=["db", " db ", "pg"],
+                         files=["src/db/pool.py"], embed=False)
+    path = docs / "gotcha" / "pool-hangs.md"
+    assert path.is_file()
+    assert (entry.slug, entry.path, entry.type, entry.title) == ("gotcha/pool-hangs",
+                                                                 "documentation/gotcha/pool-hangs.md", "gotcha",
+                                                                 "Pool hangs")
+    assert entry.tags == ["db", "pg"]
+    assert entry.files == ["src/db/pool.py"]
+    assert (entry.scope, entry.project) == ("project:demo-project", "demo-project")
+    assert entry.body.strip() == "The pool hangs under load."
+    assert entry.version == content_hash(path.read_bytes())
+    meta = front(path)
+    assert meta["title"] == "Pool hangs"
+    assert meta["last_verified"] == dt.datetime.now(dt.UTC).date().isoformat()
+    assert dt.datetime.fromisoformat(str(meta["created"])).tzinfo is not None
+    assert entries.get(index, "gotcha/pool-hangs") == entry
+    assert entry.as_dict()["slug"] == "gotcha/pool-hangs"
+
+
+def test_saving_the_same_title_twice_never_overwrites(index: Index, docs: Path) -> None:
+    first = entries.save(index, "Pool", "one", embed=False)
+    second = entries.save(index, "Pool", "two", embed=False)
+    assert (first.slug, second.slug) == ("note/pool", "note/pool-2")
+    assert "one" in (docs / "note/pool.md").read_text(encoding="utf-8")
+
+
+def test_save_to_the_global_brain_and_to_a_named_project(index: Index, isolated_env: Path, docs: Path) -> None:
+    glob = entries.save(index, "Use ripgrep", "rg is fast", scope="global", embed=False)
+    assert glob.slug == "global/note/use-ripgrep"
+    assert glob.scope == "global"
+    assert (isolated_env / "brain/note/use-ripgrep.md").is_file()
+    other = entries.save(index, "Their API", "x", project="billing", embed=False)
+    assert (other.scope, other.project) == ("project:billing", "billing")
+    assert (docs / "note/their-api.md").is_file()
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"title": ""}, "title must not be empty"),
+    ({"title": "two\nlines"}, "title must be one line"),
+    ({"type": "essay"}, "unknown type 'essay'"),
+    ({"tags": "db"}, "tags must be a list of strings"),
+    ({"body": 5}, "body must be a string"),
+    ({"scope": "team"}, "scope 'team' must be 'global' or 'project:<name>'"),
+    ({"scope": "global", "project": "x"}, "contradicts"),
+])
+def test_save_refuses_bad_input_before_writing_anything(index: Index, docs: Path, kwargs: dict,
+                                                        message: str) -> None:
+    args = {"title": "Fine", "body": "fine", **kwargs}
+    with pytest.raises(InvalidInput, match=message):
+        entries.save(index, args.pop("title"), args.pop("body"), embed=False, **args)
+    assert list(docs.rglob("*.md")) == []
+
+
+def test_get_by_shortened_and_ambiguous_slugs(index: Index) -> None:
+    entries.save(index, "Pool", "project one", type="gotcha", embed=False)
+    entries.save(index, "Pool", "global one", type="gotcha", scope="global", embed=False)
+    entries.save(index, "Wal", "x", type="decision", embed=False)
+    assert entries.get(index, "wal").slug == "decision/wal"
+    assert entries.get(index, "gotcha/pool").body.strip() == "project one"
+    assert entries.get(index, "global/gotcha/pool").body.strip() == "global one"
+    with pytest.raises(NotFound, match=r"slug 'pool' is ambiguous: gotcha/pool, global/gotcha/pool"):
+        entries.get(index, "pool")
+    with pytest.raises(NotFound, match="no entry with slug 'nothing'; search for it first"):
+        entries.get(index, "nothing")
+    with pytest.raises(InvalidInput, match="slug must be a non-empty string"):
+        entries.get(index, "  ")
+
+
+def test_get_rereads_a_note_edited_on_disk(index: Index, docs: Path) -> None:
+    saved = entries.save(index, "Pool", "before", embed=False)
+    path = docs / "note/pool.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("before", "after"), encoding="utf-8")
+    got = entries.get(index, "note/pool")
+    assert got.body.strip() == "after"
+    assert got.version != saved.version
+
+
+def test_get_of_a_note_removed_from_disk(index: Index, docs: Path) -> None:
+    entries.save(index, "Pool", "x", embed=False)
+    (docs / "note/pool.md").unlink()
+    with pytest.raises(NotFound, match="entry 'note/pool' was removed from disk"):
+        entries.get(index, "note/pool")
+    with pytest.raises(NotFound, match="no entry with slug"):
+        entries.get(index, "note/pool")  # and it left the index
+
+
+# --- update --------------------------------------------------------------------------------------------------
+
+
+def test_update_changes_only_what_is_given(index: Index, docs: Path) -> None:
+    saved = entries.save(index, "Pool", "old body", type="gotcha", tags=["db"], embed=False)
+    updated = entries.update(index, "pool", saved.version, body="new body", last_verified="2026-11-20T10:00Z")
+    assert updated.body.strip() == "new body"
+    assert (updated.title, updated.type, updated.tags) == ("Pool", "gotcha", ["db"])
+    assert updated.last_verified == "2026-11-20"
+    assert updated.version != saved.version
+    retitled = entries.update(index, "gotcha/pool", updated.version, title=" Pool stalls ", tags=[], type="bug")
+    assert (retitled.title, retitled.type, retitled.tags) == ("Pool stalls", "bug", [])
+    assert retitled.slug == "gotcha/pool"  # the file stays where it is
+    assert retitled.body.strip() == "new body"
+
+
+def test_update_on_a_stale_version_is_a_conflict_and_writes_nothing(index: Index, docs: Path) -> None:
+    saved = entries.save(index, "Pool", "old", embed=False)
+    entries.update(index, "note/pool", saved.version, body="first writer")
+    before = (docs / "note/pool.md").read_bytes()
+    with pytest.raises(Conflict, match=r"entry 'note/pool' changed: its version is \w+, not " + saved.version):
+        entries.update(index, "note/pool", saved.version, body="second writer")
+    assert (docs / "note/pool.md").read_bytes() == before
+
+
+@pytest.mark.parametrize(("version", "kwargs", "error", "message"), [
+    ("", {}, InvalidInput, "expected_version is required"),
+    (None, {}, InvalidInput, "expected_version is required"),
+    ("current", {"last_verified": "soon"}, InvalidInput, "last_verified='soon' is not a date"),
+    ("current", {"type": "essay"}, InvalidInput, "unknown type"),
+    ("current", {"title": ""}, InvalidInput, "title must not be empty"),
+])
+def test_update_refuses_bad_input(index: Index, docs: Path, version: str | None, kwargs: dict,
+                                  error: type[Exception], message: str) -> None:
+    saved = entries.save(index, "Pool", "old", embed=False)
+    before = (docs / "note/pool.md").read_bytes()
+    with pytest.raises(error, match=message):
+        entries.update(index, "note/pool", saved.version if version == "current" else version, **kwargs)  # type: ignore[arg-type]
+    assert (docs / "note/pool.md").read_bytes() == before
+
+
+def test_update_refuses_a_note_with_malformed_frontmatter(index: Index, docs: Path) -> None:
+    path = write_note(docs, "note/broken.md", "---\ntitle: [unclosed\n---\nbody\n")
+    indexer.reindex(index, embed=False)
+    version = content_hash(path.read_bytes())
+    with pytest.raises(InvalidInput, match="malformed frontmatter"):
+        entries.update(index, "note/broken", version, body="x")
+    assert path.read_text(encoding="utf-8").endswith("body\n")
+
+
+# --- delete and restore -------------------------------------------------------------------------------------
+
+
+def test_delete_archives_with_the_reason_and_restore_brings_it_back(index: Index, docs: Path) -> None:
+    saved = entries.save(index, "Pool", "the body", type="gotcha", embed=False)
+    archived = entries.delete(index, "gotcha/pool", "  superseded\n by   wal  ")
+    assert archived == docs / ".archive/gotcha/pool.md"
+    assert not (docs / "gotcha/pool.md").exists()
+    meta = front(archived)
+    assert meta["archive_reason"] == "superseded by wal"
+    assert "archived_at" in meta
+    with pytest.raises(NotFound):
+        entries.get(index, "gotcha/pool")
+
+    restored = entries.restore(index, "pool")
+    assert restored.slug == "gotcha/pool"
+    assert restored.body == saved.body
+    assert "archive_reason" not in restored.meta and "archived_at" not in restored.meta
+    assert not archived.exists()
+    assert (docs / "gotcha/pool.md").is_file()
+
+
+def test_delete_needs_a_reason(index: Index, docs: Path) -> None:
+    entries.save(index, "Pool", "x", embed=False)
+    with pytest.raises(InvalidInput, match="reason must not be empty"):
+        entries.delete(index, "note/pool", "  ")
+    assert (docs / "note/pool.md").exists()
+
+
+def test_restore_finds_archived_notes_by_any_of_their_names(index: Index, isolated_env: Path) -> None:
+    entries.save(index, "Retry", "x", type="pattern", scope="global", embed=False)
+    entries.delete(index, "global/pattern/retry", "test")
+    assert entries.restore(index, "pattern/retry.md").slug == "global/pattern/retry"
+    entries.delete(index, "global/pattern/retry", "test")
+    assert entries.restore(index, "global/pattern/retry").slug == "global/pattern/retry"
+
+
+def test_restore_errors(index: Index, docs: Path) -> None:
+    with pytest.raises(NotFound, match="no archived entry 'ghost'"):
+        entries.restore(index, "ghost")
+    entries.save(index, "Pool", "first", embed=False)
+    entries.delete(index, "note/pool", "replaced")
+    write_note(docs, "note/pool.md", "# Pool\nA new note took the name.\n")
+    with pytest.raises(Conflict, match="exists again; move or rename it before restoring"):
+        entries.restore(index, "note/pool")
+    assert (docs / ".archive/note/pool.md").exists()

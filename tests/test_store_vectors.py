@@ -1,0 +1,167 @@
+"""pinky.store.vectors: the vec0 table, the fingerprint in `meta`, pending chunks and the embedding cache."""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import add_entry, migrated_database
+
+from pinky.store import entries as eq
+from pinky.store import vectors as vq
+from pinky.store.connect import Database
+
+DIMS = 4
+
+
+def vec(*values: float) -> bytes:
+    return array("f", values).tobytes()
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[Database]:
+    database = migrated_database(tmp_path / "brain.db")
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def vdb(db: Database) -> Database:
+    if not db.vec_available:
+        pytest.skip(f"sqlite-vec unavailable: {db.vec_error}")
+    vq.reset_vector_table(db.conn, DIMS, "fp-1", "test-embedder")
+    return db
+
+
+def chunk_ids(conn: Any) -> list[int]:
+    return [r[0] for r in conn.execute("SELECT id FROM chunk ORDER BY id")]
+
+
+# --- meta ------------------------------------------------------------------------------------------------------
+
+
+def test_meta_is_an_upserting_key_value_store(db: Database) -> None:
+    assert vq.get_meta(db.conn, "k") is None
+    vq.set_meta(db.conn, "k", "1")
+    vq.set_meta(db.conn, "k", "2")
+    assert vq.get_meta(db.conn, "k") == "2"
+    assert db.conn.execute("SELECT count(*) FROM meta WHERE key = 'k'").fetchone()[0] == 1
+
+
+def test_vector_generation_counts_up_from_zero(db: Database) -> None:
+    assert vq.vector_generation(db.conn) == "0"
+    vq.bump_vector_generation(db.conn)
+    assert vq.vector_generation(db.conn) == "1"
+    vq.bump_vector_generation(db.conn)
+    vq.bump_vector_generation(db.conn)
+    assert vq.vector_generation(db.conn) == "3"
+
+
+def test_no_vector_table_before_the_first_reset(db: Database) -> None:
+    assert not vq.vector_table_exists(db.conn)
+
+
+# --- the vec0 table --------------------------------------------------------------------------------------------
+
+
+def test_reset_creates_the_table_records_the_embedder_and_marks_every_chunk_pending(vdb: Database) -> None:
+    conn = vdb.conn
+    add_entry(conn, "a", chunks=["one", "two"], has_vec_table=True)
+    ids = chunk_ids(conn)
+    assert vq.store_vectors(conn, [(ids[0], vec(1, 0, 0, 0)), (ids[1], vec(0, 1, 0, 0))]) == 2
+    generation = int(vq.vector_generation(conn))
+
+    vq.reset_vector_table(conn, 8, "fp-2", "bigger")
+
+    assert vq.vector_table_exists(conn)
+    assert (vq.get_meta(conn, "fingerprint"), vq.get_meta(conn, "dims"), vq.get_meta(conn, "embedder")) == (
+        "fp-2", "8", "bigger")
+    assert vq.vector_rows(conn) == 0
+    assert vq.count_pending(conn) == 2
+    assert int(vq.vector_generation(conn)) > generation
+    with pytest.raises(Exception, match="[Dd]imension"):
+        vq.store_vectors(conn, [(ids[0], vec(1, 0, 0, 0))])  # a 4-float vector no longer fits
+
+
+def test_pending_chunks_in_id_order_with_their_entry_title(vdb: Database) -> None:
+    conn = vdb.conn
+    add_entry(conn, "a", title="Title A", chunks=["first", "second"])
+    add_entry(conn, "b", title="Title B", chunks=["third"])
+    pending = vq.pending_chunks(conn, 10)
+    assert [(r[2], r[4]) for r in pending] == [("Title A", "first"), ("Title A", "second"), ("Title B", "third")]
+    assert [r[0] for r in pending] == chunk_ids(conn)
+    assert len(vq.pending_chunks(conn, 2)) == 2
+    assert vq.count_pending(conn) == 3
+
+
+def test_store_vectors_fills_only_live_pending_chunks(vdb: Database) -> None:
+    conn = vdb.conn
+    add_entry(conn, "a", chunks=["one", "two"])
+    first, second = chunk_ids(conn)
+    generation = int(vq.vector_generation(conn))
+    assert vq.store_vectors(conn, [(first, vec(1, 0, 0, 0)), (99999, vec(0, 0, 0, 1))]) == 1
+    assert int(vq.vector_generation(conn)) == generation + 1
+    assert vq.store_vectors(conn, [(first, vec(0, 1, 0, 0))]) == 0  # another process already did it
+    assert int(vq.vector_generation(conn)) == generation + 1
+    assert vq.store_vectors(conn, []) == 0
+    assert [r[0] for r in vq.pending_chunks(conn, 10)] == [second]
+    assert [tuple(r) for r in vq.all_vectors(conn)] == [(first, vec(1, 0, 0, 0))]
+    assert vq.vector_rows(conn) == 1
+    assert eq.counts(conn)["vectors"] == 1
+
+
+def test_deleting_an_entry_with_the_vector_table_drops_its_vectors(vdb: Database) -> None:
+    conn = vdb.conn
+    eid = add_entry(conn, "a", chunks=["one"])
+    vq.store_vectors(conn, [(chunk_ids(conn)[0], vec(1, 1, 1, 1))])
+    eq.delete_entry(conn, eid, has_vec_table=True)
+    assert vq.vector_rows(conn) == 0
+
+
+def test_orphan_vectors_left_by_a_process_without_sqlite_vec_are_dropped(vdb: Database) -> None:
+    conn = vdb.conn
+    gone = add_entry(conn, "gone", chunks=["one", "two"])
+    add_entry(conn, "kept", chunks=["three"])
+    ids = chunk_ids(conn)
+    vq.store_vectors(conn, [(i, vec(1, 0, 0, 0)) for i in ids])
+    eq.delete_entry(conn, gone, has_vec_table=False)  # that process could not touch chunk_vec
+    assert vq.vector_rows(conn) == 3
+    generation = int(vq.vector_generation(conn))
+    assert vq.drop_orphan_vectors(conn) == 2
+    assert [r[0] for r in vq.all_vectors(conn)] == [ids[2]]
+    assert int(vq.vector_generation(conn)) == generation + 1
+    assert vq.drop_orphan_vectors(conn) == 0
+    assert int(vq.vector_generation(conn)) == generation + 1
+
+
+def test_collect_garbage_drops_orphan_vectors_too(vdb: Database) -> None:
+    conn = vdb.conn
+    gone = add_entry(conn, "gone", chunks=["one"])
+    vq.store_vectors(conn, [(chunk_ids(conn)[0], vec(1, 0, 0, 0))])
+    eq.delete_entry(conn, gone, has_vec_table=False)
+    assert eq.collect_garbage(conn, "fp-1", has_vec_table=True)["orphan_vectors"] == 1
+    assert vq.vector_rows(conn) == 0
+
+
+# --- the embedding cache --------------------------------------------------------------------------------------
+
+
+def test_the_cache_is_keyed_by_text_hash_and_fingerprint(db: Database) -> None:
+    conn = db.conn
+    vq.cache_vectors(conn, [("h1", vec(1)), ("h2", vec(2))], "fp-1")
+    vq.cache_vectors(conn, [("h1", vec(9))], "fp-1")  # first write wins: the same text, the same vector
+    vq.cache_vectors(conn, [("h1", vec(5))], "fp-2")
+    assert vq.cached_vectors(conn, ["h1", "h2", "h3"], "fp-1") == {"h1": vec(1), "h2": vec(2)}
+    assert vq.cached_vectors(conn, iter(["h1", "h1"]), "fp-2") == {"h1": vec(5)}
+    assert vq.cached_vectors(conn, [], "fp-1") == {}
+    assert vq.cached_vectors(conn, ["h1"], "fp-3") == {}
+
+
+def test_cache_lookups_of_many_hashes_go_in_batches(db: Database) -> None:
+    rows = [(f"h{n}", vec(n)) for n in range(1203)]
+    vq.cache_vectors(db.conn, rows, "fp")
+    found = vq.cached_vectors(db.conn, [h for h, _ in rows] + ["missing"], "fp")
+    assert found == dict(rows)

@@ -1,0 +1,98 @@
+"""Sync's local repository steps through dulwich, on real repositories in tmp_path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from dulwich import porcelain
+from dulwich.repo import Repo
+
+from pinky.errors import SyncError
+from pinky.sync.repo import (
+    advance,
+    commit_local,
+    head_commit,
+    head_sha,
+    is_fresh,
+    open_or_init,
+    set_origin,
+    snapshot,
+    sync_lock,
+)
+
+IDENT = b"Test <test@example.org>"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    repo, created = open_or_init(tmp_path / "brain")
+    assert created
+    yield repo
+    repo.close()
+
+
+def write(repo: Repo, rel: str, text: str) -> None:
+    path = Path(repo.path) / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_head_commit_and_is_fresh(tmp_path: Path, repo: Repo) -> None:
+    brain = Path(repo.path)
+    assert head_commit(tmp_path / "missing") is None and is_fresh(tmp_path / "missing")
+    assert head_commit(tmp_path) is None  # a folder that is not a repository
+    assert head_commit(brain) is None and is_fresh(brain)  # unborn: only .git
+    write(repo, "gotcha/x.md", "x")
+    assert not is_fresh(brain)  # a file to keep: never cloned over
+    commit_local(repo, IDENT)
+    assert head_commit(brain) == head_sha(repo) == repo.head()
+
+
+def test_open_or_init_reopens_and_refuses_a_file(tmp_path: Path, repo: Repo) -> None:
+    again, created = open_or_init(Path(repo.path))
+    again.close()
+    assert not created
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(SyncError, match="not a directory"):
+        open_or_init(tmp_path / "file")
+
+
+def test_commit_local_commits_adds_edits_and_deletions_once(repo: Repo) -> None:
+    write(repo, "a.md", "a")
+    write(repo, "b.md", "b")
+    assert commit_local(repo, IDENT) == "pinky sync: add 2, update 0, remove 0 (a.md, b.md)"
+    assert commit_local(repo, IDENT) is None
+    write(repo, "a.md", "a2")
+    (Path(repo.path) / "b.md").unlink()
+    assert commit_local(repo, IDENT) == "pinky sync: add 0, update 1, remove 1 (a.md, b.md)"
+    assert set(snapshot(repo, head_sha(repo))) == {"a.md"}
+    assert repo[repo.head()].author == IDENT
+    assert porcelain.status(repo).unstaged == []
+
+
+def test_sync_lock_lets_one_sync_at_a_time(repo: Repo) -> None:
+    with sync_lock(repo):
+        with pytest.raises(SyncError, match="another pinky sync is running"), sync_lock(repo):
+            pass
+    with sync_lock(repo):  # released
+        pass
+
+
+def test_advance_refuses_a_branch_someone_else_moved(repo: Repo) -> None:
+    write(repo, "a.md", "a")
+    commit_local(repo, IDENT)
+    first = head_sha(repo)
+    write(repo, "a.md", "b")
+    commit_local(repo, IDENT)
+    with pytest.raises(SyncError, match="moved during sync"):
+        advance(repo, first, first, "rewind")
+
+
+def test_set_origin_records_local_paths_absolute(tmp_path: Path, repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert set_origin(repo, None) is None
+    (tmp_path / "remote.git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert set_origin(repo, "remote.git") == str(tmp_path / "remote.git")
+    assert set_origin(repo, None) == str(tmp_path / "remote.git")
+    assert set_origin(repo, "git@example.org:me/brain.git") == "git@example.org:me/brain.git"
