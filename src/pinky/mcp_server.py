@@ -14,7 +14,8 @@ import contextlib
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -90,7 +91,7 @@ def build_server(runtime: Runtime, tier: str) -> MCPServer:
     return app
 
 
-def _lifespan(runtime: Runtime, tier: str):  # type: ignore[no-untyped-def]
+def _lifespan(runtime: Runtime, tier: str) -> Callable[[MCPServer], AbstractAsyncContextManager[ServerState]]:
     @contextlib.asynccontextmanager
     async def lifespan(_app: MCPServer) -> AsyncIterator[ServerState]:
         runtime.start()
