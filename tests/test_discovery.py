@@ -160,3 +160,30 @@ def test_session_start_shows_global_notes_about_this_project(repo: Path) -> None
                    CLAUDE_PROJECT_DIR=str(repo))
     digest = json.loads(started.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "global/note/repo-deploy-key-rotation" in digest
+
+
+# --- the MCP server, started by Claude Code in a subfolder ------------------------------------------
+
+
+def test_the_mcp_server_saves_into_the_project_from_a_subfolder(repo: Path) -> None:
+    from mcp_helpers import RawServer
+
+    where = repo / "src" / "db"
+    env = {"PINKY_DB": "", "PINKY_SAVE_DIR": "", "PINKY_HOME": os.environ["PINKY_HOME"],
+           "CLAUDE_PROJECT_DIR": str(where)}
+    with RawServer(where, **env) as server:  # as the plugin's .mcp.json starts it: no PINKY_* paths at all
+        server.initialize()
+        saved = server.call("brain_save", title="Learned in a session", body="The pool needs a timeout.",
+                            type="gotcha")["structuredContent"]
+        assert saved["scope"] == "project:repo" and saved["path"] == "documentation/gotcha/learned-in-a-session.md"
+        assert "commit it with the code" in saved["saved_to"]
+        hits = server.call("brain_search", query="pool timeout")["structuredContent"]["hits"]
+        assert {h["slug"] for h in hits} >= {"gotcha/pool-hang", "gotcha/learned-in-a-session"}
+        listed = server.call("brain_list", type="gotcha")["structuredContent"]
+        assert [e["slug"] for e in listed["entries"]][0] == "gotcha/learned-in-a-session" and listed["count"] == 2
+        shared = server.call("brain_save", title="Everywhere", body="x", scope="global")["structuredContent"]
+        assert shared["scope"] == "global" and "global brain" in shared["saved_to"]
+    assert (repo / "documentation/gotcha/learned-in-a-session.md").is_file()
+    assert not (where / "documentation").exists() and not (where / "brain.db").exists()
+    listed_by_cli = json.loads(pinky("list", "--json", cwd=repo).stdout)
+    assert listed_by_cli["count"] == 3, listed_by_cli  # the CLI sees the same brain (and the global note)

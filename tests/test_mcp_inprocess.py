@@ -17,11 +17,12 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_helpers import hermetic_config, in_process
 
 from pinky import mcp_tools
+from pinky.config import load_config
 from pinky.mcp_tools import TIERS, TOOL_TIERS, ServerState, save_target, tier_of, tools_for
 from pinky.runtime import Runtime
 
 pytestmark = pytest.mark.anyio
-READ = ["brain_search", "brain_get", "brain_related", "brain_briefing", "brain_stats"]
+READ = ["brain_search", "brain_get", "brain_related", "brain_briefing", "brain_list", "brain_stats"]
 WRITE = ["brain_save", "brain_update", "brain_delete"]
 ADMIN = ["brain_reindex", "brain_sync"]
 
@@ -176,19 +177,22 @@ async def test_tool_functions_can_be_called_directly(state: ServerState) -> None
 async def test_resource_functions_can_be_called_directly(state: ServerState) -> None:
     from mcp.server.mcpserver.exceptions import ResourceError
 
-    await mcp_tools.brain_save(state, title="Listed", body="x")
-    assert '"slug": "global/note/listed"' in await mcp_tools.read_entries(state.runtime)
-    assert "title: Listed" in await mcp_tools.read_entry(state.runtime, "global/note/listed")
+    await mcp_tools.brain_save(state, title="Listed", body="x")  # inside a project: the project's folder
+    assert '"slug": "note/listed"' in await mcp_tools.read_entries(state.runtime)
+    assert "title: Listed" in await mcp_tools.read_entry(state.runtime, "note/listed")
     with pytest.raises(ResourceError):
         await mcp_tools.read_entry(state.runtime, "nope/x")
 
 
 def test_save_target_rule(tmp_path: Path) -> None:
-    """project argument > scope argument > PINKY_PROJECT > global."""
+    """project argument > scope argument > PINKY_PROJECT > the project the server runs in > global."""
     plain = hermetic_config(tmp_path)
     pinned = hermetic_config(tmp_path, project="billing")
-    assert save_target(plain, None, None) == ("global", None)
+    outside = load_config(home=tmp_path / "home", cwd=tmp_path)  # no pinky.toml anywhere above
+    assert save_target(outside, None, None) == ("global", None)
+    assert save_target(plain, None, None) == (f"project:{plain.project}", None)
     assert save_target(pinned, None, None) == ("project:billing", None)
     assert save_target(pinned, "global", None) == ("global", None)
     assert save_target(pinned, "global", "other") == ("project:other", "other")
-    assert save_target(plain, "", None) == ("global", None)
+    assert save_target(plain, "", None) == (f"project:{plain.project}", None)
+    assert save_target(outside, "", None) == ("global", None)

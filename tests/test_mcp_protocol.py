@@ -17,7 +17,7 @@ from pinky.mcp_server import log_level, tier_from_env
 
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 ALL_TOOLS = {"brain_search", "brain_save", "brain_stats", "brain_get", "brain_update", "brain_delete",
-             "brain_briefing", "brain_related", "brain_reindex", "brain_sync"}
+             "brain_briefing", "brain_related", "brain_list", "brain_reindex", "brain_sync"}
 
 # The seed's "Testing it by hand" lines, verbatim.
 HAND_TEST = [
@@ -132,7 +132,7 @@ def test_stdout_stays_pure_with_debug_logging(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("tier", "expected"), [
-    ("read", {"brain_search", "brain_get", "brain_related", "brain_briefing", "brain_stats"}),
+    ("read", {"brain_search", "brain_get", "brain_related", "brain_briefing", "brain_list", "brain_stats"}),
     ("admin", ALL_TOOLS),
 ])
 def test_tiers_choose_the_tools(tmp_path: Path, tier: str, expected: set[str]) -> None:
@@ -200,3 +200,12 @@ def test_tier_from_env() -> None:
     assert tier_from_env({"PINKY_TIER": " Admin "}) == "admin"
     with pytest.raises(Exception, match="PINKY_TIER"):
         tier_from_env({"PINKY_TIER": "superuser"})
+
+
+def test_help_is_for_users_and_stray_arguments_are_refused() -> None:
+    command = console_script("pinky-mcp")
+    shown = subprocess.run([*command, "--help"], capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0 and shown.stdout.startswith("usage: pinky-mcp")
+    assert "PINKY_TIER" in shown.stdout and "pinky.toml" in shown.stdout and "_lowlevel" not in shown.stdout
+    stray = subprocess.run([*command, "--port", "80"], capture_output=True, text=True, timeout=60)
+    assert stray.returncode == 2 and stray.stdout == "" and "--help" in stray.stderr

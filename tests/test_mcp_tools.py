@@ -101,13 +101,21 @@ async def test_save_search_get_update_delete(tmp_path: Path) -> None:
 
 
 async def test_save_scope_follows_the_contract(tmp_path: Path) -> None:
-    """project argument > scope argument > PINKY_PROJECT > global."""
-    async with client_for(tmp_path) as client:  # no PINKY_PROJECT
+    """project argument > scope argument > PINKY_PROJECT > the project the server runs in > global."""
+    async with client_for(tmp_path, PINKY_SAVE_DIR="", PINKY_DB="") as client:  # outside any project
         brain = Checked(client)
         await brain.load()
         plain = await brain.ok("brain_save", title="Shared tip", body="applies everywhere")
         assert plain["scope"] == "global" and plain["slug"].startswith("global/")
         assert Path(plain["path"]).is_relative_to(tmp_path / "home" / "brain")
+        assert "global brain" in plain["saved_to"]
+        assert not (tmp_path / "documentation").exists() and not (tmp_path / "brain.db").exists()
+    async with client_for(tmp_path) as client:  # no PINKY_PROJECT, inside a project (PINKY_SAVE_DIR)
+        brain = Checked(client)
+        await brain.load()
+        here = await brain.ok("brain_save", title="Local tip", body="applies here")
+        assert here["scope"] == f"project:{tmp_path.name}" and here["path"] == "documentation/note/local-tip.md"
+        assert "commit it with the code" in here["saved_to"]
         scoped = await brain.ok("brain_save", title="Project tip", body="only here", project="billing")
         assert scoped["scope"] == "project:billing"
         assert (tmp_path / "documentation" / "note" / "project-tip.md").is_file()

@@ -56,8 +56,28 @@ class SimilarOut(BaseModel):
 
 
 class SavedOut(EntryMetaOut):
+    saved_to: str = Field(description="Where the file went, in words: the project's knowledge folder "
+                          "(committed with the code) or the global brain.")
     similar: list[SimilarOut] = Field(default_factory=list, description=(
         "Existing entries that say nearly the same thing: if this repeats one, update that one instead."))
+
+
+class ListedOut(BaseModel):
+    slug: str
+    title: str
+    type: str
+    scope: str
+    project: str | None = None
+    tags: list[str]
+    path: str
+    created: str | None = None
+    last_verified: str | None = None
+    modified: str = Field(description="When the file last changed (UTC).")
+
+
+class ListOut(BaseModel):
+    count: int
+    entries: list[ListedOut] = Field(description="Most recently changed first.")
 
 
 class EntryOut(EntryMetaOut):
@@ -147,7 +167,7 @@ class StatsOut(BaseModel):
     dims: int = 0
     vectors_available: bool = False
     db_path: str
-    save_dir: str
+    save_dir: str | None = Field(description="The project's knowledge folder; null outside a project.")
     global_dir: str
     tier: str
     background: dict[str, Any] = Field(default_factory=dict, description="Catch-up reindex and embedder state.")
@@ -160,7 +180,9 @@ class ReindexOut(BaseModel):
     unchanged: int
     chunks_embedded: int
     seconds: float
-    errors: list[str]
+    errors: list[str] = Field(description="Files not indexed, and why (binary, not UTF-8).")
+    warnings: list[str] = Field(default_factory=list, description=(
+        "Files indexed despite a problem (malformed YAML, an unknown type)."))
     vectors: str
 
 

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from pinky import __version__, mcp_text
 from pinky.config import Config, load_config
 from pinky.errors import PinkyError
-from pinky.locations import ENV_LOG, ENV_TIER
+from pinky.locations import ENV_LOG, ENV_TIER, start_folder
 from pinky.mcp_prompts import PROMPTS
 from pinky.mcp_sdk import CallCheck, check_tool_calls, make_tool, run_on_streams, validate_arguments
 from pinky.mcp_tools import TIERS, ServerState, read_entries, read_entry, tier_of, tools_for
@@ -151,14 +151,46 @@ async def serve(config: Config, tier: str) -> None:
     runtime.exit_if_busy()  # after the last answer went out
 
 
+USAGE = """usage: pinky-mcp
+
+pinky-brain's MCP server: it gives a coding agent (Claude Code, or any MCP client) tools to search
+and save the project's knowledge. The client starts it and speaks JSON-RPC on its stdin and stdout;
+you do not run it by hand except to test it. It takes no options; the environment configures it:
+
+  PINKY_TIER        read | write (default) | admin: which tools are offered
+  PINKY_HOME        global state (default ~/.pinky); the global brain is $PINKY_HOME/brain
+  PINKY_DB, PINKY_SAVE_DIR, PINKY_PROJECT
+                    override what the project's pinky.toml says (see `pinky --help`)
+  PINKY_HASH_EMBED  1: the model-free embedder (tests, minimal installs)
+  PINKY_LOG         log level on stderr: error, warn (default), info, debug
+
+Which brain: the project found by walking up from CLAUDE_PROJECT_DIR (or the current folder) to a
+pinky.toml; brain_save writes there, or into the global brain with scope "global". Outside any
+project, only the global brain.
+
+Try it by hand:
+  printf '%s\\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}' \\
+    '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' | pinky-mcp
+
+Every tool, argument and error: documentation/MCP.md in the pinky-brain repository."""
+
+
 def main() -> None:
     """Console entry point `pinky-mcp` (no flags: configured by the environment)."""
     logging.basicConfig(level=log_level(), stream=sys.stderr, format="pinky-mcp %(levelname)s: %(message)s")
-    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help", "--version"):
-        print(__doc__.strip() if sys.argv[1] != "--version" else "pinky-mcp", file=sys.stderr)
+    args = [arg for arg in sys.argv[1:] if arg != "--stdio"]  # stdio is the only transport: accepted, implied
+    if args:
+        arg = args[0]
+        if arg in ("-h", "--help"):
+            print(USAGE)
+        elif arg in ("-V", "--version"):
+            print(f"pinky-mcp (pinky-brain {__version__})")
+        else:
+            print(f"pinky-mcp: it takes no arguments, got {arg!r}; see `pinky-mcp --help`", file=sys.stderr)
+            raise SystemExit(2)
         return
     try:
-        config = load_config()
+        config = load_config(cwd=start_folder(os.environ))
         tier = tier_from_env()
     except PinkyError as exc:
         print(f"pinky-mcp: {exc}", file=sys.stderr)

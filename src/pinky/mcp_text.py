@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pinky.locations import ENV_TIER
-from pinky.mcp_models import BriefingOut, ReindexOut, RelatedOut, SearchOut, StatsOut, SyncOut
+from pinky.mcp_models import BriefingOut, ListOut, ReindexOut, RelatedOut, SearchOut, StatsOut, SyncOut
 
 COMPACT_TEXT_BUDGET = 8_000
 FULL_TEXT_BUDGET = 80_000
@@ -82,13 +82,28 @@ def briefing_text(out: BriefingOut) -> str:
     return "\n".join(lines)
 
 
+def list_text(out: ListOut) -> str:
+    if not out.entries:
+        return "No entries match. Drop a filter, or save knowledge with brain_save."
+    lines = [f"{out.count} entr{'y' if out.count == 1 else 'ies'}, most recently changed first:"]
+    lines += [f"- {e.modified[:10]} {e.slug} [{e.type}, {e.scope}] {one_line(e.title, 120)} — {e.path}"
+              for e in out.entries]
+    return "\n".join(lines)
+
+
 def stats_text(out: StatsOut) -> str:
     return (f"{out.entries} entries, {out.chunks} chunks, {out.vectors} vectors "
             f"({out.pending_vectors} pending) · embedder {out.embedder} · index {out.db_path}")
 
 
+def saved_to(entry: Any) -> str:
+    if entry.scope == "global":
+        return "the global brain (shared by every project, synced with `pinky sync`)"
+    return f"project {entry.project}'s knowledge folder (commit it with the code)"
+
+
 def saved_text(entry: Any, similar: list[Any]) -> str:
-    text = (f"Saved {entry.slug} → {entry.path} (scope {entry.scope}, version {entry.version}).\n"
+    text = (f"Saved {entry.slug} → {entry.path}, in {saved_to(entry)}; version {entry.version}.\n"
             f"Change it with brain_update(slug='{entry.slug}', expected_version='{entry.version}', ...).")
     if similar:
         text += ("\nNearly the same text already exists: " + "; ".join(f"{h.slug} ({h.score:.2f})" for h in similar)

@@ -34,6 +34,7 @@ from pinky.mcp_models import (
     EntryMetaOut,
     EntryOut,
     HitOut,
+    ListOut,
     ReindexOut,
     RelatedOut,
     SavedOut,
@@ -119,12 +120,14 @@ def _bodies(kb: KnowledgeBase, hits: list[Any]) -> tuple[dict[str, str], bool]:
 
 
 def save_target(config: Config, scope: str | None, project: str | None) -> tuple[str, str | None]:
-    """The contract's rule: `project` wins; else scope; else PINKY_PROJECT when set; else global."""
+    """Where brain_save writes: the `project` argument; else `scope`; else PINKY_PROJECT when set; else the
+    initialised project the server runs in (whichever .mcp.json started it: knowledge is committed with
+    the code); else, outside any project, the global brain."""
     if project is not None:
         return f"project:{project}", project
     if scope:
         return scope, None
-    if config.project_explicit:
+    if config.project_explicit or config.in_project:
         return f"project:{config.project}", None
     return "global", None
 
@@ -199,13 +202,34 @@ async def brain_briefing(
     return _result(mcp_text.briefing_text(out), out, drop_none=("scope", "project", "tags", "summary"))
 
 
+async def brain_list(
+    state: State,
+    type: Annotated[EntryType | None, Field(description="Only entries of this type.")] = None,
+    tags: Annotated[list[str] | None, Field(max_length=MAX_TAGS, description="Only entries with ALL these tags.")]
+    = None,
+    scope: Annotated[str | None, Field(description="Only 'global' or 'project:<name>' entries.")] = None,
+    project: Annotated[str | None, Field(description="Only this project's entries (= scope 'project:<name>').")]
+    = None,
+    since: Annotated[str | None, Field(max_length=60, description=(
+        "Only entries verified, created or changed since this ISO date/time or span (e.g. 30d)."))] = None,
+    limit: Annotated[int, Field(ge=1, le=500, description="Maximum entries, 1-500.")] = 50,
+) -> Annotated[CallToolResult, ListOut]:
+    """List entries without a query, most recently changed first: what the brain holds of a type,
+    with a tag, or lately. Use brain_search instead when you are looking for something."""
+    found = await run_core(state.runtime, lambda kb: kb.list_entries(
+        limit=limit, scope=scope, project=project, type=type, tags=tags, since=since))
+    out = ListOut(count=len(found), entries=found)
+    return _result(mcp_text.list_text(out), out, drop_none=("project", "created", "last_verified"))
+
+
 async def brain_stats(state: State) -> Annotated[CallToolResult, StatsOut]:
     """Size and health of the index: entries, chunks, vectors (and how many are still pending),
     entries per type and scope, the embedder, and the background catch-up state. No arguments."""
 
     def work(kb: KnowledgeBase) -> StatsOut:
         fields = {k: v for k, v in kb.stats().items() if k in StatsOut.model_fields}
-        return StatsOut(**fields, save_dir=str(kb.config.save_dir), global_dir=str(kb.config.global_dir),
+        save_dir = str(kb.config.save_dir) if kb.config.save_dir is not None else None
+        return StatsOut(**fields, save_dir=save_dir, global_dir=str(kb.config.global_dir),
                         tier=state.tier, background=dict(state.runtime.status))
 
     out = await run_core(state.runtime, work)
@@ -226,10 +250,12 @@ async def brain_save(
         "guide: steps · diary: a log line · note: anything else."))] = "note",
     tags: Tags = None,
     project: Annotated[str | None, Field(description=(
-        "Project the entry belongs to (scope project:<name>). Default: PINKY_PROJECT if set, else global."))]
+        "Project the entry belongs to (scope project:<name>). Default: the project this server runs in "
+        "(PINKY_PROJECT if set); outside any project, the global brain."))]
     = None,
-    scope: Annotated[str | None, Field(description="'global' to share across projects, or 'project:<name>'.")]
-    = None,
+    scope: Annotated[str | None, Field(description=(
+        "'global' for knowledge that holds across projects (saved in the global brain, synced between "
+        "machines), or 'project:<name>'. Default: this project."))] = None,
     files: Annotated[list[str] | None, Field(max_length=MAX_TAGS, description=(
         "Code files (repo-relative paths) this knowledge is about."))] = None,
 ) -> Annotated[CallToolResult, SavedOut]:
@@ -246,7 +272,7 @@ async def brain_save(
 
     entry, similar = await run_core(state.runtime, work)
     state.runtime.embed_soon()
-    out = SavedOut(**_entry_meta(entry).model_dump(),
+    out = SavedOut(**_entry_meta(entry).model_dump(), saved_to=mcp_text.saved_to(entry),
                    similar=[SimilarOut(slug=h.slug, title=h.title, path=h.path, score=h.score) for h in similar])
     return _result(mcp_text.saved_text(entry, similar), out)
 
@@ -376,6 +402,7 @@ TOOL_TIERS: dict[str, tuple[ToolSpec, ...]] = {
         ToolSpec(brain_get, "Read an entry", READ_ONLY),
         ToolSpec(brain_related, "Related entries and code", READ_ONLY),
         ToolSpec(brain_briefing, "What changed lately", READ_ONLY),
+        ToolSpec(brain_list, "List entries", READ_ONLY),
         ToolSpec(brain_stats, "Brain size and health", READ_ONLY),
     ),
     "write": (
