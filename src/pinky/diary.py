@@ -20,7 +20,7 @@ import os
 from collections import namedtuple
 
 try:  # the C types themselves: `import datetime` first runs its pure-Python twin (~1.3 ms)
-    from _datetime import date, datetime
+    from _datetime import date, datetime  # type: ignore[import-not-found]  # (no stubs for the C module)
     from _datetime import time as Time
 except ImportError:  # pragma: no cover - Pythons without the C module
     from datetime import date, datetime

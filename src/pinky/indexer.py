@@ -225,11 +225,11 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
                 report.errors.append(f"{source.path}: {exc.strerror or exc}")
         with write_transaction(conn):
             for source, doc in parsed:
-                old = known.get((source.root, source.rel))
+                before = known.get((source.root, source.rel))
                 if isinstance(doc, Skipped):
-                    _store_skipped(index, source, str(doc), old, has_vec)
+                    _store_skipped(index, source, str(doc), before, has_vec)
                 else:
-                    _store_changed(index, source, doc, old, report, has_vec)
+                    _store_changed(index, source, doc, before, report, has_vec)
         if progress:
             progress("parse", min(start + WRITE_BATCH, total), total)
 

@@ -218,7 +218,7 @@ async def brain_list(
     with a tag, or lately. Use brain_search instead when you are looking for something."""
     found = await run_core(state.runtime, lambda kb: kb.list_entries(
         limit=limit, scope=scope, project=project, type=type, tags=tags, since=since))
-    out = ListOut(count=len(found), entries=found)
+    out = ListOut.model_validate({"count": len(found), "entries": found})
     return _result(mcp_text.list_text(out), out, drop_none=("project", "created", "last_verified"))
 
 

@@ -234,12 +234,11 @@ def _files_section(lines: list[DiaryLine]) -> str:
 
 def _changed_notes(notes: list[Note], period: Period) -> list[tuple[date, str, Note]]:
     """(day, created|verified, note) for notes whose dates fall in the period."""
-    inside = lambda day: day is not None and period.start <= day <= period.end  # noqa: E731
-    changed = []
+    changed: list[tuple[date, str, Note]] = []
     for note in notes:
-        if inside(note.created):
+        if note.created is not None and period.start <= note.created <= period.end:
             changed.append((note.created, "created", note))
-        elif inside(note.last_verified):
+        elif note.last_verified is not None and period.start <= note.last_verified <= period.end:
             changed.append((note.last_verified, "verified", note))
     return sorted(changed, key=lambda item: (item[0], item[2].path))
 

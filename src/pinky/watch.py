@@ -12,6 +12,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from pinky import layout
 
@@ -39,7 +40,7 @@ class NoteWatcher:
         self._pending: set[Path] = set()
         self._lock = threading.Lock()
         self._timer: threading.Timer | None = None
-        self._observer = None
+        self._observer: Any = None  # a watchdog Observer once started
 
     def start(self) -> list[Path]:
         """Start watching the roots that exist; returns them. `refresh()` adds roots made later."""
@@ -59,7 +60,7 @@ class NoteWatcher:
         watcher = self
 
         class Handler(FileSystemEventHandler):
-            def on_any_event(self, event) -> None:  # type: ignore[no-untyped-def]
+            def on_any_event(self, event: Any) -> None:
                 if event.is_directory or event.event_type in ("opened", "closed_no_write"):
                     return
                 for raw in (getattr(event, "src_path", None), getattr(event, "dest_path", None)):
@@ -68,7 +69,7 @@ class NoteWatcher:
 
         for root in self.roots:
             if root not in self._watched and root.is_dir():
-                self._observer.schedule(Handler(), str(root), recursive=True)  # type: ignore[union-attr]
+                self._observer.schedule(Handler(), str(root), recursive=True)
                 self._watched.append(root)
         return list(self._watched)
 
@@ -103,7 +104,7 @@ class NoteWatcher:
             observer.join(2)
 
 
-def index_changes(kb, paths: Iterable[Path], *, embed: bool) -> int:  # type: ignore[no-untyped-def]
+def index_changes(kb: Any, paths: Iterable[Path], *, embed: bool) -> int:
     """Index (or drop, when gone) each changed note; returns how many were processed."""
     count = 0
     for path in sorted(paths):
