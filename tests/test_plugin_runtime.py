@@ -348,6 +348,22 @@ def test_the_server_answers_at_once_and_hands_over_when_the_runtime_is_ready(tmp
     assert not (data / "runtime" / "prepare.log").exists()
 
 
+def test_the_server_reports_a_failed_preparation_as_a_tool_error(tmp_path: Path, project: Path) -> None:
+    data = tmp_path / "data"
+    env = env_for(data, tmp_path)
+    key = info(env)["key"]
+    (data / "runtime" / "failed").write_text(f"{key}\n{time.time()}\npip install failed (exit 1): no index")
+    server = subprocess.Popen([SH, str(PLUGIN / "runtime" / "run"), "mcp"], env=env, cwd=project,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    client = Client(server)
+    client.request("initialize", **INITIALIZE)
+    status = client.request("tools/call", name="brain_status", arguments={})["result"]
+    assert status["isError"] is True and "could not prepare its runtime: pip install failed" in json.dumps(status)
+    server.stdin.close()
+    assert server.wait(timeout=30) == 0
+    assert not (data / "runtime" / "prepare.log").exists()  # a recent failure is not retried by the server
+
+
 def test_a_ready_runtime_serves_mcp_directly(tmp_path: Path, project: Path) -> None:
     env = env_for(tmp_path / "data", tmp_path)
     linked_runtime(env)

@@ -167,6 +167,8 @@ def main(argv: list[str]) -> int:
         return 2
     data, mode, args = argv[0], argv[1], argv[2:]
     try:
+        if not data:  # `run` always names one; a relative "runtime" folder in the project would be wrong
+            raise LauncherError("no plugin data folder given (start pinky through runtime/run)")
         return launch(data, mode, args)
     except BaseException as exc:
         if mode != "hooks" or (isinstance(exc, SystemExit) and not exc.code):
@@ -451,6 +453,7 @@ class PreparingServer:
         self.out_lock = threading.Lock()  # one writer at a time on stdout
         self.initialize: dict | None = None  # the client's initialize request, replayed to the real server
         self.child = None  # the real server, once started
+        self.problem: str | None = None  # why the real server could not be started
 
     def serve(self) -> int:
         import threading
@@ -514,8 +517,8 @@ class PreparingServer:
     def status(self) -> tuple[str, bool]:
         import time
 
-        failure = recent_failure(self.data, self.key, max_age=None)
-        if failure and not is_ready(self.venv):
+        failure = self.problem or (None if is_ready(self.venv) else recent_failure(self.data, self.key, None))
+        if failure:
             return (f"pinky could not prepare its runtime: {failure}. Log: {log_path(self.data)}. Fix that, then "
                     "run `pinky` in the shell (it prepares in the foreground) or start a new session.", True)
         elapsed = time.monotonic() - self.started
@@ -526,6 +529,7 @@ class PreparingServer:
 
     def watch(self) -> None:
         """Wait for the runtime, then switch to the real server (or keep answering if preparing failed)."""
+        import threading
         import time
 
         polls = 0
@@ -539,12 +543,11 @@ class PreparingServer:
         try:
             child = self.start_real_server()
         except (OSError, LauncherError) as exc:
-            record_failure(self.data, self.key, f"the MCP server did not start: {exc}")
+            self.problem = f"the MCP server did not start: {exc}"
+            sys.stderr.write(f"pinky-mcp: {self.problem}\n")
             return
         with self.mode_lock:
             self.child = child
-            import threading
-
             threading.Thread(target=self.relay, args=(child,), daemon=True).start()
             self.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 
