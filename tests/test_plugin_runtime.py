@@ -21,7 +21,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import write_note
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
@@ -159,8 +158,9 @@ def test_key_follows_the_package_source_not_its_location_or_bytecode(tmp_path: P
 
 def test_entry_points_are_the_console_scripts_of_pyproject() -> None:
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
-    assert {name: target.split(":")[0] for name, target in scripts.items()} == dict(launcher.ENTRY_POINTS.values())
-    assert all(target.endswith(":main") for target in scripts.values())
+    for program, module in launcher.ENTRY_POINTS.values():
+        assert scripts[program] == f"{module}:main"
+    assert set(scripts.values()) == {f"{m}:main" for _, m in launcher.ENTRY_POINTS.values()}
 
 
 # --- a ready runtime: the hot path -----------------------------------------------------------------------
@@ -168,10 +168,14 @@ def test_entry_points_are_the_console_scripts_of_pyproject() -> None:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
+    """An initialised project (documentation/ and the pinky.toml marker) with one indexed note."""
     root = tmp_path / "proj"
-    write_note(root, "documentation/gotcha/pg-pool.md",
-               "---\ntitle: PG pool hangs on exit\ntype: gotcha\n---\nCall pool.close(timeout=5) before exit.\n")
-    write_note(root, "src/db.py", "# Brain: pg-pool\nimport psycopg\n")
+    (root / "documentation" / "gotcha").mkdir(parents=True)
+    (root / "documentation" / "gotcha" / "pg-pool.md").write_text(
+        "---\ntitle: PG pool hangs on exit\ntype: gotcha\n---\nCall pool.close(timeout=5) before exit.\n")
+    (root / "pinky.toml").write_text("")
+    (root / "src").mkdir()
+    (root / "src" / "db.py").write_text("# Brain: pg-pool\nimport psycopg\n")
     with KnowledgeBase(load_config(cwd=root)) as kb:
         kb.reindex(embed=False)
     return root
