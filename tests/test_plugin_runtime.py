@@ -237,6 +237,19 @@ def test_a_half_built_runtime_is_not_ready(tmp_path: Path) -> None:
     assert info(env)["ready"] is False
 
 
+def test_prune_keeps_the_new_runtime_and_the_previous_one(tmp_path: Path) -> None:
+    home = tmp_path / "runtime"
+    for age, name in enumerate(["new", "previous", "older", "oldest"]):
+        (home / name).mkdir(parents=True)
+        (home / name / launcher.READY).write_text("")
+        os.utime(home / name / launcher.READY, (1_000_000 - age, 1_000_000 - age))
+    (home / "half-built" / "bin").mkdir(parents=True)
+    (home / ".build-x").mkdir()
+    (home / "keys").mkdir()
+    launcher.prune(str(home), str(home / "new"))
+    assert sorted(p.name for p in home.iterdir()) == ["keys", "new", "previous"]
+
+
 # --- not ready yet: hooks fail open, one preparation at a time ----------------------------------------------
 
 

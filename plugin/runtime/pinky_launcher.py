@@ -31,7 +31,7 @@ MODES = (*ENTRY_POINTS, "prepare", "info")
 READY = "pinky-ready"  # written last into a runtime: its presence is what "ready" means
 SOURCE_ITEMS = ("pyproject.toml", "src")  # what the key covers (the README changes nothing that runs)
 SKIPPED = ("__pycache__", ".pyc")  # bytecode left by tests or earlier runs is not source
-KEEP_OLD = 2  # runtimes kept besides the newest: a session started before an update may still use one
+KEEP_OLD = 1  # runtimes kept besides the newest (~200 MB each): a session started before an update uses it
 RETRY_AFTER_FAILURE = 600  # seconds: hooks and the server do not retry a failed preparation sooner
 EXPECTED_SECONDS = 30  # a first guess of how long preparing takes, until one has been timed
 
