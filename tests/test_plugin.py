@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from claude_support import OFFLINE_ENV, find_claude
 
 from pinky.config import load_config
 from pinky.errors import InvalidInput
@@ -16,8 +16,6 @@ from pinky.evergreen import find_volatile
 from pinky.plugin_setup import (
     ALLOW_RULES,
     CLAUDE_MD_SNIPPET,
-    SERVER_ARGS,
-    SERVER_COMMAND,
     extend_init,
     merge_mcp_json,
     plugin_checks,
@@ -31,34 +29,34 @@ def load(rel: str) -> dict:
 
 
 def test_manifest_and_marketplace_agree() -> None:
-    plugin, market = load(".claude-plugin/plugin.json"), load(".claude-plugin/marketplace.json")
+    plugin, market = load("plugin/.claude-plugin/plugin.json"), load(".claude-plugin/marketplace.json")
     assert plugin["name"] == "pinky" and isinstance(plugin.get("keywords", []), list)
     assert "hooks" not in plugin  # the default hooks/hooks.json is auto-loaded; declaring it is an error
     entry = next(p for p in market["plugins"] if p["name"] == plugin["name"])
-    assert entry["source"] == "./" and entry["version"] == plugin["version"]
+    assert entry["source"] == "./plugin" and entry["version"] == plugin["version"]
 
 
-def test_hooks_json_calls_the_entry_point_with_timeouts() -> None:
-    hooks = load("hooks/hooks.json")["hooks"]
+def test_hooks_json_covers_the_four_events_with_timeouts() -> None:
+    hooks = load("plugin/hooks/hooks.json")["hooks"]
     assert set(hooks) == {"SessionStart", "PreToolUse", "Stop"}
     matchers = {group.get("matcher"): group["hooks"][0] for event in hooks.values() for group in event}
     assert set(matchers) == {"startup|resume|clear|compact", "Read", "Write|Edit|MultiEdit|NotebookEdit", None}
-    events = {h["args"][0] for h in matchers.values()}
+    events = {h["args"][-1] for h in matchers.values()}
     assert events == {"session-start", "pre-read", "pre-write", "stop"}
-    for handler in matchers.values():
-        assert handler["type"] == "command" and handler["command"] == "pinky-hooks"  # no shell wrapper
-        assert 1 <= handler["timeout"] <= 30
+    for handler in matchers.values():  # the launcher itself is tested in test_plugin_runtime.py
+        assert handler["type"] == "command" and 1 <= handler["timeout"] <= 30
 
 
-def test_bundled_server_matches_what_init_writes(tmp_path: Path) -> None:
-    bundled = load(".mcp.json")["mcpServers"]["pinky"]
-    assert (bundled["command"], bundled["args"]) == (SERVER_COMMAND, SERVER_ARGS)  # so Claude Code dedups
+@pytest.mark.xfail(strict=True, reason="the plugin's server runs `sh <plugin root>/runtime/run mcp`, which no "
+                   "project entry can match for dedup; pinky init still writes a `pinky-mcp` entry next to it")
+def test_init_adds_no_second_server_next_to_the_plugins(tmp_path: Path) -> None:
+    bundled = load("plugin/.mcp.json")["mcpServers"]["pinky"]
     (tmp_path / "documentation").mkdir(exist_ok=True)  # `pinky init` made it
     (tmp_path / "pinky.toml").touch()
-    config = load_config(cwd=tmp_path)
-    merge_mcp_json(config, tmp_path)
-    written = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["pinky"]
-    assert (written["command"], written["args"]) == (bundled["command"], bundled["args"])
+    extend_init(load_config(cwd=tmp_path), root=tmp_path)
+    path = tmp_path / ".mcp.json"
+    written = json.loads(path.read_text())["mcpServers"].get("pinky") if path.exists() else None
+    assert written is None or (written["command"], written["args"]) == (bundled["command"], bundled["args"])
 
 
 def test_mcp_json_merge_keeps_other_servers_is_relative_and_idempotent(tmp_path: Path) -> None:
@@ -147,53 +145,19 @@ def test_plugin_checks_report_what_is_missing(tmp_path: Path, monkeypatch: pytes
     assert checks["claude code: .mcp.json server"].status == "ok"
 
 
-# --- opt-in: the real Claude Code CLI, offline ------------------------------------------------------
-
-CLAUDE_VERSION = "2.1.197"  # the version design/claude-code-plugin.md was checked against on Node 20
+# --- opt-in: the real Claude Code CLI, offline (more in test_claude_e2e.py) -------------------------
 
 
 @pytest.fixture(scope="session")
-def claude_cli(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The `claude` CLI on PATH; or, with PINKY_TEST_CLAUDE=1, installed from the npm registry."""
-    found = shutil.which("claude")
-    if found:
-        return found
-    if os.environ.get("PINKY_TEST_CLAUDE") != "1":
-        pytest.skip("the claude CLI is not installed (set PINKY_TEST_CLAUDE=1 to install it from npm)")
-    if shutil.which("npm") is None:
-        pytest.skip("PINKY_TEST_CLAUDE=1 needs npm")
-    prefix = tmp_path_factory.mktemp("claude-code")
-    subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
-                    f"@anthropic-ai/claude-code@{CLAUDE_VERSION}"], check=True, capture_output=True, timeout=600)
-    return str(prefix / "node_modules" / ".bin" / "claude")
-
-
-OFFLINE_ENV = {"DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-               "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1", "MCP_CONNECTION_NONBLOCKING": "0"}
+def claude_cli(request: pytest.FixtureRequest) -> str:
+    return find_claude(request)
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("target", [".", ".claude-plugin/plugin.json"])
+@pytest.mark.parametrize("target", [".", "plugin", "plugin/.claude-plugin/plugin.json"])
 def test_claude_plugin_validate(tmp_path: Path, target: str, claude_cli: str) -> None:
+    """`.` checks the marketplace; the plugin folder and its plugin.json also check hooks/hooks.json."""
     env = {**os.environ, **OFFLINE_ENV, "HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude")}
     result = subprocess.run([claude_cli, "plugin", "validate", target], cwd=REPO, env=env, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 0 and "Validation passed" in result.stdout, result.stdout + result.stderr
-
-
-@pytest.mark.integration
-@pytest.mark.skipif(shutil.which("pinky-hooks") is None or shutil.which("pinky-mcp") is None,
-                    reason="needs pinky-hooks and pinky-mcp on PATH (the plugin calls them by name)")
-def test_claude_runs_the_hooks_and_connects_the_server(tmp_path: Path, claude_cli: str) -> None:
-    project = tmp_path / "proj"
-    (project / "documentation/gotcha").mkdir(parents=True)
-    (project / "documentation/gotcha/x.md").write_text("---\ntitle: A trap\ntype: gotcha\n---\nMind it.\n")
-    env = {**os.environ, **OFFLINE_ENV, "HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"),
-           "ANTHROPIC_API_KEY": "", "PINKY_HOOKS_NO_BACKGROUND": "1"}
-    result = subprocess.run([claude_cli, "-p", "hello", "--plugin-dir", str(REPO), "--output-format", "stream-json",
-                             "--verbose"], cwd=project, env=env, capture_output=True, text=True, timeout=180)
-    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
-    init = next(e for e in events if e.get("subtype") == "init")
-    assert {"name": "plugin:pinky:pinky", "status": "connected"} in init["mcp_servers"]
-    started = [e for e in events if e.get("subtype") == "hook_response" and e.get("hook_event") == "SessionStart"]
-    assert started and "pinky brain:" in started[0]["output"]

@@ -1,0 +1,425 @@
+"""The plugin's launcher (plugin/runtime): finding a Python, the runtime key, readiness, the lock, failing open,
+and the MCP stand-in that hands over to the real server. Real processes and files; no pip run succeeds here
+(that needs a package index: tests/test_claude_e2e.py does it), so a ready runtime is made the quick way: a venv
+whose site-packages point at this interpreter's, where `make venv` installed pinky and its dependencies."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import sysconfig
+import threading
+import time
+import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from pinky.config import load_config
+from pinky.kb import KnowledgeBase
+
+REPO = Path(__file__).resolve().parents[1]
+PLUGIN = REPO / "plugin"
+SH = shutil.which("sh") or "/bin/sh"
+BASE_PYTHON = getattr(sys, "_base_executable", sys.executable)  # what `python -m venv` would link to
+
+sys.path.insert(0, str(PLUGIN / "runtime"))
+import pinky_launcher as launcher  # noqa: E402
+
+
+def env_for(data: Path, tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The hooks' and server's environment, with pip cut off from any index: nothing here may download."""
+    empty = tmp_path / "no-wheels"
+    empty.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    return {**env, "CLAUDE_PLUGIN_DATA": str(data), "PINKY_PYTHON": BASE_PYTHON, "PIP_CONFIG_FILE": os.devnull,
+            "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(empty), "PINKY_HOOKS_NO_BACKGROUND": "1", **extra}
+
+
+def run(env: dict[str, str], *args: str, plugin: Path = PLUGIN, stdin: str = "", cwd: Path | None = None,
+        timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([SH, str(plugin / "runtime" / "run"), *args], input=stdin, capture_output=True,
+                          text=True, env=env, cwd=cwd, timeout=timeout)
+
+
+def info(env: dict[str, str], plugin: Path = PLUGIN) -> dict:
+    result = run(env, "info", plugin=plugin)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def linked_runtime(env: dict[str, str], plugin: Path = PLUGIN) -> Path:
+    """A ready runtime for `plugin`, made in a fraction of a second (see the module docstring)."""
+    found = info(env, plugin)
+    venv = Path(found["runtime"])
+    subprocess.run([BASE_PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    (site / "pinky-dev.pth").write_text(f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n")
+    (venv / launcher.READY).write_text(f"key {found['key']}\nseconds 1.0\n")
+    (Path(found["data"]) / "runtime" / "python").write_text(str(venv / "bin" / "python") + "\n")
+    return venv
+
+
+@contextmanager
+def preparation_lock(data: Path) -> Iterator[None]:
+    """Hold the lock a preparing process holds."""
+    (data / "runtime").mkdir(parents=True, exist_ok=True)
+    fd = os.open(data / "runtime" / ".lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def plugin_copy(tmp_path: Path, name: str = "copy") -> Path:
+    """The plugin as Claude Code copies it into its cache: symlinks into the repository become files."""
+    target = tmp_path / name
+    shutil.copytree(PLUGIN, target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def wait_for(predicate, timeout: float, what: str) -> None:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.2)
+
+
+# --- finding a Python ---------------------------------------------------------------------------------
+
+
+def fake_bin(tmp_path: Path, **names: str | None) -> dict[str, str]:
+    """A PATH holding only these interpreters: a path links to a real one, None is one older than 3.11."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for name, target in names.items():
+        path = folder / name.replace("_", ".")
+        if target is None:
+            path.write_text("#!/bin/sh\nexit 1\n")  # answers the version check like Python 3.10 would
+            path.chmod(0o755)
+        else:
+            path.symlink_to(target)
+    return {"PATH": str(folder)}
+
+
+def test_run_takes_the_newest_python_that_is_recent_enough(tmp_path: Path) -> None:
+    env = env_for(tmp_path / "data", tmp_path, **fake_bin(tmp_path, python3_13=None, python3_12=BASE_PYTHON,
+                                                          python3=BASE_PYTHON))
+    del env["PINKY_PYTHON"]
+    assert info(env)["python"].endswith("/bin/python3.12")
+
+
+def test_pinky_python_comes_first(tmp_path: Path) -> None:
+    env = env_for(tmp_path / "data", tmp_path, **fake_bin(tmp_path, python3=None))
+    assert info(env)["python"] == BASE_PYTHON
+
+
+@pytest.mark.parametrize("mode,code", [(["hooks", "pre-read"], 0), (["cli", "search", "x"], 1), (["mcp"], 1)])
+def test_without_a_recent_python_one_clear_line_and_hooks_fail_open(tmp_path: Path, mode: list[str],
+                                                                    code: int) -> None:
+    env = env_for(tmp_path / "data", tmp_path, **fake_bin(tmp_path, python3=None))
+    del env["PINKY_PYTHON"]
+    result = run(env, *mode, stdin="{}")
+    assert result.returncode == code and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "needs Python 3.11 or newer" in result.stderr
+
+
+# --- the runtime key: new content gets a new runtime, a copy of the same content does not ---------------
+
+
+def test_key_follows_the_package_source_not_its_location_or_bytecode(tmp_path: Path) -> None:
+    data = str(tmp_path / "data")
+    first, second = plugin_copy(tmp_path, "a"), plugin_copy(tmp_path, "b")
+    key = launcher.runtime_key(data, str(first))
+    assert launcher.runtime_key(data, str(second)) == key  # Claude Code's cache copy reuses the runtime
+
+    init = second / "package" / "src" / "pinky" / "__init__.py"
+    os.utime(init, ns=(1, 1))  # a new mtime alone (a fresh copy): hashed again, same key
+    (init.parent / "__pycache__").mkdir(exist_ok=True)
+    (init.parent / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"junk")  # left by a test run
+    (second / "package" / "README.md").unlink()
+    (second / "package" / "README.md").write_text("another readme")
+    assert launcher.runtime_key(data, str(second)) == key
+
+    init.write_text(init.read_text() + "\n# changed\n")
+    assert launcher.runtime_key(data, str(second)) not in (key, "")
+    (first / "package" / "pyproject.toml").write_text((first / "package" / "pyproject.toml").read_text() + "\n")
+    assert launcher.runtime_key(data, str(first)) != key
+
+
+def test_entry_points_are_the_console_scripts_of_pyproject() -> None:
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    for program, module in launcher.ENTRY_POINTS.values():
+        assert scripts[program] == f"{module}:main"
+    assert set(scripts.values()) == {f"{m}:main" for _, m in launcher.ENTRY_POINTS.values()}
+
+
+# --- a ready runtime: the hot path -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """An initialised project (documentation/ and the pinky.toml marker) with one indexed note."""
+    root = tmp_path / "proj"
+    (root / "documentation" / "gotcha").mkdir(parents=True)
+    (root / "documentation" / "gotcha" / "pg-pool.md").write_text(
+        "---\ntitle: PG pool hangs on exit\ntype: gotcha\n---\nCall pool.close(timeout=5) before exit.\n")
+    (root / "pinky.toml").write_text("")
+    (root / "src").mkdir()
+    (root / "src" / "db.py").write_text("# Brain: pg-pool\nimport psycopg\n")
+    with KnowledgeBase(load_config(cwd=root)) as kb:
+        kb.reindex(embed=False)
+    return root
+
+
+def test_a_ready_runtime_runs_hooks_cli_and_bin_in_one_step(tmp_path: Path, project: Path) -> None:
+    data = tmp_path / "data"
+    env = env_for(data, tmp_path, CLAUDE_PROJECT_DIR=str(project))
+    linked_runtime(env)
+    assert info(env)["ready"] is True
+
+    payload = {"session_id": "s1", "cwd": str(project), "hook_event_name": "PreToolUse", "tool_name": "Read",
+               "tool_input": {"file_path": str(project / "src" / "db.py")}, "transcript_path": "t.jsonl"}
+    hook = run(env, "hooks", "pre-read", stdin=json.dumps(payload), cwd=project)
+    assert hook.returncode == 0, hook.stderr
+    assert "gotcha/pg-pool" in json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"]
+
+    for command in ("pinky", "pinky-brain"):
+        result = subprocess.run([str(PLUGIN / "bin" / command), "--version"], capture_output=True, text=True,
+                                env=env, cwd=project, timeout=60)
+        assert result.returncode == 0 and "pinky, version" in result.stdout, result.stderr
+    assert not (data / "runtime" / "prepare.log").exists()  # nothing was prepared
+
+
+def test_bin_pinky_finds_the_runtime_without_claude_plugin_data(tmp_path: Path, project: Path) -> None:
+    """The Bash tool's environment has no CLAUDE_PLUGIN_DATA: bin/pinky looks in Claude Code's data folder."""
+    config = tmp_path / "claude-config"
+    data = config / "plugins" / "data" / "pinky-some-fork"
+    linked_runtime(env_for(data, tmp_path))
+    env = env_for(data, tmp_path, CLAUDE_CONFIG_DIR=str(config))
+    del env["CLAUDE_PLUGIN_DATA"]
+    result = subprocess.run([str(PLUGIN / "bin" / "pinky"), "search", "pool", "--json"], capture_output=True,
+                            text=True, env=env, cwd=project, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "pg-pool" in result.stdout and not (config / "plugins" / "data" / "pinky-pinky-market").exists()
+
+
+def test_new_content_needs_a_new_runtime_and_the_old_one_stays(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = env_for(data, tmp_path)
+    old = linked_runtime(env)
+    copy = plugin_copy(tmp_path)
+    assert info(env, copy)["ready"] is True and info(env, copy)["runtime"] == str(old)
+
+    init = copy / "package" / "src" / "pinky" / "__init__.py"
+    init.write_text(init.read_text() + "\n# a plugin update\n")
+    updated = info(env, copy)
+    assert updated["ready"] is False and updated["runtime"] != str(old)
+    assert info(env)["ready"] is True  # a session still on the old version keeps working
+
+
+def test_a_half_built_runtime_is_not_ready(tmp_path: Path) -> None:
+    env = env_for(tmp_path / "data", tmp_path)
+    venv = linked_runtime(env)
+    (venv / launcher.READY).unlink()  # a build that died before its last step
+    assert info(env)["ready"] is False
+    os.unlink(venv / "bin" / "python")  # a ready marker next to a broken interpreter counts for nothing either
+    (venv / launcher.READY).write_text("key x\n")
+    assert info(env)["ready"] is False
+
+
+def test_prune_keeps_the_new_runtime_and_the_previous_one(tmp_path: Path) -> None:
+    home = tmp_path / "runtime"
+    for age, name in enumerate(["new", "previous", "older", "oldest"]):
+        (home / name).mkdir(parents=True)
+        (home / name / launcher.READY).write_text("")
+        os.utime(home / name / launcher.READY, (1_000_000 - age, 1_000_000 - age))
+    (home / "half-built" / "bin").mkdir(parents=True)
+    (home / ".build-x").mkdir()
+    (home / "keys").mkdir()
+    launcher.prune(str(home), str(home / "new"))
+    assert sorted(p.name for p in home.iterdir()) == ["keys", "new", "previous"]
+
+
+# --- not ready yet: hooks fail open, one preparation at a time ----------------------------------------------
+
+
+def test_hooks_fail_open_while_another_process_prepares_and_start_no_second_one(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = env_for(data, tmp_path)
+    with preparation_lock(data):
+        waiting = subprocess.Popen([SH, str(PLUGIN / "runtime" / "run"), "prepare"], env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        hook = run(env, "hooks", "session-start", stdin="{}")
+        assert hook.returncode == 0 and hook.stdout == ""
+        assert hook.stderr.count("\n") == 1 and "preparing its runtime" in hook.stderr
+        assert not (data / "runtime" / "prepare.log").exists()  # it saw the lock and started nobody
+        time.sleep(0.5)
+        assert waiting.poll() is None  # `prepare` waits for the lock
+        linked_runtime(env)  # what the process holding the lock builds
+    out, err = waiting.communicate(timeout=30)
+    assert waiting.returncode == 0 and "preparing runtime" not in err  # found it ready: nothing built twice
+
+
+def test_a_failed_preparation_is_reported_in_one_line_and_not_retried_by_every_hook(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = env_for(data, tmp_path)  # pip has no index: installing fails
+    first = run(env, "hooks", "pre-write", stdin="{}")
+    assert first.returncode == 0 and first.stdout == "" and "preparing its runtime" in first.stderr
+    wait_for(lambda: (data / "runtime" / "failed").exists(), 90, "the background preparation to fail")
+    failure = info(env)["failure"]
+    assert "pip install failed" in failure and "\n" not in failure and info(env)["ready"] is False
+
+    again = run(env, "hooks", "stop", stdin="{}")
+    assert again.returncode == 0 and "could not prepare its runtime" in again.stderr
+    assert (data / "runtime" / "prepare.log").read_text().count("pinky: preparing runtime") == 1
+
+    cli = run(env, "cli", "stats")  # the CLI prepares in the foreground and says why it cannot
+    assert cli.returncode == 1 and cli.stderr.strip().splitlines()[-1].startswith("pinky: pip install failed")
+
+
+def test_an_unusable_data_folder_still_fails_open(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("")
+    env = env_for(tmp_path / "a-file", tmp_path)
+    result = run(env, "hooks", "pre-read", stdin="{}")
+    assert result.returncode == 0 and result.stdout == "" and result.stderr.count("\n") == 1
+
+
+# --- the MCP server while preparing ---------------------------------------------------------------------------
+
+
+class Client:
+    """An MCP client over the server's stdio, one JSON message per line; reads time out instead of hanging."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process, self.next_id = process, 0
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(b"")
+
+    def send(self, message: dict) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def receive(self, timeout: float = 30) -> dict:
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            pytest.fail(f"no message from the server within {timeout} s")
+        assert line, "the server closed its output"
+        return json.loads(line)
+
+    def request(self, method: str, **params: object) -> dict:
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        while True:
+            message = self.receive()
+            if message.get("id") == self.next_id:
+                return message
+
+
+INITIALIZE = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+
+
+def test_the_server_answers_at_once_and_hands_over_when_the_runtime_is_ready(tmp_path: Path, project: Path) -> None:
+    data = tmp_path / "data"
+    env = env_for(data, tmp_path)
+    with preparation_lock(data):  # "someone" prepares: the server must not start another preparation
+        server = subprocess.Popen([SH, str(PLUGIN / "runtime" / "run"), "mcp"], env=env, cwd=project,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        client = Client(server)
+        started = time.monotonic()
+        init = client.request("initialize", **INITIALIZE)["result"]
+        assert time.monotonic() - started < 5
+        assert init["protocolVersion"] == "2025-11-25" and init["capabilities"]["tools"]["listChanged"] is True
+        client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert [t["name"] for t in client.request("tools/list")["result"]["tools"]] == ["brain_status"]
+        status = client.request("tools/call", name="brain_status", arguments={})["result"]
+        assert status["isError"] is False and "retry in" in status["content"][0]["text"]
+        early = client.request("tools/call", name="brain_search", arguments={"query": "pool"})["result"]
+        assert early["isError"] is True and "preparing its runtime" in early["content"][0]["text"]
+        linked_runtime(env)
+
+    assert client.receive() == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+    tools = {t["name"] for t in client.request("tools/list")["result"]["tools"]}
+    assert {"brain_search", "brain_save", "brain_get"} <= tools and "brain_status" not in tools
+    found = client.request("tools/call", name="brain_search", arguments={"query": "pool close"})["result"]
+    assert "gotcha/pg-pool" in json.dumps(found)
+    server.stdin.close()
+    assert server.wait(timeout=30) == 0
+    assert not (data / "runtime" / "prepare.log").exists()
+
+
+def test_the_server_reports_a_failed_preparation_as_a_tool_error(tmp_path: Path, project: Path) -> None:
+    data = tmp_path / "data"
+    env = env_for(data, tmp_path)
+    key = info(env)["key"]
+    (data / "runtime" / "failed").write_text(f"{key}\n{time.time()}\npip install failed (exit 1): no index")
+    server = subprocess.Popen([SH, str(PLUGIN / "runtime" / "run"), "mcp"], env=env, cwd=project,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    client = Client(server)
+    client.request("initialize", **INITIALIZE)
+    status = client.request("tools/call", name="brain_status", arguments={})["result"]
+    assert status["isError"] is True and "could not prepare its runtime: pip install failed" in json.dumps(status)
+    server.stdin.close()
+    assert server.wait(timeout=30) == 0
+    assert not (data / "runtime" / "prepare.log").exists()  # a recent failure is not retried by the server
+
+
+def test_a_ready_runtime_serves_mcp_directly(tmp_path: Path, project: Path) -> None:
+    env = env_for(tmp_path / "data", tmp_path)
+    linked_runtime(env)
+    server = subprocess.Popen([SH, str(PLUGIN / "runtime" / "run"), "mcp"], env=env, cwd=project,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    client = Client(server)
+    init = client.request("initialize", **INITIALIZE)["result"]
+    assert init["serverInfo"]["name"] != "pinky" or init["serverInfo"].get("version") != "preparing"
+    assert "brain_search" in {t["name"] for t in client.request("tools/list")["result"]["tools"]}
+    server.stdin.close()
+    assert server.wait(timeout=30) == 0
+
+
+# --- what Claude Code gets: the plugin folder -------------------------------------------------------------------
+
+
+def test_hooks_and_server_go_through_the_launcher() -> None:
+    hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"]
+    handlers = [h for groups in hooks.values() for group in groups for h in group["hooks"]]
+    assert {h["args"][2] for h in handlers} == {"session-start", "pre-read", "pre-write", "stop"}
+    for handler in handlers:
+        assert handler["command"] == "sh" and handler["args"][:2] == ["${CLAUDE_PLUGIN_ROOT}/runtime/run", "hooks"]
+        assert 1 <= handler["timeout"] <= 30
+    server = json.loads((PLUGIN / ".mcp.json").read_text())["mcpServers"]["pinky"]
+    assert (server["command"], server["args"]) == ("sh", ["${CLAUDE_PLUGIN_ROOT}/runtime/run", "mcp"])
+    for command in ("pinky", "pinky-brain"):
+        assert os.access(PLUGIN / "bin" / command, os.X_OK)
+
+
+def test_the_plugin_folder_claude_code_copies_is_small_and_self_contained() -> None:
+    """Claude Code copies the marketplace entry's source folder and turns symlinks that point elsewhere in the
+    marketplace (this repository) into files; links leaving it are dropped. .venv, .demo and caches stay out."""
+    market = json.loads((REPO / ".claude-plugin" / "marketplace.json").read_text())
+    assert [p["source"] for p in market["plugins"]] == ["./plugin"]
+    total, names = 0, set()
+    for folder, dirs, files in os.walk(PLUGIN, followlinks=True):
+        assert Path(folder).resolve().is_relative_to(REPO)
+        names |= set(dirs)
+        total += sum((Path(folder) / name).stat().st_size for name in files)
+    assert not names & {".venv", ".demo", ".pytest_cache", "node_modules", ".git"}
+    assert total < 5_000_000, f"the plugin folder holds {total} bytes"
+    assert (PLUGIN / "package" / "src" / "pinky" / "hooks").is_dir()
