@@ -205,9 +205,9 @@ def run_checks(kb: KnowledgeBase) -> list[Check]:
         except Exception as exc:  # a broken check must not hide the others
             results.append(Check(check.__name__.strip("_"), "error", f"check failed: {exc}"))
     try:
-        from pinky.plugin_setup import plugin_checks
+        from pinky.claude_doctor import claude_checks
 
-        results += plugin_checks(kb.config)
+        results += claude_checks(kb.config)
     except Exception as exc:
         results.append(Check("claude code integration", "error", f"check failed: {exc}"))
     return results

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from pinky.cli.app import cli, config_of, emit_json, open_kb
-from pinky.cli.plugin import init_options
+from pinky.cli.plugin import claude_options
 from pinky.layout import ENTRY_TYPES
 
 TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
@@ -269,14 +269,15 @@ def gc(ctx: click.Context, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
-@init_options
+@claude_options(mcp=False)
 @click.option("--json", "as_json", is_flag=True, help="Print what was created as JSON.")
 @click.pass_context
 def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, allow_tools: bool,
          as_json: bool) -> None:
     """Make FOLDER a pinky project: pinky.toml (the marker every command finds from any subfolder),
     documentation/ for the knowledge, brain.db in .gitignore, diaries merged as a line union in
-    .gitattributes, and the pinky server in .mcp.json (other servers kept).
+    .gitattributes. With --mcp, also the pinky server in .mcp.json (for Claude Code without the
+    pinky plugin, which brings its own server).
 
     Without FOLDER: the project you are in, else the current folder. Safe to run again: it only
     adds what is missing.
@@ -285,7 +286,7 @@ def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, all
 
         cd my-repo && pinky init --claude-md append
     """
-    from pinky.plugin_setup import extend_init
+    from pinky.claude_setup import extend_init
     from pinky.project import default_root, git_top, init_project, write_marker
 
     root = (folder.expanduser().resolve() if folder else default_root(Path.cwd()))
