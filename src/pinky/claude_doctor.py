@@ -162,4 +162,7 @@ def claude_checks(config: Config) -> list[Check]:
         return checks
     key = git_top(root) or root
     project_state = (load_quiet(claude_json()).get("projects") or {}).get(str(key)) or {}
-    return checks + [_server(root, settings, project_state), _trust(root, settings, project_state, key)]
+    checks.append(_server(root, settings, project_state))
+    if plugin_enabled(settings) or has_entry:  # trust only matters once Claude Code has the tools to refuse
+        checks.append(_trust(root, settings, project_state, key))
+    return checks

@@ -306,6 +306,20 @@ def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, all
     _print_init_summary(report.root, config, created)
 
 
+def _grouped(created: Any) -> list[str]:
+    """One item for the templates folder instead of one per template."""
+    items: list[str] = []
+    templates = 0
+    for item in created:
+        if "/_templates/" in item:
+            templates += 1
+            if templates == 1:
+                items.append(item.rsplit("/", 1)[0] + "/")
+        else:
+            items.append(item)
+    return items
+
+
 def _print_init_summary(root: Path, config: Any, created: list[str]) -> None:
     saves = config.save_dir.relative_to(root).as_posix() if config.save_dir.is_relative_to(root) else config.save_dir
     verb = "initialised" if "pinky.toml" in created else "already initialised"
@@ -314,7 +328,7 @@ def _print_init_summary(root: Path, config: Any, created: list[str]) -> None:
         if "\n" in line:  # the CLAUDE.md snippet to paste
             click.echo(line)
     if created:
-        click.echo("added: " + ", ".join(line for line in created if "\n" not in line))
+        click.echo("added: " + ", ".join(_grouped(line for line in created if "\n" not in line)))
     click.echo("next: the agent saves with brain_save (or `pinky save`); `pinky doctor` checks the setup")
 
 
