@@ -16,6 +16,8 @@ from pinky.sync.repo import RepoBlobs, advance, head_branch, head_sha, make_comm
 from pinky.sync.worktree import checkout, restage
 
 if TYPE_CHECKING:
+    from dulwich.objects import ObjectID
+    from dulwich.refs import Ref
     from dulwich.repo import Repo
 
 
@@ -25,8 +27,8 @@ class Merge:
 
     changed: list[str]
     conflicts: list[str]
-    branch: bytes
-    remote_sha: bytes | None
+    branch: Ref
+    remote_sha: ObjectID | None
     note: str | None = None
 
 
@@ -52,7 +54,7 @@ def pull(repo: Repo, url: str, ident: bytes, err: BinaryIO) -> Merge:
     return Merge(changed, conflicts, remote_branch, theirs)
 
 
-def _fetch(repo: Repo, url: str, err: BinaryIO) -> tuple[dict[bytes, bytes], dict[bytes, bytes]]:
+def _fetch(repo: Repo, url: str, err: BinaryIO) -> tuple[dict[Ref, ObjectID], dict[Ref, Ref]]:
     """Fetch origin; any transport failure becomes one SyncError line naming the remote."""
     from dulwich import porcelain
 
@@ -66,19 +68,21 @@ def _fetch(repo: Repo, url: str, err: BinaryIO) -> tuple[dict[bytes, bytes], dic
     return refs, dict(result.symrefs or {})
 
 
-def _pick_remote_branch(repo: Repo, refs: dict[bytes, bytes], symrefs: dict[bytes, bytes]) -> bytes:
+def _pick_remote_branch(repo: Repo, refs: dict[Ref, ObjectID], symrefs: dict[Ref, Ref]) -> Ref:
     """Same branch name as ours; a fresh repo follows the remote's HEAD (like clone)."""
+    from dulwich.refs import HEADREF
+
     local = head_branch(repo)
-    remote_head = symrefs.get(b"HEAD")
+    remote_head = symrefs.get(HEADREF)
     if head_sha(repo) is None and remote_head in refs and remote_head != local:
-        repo.refs.set_symbolic_ref(b"HEAD", remote_head)
+        repo.refs.set_symbolic_ref(HEADREF, remote_head)
         return remote_head
     if local in refs or remote_head not in refs:
         return local
     return remote_head
 
 
-def _is_ancestor(repo: Repo, older: bytes | None, newer: bytes | None) -> bool:
+def _is_ancestor(repo: Repo, older: ObjectID | None, newer: ObjectID | None) -> bool:
     """True when ``newer`` already contains ``older``."""
     from dulwich.graph import can_fast_forward
 
@@ -88,7 +92,7 @@ def _is_ancestor(repo: Repo, older: bytes | None, newer: bytes | None) -> bool:
 
 
 def _three_way(
-    repo: Repo, ours: bytes, theirs: bytes, branch: bytes, ident: bytes
+    repo: Repo, ours: ObjectID, theirs: ObjectID, branch: Ref, ident: bytes
 ) -> tuple[list[str], list[str]]:
     """Merge per file from the merge base, commit with both parents, update the files."""
     from dulwich.graph import find_merge_base

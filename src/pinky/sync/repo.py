@@ -19,6 +19,8 @@ from pinky.errors import SyncError
 from pinky.sync.merge import Snapshot
 
 if TYPE_CHECKING:
+    from dulwich.objects import ObjectID
+    from dulwich.refs import Ref
     from dulwich.repo import Repo
 
 
@@ -34,7 +36,7 @@ def is_fresh(brain_dir: Path) -> bool:
     return head_commit(brain_dir) is None
 
 
-def head_commit(brain_dir: Path) -> bytes | None:
+def head_commit(brain_dir: Path) -> ObjectID | None:
     """HEAD's commit of the repository at ``brain_dir``; None when unborn or not a repository."""
     from dulwich.repo import Repo
 
@@ -92,15 +94,17 @@ def set_origin(repo: Repo, remote: str | None) -> str | None:
 # --- refs, trees, commits ------------------------------------------------------------------------
 
 
-def head_branch(repo: Repo) -> bytes:
+def head_branch(repo: Repo) -> Ref:
     """The branch HEAD points at; sync refuses a detached HEAD rather than guess."""
-    target = repo.refs.read_ref(b"HEAD")
+    from dulwich.refs import HEADREF, Ref
+
+    target = repo.refs.read_ref(HEADREF)
     if not target or not target.startswith(b"ref: refs/heads/"):
         raise SyncError(f"{repo.path} has a detached HEAD; check out a branch before syncing")
-    return target[len(b"ref: ") :].strip()
+    return Ref(target[len(b"ref: ") :].strip())
 
 
-def head_sha(repo: Repo) -> bytes | None:
+def head_sha(repo: Repo) -> ObjectID | None:
     """Commit HEAD points at, None while the branch is unborn."""
     try:
         return repo.refs[head_branch(repo)]
@@ -108,7 +112,7 @@ def head_sha(repo: Repo) -> bytes | None:
         return None
 
 
-def snapshot(repo: Repo, commit: bytes | None) -> Snapshot:
+def snapshot(repo: Repo, commit: ObjectID | None) -> Snapshot:
     """Flatten a commit's tree into path -> (mode, sha)."""
     if commit is None:
         return {}
@@ -119,7 +123,7 @@ def snapshot(repo: Repo, commit: bytes | None) -> Snapshot:
     }
 
 
-def write_tree(repo: Repo, snap: Snapshot) -> bytes:
+def write_tree(repo: Repo, snap: Snapshot) -> ObjectID:
     """Store the nested tree objects for a flat snapshot; return the root tree id."""
     from dulwich.index import commit_tree
 
@@ -127,7 +131,7 @@ def write_tree(repo: Repo, snap: Snapshot) -> bytes:
     return commit_tree(repo.object_store, blobs)
 
 
-def make_commit(repo: Repo, tree: bytes, parents: list[bytes], message: str, ident: bytes) -> bytes:
+def make_commit(repo: Repo, tree: ObjectID, parents: list[ObjectID], message: str, ident: bytes) -> ObjectID:
     """Write a commit object directly: no hooks, no signing, no global identity lookup."""
     from dulwich.objects import Commit
 
@@ -145,7 +149,7 @@ def make_commit(repo: Repo, tree: bytes, parents: list[bytes], message: str, ide
     return commit.id
 
 
-def advance(repo: Repo, old: bytes | None, new: bytes, message: str) -> None:
+def advance(repo: Repo, old: ObjectID | None, new: ObjectID, message: str) -> None:
     """Move the branch from ``old`` to ``new`` atomically, or fail if someone else moved it."""
     branch = head_branch(repo)
     msg = message.encode()
@@ -164,10 +168,10 @@ class RepoBlobs:
     def __init__(self, repo: Repo) -> None:
         self._repo = repo
 
-    def read(self, sha: bytes) -> bytes:
+    def read(self, sha: ObjectID) -> bytes:
         return self._repo.object_store[sha].data
 
-    def write(self, data: bytes) -> bytes:
+    def write(self, data: bytes) -> ObjectID:
         from dulwich.objects import Blob
 
         blob = Blob.from_string(data)
