@@ -7,6 +7,7 @@ dulwich is imported inside functions only: ``import pinky.sync`` must stay cheap
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -59,8 +60,9 @@ def _fetch(repo: Repo, url: str, err: BinaryIO) -> tuple[dict[Ref, ObjectID], di
     from dulwich import porcelain
 
     try:
+        username, password = _credentials(url)
         result = porcelain.fetch(
-            repo, "origin", outstream=io.StringIO(), errstream=err, **_credentials(url)
+            repo, "origin", outstream=io.StringIO(), errstream=err, username=username, password=password
         )
     except Exception as exc:
         raise SyncError(f"cannot fetch from remote {url}: {_cause(exc)}") from exc
@@ -129,8 +131,9 @@ def push(repo: Repo, url: str, merge: Merge, err: BinaryIO) -> bool:
         return False
     refspec = head_branch(repo) + b":" + merge.branch
     try:
+        username, password = _credentials(url)
         result = porcelain.push(
-            repo, "origin", refspec, outstream=io.BytesIO(), errstream=err, **_credentials(url)
+            repo, "origin", refspec, outstream=io.BytesIO(), errstream=err, username=username, password=password
         )
     except DivergedBranches:
         raise SyncError(
@@ -145,18 +148,21 @@ def push(repo: Repo, url: str, merge: Merge, err: BinaryIO) -> bool:
     return True
 
 
-def _credentials(url: str) -> dict[str, str]:
-    """HTTPS without credentials in the URL: look the host up in git's credential store."""
+def _credentials(url: str) -> tuple[str | None, str | None]:
+    """``(username, password)`` for fetch and push; (None, None) lets dulwich use the URL as is.
+
+    HTTPS without credentials in the URL: look the host up in git's credential store.
+    """
     from urllib.parse import urlparse
 
     parsed = urlparse(url)
     if parsed.scheme not in ("http", "https") or parsed.username or not parsed.hostname:
-        return {}
+        return None, None
     from dulwich.client import get_credentials_from_store
 
     for username, password in get_credentials_from_store(parsed.scheme, parsed.hostname):
-        return {"username": username, "password": password}
-    return {}
+        return username, password
+    return None, None
 
 
 def _cause(exc: BaseException) -> str:
@@ -165,7 +171,7 @@ def _cause(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {' '.join(text.split())}"
 
 
-def _cause_text(failed: dict[bytes, object]) -> str:
+def _cause_text(failed: Mapping[bytes, str]) -> str:
     """Render ``{ref: reason}`` push failures as one line."""
     return "; ".join(
         f"{ref.decode('utf-8', 'replace')}: {why}" for ref, why in failed.items()
