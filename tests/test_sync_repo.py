@@ -16,6 +16,7 @@ from pinky.sync.repo import (
     head_sha,
     is_fresh,
     open_or_init,
+    read_blob,
     set_origin,
     snapshot,
     sync_lock,
@@ -96,3 +97,15 @@ def test_set_origin_records_local_paths_absolute(tmp_path: Path, repo: Repo, mon
     assert set_origin(repo, "remote.git") == str(tmp_path / "remote.git")
     assert set_origin(repo, None) == str(tmp_path / "remote.git")
     assert set_origin(repo, "git@example.org:me/brain.git") == "git@example.org:me/brain.git"
+
+
+def test_objects_of_the_wrong_kind_are_a_sync_error(repo: Repo) -> None:
+    write(repo, "a.md", "a")
+    commit_local(repo, IDENT)
+    commit = head_sha(repo)
+    blob = snapshot(repo, commit)["a.md"][1]
+    assert read_blob(repo, blob) == b"a"
+    with pytest.raises(SyncError, match="is a commit, not a file's contents"):
+        read_blob(repo, commit)
+    with pytest.raises(SyncError, match="is a blob, not a commit"):
+        snapshot(repo, blob)

@@ -114,13 +114,27 @@ def head_sha(repo: Repo) -> ObjectID | None:
 
 def snapshot(repo: Repo, commit: ObjectID | None) -> Snapshot:
     """Flatten a commit's tree into path -> (mode, sha)."""
+    from dulwich.objects import Commit
+
     if commit is None:
         return {}
-    tree = repo[commit].tree
+    obj = repo[commit]
+    if not isinstance(obj, Commit):
+        raise SyncError(f"{commit.decode()} is a {obj.type_name.decode()}, not a commit (a branch must point at one)")
     return {
         e.path.decode("utf-8", "surrogateescape"): (e.mode, e.sha)
-        for e in repo.object_store.iter_tree_contents(tree)
+        for e in repo.object_store.iter_tree_contents(obj.tree)
     }
+
+
+def read_blob(repo: Repo, sha: ObjectID) -> bytes:
+    """A file's contents from the object store; any other object there is a SyncError."""
+    from dulwich.objects import Blob
+
+    obj = repo.object_store[sha]
+    if not isinstance(obj, Blob):
+        raise SyncError(f"{sha.decode()} is a {obj.type_name.decode()}, not a file's contents")
+    return obj.data
 
 
 def write_tree(repo: Repo, snap: Snapshot) -> ObjectID:
@@ -169,7 +183,7 @@ class RepoBlobs:
         self._repo = repo
 
     def read(self, sha: ObjectID) -> bytes:
-        return self._repo.object_store[sha].data
+        return read_blob(self._repo, sha)
 
     def write(self, data: bytes) -> ObjectID:
         from dulwich.objects import Blob
