@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from dulwich import porcelain
+from dulwich.index import ConflictedIndexEntry
 from dulwich.repo import Repo
 
 from pinky.errors import SyncError
@@ -109,3 +110,18 @@ def test_objects_of_the_wrong_kind_are_a_sync_error(repo: Repo) -> None:
         read_blob(repo, commit)
     with pytest.raises(SyncError, match="is a blob, not a commit"):
         snapshot(repo, blob)
+
+
+def test_a_conflict_left_in_the_index_by_git_is_a_sync_error(repo: Repo) -> None:
+    write(repo, ".gitignore", "local.md\n")
+    write(repo, "a.md", "a")
+    commit_local(repo, IDENT)
+    index = repo.open_index()
+    entry = index[b"a.md"]
+    # an ignored path: porcelain.add leaves its conflict in the index for commit_local to find
+    index[b"local.md"] = ConflictedIndexEntry(ancestor=entry, this=entry, other=entry)
+    index.write()
+    head = head_sha(repo)
+    with pytest.raises(SyncError, match="local.md has an unresolved git merge conflict"):
+        commit_local(repo, IDENT)
+    assert head_sha(repo) == head

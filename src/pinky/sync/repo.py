@@ -202,11 +202,7 @@ def commit_local(repo: Repo, ident: bytes) -> str | None:
 
     porcelain.add(repo)
     head = head_sha(repo)
-    index = repo.open_index()
-    staged = {
-        path.decode("utf-8", "surrogateescape"): (entry.mode, entry.sha)
-        for path, entry in index.iteritems()
-    }
+    staged = _staged(repo)
     before = snapshot(repo, head)
     if staged == before:
         return None
@@ -214,6 +210,19 @@ def commit_local(repo: Repo, ident: bytes) -> str | None:
     message = _local_message(before, staged)
     advance(repo, head, make_commit(repo, tree, [head] if head else [], message, ident), message)
     return message
+
+
+def _staged(repo: Repo) -> Snapshot:
+    """The index as a snapshot; a path left conflicted by a git merge stops the sync."""
+    from dulwich.index import ConflictedIndexEntry
+
+    staged: Snapshot = {}
+    for raw, entry in repo.open_index().iteritems():
+        path = raw.decode("utf-8", "surrogateescape")
+        if isinstance(entry, ConflictedIndexEntry):
+            raise SyncError(f"{path} has an unresolved git merge conflict in {repo.path}; resolve it before syncing")
+        staged[path] = (entry.mode, entry.sha)
+    return staged
 
 
 def _local_message(before: Snapshot, after: Snapshot) -> str:
