@@ -10,8 +10,8 @@ from dulwich import porcelain
 from dulwich.repo import Repo
 
 from pinky.errors import SyncError
-from pinky.sync.remote import pull, push
-from pinky.sync.repo import commit_local, head_sha, open_or_init, set_origin
+from pinky.sync.remote import Merge, pull, push
+from pinky.sync.repo import commit_local, head_branch, head_sha, open_or_init, set_origin
 
 IDENT = b"Test <test@example.org>"
 
@@ -56,3 +56,30 @@ def test_unreachable_remote_is_one_line(tmp_path: Path) -> None:
     with machine(tmp_path, "A", missing) as repo, pytest.raises(SyncError) as info:
         pull(repo, missing, IDENT, io.BytesIO())
     assert str(info.value).startswith(f"cannot fetch from remote {missing}: ") and "\n" not in str(info.value)
+
+
+def test_https_credentials_from_the_git_store_reach_fetch_and_push(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dulwich import client
+
+    stored = {"example.org": [("me", "s3cret")]}
+    monkeypatch.setattr(client, "get_credentials_from_store", lambda scheme, host: iter(stored.get(host, [])))
+    seen: list[tuple[object, object]] = []
+
+    def offline(*args: object, **kwargs: object) -> None:
+        seen.append((kwargs.get("username"), kwargs.get("password")))
+        raise OSError("offline")
+
+    monkeypatch.setattr(porcelain, "fetch", offline)
+    monkeypatch.setattr(porcelain, "push", offline)
+    for url in ("https://example.org/me/brain.git", "https://me@example.org/me/brain.git", "https://other.org/b.git"):
+        with machine(tmp_path, "A", url) as repo:
+            (tmp_path / "A/x.md").write_text(url)
+            commit_local(repo, IDENT)
+            with pytest.raises(SyncError, match="cannot fetch from remote .*: OSError: offline"):
+                pull(repo, url, IDENT, io.BytesIO())
+            with pytest.raises(SyncError, match="push to remote .* failed: OSError: offline"):
+                push(repo, url, Merge([], [], head_branch(repo), None), io.BytesIO())
+    # the store only fills in what the URL lacks: a user in the URL, or an unknown host, passes nothing
+    assert seen == [("me", "s3cret")] * 2 + [(None, None)] * 4

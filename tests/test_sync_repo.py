@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from dulwich import porcelain
+from dulwich.index import ConflictedIndexEntry
 from dulwich.repo import Repo
 
 from pinky.errors import SyncError
@@ -16,6 +17,7 @@ from pinky.sync.repo import (
     head_sha,
     is_fresh,
     open_or_init,
+    read_blob,
     set_origin,
     snapshot,
     sync_lock,
@@ -96,3 +98,30 @@ def test_set_origin_records_local_paths_absolute(tmp_path: Path, repo: Repo, mon
     assert set_origin(repo, "remote.git") == str(tmp_path / "remote.git")
     assert set_origin(repo, None) == str(tmp_path / "remote.git")
     assert set_origin(repo, "git@example.org:me/brain.git") == "git@example.org:me/brain.git"
+
+
+def test_objects_of_the_wrong_kind_are_a_sync_error(repo: Repo) -> None:
+    write(repo, "a.md", "a")
+    commit_local(repo, IDENT)
+    commit = head_sha(repo)
+    blob = snapshot(repo, commit)["a.md"][1]
+    assert read_blob(repo, blob) == b"a"
+    with pytest.raises(SyncError, match="is a commit, not a file's contents"):
+        read_blob(repo, commit)
+    with pytest.raises(SyncError, match="is a blob, not a commit"):
+        snapshot(repo, blob)
+
+
+def test_a_conflict_left_in_the_index_by_git_is_a_sync_error(repo: Repo) -> None:
+    write(repo, ".gitignore", "local.md\n")
+    write(repo, "a.md", "a")
+    commit_local(repo, IDENT)
+    index = repo.open_index()
+    entry = index[b"a.md"]
+    # an ignored path: porcelain.add leaves its conflict in the index for commit_local to find
+    index[b"local.md"] = ConflictedIndexEntry(ancestor=entry, this=entry, other=entry)
+    index.write()
+    head = head_sha(repo)
+    with pytest.raises(SyncError, match="local.md has an unresolved git merge conflict"):
+        commit_local(repo, IDENT)
+    assert head_sha(repo) == head

@@ -12,11 +12,14 @@ import io
 import re
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pinky.errors import SyncError
 from pinky.kb import KnowledgeBase
 from pinky.layout import is_note
+
+if TYPE_CHECKING:
+    from dulwich.objects import ObjectID
 
 # Above this many pulled files one incremental reindex pass (a stat per file) beats
 # indexing them one by one; both only parse and embed what changed.
@@ -69,7 +72,7 @@ def reindex_paths(kb: KnowledgeBase, root: Path, paths: list[str]) -> int:
     return len(wanted)
 
 
-def _head(brain: Path) -> bytes | None:
+def _head(brain: Path) -> ObjectID | None:
     """The brain's HEAD commit, None when it is not a repository yet."""
     from pinky.sync import head_commit
 

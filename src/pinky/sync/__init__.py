@@ -32,7 +32,7 @@ from pinky import fileio
 from pinky.errors import InvalidInput
 from pinky.locations import ENV_GIT_AUTHOR
 from pinky.sync.merge import conflict_copy_name, list_conflicts, union_merge
-from pinky.sync.remote import Merge, pull, push
+from pinky.sync.remote import pull, push
 from pinky.sync.repo import commit_local, head_commit, is_fresh, open_or_init, set_origin, sync_lock
 
 __all__ = ["SyncReport", "conflict_copy_name", "head_commit", "list_conflicts", "sync", "union_merge"]
@@ -88,17 +88,16 @@ def sync(
         if url and not fresh:
             merge = pull(repo, url, ident, err)
         pushed = push(repo, url, merge, err) if url and merge else False
-    if merge is None:
-        merge = Merge([], [], b"", None)
-    notes = [n for n in (merge.note, _push_note(url, pushed)) if n]
+    changed, conflicts, note = (merge.changed, merge.conflicts, merge.note) if merge else ([], [], None)
+    notes = [n for n in (note, _push_note(url, pushed)) if n]
     return SyncReport(
         cloned=bool(fresh and url),
         initialised=initialised,
         committed=message is not None,
         commit_message=message,
-        pulled_paths=merge.changed,
+        pulled_paths=changed,
         pushed=pushed,
-        conflicts=merge.conflicts,
+        conflicts=conflicts,
         remote=url,
         notes=notes,
     )

@@ -1,9 +1,10 @@
 """How sync merges the brain, file by file: pure rules over path -> (mode, blob) snapshots.
 
-No dulwich here: blob contents come and go through the small `Blobs` interface the repository
-side provides, so the rules read on their own. Conflict markers are never written: a file
-edited on both sides is either unioned (diaries and `append_only: true` notes), kept as ours
-(rollups, which are regenerated), or kept as ours with theirs saved beside it as a conflict copy.
+No dulwich here (only its `ObjectID` type, for the checker): blob contents come and go through
+the small `Blobs` interface the repository side provides, so the rules read on their own.
+Conflict markers are never written: a file edited on both sides is either unioned (diaries and
+`append_only: true` notes), kept as ours (rollups, which are regenerated), or kept as ours with
+theirs saved beside it as a conflict copy.
 """
 
 from __future__ import annotations
@@ -11,15 +12,18 @@ from __future__ import annotations
 import re
 from datetime import time as Time
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from pinky.diary import bullet_time, is_bullet
 from pinky.layout import DIARY_DIR
 from pinky.markdown import split_frontmatter
 from pinky.rollup import FOLDERS
 
-Entry = tuple[int, bytes]  # (mode, blob sha) of one file in a tree
-Snapshot = dict[str, Entry]  # relative posix path -> entry
+if TYPE_CHECKING:
+    from dulwich.objects import ObjectID
+
+Entry: TypeAlias = tuple[int, "ObjectID"]  # (mode, blob sha) of one file in a tree
+Snapshot: TypeAlias = dict[str, Entry]  # relative posix path -> entry
 
 ROLLUP_DIRS = tuple(f"{DIARY_DIR}/{folder}/" for folder in FOLDERS.values())
 _CONFLICT_RE = re.compile(r"\.conflict-[0-9a-f]{7,40}(\.[^./]+)?$")
@@ -28,9 +32,9 @@ _CONFLICT_RE = re.compile(r"\.conflict-[0-9a-f]{7,40}(\.[^./]+)?$")
 class Blobs(Protocol):
     """Blob access for the merge rules, which otherwise only see path -> (mode, sha) maps."""
 
-    def read(self, sha: bytes) -> bytes: ...
+    def read(self, sha: ObjectID) -> bytes: ...
 
-    def write(self, data: bytes) -> bytes: ...
+    def write(self, data: bytes) -> ObjectID: ...
 
 
 def merge_snapshots(

@@ -7,6 +7,7 @@ dulwich is imported inside functions only: ``import pinky.sync`` must stay cheap
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -16,6 +17,8 @@ from pinky.sync.repo import RepoBlobs, advance, head_branch, head_sha, make_comm
 from pinky.sync.worktree import checkout, restage
 
 if TYPE_CHECKING:
+    from dulwich.objects import ObjectID
+    from dulwich.refs import Ref
     from dulwich.repo import Repo
 
 
@@ -25,8 +28,8 @@ class Merge:
 
     changed: list[str]
     conflicts: list[str]
-    branch: bytes
-    remote_sha: bytes | None
+    branch: Ref
+    remote_sha: ObjectID | None
     note: str | None = None
 
 
@@ -52,13 +55,14 @@ def pull(repo: Repo, url: str, ident: bytes, err: BinaryIO) -> Merge:
     return Merge(changed, conflicts, remote_branch, theirs)
 
 
-def _fetch(repo: Repo, url: str, err: BinaryIO) -> tuple[dict[bytes, bytes], dict[bytes, bytes]]:
+def _fetch(repo: Repo, url: str, err: BinaryIO) -> tuple[dict[Ref, ObjectID], dict[Ref, Ref]]:
     """Fetch origin; any transport failure becomes one SyncError line naming the remote."""
     from dulwich import porcelain
 
     try:
+        username, password = _credentials(url)
         result = porcelain.fetch(
-            repo, "origin", outstream=io.StringIO(), errstream=err, **_credentials(url)
+            repo, "origin", outstream=io.StringIO(), errstream=err, username=username, password=password
         )
     except Exception as exc:
         raise SyncError(f"cannot fetch from remote {url}: {_cause(exc)}") from exc
@@ -66,19 +70,21 @@ def _fetch(repo: Repo, url: str, err: BinaryIO) -> tuple[dict[bytes, bytes], dic
     return refs, dict(result.symrefs or {})
 
 
-def _pick_remote_branch(repo: Repo, refs: dict[bytes, bytes], symrefs: dict[bytes, bytes]) -> bytes:
+def _pick_remote_branch(repo: Repo, refs: dict[Ref, ObjectID], symrefs: dict[Ref, Ref]) -> Ref:
     """Same branch name as ours; a fresh repo follows the remote's HEAD (like clone)."""
+    from dulwich.refs import HEADREF
+
     local = head_branch(repo)
-    remote_head = symrefs.get(b"HEAD")
+    remote_head = symrefs.get(HEADREF)
     if head_sha(repo) is None and remote_head in refs and remote_head != local:
-        repo.refs.set_symbolic_ref(b"HEAD", remote_head)
+        repo.refs.set_symbolic_ref(HEADREF, remote_head)
         return remote_head
     if local in refs or remote_head not in refs:
         return local
     return remote_head
 
 
-def _is_ancestor(repo: Repo, older: bytes | None, newer: bytes | None) -> bool:
+def _is_ancestor(repo: Repo, older: ObjectID | None, newer: ObjectID | None) -> bool:
     """True when ``newer`` already contains ``older``."""
     from dulwich.graph import can_fast_forward
 
@@ -88,7 +94,7 @@ def _is_ancestor(repo: Repo, older: bytes | None, newer: bytes | None) -> bool:
 
 
 def _three_way(
-    repo: Repo, ours: bytes, theirs: bytes, branch: bytes, ident: bytes
+    repo: Repo, ours: ObjectID, theirs: ObjectID, branch: Ref, ident: bytes
 ) -> tuple[list[str], list[str]]:
     """Merge per file from the merge base, commit with both parents, update the files."""
     from dulwich.graph import find_merge_base
@@ -125,8 +131,9 @@ def push(repo: Repo, url: str, merge: Merge, err: BinaryIO) -> bool:
         return False
     refspec = head_branch(repo) + b":" + merge.branch
     try:
+        username, password = _credentials(url)
         result = porcelain.push(
-            repo, "origin", refspec, outstream=io.BytesIO(), errstream=err, **_credentials(url)
+            repo, "origin", refspec, outstream=io.BytesIO(), errstream=err, username=username, password=password
         )
     except DivergedBranches:
         raise SyncError(
@@ -141,18 +148,21 @@ def push(repo: Repo, url: str, merge: Merge, err: BinaryIO) -> bool:
     return True
 
 
-def _credentials(url: str) -> dict[str, str]:
-    """HTTPS without credentials in the URL: look the host up in git's credential store."""
+def _credentials(url: str) -> tuple[str | None, str | None]:
+    """``(username, password)`` for fetch and push; (None, None) lets dulwich use the URL as is.
+
+    HTTPS without credentials in the URL: look the host up in git's credential store.
+    """
     from urllib.parse import urlparse
 
     parsed = urlparse(url)
     if parsed.scheme not in ("http", "https") or parsed.username or not parsed.hostname:
-        return {}
+        return None, None
     from dulwich.client import get_credentials_from_store
 
     for username, password in get_credentials_from_store(parsed.scheme, parsed.hostname):
-        return {"username": username, "password": password}
-    return {}
+        return username, password
+    return None, None
 
 
 def _cause(exc: BaseException) -> str:
@@ -161,7 +171,7 @@ def _cause(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {' '.join(text.split())}"
 
 
-def _cause_text(failed: dict[bytes, object]) -> str:
+def _cause_text(failed: Mapping[bytes, str]) -> str:
     """Render ``{ref: reason}`` push failures as one line."""
     return "; ".join(
         f"{ref.decode('utf-8', 'replace')}: {why}" for ref, why in failed.items()

@@ -19,6 +19,8 @@ from pinky.errors import SyncError
 from pinky.sync.merge import Snapshot
 
 if TYPE_CHECKING:
+    from dulwich.objects import ObjectID
+    from dulwich.refs import Ref
     from dulwich.repo import Repo
 
 
@@ -34,7 +36,7 @@ def is_fresh(brain_dir: Path) -> bool:
     return head_commit(brain_dir) is None
 
 
-def head_commit(brain_dir: Path) -> bytes | None:
+def head_commit(brain_dir: Path) -> ObjectID | None:
     """HEAD's commit of the repository at ``brain_dir``; None when unborn or not a repository."""
     from dulwich.repo import Repo
 
@@ -92,15 +94,17 @@ def set_origin(repo: Repo, remote: str | None) -> str | None:
 # --- refs, trees, commits ------------------------------------------------------------------------
 
 
-def head_branch(repo: Repo) -> bytes:
+def head_branch(repo: Repo) -> Ref:
     """The branch HEAD points at; sync refuses a detached HEAD rather than guess."""
-    target = repo.refs.read_ref(b"HEAD")
+    from dulwich.refs import HEADREF, Ref
+
+    target = repo.refs.read_ref(HEADREF)
     if not target or not target.startswith(b"ref: refs/heads/"):
         raise SyncError(f"{repo.path} has a detached HEAD; check out a branch before syncing")
-    return target[len(b"ref: ") :].strip()
+    return Ref(target[len(b"ref: ") :].strip())
 
 
-def head_sha(repo: Repo) -> bytes | None:
+def head_sha(repo: Repo) -> ObjectID | None:
     """Commit HEAD points at, None while the branch is unborn."""
     try:
         return repo.refs[head_branch(repo)]
@@ -108,18 +112,32 @@ def head_sha(repo: Repo) -> bytes | None:
         return None
 
 
-def snapshot(repo: Repo, commit: bytes | None) -> Snapshot:
+def snapshot(repo: Repo, commit: ObjectID | None) -> Snapshot:
     """Flatten a commit's tree into path -> (mode, sha)."""
+    from dulwich.objects import Commit
+
     if commit is None:
         return {}
-    tree = repo[commit].tree
+    obj = repo[commit]
+    if not isinstance(obj, Commit):
+        raise SyncError(f"{commit.decode()} is a {obj.type_name.decode()}, not a commit (a branch must point at one)")
     return {
         e.path.decode("utf-8", "surrogateescape"): (e.mode, e.sha)
-        for e in repo.object_store.iter_tree_contents(tree)
+        for e in repo.object_store.iter_tree_contents(obj.tree)
     }
 
 
-def write_tree(repo: Repo, snap: Snapshot) -> bytes:
+def read_blob(repo: Repo, sha: ObjectID) -> bytes:
+    """A file's contents from the object store; any other object there is a SyncError."""
+    from dulwich.objects import Blob
+
+    obj = repo.object_store[sha]
+    if not isinstance(obj, Blob):
+        raise SyncError(f"{sha.decode()} is a {obj.type_name.decode()}, not a file's contents")
+    return obj.data
+
+
+def write_tree(repo: Repo, snap: Snapshot) -> ObjectID:
     """Store the nested tree objects for a flat snapshot; return the root tree id."""
     from dulwich.index import commit_tree
 
@@ -127,7 +145,7 @@ def write_tree(repo: Repo, snap: Snapshot) -> bytes:
     return commit_tree(repo.object_store, blobs)
 
 
-def make_commit(repo: Repo, tree: bytes, parents: list[bytes], message: str, ident: bytes) -> bytes:
+def make_commit(repo: Repo, tree: ObjectID, parents: list[ObjectID], message: str, ident: bytes) -> ObjectID:
     """Write a commit object directly: no hooks, no signing, no global identity lookup."""
     from dulwich.objects import Commit
 
@@ -145,7 +163,7 @@ def make_commit(repo: Repo, tree: bytes, parents: list[bytes], message: str, ide
     return commit.id
 
 
-def advance(repo: Repo, old: bytes | None, new: bytes, message: str) -> None:
+def advance(repo: Repo, old: ObjectID | None, new: ObjectID, message: str) -> None:
     """Move the branch from ``old`` to ``new`` atomically, or fail if someone else moved it."""
     branch = head_branch(repo)
     msg = message.encode()
@@ -164,10 +182,10 @@ class RepoBlobs:
     def __init__(self, repo: Repo) -> None:
         self._repo = repo
 
-    def read(self, sha: bytes) -> bytes:
-        return self._repo.object_store[sha].data
+    def read(self, sha: ObjectID) -> bytes:
+        return read_blob(self._repo, sha)
 
-    def write(self, data: bytes) -> bytes:
+    def write(self, data: bytes) -> ObjectID:
         from dulwich.objects import Blob
 
         blob = Blob.from_string(data)
@@ -184,11 +202,7 @@ def commit_local(repo: Repo, ident: bytes) -> str | None:
 
     porcelain.add(repo)
     head = head_sha(repo)
-    index = repo.open_index()
-    staged = {
-        path.decode("utf-8", "surrogateescape"): (entry.mode, entry.sha)
-        for path, entry in index.iteritems()
-    }
+    staged = _staged(repo)
     before = snapshot(repo, head)
     if staged == before:
         return None
@@ -196,6 +210,19 @@ def commit_local(repo: Repo, ident: bytes) -> str | None:
     message = _local_message(before, staged)
     advance(repo, head, make_commit(repo, tree, [head] if head else [], message, ident), message)
     return message
+
+
+def _staged(repo: Repo) -> Snapshot:
+    """The index as a snapshot; a path left conflicted by a git merge stops the sync."""
+    from dulwich.index import ConflictedIndexEntry
+
+    staged: Snapshot = {}
+    for raw, entry in repo.open_index().iteritems():
+        path = raw.decode("utf-8", "surrogateescape")
+        if isinstance(entry, ConflictedIndexEntry):
+            raise SyncError(f"{path} has an unresolved git merge conflict in {repo.path}; resolve it before syncing")
+        staged[path] = (entry.mode, entry.sha)
+    return staged
 
 
 def _local_message(before: Snapshot, after: Snapshot) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from pinky import fileio
 from pinky.errors import SyncError
 from pinky.sync.merge import Entry, Snapshot
+from pinky.sync.repo import read_blob
 
 if TYPE_CHECKING:
     from dulwich.repo import Repo
@@ -57,7 +58,7 @@ def _check_untouched(repo: Repo, root: Path, path: str, entry: Entry | None) -> 
     if entry is None:
         current_ok = not target.exists()
     else:
-        current_ok = target.is_file() and target.read_bytes() == repo.object_store[entry[1]].data
+        current_ok = target.is_file() and target.read_bytes() == read_blob(repo, entry[1])
     if not current_ok:
         raise SyncError(f"{path} changed while syncing; run sync again")
 
@@ -68,7 +69,7 @@ def _write_entry(repo: Repo, root: Path, path: str, entry: Entry) -> None:
     target = _safe_target(root, path)
     if mode & 0o170000 != 0o100000:
         return  # symlinks/submodules do not belong in a brain; leave them to git
-    fileio.atomic_write(target, repo.object_store[sha].data, mode=0o755 if mode & 0o111 else 0o644)
+    fileio.atomic_write(target, read_blob(repo, sha), mode=0o755 if mode & 0o111 else 0o644)
 
 
 def _remove(root: Path, path: str) -> None:
