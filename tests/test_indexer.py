@@ -13,7 +13,7 @@ from pinky import indexer
 from pinky.config import load_config
 from pinky.errors import InvalidInput
 from pinky.index import Index
-from pinky.layout import FILE_INDEX_HEADER
+from pinky.locations import FILE_INDEX_HEADER
 from pinky.store import entries as eq
 
 POOL = "---\ntitle: Pool hangs\ntype: gotcha\nfiles: [src/db/pool.py]\n---\nThe pool hangs; see lib/retry.js.\n"

@@ -9,7 +9,6 @@ import pytest
 from pinky.layout import (
     ENTRY_TYPES,
     entry_id,
-    file_index_path,
     is_note,
     is_skipped,
     names_of,
@@ -99,6 +98,3 @@ def test_entry_id_never_changes_between_releases() -> None:
 
     assert entry_id("project", "gotcha/pool.md") == hashlib.sha1(b"project:gotcha/pool.md").hexdigest()[:16]
 
-
-def test_file_index_path() -> None:
-    assert file_index_path("/x/brain.db") == "/x/brain.db-files"

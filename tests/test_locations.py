@@ -241,3 +241,9 @@ def test_an_explicit_save_dir_keeps_the_markers_other_settings(tmp_path: Path) -
     loc = locate(env={"PINKY_SAVE_DIR": "documentation"}, start=str(root))
     assert loc.project_root == str(root) and loc.project == "api"
     assert loc.db == str(root / ".cache" / "b.db") and loc.save_dir == str(root / "documentation")
+
+
+def test_the_file_index_sits_beside_the_index() -> None:
+    from pinky.locations import file_index_path
+
+    assert file_index_path("/x/brain.db") == "/x/brain.db-files"

@@ -21,7 +21,8 @@ from typing import Any
 from pinky.chunking import chunk_markdown
 from pinky.fileio import atomic_write, file_lock
 from pinky.index import Index
-from pinky.layout import FILE_INDEX_HEADER, entry_id, file_index_path, is_note, is_skipped, slug_for
+from pinky.layout import entry_id, is_note, is_skipped, slug_for
+from pinky.locations import FILE_INDEX_HEADER, file_index_path
 from pinky.markdown import Document, content_hash, file_names_mentioned, parse_text, unreadable
 from pinky.store import entries as eq
 from pinky.store import graph as gq

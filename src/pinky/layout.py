@@ -12,8 +12,6 @@ ROOTS: tuple[str, ...] = ("project", "global")
 ARCHIVE_DIR = ".archive"
 DIARY_DIR = "diary"
 GLOBAL_PREFIX = "global/"
-FILE_INDEX_SUFFIX = "-files"
-FILE_INDEX_HEADER = "pinky: names of files linked to brain entries, v1"
 
 
 def is_skipped(name: str) -> bool:
@@ -67,8 +65,3 @@ def names_of(slug: str, rel: str) -> list[str]:
     stem = rel.rsplit("/", 1)[-1]
     names.append(stem[:-3] if stem.lower().endswith(".md") else stem)
     return list(dict.fromkeys(names))
-
-
-def file_index_path(db_path: str) -> str:
-    """`<index>-files`: the names of every file some entry links to (the hooks' pre-filter)."""
-    return db_path + FILE_INDEX_SUFFIX

@@ -55,6 +55,8 @@ DEFAULT_SAVE_DIR = "documentation"
 DEFAULT_INDEX = "brain.db"
 GLOBAL_INDEX = "global.db"
 MARKER_KEYS = ("save_dir", "index", "project")
+FILE_INDEX_SUFFIX = "-files"
+FILE_INDEX_HEADER = "pinky: names of files linked to brain entries, v1"
 
 
 class LocationError(InvalidInput):
@@ -82,6 +84,11 @@ class Locations:
     @property
     def in_project(self) -> bool:
         return self.save_dir is not None
+
+    @property
+    def base_dir(self) -> str:
+        """The folder tool paths are taken relative to: the project root, else where the process started."""
+        return self.project_root or self.start
 
     @property
     def global_dir(self) -> str:
@@ -142,6 +149,12 @@ def read_marker(root: str) -> dict[str, str]:
         if not isinstance(value, str) or not value.strip():
             raise LocationError(f"{path}: {key} must be a non-empty string")
     return {key: value.strip() for key, value in data.items()}
+
+
+def file_index_path(db_path: str) -> str:
+    """`<index>-files`, beside the index: the names of every file some entry links to. The indexer
+    writes it, the hooks read it to answer most reads without opening SQLite."""
+    return db_path + FILE_INDEX_SUFFIX
 
 
 def start_folder(env: dict[str, str] | os._Environ[str], cwd: str | None = None) -> str:

@@ -17,13 +17,113 @@ from __future__ import annotations
 import os
 import sys
 
-from pinky.hooks.common import dumps, hook_locations, loads
+from pinky.locations import Locations, locate, start_folder
 
-__all__ = ["EVENTS", "main", "run"]
+__all__ = ["EVENTS", "StateFiles", "dumps", "hook_locations", "loads", "main", "run"]
 
 EVENTS = ("session-start", "pre-read", "pre-write", "stop")
 INTERNAL = ("rollup",)  # spawned by the Stop hook itself, never registered in hooks.json
 MAX_STDIN = 8 * 1024 * 1024
+
+
+# --- JSON without the `json` package -----------------------------------------------------------
+
+
+class _ScanContext:
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    memo: dict = {}
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return float(name.replace("Infinity", "inf"))
+
+
+def loads(text: str) -> object:
+    """json.loads for one document, through the C scanner when it is available."""
+    try:
+        from _json import make_scanner
+    except ImportError:  # pragma: no cover - every CPython has _json
+        import json
+
+        return json.loads(text)
+    start = len(text) - len(text.lstrip())
+    try:
+        scanner = make_scanner(_ScanContext())  # type: ignore[arg-type]  # duck-typed like json's own context
+        value, end = scanner(text, start)
+    except StopIteration:
+        value, end = None, -1
+    if end < 0 or text[end:].strip():
+        import json  # a malformed document: let json produce the precise error
+
+        return json.loads(text)
+    return value
+
+
+def dumps(value: object) -> str:
+    """Compact, ASCII-only json.dumps for the str/int/bool/None/list/dict values hooks emit."""
+    from _json import encode_basestring_ascii as enc
+
+    def walk(item: object) -> str:
+        if isinstance(item, str):
+            return enc(item)
+        if item is None:
+            return "null"
+        if item is True or item is False:
+            return "true" if item else "false"
+        if isinstance(item, int | float):
+            return repr(item)
+        if isinstance(item, dict):
+            return "{" + ",".join(f"{enc(str(k))}:{walk(v)}" for k, v in item.items()) + "}"
+        if isinstance(item, list | tuple):
+            return "[" + ",".join(walk(v) for v in item) + "]"
+        raise TypeError(f"cannot encode {type(item).__name__}")
+
+    return walk(value)
+
+
+class StateFiles:
+    """The hooks' small JSON state files (session starts, rollup days). A cache: missing or damaged reads
+    as empty, and a crash may lose a write. Handed to the hooks that keep state, so their modules need
+    not import this package back."""
+
+    @staticmethod
+    def read(path: str) -> dict:
+        return read_state(path)
+
+    @staticmethod
+    def write(path: str, data: dict) -> None:
+        write_state(path, data)
+
+
+def read_state(path: str) -> dict:
+    """A small JSON state file of the hooks; missing or damaged reads as empty (it is only a cache)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = loads(handle.read())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_state(path: str, data: dict) -> None:
+    """Replace a state file atomically, so a concurrent hook never reads half of it."""
+    from pinky.fileio import atomic_write
+
+    atomic_write(path, dumps(data), durable=False)  # a cache: losing it in a crash costs nothing
+
+
+# --- where things are ----------------------------------------------------------------------------
+
+
+def hook_locations(payload: dict, env: dict[str, str] | os._Environ[str] | None = None) -> Locations:
+    """The brain the CLI and the MCP server would use, seen from the session's project folder."""
+    env = os.environ if env is None else env
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    return locate(env=env, start=start_folder(env, cwd))
 
 
 # --- the entry point -------------------------------------------------------------------------------
@@ -54,16 +154,16 @@ def run(event: str, payload: dict) -> dict | None:
     if event == "session-start":
         from pinky.hooks.session import session_start
 
-        return session_start(payload, loc)
+        return session_start(payload, loc, StateFiles())
     if event == "stop":
         from pinky.hooks.stop import stop
 
-        stop(payload, loc)
+        stop(payload, loc, StateFiles())
         return None  # Stop must print nothing: any output would make Claude continue the turn
     if event == "rollup":
         from pinky.hooks.stop import rollup
 
-        rollup(payload, loc)
+        rollup(payload, loc, StateFiles())
         return None
     raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
 

@@ -16,13 +16,14 @@ import os
 import sys
 import time
 
-from pinky.hooks.common import project_dir, read_state, write_state
 from pinky.locations import ENV_DIGEST_CHARS, ENV_HOOKS_NO_BACKGROUND, ENV_REVERIFY_DAYS, Locations
 from pinky.store import readonly
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from sqlite3 import Connection
+
+    from pinky.hooks import StateFiles
 
 DEFAULT_DIGEST_CHARS = 1500
 DEFAULT_REVERIFY_DAYS = 90
@@ -41,13 +42,13 @@ def _env_int(name: str, default: int, low: int, high: int) -> int:
         return default
 
 
-def session_start(payload: dict, loc: Locations) -> dict | None:
+def session_start(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
     if not loc.in_project:
         return None  # not a pinky project: stay silent
     if not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
         spawn_reindex(loc)
     session_id = str(payload.get("session_id") or "")
-    since = _remember_session(loc, session_id)
+    since = _remember_session(loc, session_id, state)
     budget = _env_int(ENV_DIGEST_CHARS, DEFAULT_DIGEST_CHARS, 200, 9000)
     digest = build_digest(loc, since=since, session_id=session_id, budget=budget,
                           reverify_days=_env_int(ENV_REVERIFY_DAYS, DEFAULT_REVERIFY_DAYS, 1, 36500))
@@ -87,17 +88,17 @@ def spawn_detached(args: list[str], loc: Locations) -> None:
     kwargs: dict = {"start_new_session": True}
     if sys.platform == "win32":  # pragma: no cover
         kwargs = {"creationflags": 0x00000008 | 0x00000200}  # DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP
-    subprocess.Popen([sys.executable, *args], cwd=project_dir(loc), env=env, stdin=subprocess.DEVNULL,
+    subprocess.Popen([sys.executable, *args], cwd=loc.base_dir, env=env, stdin=subprocess.DEVNULL,
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True, **kwargs)
 
 
 # --- "since the last session" --------------------------------------------------------------------
 
 
-def _remember_session(loc: Locations, session_id: str) -> float | None:
+def _remember_session(loc: Locations, session_id: str, state: StateFiles) -> float | None:
     """Record this session's start; return when the previous (different) session started."""
     path = os.path.join(loc.state_dir, "hooks", "sessions.json")
-    data = read_state(path)
+    data = state.read(path)
     stored = data.get(loc.db)
     entry: dict = stored if isinstance(stored, dict) else {}
     now = time.time()
@@ -106,7 +107,7 @@ def _remember_session(loc: Locations, session_id: str) -> float | None:
     else:
         since = entry.get("at")
         data[loc.db] = {"session": session_id, "at": now, "previous": since}
-        write_state(path, data)
+        state.write(path, data)
     return since if isinstance(since, int | float) else None
 
 

@@ -17,15 +17,18 @@ from __future__ import annotations
 import os
 import time
 
-from pinky.hooks.common import read_state, write_state
 from pinky.locations import ENV_HOOKS_NO_BACKGROUND, Locations
+
+TYPE_CHECKING = False  # `typing` is not loaded on the hooks' path
+if TYPE_CHECKING:
+    from pinky.hooks import StateFiles
 
 
 def _offsets_path(loc: Locations) -> str:
     return os.path.join(loc.state_dir, "diary-offsets.json")
 
 
-def stop(payload: dict, loc: Locations) -> None:
+def stop(payload: dict, loc: Locations, state: StateFiles) -> None:
     if payload.get("hook_event_name") == "SubagentStop" or payload.get("stop_hook_active") is True:
         return
     session_id, transcript = payload.get("session_id"), payload.get("transcript_path")
@@ -41,10 +44,10 @@ def stop(payload: dict, loc: Locations) -> None:
                         Path(_offsets_path(loc)))
     if diary is not None:
         index_files(loc, [diary])
-    if _rollups_due(loc) and not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
+    if _rollups_due(loc, state) and not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
         from pinky.hooks.session import spawn_detached
 
-        spawn_detached(["-c", "import sys; from pinky.hooks.common import main; sys.exit(main(['rollup']))"], loc)
+        spawn_detached(["-c", "import sys; from pinky.hooks import main; sys.exit(main(['rollup']))"], loc)
 
 
 def index_files(loc: Locations, paths: list) -> None:
@@ -66,17 +69,17 @@ def _rollup_state(loc: Locations) -> str:
     return os.path.join(loc.state_dir, "hooks", "rollups.json")
 
 
-def _last_rollup(loc: Locations) -> str | None:
-    value = read_state(_rollup_state(loc)).get(loc.save_dir or "")
+def _last_rollup(loc: Locations, state: StateFiles) -> str | None:
+    value = state.read(_rollup_state(loc)).get(loc.save_dir or "")
     return value if isinstance(value, str) else None
 
 
-def _rollups_due(loc: Locations) -> bool:
+def _rollups_due(loc: Locations, state: StateFiles) -> bool:
     """True once per day at most: a period can only close when the date changes."""
-    return _last_rollup(loc) != time.strftime("%Y-%m-%d")
+    return _last_rollup(loc, state) != time.strftime("%Y-%m-%d")
 
 
-def rollup(payload: dict, loc: Locations) -> None:
+def rollup(payload: dict, loc: Locations, state: StateFiles) -> None:
     """Write the rollups of the weeks and months closed since the last run, then index them."""
     import datetime as dt
     from pathlib import Path
@@ -84,8 +87,8 @@ def rollup(payload: dict, loc: Locations) -> None:
     from pinky.rollup import closed_periods, read_diary_lines, write_rollup
 
     today = dt.date.today()
-    last = _last_rollup(loc)
-    _save_last_rollup(loc, today.isoformat())  # first, so concurrent Stops do not start a second run
+    last = _last_rollup(loc, state)
+    _save_last_rollup(loc, today.isoformat(), state)  # first, so concurrent Stops do not start a second run
     last_run = dt.date.fromisoformat(last) if last else None
     if loc.save_dir is None:
         return
@@ -96,8 +99,8 @@ def rollup(payload: dict, loc: Locations) -> None:
         index_files(loc, written)
 
 
-def _save_last_rollup(loc: Locations, day: str) -> None:
+def _save_last_rollup(loc: Locations, day: str, state: StateFiles) -> None:
     path = _rollup_state(loc)
-    data = read_state(path)
+    data = state.read(path)
     data[loc.save_dir or ""] = day
-    write_state(path, data)
+    state.write(path, data)
