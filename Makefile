@@ -19,7 +19,7 @@ test: venv  ## the whole test suite (what CI runs)
 	$(BIN)/python -m pytest -q
 
 lint: venv  ## ruff and mypy (CI runs it after the tests)
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks plugin
 	$(BIN)/mypy
 
 bench: venv  ## speed and memory figures (prints them; not a test)
