@@ -33,6 +33,7 @@ BASE_PYTHON = getattr(sys, "_base_executable", sys.executable)  # what `python -
 sys.path.insert(0, str(PLUGIN / "runtime"))
 import pinky_launcher as launcher  # noqa: E402
 import pinky_runtime_lookup as lookup  # noqa: E402
+import pinky_runtime_prepare as preparation  # noqa: E402
 
 
 def env_for(data: Path, tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -247,7 +248,7 @@ def test_prune_keeps_the_new_runtime_and_the_previous_one(tmp_path: Path) -> Non
     (home / "half-built" / "bin").mkdir(parents=True)
     (home / ".build-x").mkdir()
     (home / "keys").mkdir()
-    launcher.prune(str(home), str(home / "new"))
+    preparation.prune(str(home), str(home / "new"))
     assert sorted(p.name for p in home.iterdir()) == ["keys", "new", "previous"]
 
 
