@@ -412,6 +412,22 @@ def test_hooks_and_server_go_through_the_launcher() -> None:
         assert os.access(PLUGIN / "bin" / command, os.X_OK)
 
 
+def test_every_launcher_module_is_compiled_into_the_data_folder_not_the_plugin_folder(tmp_path: Path) -> None:
+    """launch.py (and BytecodeCache for the modules loaded later) compiles each launcher module once into
+    <data>/runtime/pycache: no start compiles it from source again, and the plugin folder, which may be
+    read-only, gets no __pycache__. Even when the interpreter is told not to write bytecode."""
+    copy, data = plugin_copy(tmp_path), tmp_path / "data"
+    env = env_for(data, tmp_path, PYTHONDONTWRITEBYTECODE="1")
+    info(env, copy)
+    with preparation_lock(data):  # the stand-in server, with nobody started to prepare
+        server = subprocess.run([SH, str(copy / "runtime" / "run"), "mcp"], capture_output=True, env=env, timeout=60)
+    assert server.returncode == 0, server.stderr
+    cache = data / "runtime" / "pycache" / str(copy / "runtime").lstrip(os.sep)
+    assert {p.name.split(".")[0] for p in cache.glob("*.pyc")} == {
+        p.stem for p in (copy / "runtime").glob("*.py") if p.name != "launch.py"}
+    assert not list(copy.rglob("__pycache__"))
+
+
 def test_the_plugin_folder_claude_code_copies_is_small_and_self_contained() -> None:
     """Claude Code copies the marketplace entry's source folder and turns symlinks that point elsewhere in the
     marketplace (this repository) into files; links leaving it are dropped. .venv, .demo and caches stay out."""
