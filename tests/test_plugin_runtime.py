@@ -32,6 +32,8 @@ BASE_PYTHON = getattr(sys, "_base_executable", sys.executable)  # what `python -
 
 sys.path.insert(0, str(PLUGIN / "runtime"))
 import pinky_launcher as launcher  # noqa: E402
+import pinky_runtime_lookup as lookup  # noqa: E402
+import pinky_runtime_prepare as preparation  # noqa: E402
 
 
 def env_for(data: Path, tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -62,7 +64,7 @@ def linked_runtime(env: dict[str, str], plugin: Path = PLUGIN) -> Path:
     subprocess.run([BASE_PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True)
     site = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
     (site / "pinky-dev.pth").write_text(f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n")
-    (venv / launcher.READY).write_text(f"key {found['key']}\nseconds 1.0\n")
+    (venv / lookup.READY).write_text(f"key {found['key']}\nseconds 1.0\n")
     (Path(found["data"]) / "runtime" / "python").write_text(str(venv / "bin" / "python") + "\n")
     return venv
 
@@ -139,8 +141,8 @@ def test_without_a_recent_python_one_clear_line_and_hooks_fail_open(tmp_path: Pa
 def test_key_follows_the_package_source_not_its_location_or_bytecode(tmp_path: Path) -> None:
     data = str(tmp_path / "data")
     first, second = plugin_copy(tmp_path, "a"), plugin_copy(tmp_path, "b")
-    key = launcher.runtime_key(data, str(first))
-    assert launcher.runtime_key(data, str(second)) == key  # Claude Code's cache copy reuses the runtime
+    key = lookup.runtime_key(data, str(first))
+    assert lookup.runtime_key(data, str(second)) == key  # Claude Code's cache copy reuses the runtime
 
     init = second / "package" / "src" / "pinky" / "__init__.py"
     os.utime(init, ns=(1, 1))  # a new mtime alone (a fresh copy): hashed again, same key
@@ -148,12 +150,12 @@ def test_key_follows_the_package_source_not_its_location_or_bytecode(tmp_path: P
     (init.parent / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"junk")  # left by a test run
     (second / "package" / "README.md").unlink()
     (second / "package" / "README.md").write_text("another readme")
-    assert launcher.runtime_key(data, str(second)) == key
+    assert lookup.runtime_key(data, str(second)) == key
 
     init.write_text(init.read_text() + "\n# changed\n")
-    assert launcher.runtime_key(data, str(second)) not in (key, "")
+    assert lookup.runtime_key(data, str(second)) not in (key, "")
     (first / "package" / "pyproject.toml").write_text((first / "package" / "pyproject.toml").read_text() + "\n")
-    assert launcher.runtime_key(data, str(first)) != key
+    assert lookup.runtime_key(data, str(first)) != key
 
 
 def test_entry_points_are_the_console_scripts_of_pyproject() -> None:
@@ -230,10 +232,10 @@ def test_new_content_needs_a_new_runtime_and_the_old_one_stays(tmp_path: Path) -
 def test_a_half_built_runtime_is_not_ready(tmp_path: Path) -> None:
     env = env_for(tmp_path / "data", tmp_path)
     venv = linked_runtime(env)
-    (venv / launcher.READY).unlink()  # a build that died before its last step
+    (venv / lookup.READY).unlink()  # a build that died before its last step
     assert info(env)["ready"] is False
     os.unlink(venv / "bin" / "python")  # a ready marker next to a broken interpreter counts for nothing either
-    (venv / launcher.READY).write_text("key x\n")
+    (venv / lookup.READY).write_text("key x\n")
     assert info(env)["ready"] is False
 
 
@@ -241,12 +243,12 @@ def test_prune_keeps_the_new_runtime_and_the_previous_one(tmp_path: Path) -> Non
     home = tmp_path / "runtime"
     for age, name in enumerate(["new", "previous", "older", "oldest"]):
         (home / name).mkdir(parents=True)
-        (home / name / launcher.READY).write_text("")
-        os.utime(home / name / launcher.READY, (1_000_000 - age, 1_000_000 - age))
+        (home / name / lookup.READY).write_text("")
+        os.utime(home / name / lookup.READY, (1_000_000 - age, 1_000_000 - age))
     (home / "half-built" / "bin").mkdir(parents=True)
     (home / ".build-x").mkdir()
     (home / "keys").mkdir()
-    launcher.prune(str(home), str(home / "new"))
+    preparation.prune(str(home), str(home / "new"))
     assert sorted(p.name for p in home.iterdir()) == ["keys", "new", "previous"]
 
 
@@ -408,6 +410,22 @@ def test_hooks_and_server_go_through_the_launcher() -> None:
     assert (server["command"], server["args"]) == ("sh", ["${CLAUDE_PLUGIN_ROOT}/runtime/run", "mcp"])
     for command in ("pinky", "pinky-brain"):
         assert os.access(PLUGIN / "bin" / command, os.X_OK)
+
+
+def test_every_launcher_module_is_compiled_into_the_data_folder_not_the_plugin_folder(tmp_path: Path) -> None:
+    """launch.py (and BytecodeCache for the modules loaded later) compiles each launcher module once into
+    <data>/runtime/pycache: no start compiles it from source again, and the plugin folder, which may be
+    read-only, gets no __pycache__. Even when the interpreter is told not to write bytecode."""
+    copy, data = plugin_copy(tmp_path), tmp_path / "data"
+    env = env_for(data, tmp_path, PYTHONDONTWRITEBYTECODE="1")
+    info(env, copy)
+    with preparation_lock(data):  # the stand-in server, with nobody started to prepare
+        server = subprocess.run([SH, str(copy / "runtime" / "run"), "mcp"], capture_output=True, env=env, timeout=60)
+    assert server.returncode == 0, server.stderr
+    cache = data / "runtime" / "pycache" / str(copy / "runtime").lstrip(os.sep)
+    assert {p.name.split(".")[0] for p in cache.glob("*.pyc")} == {
+        p.stem for p in (copy / "runtime").glob("*.py") if p.name != "launch.py"}
+    assert not list(copy.rglob("__pycache__"))
 
 
 def test_the_plugin_folder_claude_code_copies_is_small_and_self_contained() -> None:

@@ -2,7 +2,8 @@
 
 It imports the launcher from a bytecode cache in the plugin's data folder: compiling the launcher from source
 on every start took about a third of a hook's time, and the plugin folder may be read-only or run with
-PYTHONDONTWRITEBYTECODE. Only this import is affected; pinky itself runs with the interpreter's settings.
+PYTHONDONTWRITEBYTECODE. Only the launcher's imports are affected (pinky_launcher.BytecodeCache loads the
+modules it imports later the same way); pinky itself runs with the interpreter's settings.
 """
 
 import sys

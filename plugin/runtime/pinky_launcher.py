@@ -8,15 +8,16 @@
     prepare         prepare the runtime now, in the foreground
     info            where the runtime is and whether it is ready, as JSON on stdout
 
-The runtime is a venv in <data>/runtime/<key>, made with the standard tools (python -m venv, then pip install
-of the package source the plugin ships in package/), so pip's own configuration applies: PIP_INDEX_URL,
-PIP_FIND_LINKS, PIP_NO_INDEX, pip.conf. <key> hashes that source (pyproject.toml and src/) and the Python
-version: a plugin update with new content gets a new runtime, an unchanged one reuses the old. It is built
-under a file lock, so hooks and the MCP server starting together prepare once, and it counts as ready only
-once <key>/pinky-ready exists, which is written last.
+The launcher is stdlib-only, one concern a module:
 
-The hot path (a hook runs on every Read and Edit) imports nothing beyond os and sys and compares file stats
-with a cached signature instead of hashing the source; everything else is imported where it is needed.
+    pinky_launcher.py         this: the modes, and running pinky's entry points inside the runtime
+    pinky_runtime_lookup.py   which runtime this plugin needs (its key), where it is, whether it is ready
+    pinky_runtime_prepare.py  building the runtime (venv + pip under a lock), failure record, prune
+    pinky_mcp_standin.py      the MCP server that answers while the runtime is prepared, then relays
+
+The hot path (a hook runs on every Read and Edit) loads only this module and pinky_runtime_lookup, from
+launch.py's bytecode cache, and imports nothing beyond os and sys. The other two are imported, from the same
+cache (BytecodeCache), only when the runtime is not ready, or for `prepare` and `info`.
 """
 
 from __future__ import annotations
@@ -24,138 +25,21 @@ from __future__ import annotations
 import os
 import sys
 
+from pinky_runtime_lookup import (
+    LauncherError,
+    entry_script,
+    is_ready,
+    plugin_root,
+    remember_python,
+    runtime_home,
+    runtime_key,
+    venv_python,
+)
+
 # mode -> (program name, module whose main() the console script of pyproject.toml [project.scripts] calls)
 ENTRY_POINTS = {"cli": ("pinky", "pinky.cli"), "mcp": ("pinky-mcp", "pinky.mcp_server"),
                 "hooks": ("pinky-hooks", "pinky.hooks")}
 MODES = (*ENTRY_POINTS, "prepare", "info")
-READY = "pinky-ready"  # written last into a runtime: its presence is what "ready" means
-SOURCE_ITEMS = ("pyproject.toml", "src")  # what the key covers (the README changes nothing that runs)
-SKIPPED = ("__pycache__", ".pyc")  # bytecode left by tests or earlier runs is not source
-KEEP_OLD = 1  # runtimes kept besides the newest (~200 MB each): a session started before an update uses it
-RETRY_AFTER_FAILURE = 600  # seconds: hooks and the server do not retry a failed preparation sooner
-EXPECTED_SECONDS = 30  # a first guess of how long preparing takes, until one has been timed
-
-
-class LauncherError(Exception):
-    """A problem the user can fix, said in one line."""
-
-
-# --- where things are --------------------------------------------------------------------------------
-
-
-def plugin_root() -> str:
-    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def entry_script() -> str:
-    """What `run` execs on: launch.py, next to this module."""
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.py")
-
-
-def runtime_home(data: str) -> str:
-    return os.path.join(data, "runtime")
-
-
-def venv_python(venv: str) -> str:
-    return os.path.join(venv, "bin", "python")
-
-
-def python_tag() -> str:
-    """The interpreter a runtime is built for; part of the key, since compiled wheels depend on it."""
-    return f"{sys.implementation.cache_tag}-{sys.platform}-{os.uname().machine}"
-
-
-def is_ready(venv: str) -> bool:
-    # exists() follows the venv's python symlink: a runtime whose base interpreter was removed is not ready.
-    return os.path.isfile(os.path.join(venv, READY)) and os.path.exists(venv_python(venv))
-
-
-# --- the key: which runtime this plugin's package source needs ----------------------------------------
-
-
-def source_files(package: str) -> list[tuple[str, str]]:
-    """(relative path, path) of every file the key covers, sorted. package/src may be a symlink (it is one
-    in the repository; Claude Code's copy of the plugin holds the files themselves)."""
-    found: list[tuple[str, str]] = []
-    for item in SOURCE_ITEMS:
-        path = os.path.join(package, item)
-        if os.path.isdir(path):
-            _walk(path, item, found)
-        elif os.path.isfile(path):
-            found.append((item, path))
-    if not any(rel == "pyproject.toml" for rel, _ in found):
-        raise LauncherError(f"the plugin has no package source in {package} (reinstall the plugin)")
-    return sorted(found)
-
-
-def _walk(directory: str, rel: str, found: list[tuple[str, str]]) -> None:
-    with os.scandir(directory) as entries:
-        for entry in entries:
-            if entry.name.endswith(SKIPPED):
-                continue
-            child = f"{rel}/{entry.name}"
-            if entry.is_dir():
-                _walk(entry.path, child, found)
-            elif entry.is_file():
-                found.append((child, entry.path))
-
-
-def stat_signature(files: list[tuple[str, str]]) -> str:
-    """Cheap stand-in for the content: when no size or mtime changed, the content key has not either."""
-    lines = []
-    for rel, path in files:
-        st = os.stat(path)
-        lines.append(f"{rel} {st.st_size} {st.st_mtime_ns}")
-    return "\n".join(lines)
-
-
-def content_key(files: list[tuple[str, str]]) -> str:
-    import hashlib
-
-    digest = hashlib.sha256(python_tag().encode())
-    for rel, path in files:
-        with open(path, "rb") as handle:
-            data = handle.read()
-        digest.update(f"\0{rel}\0{len(data)}\0".encode())
-        digest.update(data)
-    return digest.hexdigest()[:16]
-
-
-def _name_for(text: str) -> str:
-    """A short stable file name for a path (FNV-1a; hashlib costs a millisecond to import)."""
-    value = 0xCBF29CE484222325
-    for byte in text.encode():
-        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{value:016x}"
-
-
-def runtime_key(data: str, root: str) -> str:
-    """The key for the package source under `root`, from a per-root cache of its stat signature; the
-    source is hashed only when a file's size or mtime changed (a new plugin copy, or an edit)."""
-    files = source_files(os.path.join(root, "package"))
-    signature, tag = stat_signature(files), python_tag()
-    cache = os.path.join(runtime_home(data), "keys", _name_for(f"{root}\0{tag}") + ".txt")
-    try:
-        with open(cache, encoding="utf-8") as handle:
-            parts = handle.read().split("\n", 3)
-        if len(parts) == 4 and parts[0] == root and parts[1] == tag and parts[3] == signature:
-            return parts[2]
-    except OSError:
-        pass
-    key = content_key(files)
-    try:
-        write_atomic(cache, "\n".join((root, tag, key, signature)))
-    except OSError:
-        pass  # only a cache: the next start hashes again
-    return key
-
-
-def write_atomic(path: str, text: str) -> None:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    temp = f"{path}.{os.getpid()}.tmp"
-    with open(temp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(temp, path)
 
 
 # --- running pinky --------------------------------------------------------------------------------------
@@ -185,19 +69,23 @@ def launch(data: str, mode: str, args: list[str]) -> int:
     root = plugin_root()
     key = runtime_key(data, root)
     venv = os.path.join(runtime_home(data), key)
+    if mode in ENTRY_POINTS and is_ready(venv):
+        return run_in(data, venv, mode, args)  # the common case: nothing more to import
     if mode == "info":
         return show_info(data, root, key, venv)
+    with BytecodeCache(data):
+        from pinky_runtime_prepare import prepare, start_preparing
     if mode == "prepare":
         prepare(data, root, key, sys.stderr)
         return 0
-    if is_ready(venv):
-        return run_in(data, venv, mode, args)
     if mode == "hooks":
         sys.stderr.write(f"pinky hook {args[0] if args else ''}: skipped, {start_preparing(data, key)}\n")
         return 0
     if mode == "mcp":
         state = start_preparing(data, key)
         sys.stderr.write(f"pinky-mcp: {state}; serving brain_status until then\n")
+        with BytecodeCache(data):
+            from pinky_mcp_standin import PreparingServer
         return PreparingServer(data, venv).serve()
     sys.stderr.write(f"pinky: preparing its runtime in {venv} (once per install or update of the plugin)\n")
     prepare(data, root, key, sys.stderr)
@@ -208,7 +96,7 @@ def run_in(data: str, venv: str, mode: str, args: list[str]) -> int:
     """Run the entry point inside the runtime: in this process when it is the runtime's interpreter (one
     interpreter start per hook), else by exec'ing that interpreter on this file."""
     if os.path.realpath(sys.prefix) != os.path.realpath(venv):
-        _remember_python(data, venv, replace=False)
+        remember_python(data, venv, replace=False)
         python = venv_python(venv)
         os.execv(python, [python, entry_script(), data, mode, *args])
     here = os.path.dirname(os.path.abspath(__file__))
@@ -219,368 +107,33 @@ def run_in(data: str, venv: str, mode: str, args: list[str]) -> int:
     return sys.modules[module].main() or 0
 
 
-def _remember_python(data: str, venv: str, replace: bool = True) -> None:
-    """Point `run` at this runtime's interpreter, so the next start skips the search for a Python.
-    replace=False keeps a pointer that still works: a session started before a plugin update uses the old
-    runtime through one extra exec, without moving the pointer back and forth."""
-    pointer = os.path.join(runtime_home(data), "python")
-    try:
-        with open(pointer, encoding="utf-8") as handle:
-            current = handle.read().strip()
-        if current == venv_python(venv) or (not replace and os.path.exists(current)):
-            return
-    except OSError:
-        pass
-    write_atomic(pointer, venv_python(venv) + "\n")
-
-
 def show_info(data: str, root: str, key: str, venv: str) -> int:
     import json
 
+    with BytecodeCache(data):
+        from pinky_runtime_prepare import log_path, recent_failure
     info = {"plugin_root": root, "data": data, "key": key, "runtime": venv, "ready": is_ready(venv),
             "python": sys.executable, "log": log_path(data), "failure": recent_failure(data, key, max_age=None)}
     sys.stdout.write(json.dumps(info, indent=2) + "\n")
     return 0
 
 
-# --- preparing the runtime ------------------------------------------------------------------------------
+class BytecodeCache:
+    """`with BytecodeCache(data): import ...` loads the launcher's other modules the way launch.py loads this
+    one: compiled once into the data folder's bytecode cache (launch.py says why), not from source on every
+    start, nor into a __pycache__ in the plugin folder. Only the launcher's own modules are imported inside:
+    a stdlib module would be compiled into the cache too."""
 
+    def __init__(self, data: str) -> None:
+        self.prefix = os.path.join(runtime_home(data), "pycache")  # the folder launch.py names
+        self.saved: tuple[str | None, bool] = (None, False)
 
-def log_path(data: str) -> str:
-    return os.path.join(runtime_home(data), "prepare.log")
+    def __enter__(self) -> None:
+        self.saved = sys.pycache_prefix, sys.dont_write_bytecode
+        sys.pycache_prefix, sys.dont_write_bytecode = self.prefix, False
 
-
-def prepare(data: str, root: str, key: str, out) -> str:  # noqa: ANN001 - a text stream
-    """Build the runtime for `key` unless it is ready; returns its folder. Under the lock, so concurrent
-    callers wait for the one that builds and then find it ready."""
-    import fcntl
-    import time
-
-    home = runtime_home(data)
-    os.makedirs(home, exist_ok=True)
-    venv = os.path.join(home, key)
-    lock = os.open(os.path.join(home, ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released by close(), also when this process dies
-        if is_ready(venv):
-            return venv
-        started = time.monotonic()
-        out.write(f"pinky: preparing runtime {venv} ({time.strftime('%Y-%m-%d %H:%M:%S')}, {sys.executable})\n")
-        out.flush()
-        try:
-            build(venv, os.path.join(root, "package"), home, out)
-        except LauncherError as exc:
-            record_failure(data, key, str(exc))
-            raise
-        seconds = round(time.monotonic() - started, 1)
-        write_atomic(os.path.join(venv, READY), f"key {key}\npython {sys.version.split()[0]}\nseconds {seconds}\n")
-        _remember_python(data, venv)
-        _forget_failure(data)
-        prune(home, venv)
-        out.write(f"pinky: runtime ready in {seconds} s\n")
-        out.flush()
-        return venv
-    finally:
-        os.close(lock)
-
-
-def build(venv: str, package: str, home: str, out) -> None:  # noqa: ANN001 - a text stream
-    """python -m venv, then pip install of a clean copy of the package source (no bytecode, symlinks
-    followed), then an import check. The venv is made where it stays: pip writes its path into scripts."""
-    import shutil
-    import tempfile
-
-    if os.path.lexists(venv):
-        shutil.rmtree(venv)  # a build that died half-way (we hold the lock, so nobody is building it)
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    _run([sys.executable, "-m", "venv", venv], out, "python -m venv",
-         f" (on Debian or Ubuntu: apt install python{version}-venv)")
-    with tempfile.TemporaryDirectory(prefix=".build-", dir=home) as temp:
-        source = os.path.join(temp, "pinky-brain")
-        shutil.copytree(package, source, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        _run([venv_python(venv), "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
-              "--progress-bar", "off", source], out, "pip install",
-             " (pip needs the package index, or PIP_INDEX_URL / PIP_FIND_LINKS / pip.conf pointing at a mirror"
-             " or a wheelhouse that also holds hatchling)")
-    _run([venv_python(venv), "-c", "import pinky.cli, pinky.hooks, pinky.mcp_server"], out, "import check")
-
-
-def _run(command: list[str], out, what: str, hint: str = "") -> None:  # noqa: ANN001 - a text stream
-    """Run a step with its output copied to `out`; a failure becomes one line with the step's last words."""
-    import subprocess
-
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, errors="replace")
-    last = "no output"
-    assert process.stdout is not None
-    for line in process.stdout:
-        out.write(line)
-        if line.strip():
-            last = line.strip()
-    out.flush()
-    if process.wait():
-        raise LauncherError(f"{what} failed (exit {process.returncode}): {last[:300]}{hint}")
-
-
-def prune(home: str, keep: str) -> None:
-    """Delete half-built runtimes and build folders, and all but the newest KEEP_OLD older runtimes (called
-    under the lock, so nothing is being built)."""
-    import shutil
-
-    old = []
-    for entry in os.scandir(home):
-        if not entry.is_dir(follow_symlinks=False) or entry.name == "keys" or entry.path == keep:
-            continue
-        if entry.name.startswith("."):  # a .build- folder left by a killed build
-            shutil.rmtree(entry.path, ignore_errors=True)
-            continue
-        marker = os.path.join(entry.path, READY)
-        if os.path.isfile(marker):
-            old.append((os.stat(marker).st_mtime, entry.path))
-        else:
-            shutil.rmtree(entry.path, ignore_errors=True)
-    for _, path in sorted(old, reverse=True)[KEEP_OLD:]:
-        shutil.rmtree(path, ignore_errors=True)
-
-
-def record_failure(data: str, key: str, message: str) -> None:
-    import time
-
-    write_atomic(os.path.join(runtime_home(data), "failed"), f"{key}\n{time.time()}\n{message}")
-
-
-def _forget_failure(data: str) -> None:
-    try:
-        os.unlink(os.path.join(runtime_home(data), "failed"))
-    except FileNotFoundError:
-        pass
-
-
-def recent_failure(data: str, key: str, max_age: float | None = RETRY_AFTER_FAILURE) -> str | None:
-    """The message of the last failed preparation of `key`, if it is recent enough to not retry yet."""
-    import time
-
-    try:
-        with open(os.path.join(runtime_home(data), "failed"), encoding="utf-8") as handle:
-            failed_key, when, message = handle.read().split("\n", 2)
-    except (OSError, ValueError):
-        return None
-    if failed_key != key or (max_age is not None and time.time() - float(when) > max_age):
-        return None
-    return message
-
-
-def preparing_now(data: str) -> bool:
-    """Whether some process holds the preparation lock."""
-    import fcntl
-
-    path = os.path.join(runtime_home(data), ".lock")
-    if not os.path.exists(path):
-        return False
-    fd = os.open(path, os.O_RDWR)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return False
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-
-
-def start_preparing(data: str, key: str) -> str:
-    """Make sure a detached process prepares the runtime (it outlives a short session); say what is going on."""
-    import subprocess
-
-    failure = recent_failure(data, key)
-    if failure:
-        return (f"pinky could not prepare its runtime: {failure}. Log: {log_path(data)}. "
-                "Run `pinky` in the agent's shell (or start a new session in 10 minutes) to try again")
-    if not preparing_now(data):
-        os.makedirs(runtime_home(data), exist_ok=True)
-        with open(log_path(data), "ab") as log:
-            subprocess.Popen([sys.executable, entry_script(), data, "prepare"], cwd=runtime_home(data),
-                             stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True,
-                             start_new_session=True)
-    return ("pinky is preparing its runtime in the background (the first start after installing or updating "
-            f"the plugin installs its Python packages; log: {log_path(data)})")
-
-
-def expected_seconds(data: str) -> float:
-    """How long preparing took the last time, from the ready markers; a default before the first build."""
-    timed = []
-    for entry in os.scandir(runtime_home(data)):
-        try:
-            with open(os.path.join(entry.path, READY), encoding="utf-8") as handle:
-                timed += [float(line.split()[1]) for line in handle if line.startswith("seconds ")]
-        except (OSError, ValueError, IndexError):
-            continue
-    return max(timed) if timed else EXPECTED_SECONDS
-
-
-# --- the MCP server while the runtime is prepared ----------------------------------------------------------
-
-PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-STATUS_TOOL = {
-    "name": "brain_status",
-    "description": ("pinky is preparing its runtime (the first start after installing or updating the plugin). "
-                    "Call this to see how long it will take. The brain_* tools (brain_search, brain_save, ...) "
-                    "appear in this session by themselves when it is ready."),
-    "inputSchema": {"type": "object", "properties": {}},
-    "annotations": {"title": "pinky runtime status", "readOnlyHint": True},
-}
-
-
-class PreparingServer:
-    """Speaks just enough MCP while the runtime is prepared, then hands the session to the real server.
-
-    Why: Claude Code gives a stdio server 30 s (MCP_TIMEOUT) to answer `initialize` and drops it after that,
-    and `claude -p` sends its first request without waiting for servers at all. A first start installs the
-    Python packages, which can take longer. So this answers at once, with one tool (brain_status) and
-    tools.listChanged declared; when the runtime is ready it starts the real server, replays the client's
-    initialize to it, sends notifications/tools/list_changed, and from then on only passes lines between
-    Claude Code and the real server, which lists the brain_* tools (Claude Code lists them again on the
-    notification, in the same session).
-    """
-
-    def __init__(self, data: str, venv: str) -> None:
-        import threading
-        import time
-
-        self.data, self.venv = data, venv
-        self.key = os.path.basename(venv)
-        self.started = time.monotonic()
-        self.mode_lock = threading.Lock()  # guards the switch to the real server
-        self.out_lock = threading.Lock()  # one writer at a time on stdout
-        self.initialize: dict | None = None  # the client's initialize request, replayed to the real server
-        self.child = None  # the real server, once started
-        self.problem: str | None = None  # why the real server could not be started
-
-    def serve(self) -> int:
-        import threading
-
-        threading.Thread(target=self.watch, daemon=True).start()
-        for line in sys.stdin.buffer:
-            with self.mode_lock:
-                child = self.child
-                if child is None:
-                    self.answer(line)
-                    continue
-            child.stdin.write(line)
-            child.stdin.flush()
-        with self.mode_lock:
-            child = self.child
-        if child is None:
-            return 0
-        child.stdin.close()
-        return child.wait()
-
-    def send(self, message: dict) -> None:
-        import json
-
-        with self.out_lock:
-            sys.stdout.buffer.write(json.dumps(message).encode() + b"\n")
-            sys.stdout.buffer.flush()
-
-    def answer(self, line: bytes) -> None:
-        """One client message, answered as the stand-in server."""
-        import json
-
-        try:
-            message = json.loads(line)
-        except ValueError:
-            return
-        if not isinstance(message, dict) or "method" not in message or "id" not in message:
-            return  # notifications need no answer
-        method, params = message["method"], message.get("params") or {}
-        if method == "initialize":
-            self.initialize = message
-            requested = params.get("protocolVersion")
-            result = {"protocolVersion": requested if requested in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0],
-                      "capabilities": {"tools": {"listChanged": True}},
-                      "serverInfo": {"name": "pinky", "version": "preparing"},
-                      "instructions": "pinky's memory tools (brain_*) appear when its runtime is ready; "
-                                      "until then brain_status says how long that takes."}
-        elif method == "ping":
-            result = {}
-        elif method == "tools/list":
-            result = {"tools": [STATUS_TOOL]}
-        elif method == "tools/call":
-            text, failed = self.status()
-            result = {"content": [{"type": "text", "text": text}],
-                      "isError": failed or params.get("name") != STATUS_TOOL["name"]}
-        else:
-            self.send({"jsonrpc": "2.0", "id": message["id"],
-                       "error": {"code": -32601, "message": f"{method} is not available while pinky prepares"}})
-            return
-        self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
-
-    def status(self) -> tuple[str, bool]:
-        import time
-
-        failure = self.problem or (None if is_ready(self.venv) else recent_failure(self.data, self.key, None))
-        if failure:
-            return (f"pinky could not prepare its runtime: {failure}. Log: {log_path(self.data)}. Fix that, then "
-                    "run `pinky` in the shell (it prepares in the foreground) or start a new session.", True)
-        elapsed = time.monotonic() - self.started
-        wait = max(5, round(expected_seconds(self.data) - elapsed))
-        return (f"pinky is preparing its runtime (the first start after installing or updating the plugin "
-                f"installs its Python packages; {round(elapsed)} s so far). The brain_* tools appear in this "
-                f"session by themselves when it is ready: retry in {wait} s.", False)
-
-    def watch(self) -> None:
-        """Wait for the runtime, then switch to the real server (or keep answering if preparing failed)."""
-        import threading
-        import time
-
-        polls = 0
-        while not (is_ready(self.venv) and self.initialize is not None):
-            time.sleep(0.5)
-            polls += 1
-            if polls % 20 == 0 and not is_ready(self.venv) and not preparing_now(self.data):
-                if recent_failure(self.data, self.key, max_age=None):
-                    return  # brain_status reports it
-                start_preparing(self.data, self.key)  # the preparing process died without a word
-        try:
-            child = self.start_real_server()
-        except (OSError, LauncherError) as exc:
-            self.problem = f"the MCP server did not start: {exc}"
-            sys.stderr.write(f"pinky-mcp: {self.problem}\n")
-            return
-        with self.mode_lock:
-            self.child = child
-            threading.Thread(target=self.relay, args=(child,), daemon=True).start()
-            self.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
-
-    def start_real_server(self):  # noqa: ANN201 - a subprocess.Popen
-        import json
-        import subprocess
-
-        python = venv_python(self.venv)
-        child = subprocess.Popen([python, entry_script(), self.data, "mcp"],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        replay = {**(self.initialize or {}), "id": "pinky-launcher-initialize"}
-        child.stdin.write(json.dumps(replay).encode() + b"\n")
-        child.stdin.flush()
-        for line in child.stdout:
-            try:
-                if json.loads(line).get("id") == replay["id"]:
-                    break
-            except (ValueError, AttributeError):
-                continue
-        else:
-            raise LauncherError(f"it exited with {child.wait()} before answering initialize")
-        child.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
-        child.stdin.flush()
-        return child
-
-    def relay(self, child) -> None:  # noqa: ANN001 - a subprocess.Popen
-        """Copy the real server's messages to Claude Code; when it exits, so does this process."""
-        for line in child.stdout:
-            with self.out_lock:
-                sys.stdout.buffer.write(line)
-                sys.stdout.buffer.flush()
-        sys.stderr.flush()
-        os._exit(child.wait())
+    def __exit__(self, *exc_info: object) -> None:
+        sys.pycache_prefix, sys.dont_write_bytecode = self.saved
 
 
 if __name__ == "__main__":

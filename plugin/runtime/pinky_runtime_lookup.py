@@ -1,0 +1,153 @@
+"""Which runtime this plugin needs, where it lives, and whether it is ready: all that a hook's hot path asks.
+
+The runtime is a venv in <data>/runtime/<key>. <key> hashes the package source the plugin ships in package/
+(pyproject.toml and src/) and the Python version: a plugin update with new content gets a new runtime, an
+unchanged one reuses the old. It counts as ready only once <key>/pinky-ready exists, which is written last.
+
+A hook runs on every Read and Edit, so this module imports nothing beyond os and sys and compares file stats
+with a cached signature instead of hashing the source on every start.
+"""
+
+import os
+import sys
+
+READY = "pinky-ready"  # written last into a runtime: its presence is what "ready" means
+SOURCE_ITEMS = ("pyproject.toml", "src")  # what the key covers (the README changes nothing that runs)
+SKIPPED = ("__pycache__", ".pyc")  # bytecode left by tests or earlier runs is not source
+
+
+class LauncherError(Exception):
+    """A problem the user can fix, said in one line."""
+
+
+# --- where things are --------------------------------------------------------------------------------
+
+
+def plugin_root() -> str:
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def entry_script() -> str:
+    """What `run` execs on: launch.py, next to this module."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "launch.py")
+
+
+def runtime_home(data: str) -> str:
+    return os.path.join(data, "runtime")
+
+
+def venv_python(venv: str) -> str:
+    return os.path.join(venv, "bin", "python")
+
+
+def python_tag() -> str:
+    """The interpreter a runtime is built for; part of the key, since compiled wheels depend on it."""
+    return f"{sys.implementation.cache_tag}-{sys.platform}-{os.uname().machine}"
+
+
+def is_ready(venv: str) -> bool:
+    # exists() follows the venv's python symlink: a runtime whose base interpreter was removed is not ready.
+    return os.path.isfile(os.path.join(venv, READY)) and os.path.exists(venv_python(venv))
+
+
+def remember_python(data: str, venv: str, replace: bool = True) -> None:
+    """Point `run` at this runtime's interpreter, so the next start skips the search for a Python.
+    replace=False keeps a pointer that still works: a session started before a plugin update uses the old
+    runtime through one extra exec, without moving the pointer back and forth."""
+    pointer = os.path.join(runtime_home(data), "python")
+    try:
+        with open(pointer, encoding="utf-8") as handle:
+            current = handle.read().strip()
+        if current == venv_python(venv) or (not replace and os.path.exists(current)):
+            return
+    except OSError:
+        pass
+    write_atomic(pointer, venv_python(venv) + "\n")
+
+
+def write_atomic(path: str, text: str) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temp = f"{path}.{os.getpid()}.tmp"
+    with open(temp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temp, path)
+
+
+# --- the key: which runtime this plugin's package source needs ----------------------------------------
+
+
+def source_files(package: str) -> list[tuple[str, str]]:
+    """(relative path, path) of every file the key covers, sorted. package/src may be a symlink (it is one
+    in the repository; Claude Code's copy of the plugin holds the files themselves)."""
+    found: list[tuple[str, str]] = []
+    for item in SOURCE_ITEMS:
+        path = os.path.join(package, item)
+        if os.path.isdir(path):
+            _walk(path, item, found)
+        elif os.path.isfile(path):
+            found.append((item, path))
+    if not any(rel == "pyproject.toml" for rel, _ in found):
+        raise LauncherError(f"the plugin has no package source in {package} (reinstall the plugin)")
+    return sorted(found)
+
+
+def _walk(directory: str, rel: str, found: list[tuple[str, str]]) -> None:
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.name.endswith(SKIPPED):
+                continue
+            child = f"{rel}/{entry.name}"
+            if entry.is_dir():
+                _walk(entry.path, child, found)
+            elif entry.is_file():
+                found.append((child, entry.path))
+
+
+def stat_signature(files: list[tuple[str, str]]) -> str:
+    """Cheap stand-in for the content: when no size or mtime changed, the content key has not either."""
+    lines = []
+    for rel, path in files:
+        st = os.stat(path)
+        lines.append(f"{rel} {st.st_size} {st.st_mtime_ns}")
+    return "\n".join(lines)
+
+
+def content_key(files: list[tuple[str, str]]) -> str:
+    import hashlib
+
+    digest = hashlib.sha256(python_tag().encode())
+    for rel, path in files:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        digest.update(f"\0{rel}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()[:16]
+
+
+def _name_for(text: str) -> str:
+    """A short stable file name for a path (FNV-1a; hashlib costs a millisecond to import)."""
+    value = 0xCBF29CE484222325
+    for byte in text.encode():
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{value:016x}"
+
+
+def runtime_key(data: str, root: str) -> str:
+    """The key for the package source under `root`, from a per-root cache of its stat signature; the
+    source is hashed only when a file's size or mtime changed (a new plugin copy, or an edit)."""
+    files = source_files(os.path.join(root, "package"))
+    signature, tag = stat_signature(files), python_tag()
+    cache = os.path.join(runtime_home(data), "keys", _name_for(f"{root}\0{tag}") + ".txt")
+    try:
+        with open(cache, encoding="utf-8") as handle:
+            parts = handle.read().split("\n", 3)
+        if len(parts) == 4 and parts[0] == root and parts[1] == tag and parts[3] == signature:
+            return parts[2]
+    except OSError:
+        pass
+    key = content_key(files)
+    try:
+        write_atomic(cache, "\n".join((root, tag, key, signature)))
+    except OSError:
+        pass  # only a cache: the next start hashes again
+    return key
