@@ -248,8 +248,9 @@ def test_prune_keeps_the_new_runtime_and_the_previous_one(tmp_path: Path) -> Non
     (home / "half-built" / "bin").mkdir(parents=True)
     (home / ".build-x").mkdir()
     (home / "keys").mkdir()
+    (home / "pycache").mkdir()  # the launcher's own bytecode: recompiling it would cost the next hook
     preparation.prune(str(home), str(home / "new"))
-    assert sorted(p.name for p in home.iterdir()) == ["keys", "new", "previous"]
+    assert sorted(p.name for p in home.iterdir()) == ["keys", "new", "previous", "pycache"]
 
 
 # --- not ready yet: hooks fail open, one preparation at a time ----------------------------------------------

@@ -108,12 +108,12 @@ def _run(command: list[str], out, what: str, hint: str = "") -> None:  # noqa: A
 
 def prune(home: str, keep: str) -> None:
     """Delete half-built runtimes and build folders, and all but the newest KEEP_OLD older runtimes (called
-    under the lock, so nothing is being built)."""
+    under the lock, so nothing is being built). The launcher's own bytecode cache (`pycache`) stays."""
     import shutil
 
     old = []
     for entry in os.scandir(home):
-        if not entry.is_dir(follow_symlinks=False) or entry.name == "keys" or entry.path == keep:
+        if not entry.is_dir(follow_symlinks=False) or entry.name in ("keys", "pycache") or entry.path == keep:
             continue
         if entry.name.startswith("."):  # a .build- folder left by a killed build
             shutil.rmtree(entry.path, ignore_errors=True)
