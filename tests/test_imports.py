@@ -38,3 +38,17 @@ def test_opening_the_index_does_not_import_numpy(tmp_path) -> None:  # type: ign
         f"db = open_database(Path({str(tmp_path / 'b.db')!r})); assert db.vec_available, db.vec_error"
     )
     assert "numpy" not in loaded_after(code)
+
+
+def test_the_package_exports_what_its_all_names() -> None:
+    """`from pinky import PinkyError` once failed: the names sat inside a comment."""
+    code = ("import pinky\nfrom pinky import *  # noqa: F403\n"
+            "missing = [n for n in pinky.__all__ if n not in globals()]\nassert not missing, missing\n"
+            "from pinky import PinkyError, KnowledgeBase\nassert issubclass(pinky.NotInProject, PinkyError)")
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+
+
+def test_importing_pinky_alone_loads_no_core_module() -> None:
+    """The library API loads on first use: the hooks import `pinky` and must not pay for the KnowledgeBase."""
+    loaded = loaded_after("import pinky")
+    assert "pinky" in loaded and not loaded & {"click", "numpy", "frontmatter", "yaml", "mcp"}
