@@ -13,22 +13,13 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-# After the BLAS settings above, on purpose (E402): errors is a leaf module and imports nothing else.
-from pinky.errors import (  # noqa: E402
-    Conflict,
-    IndexUnavailable,
-    InvalidInput,
-    NotFound,
-    NotInProject,
-    PinkyError,
-    SyncError,
-)
-
 __version__ = "0.1.0"
 
-# The library's public API. The core classes load on first use (PEP 562), so `import pinky` stays
-# cheap for the hooks, which never touch them.
+# The library's public API. Everything loads on first use (PEP 562), errors included: `import pinky`
+# stays cheap for the hooks, which run once per tool call and rarely raise.
 _LAZY = {
+    **dict.fromkeys(("Conflict", "IndexUnavailable", "InvalidInput", "LocationError", "NotFound", "NotInProject",
+                     "PinkyError", "SyncError"), "pinky.errors"),
     "Config": "pinky.config",
     "load_config": "pinky.config",
     "KnowledgeBase": "pinky.kb",
@@ -45,6 +36,7 @@ __all__ = [
     "IndexUnavailable",
     "InvalidInput",
     "KnowledgeBase",
+    "LocationError",
     "NotFound",
     "NotInProject",
     "PinkyError",

@@ -27,6 +27,10 @@ class NotInProject(InvalidInput):
                          "above: run `pinky init` in your repository, or use the global brain (--scope global)")
 
 
+class LocationError(InvalidInput):
+    """pinky.toml or a PINKY_* path is unusable; the message says which and how to fix it."""
+
+
 class IndexUnavailable(PinkyError):
     """brain.db cannot be opened or created."""
 

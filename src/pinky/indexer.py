@@ -21,7 +21,7 @@ from typing import Any
 from pinky.chunking import chunk_markdown
 from pinky.fileio import atomic_write, file_lock
 from pinky.index import Index
-from pinky.layout import entry_id, is_note, is_skipped, slug_for
+from pinky.layout import entry_id, is_skipped, slug_for
 from pinky.locations import FILE_INDEX_HEADER, file_index_path
 from pinky.markdown import Document, content_hash, file_names_mentioned, parse_text, unreadable
 from pinky.store import entries as eq
@@ -78,10 +78,10 @@ def scan(roots: dict[str, Path]) -> Iterator[SourceFile]:
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if not is_skipped(d))
             for name in sorted(filenames):
+                if is_skipped(name) or not name.lower().endswith(".md"):  # = is_note, the folders checked above
+                    continue
                 path = Path(dirpath) / name
                 rel = path.relative_to(root).as_posix()
-                if not is_note(rel):
-                    continue
                 try:
                     stat = path.stat()
                 except OSError:
@@ -186,9 +186,11 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
         else:
             changed.append(source)
     removed = [known[k] for k in known.keys() - seen]
-    with write_transaction(db.conn):
-        for key in skipped.keys() - seen:
-            eq.forget_skipped(db.conn, *key)
+    gone = skipped.keys() - seen
+    if gone:  # a write transaction only when there is something to write: a no-op reindex takes no lock
+        with write_transaction(db.conn):
+            for key in gone:
+                eq.forget_skipped(db.conn, *key)
     _apply_changes(index, changed, removed, known, report, has_vec, progress)
     scan_code(index)
     if report.added or report.updated or report.removed or not os.path.exists(_file_index(index)):
@@ -208,10 +210,11 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
                    known: dict[tuple[str, str], eq.IndexedFile], report: ReindexReport,
                    has_vec: bool, progress: Progress | None) -> None:
     conn = index.conn
-    with write_transaction(conn):
-        for old in removed:
-            eq.delete_entry(conn, old.id, has_vec)
-            report.removed += 1
+    if removed:
+        with write_transaction(conn):
+            for old in removed:
+                eq.delete_entry(conn, old.id, has_vec)
+                report.removed += 1
     total = len(changed)
     for start in range(0, total, WRITE_BATCH):
         batch = changed[start : start + WRITE_BATCH]

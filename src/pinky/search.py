@@ -246,7 +246,7 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
             vector = semantic_hits(index, query, filters)
         else:
             notice, ran = f"vector search unavailable ({why}); results are full-text only", "bm25"
-    ranked = fuse(index, query, lexical, vector)[:limit]
+    ranked = fuse(index, query, lexical, vector, limit)
     hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query)
     if record_usage and ranked:
         _record_usage(index, [entry for entry, _, _ in ranked], query)
@@ -278,8 +278,10 @@ def vector_hits(index: Index, qvec: Any, filters: rq.Filters) -> list[Candidate]
     return rq.vector_hits(index.conn, qvec.tobytes(), filters, depth)
 
 
-def fuse(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate]) -> list[Candidate]:
-    """One ranking of entries with the best chunk of each (a lexical match shows where the words are)."""
+def fuse(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate],
+         limit: int) -> list[Candidate]:
+    """The top `limit` entries of one ranking, with the best chunk of each (a lexical match shows where
+    the words are)."""
     settings = index.config.fusion
     best_chunk = {e: c for e, _, c in vector}
     best_chunk.update({e: c for e, _, c in lexical})
@@ -298,7 +300,7 @@ def fuse(index: Index, query: str, lexical: list[Candidate], vector: list[Candid
             fused = score_fusion(lists, weights)
         else:
             fused = zscore_fusion(lists, weights, settings.depth)
-    return [(e, round(float(score), 6), best_chunk[e]) for e, score in fused]
+    return [(e, round(float(score), 6), best_chunk[e]) for e, score in fused[:limit]]
 
 
 def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str) -> list[Hit]:
