@@ -69,5 +69,5 @@ def diary_lines(index: Index, moment: dt.datetime) -> list[dict[str, Any]]:
     """The diary lines of every root written since `moment`, newest first (ties keep file order)."""
     lines = [line for root in index.config.roots().values() for line in read_diary(root, since=moment)]
     lines.sort(key=lambda line: (line.day, line.time), reverse=True)
-    return [{"date": line.day.isoformat(), "time": f"{line.time:%H:%M}", "session": line.session,
+    return [{"date": line.date_text, "time": f"{line.time:%H:%M}", "session": line.session,
              "kind": line.kind, "text": line.text} for line in lines]

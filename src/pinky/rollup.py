@@ -283,7 +283,7 @@ def telling_lines(lines: list[DiaryLine]) -> list[DiaryLine]:
 
 
 def _highlights_section(lines: list[DiaryLine]) -> str:
-    items = [f"{x.day.isoformat()} {x.render()[2:]}" for x in telling_lines(lines)]  # `- ` is the bullet's own
+    items = [f"{x.date_text} {x.render()[2:]}" for x in telling_lines(lines)]  # `- ` is the bullet's own
     return "## Highlights\n\n" + _bullets(items)
 
 

@@ -127,7 +127,7 @@ def diary_since(save_dir: str, since: float | None, session_id: str, *, limit: i
         if len(picked) >= limit * 3:
             break
     picked.sort(key=lambda item: item[0])
-    return [f"{line.day.isoformat()[5:]} {line.render()[2:]}" for _, line in picked[:limit]]
+    return [f"{line.date_text[5:]} {line.render()[2:]}" for _, line in picked[:limit]]
 
 
 # --- the digest ------------------------------------------------------------------------------------
