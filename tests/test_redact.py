@@ -221,9 +221,15 @@ def test_command_line_secrets(text: str, secret: str) -> None:
 def test_long_hex_is_redacted_but_a_git_sha_is_kept() -> None:
     sha1 = fake(40, 30, "0123456789abcdef")
     sha256 = fake(64, 31, "0123456789abcdef")
-    out = redact(f"commit {sha1} has digest {sha256}")
+    out = redact(f"commit {sha1} has value {sha256}")
     assert sha1 in out
     assert sha256 not in out and "[REDACTED:hex]" in out
+
+
+def test_a_long_hex_labelled_as_a_digest_is_kept() -> None:
+    sha256 = fake(64, 31, "0123456789abcdef")
+    for text in (f"digest {sha256}", f"sha256:{sha256}", f'"checksum": "{sha256}"', f"{sha256}  file.tar.gz"):
+        assert redact(text) == text
 
 
 def test_high_entropy_base64_is_redacted_as_a_last_resort() -> None:

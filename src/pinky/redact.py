@@ -1,10 +1,16 @@
 """Replace credential-shaped strings with `[REDACTED:<kind>]` markers.
 
-Why: the Stop-hook diary copies prompts and shell commands into markdown that git
-syncs to other machines, so a key pasted into a prompt must never reach it. The
-patterns run from most specific (known token prefixes) to least specific
-(high-entropy runs), so a marker names the kind of secret when it can. Stdlib
-only and precompiled, because this runs inside a hook that must start fast.
+Why: notes and the Stop-hook diary are markdown that git syncs to other machines, so a key pasted
+into a prompt or a note must never reach them. Every write path (save, update, the diary, rollups,
+sync) runs text through `redact`, and search snippets and `get` run it again on display, for
+notes written before a format was known. The patterns run from most specific (known token
+prefixes, command lines that take a password) to least specific (high-entropy runs), so a marker
+names the kind of secret when it can.
+
+Stdlib only and precompiled, because this runs inside a hook that must start fast. Linear time:
+every pattern either starts at a literal prefix or at the start of a run of its own characters,
+and every scan that looks ahead for context is bounded (`{0,200}`), so no input can make a
+pattern backtrack over the whole text.
 """
 
 from __future__ import annotations
@@ -14,9 +20,10 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-__all__ = ["redact"]
+__all__ = ["redact", "redact_kinds"]
 
 _Sub = Callable[[re.Match[str]], str]
+_MARKER_RE = re.compile(r"\[REDACTED:([a-z0-9\-]+)\]")
 
 
 def _marker(kind: str) -> str:
@@ -27,28 +34,47 @@ def _marker(kind: str) -> str:
 # Tokens start where a run of token characters starts (not after a `-` inside one), which also
 # keeps scanning linear on long hyphenated runs.
 _START = r"(?<![A-Za-z0-9_\-])"
+_END = r"(?![A-Za-z0-9_\-])"
 
-# Known token formats: (kind, pattern). Each pattern matches only the secret itself.
-_TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(pattern))
-    for kind, pattern in (
-        ("anthropic-key", _START + r"sk-ant-[A-Za-z0-9_\-]{20,}"),
-        ("openai-key", _START + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-        ("github-token", _START + r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}"),
-        ("github-token", _START + r"github_pat_[A-Za-z0-9_]{22,}"),
-        ("gitlab-token", _START + r"glpat-[A-Za-z0-9_\-]{20,}"),
-        ("aws-access-key", _START + r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
-        ("slack-token", _START + r"xox[abprse]-[A-Za-z0-9\-]{10,}"),
-        ("slack-token", _START + r"xapp-\d-[A-Za-z0-9\-]{10,}"),
-        ("google-key", _START + r"AIza[0-9A-Za-z_\-]{35}"),
-        ("stripe-key", _START + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-        ("npm-token", _START + r"npm_[A-Za-z0-9]{36}\b"),
-        ("huggingface-token", _START + r"hf_[A-Za-z0-9]{30,}\b"),
-        ("webhook", _START + r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_\-]+"),
-        ("webhook", _START + r"discord(?:app)?\.com/api/webhooks/[A-Za-z0-9/_\-]+"),
-        ("jwt", _START + r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"),
-    )
+# Known token formats: (kind, pattern). Each pattern matches only the secret itself; they run as
+# one alternation (one scan of the text), the first listed winning at a given position.
+_TOKEN_FORMATS: tuple[tuple[str, str], ...] = (
+    ("anthropic-key", r"sk-ant-[A-Za-z0-9_\-]{20,}"),
+    ("openai-key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+    ("github-token", r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}"),
+    ("github-token", r"github_pat_[A-Za-z0-9_]{22,}"),
+    ("gitlab-token", r"gl(?:pat|dt|rt|cbt|ptt|ft|imt|agent|oas)-[A-Za-z0-9_\-]{20,}"),
+    ("aws-access-key", r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
+    ("slack-token", r"xox[abprse]-[A-Za-z0-9\-]{10,}"),
+    ("slack-token", r"xapp-\d-[A-Za-z0-9\-]{10,}"),
+    ("google-key", r"AIza[0-9A-Za-z_\-]{35}"),
+    ("google-oauth", r"GOCSPX-[A-Za-z0-9_\-]{20,}"),
+    ("stripe-key", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+    ("stripe-key", r"whsec_[A-Za-z0-9]{24,}"),
+    ("npm-token", r"npm_[A-Za-z0-9]{36}\b"),
+    ("pypi-token", r"pypi-AgE[A-Za-z0-9_\-]{50,}"),
+    ("huggingface-token", r"hf_[A-Za-z0-9]{30,}\b"),
+    ("sendgrid-key", r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}"),
+    ("mailgun-key", r"key-[0-9a-zA-Z]{32}" + _END),
+    ("twilio-key", r"(?:AC|SK)[0-9a-f]{32}" + _END),
+    ("shopify-token", r"shp(?:at|ss|ca|pa)_[0-9a-fA-F]{32}" + _END),
+    ("digitalocean-token", r"do[opr]_v1_[0-9a-f]{64}" + _END),
+    ("square-token", r"sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,}"),
+    ("atlassian-token", r"ATATT3[A-Za-z0-9_\-=]{20,}"),
+    ("grafana-token", r"gl(?:sa|c)_[A-Za-z0-9_\-=]{30,}"),
+    ("vault-token", r"hv[sbr]\.[A-Za-z0-9_\-]{24,}"),
+    ("doppler-token", r"dp\.(?:st|ct|sa|scim|audit|pt)\.[A-Za-z0-9_\-.]{20,}"),
+    ("linear-key", r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}"),
+    ("notion-token", r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})" + _END),
+    ("postman-key", r"PMAK-[0-9a-f]{24}-[0-9a-f]{34}"),
+    ("age-key", r"AGE-SECRET-KEY-1[0-9A-Z]{50,}"),
+    ("webhook", r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_\-]+"),
+    ("webhook", r"discord(?:app)?\.com/api/webhooks/[A-Za-z0-9/_\-]+"),
+    ("jwt", r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"),
 )
+_TOKEN_KINDS = {f"t{i}": kind for i, (kind, _) in enumerate(_TOKEN_FORMATS)}
+_TOKENS = re.compile(_START + "(?:" + "|".join(f"(?P<t{i}>{p})" for i, (_, p) in enumerate(_TOKEN_FORMATS)) + ")")
+_TELEGRAM = re.compile(r"(?<![\w:])\d{8,10}:AA[A-Za-z0-9_\-]{33}" + _END)
 
 _PEM = re.compile(
     r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
@@ -60,29 +86,54 @@ _PEM = re.compile(
 _URL_PASSWORD = re.compile(
     r"((?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s:/@]*:)(?!\[REDACTED)([^\s@/]+)(@)"
 )
+# A signed URL's signature or a token in a query string: ?sig=..., &access_token=...
+_QUERY_SECRET = re.compile(
+    r"([?&](?:sig|signature|x-amz-signature|x-goog-signature|access_token|refresh_token|id_token|"
+    r"api_?key|apikey|token|secret|password|client_secret)=)(?!\[REDACTED)([^\s&#\"'<>]{6,})",
+    re.IGNORECASE,
+)
 
 # Authorization: Bearer xyz / "Authorization": "token xyz" / -H 'Authorization: Basic abc'
 _AUTH_HEADER = re.compile(
     r"(\b(?:Proxy-)?Authorization[\"']?\s*[:=]\s*[\"']?(?>(?:(?:Bearer|Basic|Token|Bot|Digest)\s+)?))"
-    r"(?!\[REDACTED)([^\s\"',;]+)",
+    r"(?!\[REDACTED)([^\s\"',;)]+)",
     re.IGNORECASE,
 )
 _BEARER = re.compile(r"(\bBearer\s+)([A-Za-z0-9\-._~+/]{8,}=*)", re.IGNORECASE)
 
 # --password=x, --api-key x, --token=x, and curl/wget -u user:pass
 _CLI_FLAG = re.compile(
-    r"(--(?:[A-Za-z0-9]+-)*(?:password|passwd|token|secret|api-?key|access-key|private-key)(?:=|\s+))"
+    r"(--(?:[A-Za-z0-9]+-)*(?:password|passwd|pass|token|secret|api-?key|access-key|private-key)(?:=|\s+))"
     r"(?!\[REDACTED)([^\s\"'-][^\s\"']*|\"[^\"\n]*\"|'[^'\n]*')",
     re.IGNORECASE,
 )
 _CLI_USER = re.compile(r"((?:\s-u\s*|--user[=\s])[\"']?[^\s:\"']+:)(?!\[REDACTED|\d+\b)([^\s\"'@]+)")
+_VALUE = r"(?!\[REDACTED)(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'\-][^\s\"']*)"
+_ARGS = r"[^\n;&|]{0,200}?"  # the rest of one command, bounded
+# Commands whose short flag takes a password: (trigger word, pattern with the prefix in group 1).
+_COMMANDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
+    (tuple(triggers.split()), re.compile(pattern))
+    for triggers, pattern in (
+        # mysql -pSECRET (attached; a bare -p prompts, and `-p db` names a database)
+        ("mysql mariadb", r"(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlsh|mariadb"
+         r"(?:-dump|-admin)?)\b" + _ARGS + r"\s-p)" + r"(?!\[REDACTED)([^\s\"'][^\s]*|\"[^\"\n]*\"|'[^'\n]*')"),
+        ("sshpass", r"(\bsshpass\b" + _ARGS + r"\s-p\s*)" + _VALUE),
+        ("login", r"(\b(?:docker|podman|buildah|skopeo|nerdctl|oras|helm\s+registry)\s+login\b" + _ARGS
+         + r"\s-p\s+)" + _VALUE),
+        ("redis-cli", r"(\bredis-cli\b" + _ARGS + r"\s-a\s+)" + _VALUE),
+        ("smbclient", r"(\bsmbclient\b" + _ARGS + r"\s-U\s*[^\s%]+%)" + _VALUE),
+        ("htpasswd", r"(\bhtpasswd\s+-[A-Za-z]*b[A-Za-z]*\s+\S+\s+\S+\s+)" + _VALUE),
+        ("pass:", r"(\s-pass(?:in|out)?\s+pass:)" + _VALUE),
+        ("machine", r"(\bmachine\s+\S+\s+login\s+\S+\s+password\s+)" + _VALUE),  # ~/.netrc on one line
+    )
+)
 
 # A key name that says "secret": FOO_API_KEY, client_secret, DB_PASSWORD, authToken, ...
-_SECRET_NAME = (
-    r"(?:[A-Za-z_][A-Za-z0-9_.\-]{0,80}?)?"
-    r"(?:api[_\-]?key|access[_\-]?key|private[_\-]?key|secret[_\-]?key|[_\-.]key|"
-    r"secret|token|password|passwd|pwd|passphrase|credentials?)"
+_SECRET_WORD = (
+    r"(?:api[_\-]?key|access[_\-]?key|private[_\-]?key(?:[_\-]?id)?|secret[_\-]?key|account[_\-]?key|"
+    r"[_\-.]key|secret|token|password|passwd|pwd|passphrase|credentials?)"
 )
+_SECRET_NAME = r"(?:[A-Za-z_][A-Za-z0-9_.\-]{0,80}?)?" + _SECRET_WORD
 # A name that ends in "key" or "token" but never holds a secret.
 _HARMLESS_NAME = re.compile(
     r"(?:primary|foreign|sort|partition|cache|public|pub|lookup|hash|dict|idempotency|map|row|group|"
@@ -95,21 +146,58 @@ _ASSIGNMENT = re.compile(
     r"(?:(?P<q>[\"'])(?P<qval>[^\"'\n]*)(?P=q)|(?P<val>[^\s\"'`,;&|()\[\]{}]{4,}))",
     re.IGNORECASE,
 )
-# Values that name a secret rather than hold one: variables, templates, code, file paths.
+# `aws configure set aws_secret_access_key VALUE`, `git config user.password VALUE`: a compound
+# secret name (it has a _ - or .), a space, then a value that looks like a credential.
+_NAME_SPACE_VALUE = re.compile(
+    r"((?<![\w.\-])[A-Za-z][A-Za-z0-9]*[_\-.]" r"(?:[A-Za-z0-9]+[_\-.]){0,6}?" + _SECRET_WORD + r"[ \t]+)"
+    r"(?!\[REDACTED)([^\s\"'`,;()\[\]{}]{6,})",
+    re.IGNORECASE,
+)
+# Prose: "the password is X", "la contraseña es X", "password was `X`"; a netrc `password X` line.
+_PROSE = re.compile(
+    r"(\b(?:password|passwd|passphrase|passcode|pin|contrase[ñn]a|clave|mot de passe|passwort|"
+    r"secret(?: key)?|api key|access key|auth token|token)[ \t]+(?:is|was|is now|es|era|è|e|ist|est)"
+    r"[ \t]*:?[ \t]*)(?!\[REDACTED)(`[^`\n]{1,200}`|\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s`\"']{4,})",
+    re.IGNORECASE,
+)
+_NETRC_LINE = re.compile(r"(?m)(^[ \t]*password[ \t]+)(?!\[REDACTED)(\S+)(?=[ \t]*$)")
+# Values that name a secret rather than hold one: variables, templates, code, file paths, types.
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:\$.*|/.*|~/.*|\.\.?/.*|\{.*|<.*|\[.*|%.*|none|null|nil|true|false|undefined|"
+    r"str|bytes|string|int|integer|number|bool|boolean|float|any|object|dict|list|optional|"
+    r"raise|return|pass|continue|break|await|yield|lambda|not|and|or|if|else|elif|in|is|del|assert|"
+    r"import|from|def|class|with|for|while|try|except|finally|print|echo|throw|new|typeof|const|let|var|"
     r"\*+|x+|\.\.\.|…|your[_\-].*|.*\(.*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)$"
 )
+_TYPE_NAME = re.compile(r"^(?:[A-Z][a-z]+)+$")  # `token: Token`, `password: SecretStr`
+_SECRET_IN_NAME = re.compile(r"(?i)key|secret|token|passw|pwd|credential|auth")
 
 _LONG_HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{48,}(?![0-9A-Za-z])")
+# A 32-hex value near a word that says what it is: a Twilio or Datadog token, not an MD5 sum.
+_NAMED_HEX = re.compile(
+    r"(\b(?:twilio|token|secret|auth|api[_\- ]?key|password|credential)\w*[^\n]{0,60}?)"
+    r"(?<![0-9A-Za-z])([0-9a-f]{32})(?![0-9A-Za-z])",
+    re.IGNORECASE,
+)
 _LONG_RUN = re.compile(r"(?<![\w/+\-])[A-Za-z0-9+/_\-]{32,}={0,2}(?![\w/+=\-]|\.\w)")
+# What may precede a long hex or base64 run that is a digest, a data URI or a public key.
+_BENIGN_BEFORE = re.compile(
+    r"(?:base64,|\bh1:|\b(?:sha(?:1|224|256|384|512)?|md5|blake2[bs]?|sha3-\d+|xxh\d+)[:=\-]|"
+    r"\b(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|"
+    r"\b(?:checksum|digest|hash|integrity|shasum|etag|sha\d*sum)[\"']?\s*[:=]?\s*[\"']?)$",
+    re.IGNORECASE,
+)
 
 
 def _token_sub(kind: str) -> _Sub:
-    """Replace a whole match with the marker for `kind`; key bodies without a digit are words, not keys."""
-    return lambda m: (
-        _marker(kind) if kind != "openai-key" or any(c.isdigit() for c in m.group(0)) else m.group(0)
-    )
+    """Replace a whole match with the marker for `kind`."""
+    return lambda m: _marker(kind)
+
+
+def _known_token_sub(m: re.Match[str]) -> str:
+    """The marker for the format that matched; `sk-` bodies without a digit are words, not keys."""
+    kind = _TOKEN_KINDS[m.lastgroup or ""]
+    return _marker(kind) if kind != "openai-key" or any(c.isdigit() for c in m.group(0)) else m.group(0)
 
 
 def _keep_prefix(kind: str) -> _Sub:
@@ -117,15 +205,65 @@ def _keep_prefix(kind: str) -> _Sub:
     return lambda m: m.group(1) + _marker(kind) + (m.group(3) if m.re.groups >= 3 else "")
 
 
+def _is_placeholder(value: str) -> bool:
+    """A value that names a secret rather than holds one: `$VAR`, `<your key>`, `str`, `Token`, `db_password`."""
+    return bool(
+        _PLACEHOLDER.match(value)
+        or _TYPE_NAME.match(value)
+        or (value.isidentifier() and _SECRET_IN_NAME.search(value))
+    )
+
+
+def _credential_like(value: str, minimum: int = 6) -> bool:
+    """An unquoted word that could be a password: long enough, not a placeholder, and not a plain word."""
+    if len(value) < minimum or _is_placeholder(value):
+        return False
+    has_case = any(c.islower() for c in value) and any(c.isupper() for c in value)
+    return has_case or any(c.isdigit() or c in "!@#$%^&*+=/~?<>|\\" for c in value)
+
+
+def _checked_value(kind: str, minimum: int = 6) -> _Sub:
+    """Like `_keep_prefix`, for values that may be quoted or end a sentence: `is "x".`, `is x.`"""
+
+    def sub(m: re.Match[str]) -> str:
+        value = m.group(2)
+        if value[:1] in "\"'`" and value[-1:] == value[:1]:
+            return m.group(0) if _is_placeholder(value[1:-1]) else m.group(1) + value[0] + _marker(kind) + value[0]
+        core = value.rstrip(".,:;!?)")
+        if not _credential_like(core, minimum):
+            return m.group(0)
+        return m.group(1) + _marker(kind) + value[len(core) :]
+
+    return sub
+
+
+def _header_sub(m: re.Match[str]) -> str:
+    """`Authorization: <value>`, unless the value is a type or a variable (`authorization: str`, `f'{x}'`)."""
+    value = m.group(2)
+    return m.group(0) if len(value) < 4 or _is_placeholder(value) else m.group(1) + _marker("auth")
+
+
+def _bearer_sub(m: re.Match[str]) -> str:
+    """`Bearer <token>`; "Bearer authentication" in prose is not a token."""
+    return m.group(1) + _marker("token") if _credential_like(m.group(2), 8) else m.group(0)
+
+
 def _assignment_sub(m: re.Match[str]) -> str:
     """Redact `NAME=value` only when the name is secret-like and the value is not a placeholder."""
     name, value = m.group("name"), m.group("qval") if m.group("q") else m.group("val")
     if _HARMLESS_NAME.search(name) or not value or _PLACEHOLDER.match(value):
         return m.group(0)
-    if not m.group("q") and m.string[m.end() : m.end() + 1] in ("(", "["):
-        return m.group(0)  # code such as `password = getpass()` or `key = os.environ["KEY"]`
+    if not m.group("q"):
+        if m.string[m.end() : m.end() + 1] in ("(", "["):
+            return m.group(0)  # code such as `password = getpass()` or `key = os.environ["KEY"]`
+        if _is_placeholder(value):
+            return m.group(0)  # `password=password`, `token: Token`
     quote = m.group("q") or ""
     return f"{m.group('pre')}{quote}{_marker('secret')}{quote}"
+
+
+def _named_hex_sub(m: re.Match[str]) -> str:
+    return m.group(1) + _marker("hex")
 
 
 def _entropy(text: str) -> float:
@@ -155,32 +293,71 @@ def _looks_random(token: str) -> bool:
     return len(core) / len(pieces) < 3.0 and _entropy(core) >= 3.5
 
 
+def _benign(m: re.Match[str]) -> bool:
+    """A digest (`sha256:…`, `h1:…`, `checksum = "…"`, a `sha256sum` line), a data URI or a public key."""
+    after = m.string[m.end() : m.end() + 3]
+    if len(after) == 3 and after[0] == " " and after[1] in " *" and not after[2].isspace():
+        return True  # `<digest>  <file>`, as sha256sum and md5sum print it
+    return _BENIGN_BEFORE.search(m.string, max(0, m.start() - 40), m.start()) is not None
+
+
+def _hex_sub(m: re.Match[str]) -> str:
+    return m.group(0) if _benign(m) else _marker("hex")
+
+
 def _long_run_sub(m: re.Match[str]) -> str:
-    return _marker("high-entropy") if _looks_random(m.group(0)) else m.group(0)
+    return _marker("high-entropy") if _looks_random(m.group(0)) and not _benign(m) else m.group(0)
 
 
-_PASSES: tuple[tuple[re.Pattern[str], _Sub], ...] = (
-    (_PEM, _token_sub("private-key")),
-    (_URL_PASSWORD, _keep_prefix("password")),
-    *((pattern, _token_sub(kind)) for kind, pattern in _TOKENS),
-    (_AUTH_HEADER, _keep_prefix("auth")),
-    (_BEARER, _keep_prefix("token")),
-    (_CLI_FLAG, _keep_prefix("secret")),
-    (_CLI_USER, _keep_prefix("password")),
-    (_ASSIGNMENT, _assignment_sub),
-    (_LONG_HEX, _token_sub("hex")),
-    (_LONG_RUN, _long_run_sub),
+_SECRET_WORDS = ("key", "secret", "token", "passw", "pwd", "passphrase", "credential")
+_PROSE_WORDS = (*_SECRET_WORDS, "pin", "pass", "contrase", "clave", "mot de passe")
+_HEX_WORDS = ("twilio", "token", "secret", "auth", "key", "password", "credential")
+
+# (triggers, pattern, replacement): a pass runs only when one of its triggers occurs in the
+# lowercased text (None: always). Most text names no secret, so most passes are skipped.
+_PASSES: tuple[tuple[tuple[str, ...] | None, re.Pattern[str], _Sub], ...] = (
+    (("private key",), _PEM, _token_sub("private-key")),
+    (("://",), _URL_PASSWORD, _keep_prefix("password")),
+    (None, _TOKENS, _known_token_sub),
+    ((":aa",), _TELEGRAM, _token_sub("telegram-token")),
+    (("sig", "token", "key", "secret", "passw"), _QUERY_SECRET, _keep_prefix("secret")),
+    (("authorization",), _AUTH_HEADER, _header_sub),
+    (("bearer",), _BEARER, _bearer_sub),
+    (("--",), _CLI_FLAG, _keep_prefix("secret")),
+    (("-u",), _CLI_USER, _keep_prefix("password")),
+    *((triggers, pattern, _keep_prefix("password")) for triggers, pattern in _COMMANDS),
+    (_SECRET_WORDS, _ASSIGNMENT, _assignment_sub),
+    (_SECRET_WORDS, _NAME_SPACE_VALUE, _checked_value("secret")),
+    (_PROSE_WORDS, _PROSE, _checked_value("password", 4)),
+    (("password",), _NETRC_LINE, _checked_value("password")),
+    (_HEX_WORDS, _NAMED_HEX, _named_hex_sub),
+    (None, _LONG_HEX, _hex_sub),
+    (None, _LONG_RUN, _long_run_sub),
 )
 
 
 def redact(text: str) -> str:
     """Return `text` with every credential-shaped substring replaced by a `[REDACTED:<kind>]` marker.
 
-    Ordinary prose, paths, UUIDs and 40-hex git SHAs pass through unchanged, and
-    redacting twice gives the same result as redacting once.
+    Ordinary prose, code, paths, UUIDs, 40-hex git SHAs, digests in lockfiles, data URIs and
+    public keys pass through unchanged, and redacting twice gives the same result as once.
     """
     if not text:
         return text
-    for pattern, sub in _PASSES:
-        text = pattern.sub(sub, text)
+    lower = text.lower()
+    for triggers, pattern, sub in _PASSES:
+        if triggers is None or any(word in lower for word in triggers):
+            changed = pattern.sub(sub, text)
+            if changed != text:
+                text, lower = changed, changed.lower()  # a marker can be the next pass's context
     return text
+
+
+def redact_kinds(text: str) -> tuple[str, list[str]]:
+    """`redact(text)` and the sorted kinds of secret it replaced (empty when nothing was)."""
+    out = redact(text)
+    if out == text:
+        return out, []
+    added = Counter(_MARKER_RE.findall(out))
+    added.subtract(Counter(_MARKER_RE.findall(text)))
+    return out, sorted(kind for kind, count in added.items() if count > 0)
