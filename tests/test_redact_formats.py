@@ -72,6 +72,12 @@ FORMATS: list[tuple[str, str, str]] = [
     ("doppler", "dp.st.prd." + fake(40, 32), fake(40, 32)),
     ("telegram bot", "bot" + fake(10, 33, string.digits).lstrip("0") + ":AA" + fake(33, 34) + "/getMe", fake(33, 34)),
     ("age secret key", "AGE-SECRET-KEY-1" + fake(58, 35, _UPPER), fake(58, 35, _UPPER)),
+    ("linear", "lin_api_" + fake(40, 63), "lin_api_" + fake(40, 63)),
+    ("notion", "NOTION=ntn_" + fake(46, 64), "ntn_" + fake(46, 64)),
+    ("postman", "PMAK-" + fake(24, 65, _HEX) + "-" + fake(34, 66, _HEX), fake(34, 66, _HEX)),
+    ("discord webhook", "https://discord.com/api/webhooks/" + fake(18, 67, string.digits) + "/" + fake(60, 68),
+     fake(60, 68)),
+    ("grafana service account", "glsa_" + fake(32, 69) + "_" + fake(8, 70, _HEX), fake(32, 69)),
     ("jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0." + fake(43, 36), fake(43, 36)),
     ("slack webhook", "https://hooks.slack.com/services/T0" + fake(8, 37, _UPPER) + "/B0" + fake(8, 38, _UPPER)
      + "/" + fake(24, 39), fake(24, 39)),
@@ -109,6 +115,13 @@ FORMATS: list[tuple[str, str, str]] = [
 def test_the_table_covers_at_least_forty_formats() -> None:
     assert len(FORMATS) >= 40
     assert len({label for label, _, _ in FORMATS}) == len(FORMATS)
+
+
+def test_every_known_token_kind_has_a_row() -> None:
+    from pinky.redact import _TOKEN_FORMATS
+
+    kinds = {kind for row in FORMATS for kind in redact_kinds(row[1])[1]}
+    assert {kind for kind, _ in _TOKEN_FORMATS} <= kinds
 
 
 @pytest.mark.parametrize(("label", "text", "secret"), FORMATS, ids=[row[0] for row in FORMATS])
