@@ -3,6 +3,10 @@
 Markdown is written first (atomically: readers see the old file or the new one, never half of
 one), then the index is updated. `version` is the content hash of the file, so an update only
 lands on the text the caller read (optimistic concurrency).
+
+Secrets: what is written (title, body, an archive reason) passes `pinky.redact` first, and `get`
+redacts the text it returns too, for notes written by hand or before a format was known; the
+`redacted` field of the returned Entry names the kinds replaced.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +25,7 @@ from pinky.fileio import atomic_write, file_lock, write_numbered
 from pinky.index import Index
 from pinky.layout import ARCHIVE_DIR, slug_for
 from pinky.markdown import content_hash, render, split_frontmatter
+from pinky.redact import redact, redact_kinds
 from pinky.store import entries as eq
 from pinky.store import retrieval as rq
 from pinky.validate import (
@@ -62,6 +67,7 @@ class Entry:
     body: str
     version: str
     meta: dict[str, Any] = field(default_factory=dict)
+    redacted: list[str] = field(default_factory=list)  # kinds of secret replaced by [REDACTED:kind] markers
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -91,8 +97,9 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
          scope: str | None = None, project: str | None = None, files: list[str] | None = None,
          embed: bool = True) -> Entry:
     """Write a new note atomically into the right root, then index it at once."""
-    meta: dict[str, Any] = {"title": clean_title(title), "type": validate_type(type), "tags": validate_tags(tags)}
-    body = clean_text(body, "body", MAX_BODY_CHARS)
+    title, hidden = _redacted(clean_title(title), [])
+    meta: dict[str, Any] = {"title": title, "type": validate_type(type), "tags": validate_tags(tags)}
+    body, hidden = _redacted(clean_text(body, "body", MAX_BODY_CHARS), hidden)
     resolved = search.resolve_scope(index, scope, project) or search.resolve_scope(index, "project", None)
     root = "global" if resolved == "global" else "project"
     if root == "project":
@@ -107,7 +114,14 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
     directory = index.root_dir(root) / meta["type"]
     path = Path(write_numbered(directory, slugify(meta["title"]), render(meta, body)))
     slug = indexer.index_file(index, path, embed=embed)
-    return get(index, slug or slug_for(root, path.relative_to(index.root_dir(root)).as_posix()))
+    saved = get(index, slug or slug_for(root, path.relative_to(index.root_dir(root)).as_posix()))
+    return replace(saved, redacted=hidden)
+
+
+def _redacted(text: str, kinds: list[str]) -> tuple[str, list[str]]:
+    """`text` with its secrets replaced, and `kinds` plus the kinds replaced in it."""
+    clean, found = redact_kinds(text)
+    return clean, sorted({*kinds, *found})
 
 
 def get(index: Index, slug: str) -> Entry:
@@ -120,11 +134,13 @@ def get(index: Index, slug: str) -> Entry:
     if content_hash(path.read_bytes()) != row["content_hash"]:
         indexer.index_file(index, path, embed=False)
         row = eq.entry_by(index.conn, "id", row["id"])
+    title, hidden = _redacted(row["title"], [])
+    body, hidden = _redacted(row["body"], hidden)  # a secret in an old or hand-written note is not shown
     return Entry(
-        slug=row["slug"], path=index.display_path(row["root"], row["path"]), title=row["title"],
+        slug=row["slug"], path=index.display_path(row["root"], row["path"]), title=title,
         type=row["type"], scope=row["scope"], project=row["project"], tags=json.loads(row["tags"]),
         created=row["created"], last_verified=row["last_verified"], files=json.loads(row["files"]),
-        body=row["body"], version=row["content_hash"], meta=json.loads(row["meta"]),
+        body=body, version=row["content_hash"], meta=json.loads(row["meta"]), redacted=hidden,
     )
 
 
@@ -144,20 +160,22 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
         meta, old_body, _, error = split_frontmatter(raw.decode("utf-8", errors="replace"))
         if error:
             raise InvalidInput(f"{path} has malformed frontmatter ({error}); fix it by hand first")
-        changes = {"title": None if title is None else clean_title(title),
+        title, hidden = (None, []) if title is None else _redacted(clean_title(title), [])
+        changes = {"title": title,
                    "type": None if type is None else validate_type(type),
                    "tags": None if tags is None else validate_tags(tags),
                    "last_verified": None if last_verified is None else valid_day(last_verified, "last_verified")}
         meta.update({key: value for key, value in changes.items() if value is not None})
         new_body = old_body if body is None else clean_text(body, "body", MAX_BODY_CHARS)
+        new_body, hidden = _redacted(new_body, hidden)  # an old secret in a kept body goes too
         atomic_write(path, render(meta, new_body))
     indexer.index_file(index, path)
-    return get(index, row["slug"])
+    return replace(get(index, row["slug"]), redacted=hidden)
 
 
 def delete(index: Index, slug: str, reason: str) -> Path:
     """Soft delete: move the note into the root's .archive/ with the reason; it leaves search."""
-    reason = clean_text(reason, "reason", MAX_REASON_CHARS)
+    reason = redact(clean_text(reason, "reason", MAX_REASON_CHARS))
     row = find(index, slug)
     path = _file_of(index, row)
     archived = index.root_dir(row["root"]) / ARCHIVE_DIR / row["path"]

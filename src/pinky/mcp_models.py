@@ -46,6 +46,9 @@ class EntryMetaOut(BaseModel):
     last_verified: str | None = None
     files: list[str] = Field(default_factory=list, description="Code files this entry is about.")
     version: str = Field(description="Content hash; pass it as expected_version to brain_update.")
+    redacted: list[str] = Field(default_factory=list, description=(
+        "Kinds of secret (github-token, password, secret, ...) replaced by [REDACTED:<kind>] markers: in the "
+        "text written (brain_save, brain_update) or in the text shown (brain_get). Empty when none."))
 
 
 class SimilarOut(BaseModel):

@@ -30,9 +30,17 @@ def entry_text(entry: Any, *, body: bool) -> str:
         lines.append("files: " + ", ".join(entry.files))
     if entry.last_verified:
         lines.append(f"last verified: {entry.last_verified}")
+    if entry.redacted:
+        lines.append(redacted_line(entry.redacted, written=False))
     if body:
         lines += ["", entry.body.rstrip()]
     return "\n".join(lines)
+
+
+def redacted_line(kinds: list[str], *, written: bool) -> str:
+    """Say which secrets were replaced: in what was written, or only in what is shown."""
+    what = "before writing" if written else "in this text (the file still holds them: edit it to remove them)"
+    return f"Secrets replaced by [REDACTED:<kind>] markers {what}: {', '.join(kinds)}."
 
 
 def search_text(out: SearchOut) -> str:
@@ -105,6 +113,8 @@ def saved_to(entry: Any) -> str:
 def saved_text(entry: Any, similar: list[Any]) -> str:
     text = (f"Saved {entry.slug} → {entry.path}, in {saved_to(entry)}; version {entry.version}.\n"
             f"Change it with brain_update(slug='{entry.slug}', expected_version='{entry.version}', ...).")
+    if entry.redacted:
+        text += "\n" + redacted_line(entry.redacted, written=True)
     if similar:
         text += ("\nNearly the same text already exists: " + "; ".join(f"{h.slug} ({h.score:.2f})" for h in similar)
                  + f". If this repeats one, update that entry instead and brain_delete {entry.slug}.")

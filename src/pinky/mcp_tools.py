@@ -302,7 +302,10 @@ async def brain_update(
 
     entry = await run_core(state.runtime, work)
     state.runtime.embed_soon()
-    return _result(f"Updated {entry.slug} → {entry.path}; new version {entry.version}.", _entry_meta(entry))
+    text = f"Updated {entry.slug} → {entry.path}; new version {entry.version}."
+    if entry.redacted:
+        text += "\n" + mcp_text.redacted_line(entry.redacted, written=True)
+    return _result(text, _entry_meta(entry))
 
 
 async def brain_delete(

@@ -20,6 +20,7 @@ from pinky.diary import DiaryLine, read_diary
 from pinky.errors import InvalidInput
 from pinky.layout import DIARY_DIR, is_note
 from pinky.markdown import render, split_frontmatter
+from pinky.redact import redact
 
 Kind = Literal["week", "month"]
 
@@ -291,9 +292,12 @@ def _highlights_section(lines: list[DiaryLine]) -> str:
 
 
 def write_rollup(root: Path, period: Period) -> Path:
-    """Write the rollup atomically; unchanged content leaves the file (and mtime) alone."""
+    """Write the rollup atomically; unchanged content leaves the file (and mtime) alone.
+
+    Redacted like every note written: a diary line written by hand, or before the redactor knew
+    its format, must not travel on into the summary."""
     path, text = build_rollup(root, period)
-    data = text.encode("utf-8")
+    data = redact(text).encode("utf-8")
     if path.is_file() and path.read_bytes() == data:
         return path
     fileio.atomic_write(path, data)

@@ -16,6 +16,7 @@ from typing import Any
 from pinky.dates import freshness, now_utc
 from pinky.errors import InvalidInput, NotInProject
 from pinky.index import Index
+from pinky.redact import redact
 from pinky.store import retrieval as rq
 from pinky.store.connect import write_transaction
 from pinky.validate import MAX_QUERY_CHARS, clean_text, validate_limit, validate_tags, validate_type
@@ -150,10 +151,14 @@ def query_terms(text: str) -> list[str]:
 
 
 def snippet(text: str, query: str, width: int = 240) -> str:
-    """A window of `text` around the first query word it contains, on one line."""
+    """A window of `text` around the first query word it contains, on one line, secrets redacted.
+
+    The window holds whole words only, so a cut never leaves half a key that the redactor could
+    no longer recognise, and it is redacted knowing the words just before it ("password is").
+    """
     flat = " ".join(text.split())
     if len(flat) <= width:
-        return flat
+        return redact(flat)
     lower = flat.lower()
     positions = [lower.find(w.lower()) for w in _WORD.findall(query) if len(w) > 2]
     hits = [p for p in positions if p >= 0]
@@ -162,7 +167,26 @@ def snippet(text: str, query: str, width: int = 240) -> str:
         space = flat.find(" ", start)
         start = space + 1 if 0 <= space < start + 20 else start
     end = min(len(flat), start + width)
-    return ("…" if start else "") + flat[start:end].rstrip() + ("…" if end < len(flat) else "")
+    return ("…" if start else "") + _redacted_window(flat, start, end) + ("…" if end < len(flat) else "")
+
+
+SNIPPET_CONTEXT = 80  # characters before a snippet that its redaction takes into account
+
+
+def _redacted_window(flat: str, start: int, end: int) -> str:
+    """`flat[start:end]` without a partial word at either end, redacted with the words before it."""
+    if start and flat[start - 1] != " ":
+        space = flat.find(" ", start, end)
+        start = space + 1 if space >= 0 else start
+    if end < len(flat) and flat[end] != " ":
+        space = flat.rfind(" ", start, end)
+        end = space if space > start else end
+    window = flat[start:end].rstrip()
+    if not start:
+        return redact(window)
+    context = flat[flat.rfind(" ", 0, max(0, start - SNIPPET_CONTEXT)) + 1 : start]
+    both, before = redact(context + window), redact(context)
+    return both[len(before) :] if both.startswith(before) else both
 
 
 # --- running a search over the index --------------------------------------------------------------------

@@ -139,6 +139,8 @@ def save(ctx: click.Context, title: str, type_: str, tags: tuple[str, ...], proj
         return
     where = "the global brain" if entry.scope == "global" else f"project {entry.project}"
     click.echo(f"saved {entry.slug} -> {entry.path}  ({where})")
+    if entry.redacted:
+        click.echo(f"redacted: {', '.join(entry.redacted)} (replaced by [REDACTED:<kind>] markers before writing)")
     for hit in similar:
         click.echo(f"note: {hit.slug} says nearly the same ({hit.score:.2f}); if this repeats it, "
                    f"edit that one and `pinky delete {entry.slug}`", err=True)
@@ -163,6 +165,8 @@ def get(ctx: click.Context, slug: str, as_json: bool) -> None:
     click.echo(f"{entry.slug}  [{entry.type}, {entry.scope}]  {entry.path}  version {entry.version}")
     if entry.tags:
         click.echo("tags: " + ", ".join(entry.tags))
+    if entry.redacted:
+        click.echo(f"redacted: {', '.join(entry.redacted)} (shown as [REDACTED:<kind>]; the file still holds them)")
     click.echo("")
     click.echo(entry.body.rstrip())
 

@@ -1,0 +1,125 @@
+"""Secrets never reach a note on disk through pinky, and never show in what pinky displays.
+
+Every write path (save, update, delete's reason, the rollup) redacts what it writes and says what it
+replaced (`redacted`); `get` and search snippets redact on display, for notes written by hand or
+before a format was known. The sync paths are tested in test_sync_secrets.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import string
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import console_script, write_note
+from mcp_helpers import in_process
+
+from pinky.config import load_config
+from pinky.kb import KnowledgeBase
+from pinky.search import snippet
+
+
+def fake(n: int, seed: int) -> str:
+    rng = random.Random(seed)
+    return "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(n - 3)) + "a1Z"
+
+
+TOKEN = "ghp_" + fake(36, 1)
+PASSWORD = "Tr0ub4dor&3x"
+
+
+@pytest.fixture
+def kb(project: Path) -> Iterator[KnowledgeBase]:
+    base = KnowledgeBase(load_config())
+    yield base
+    base.close()
+
+
+def all_text(root: Path) -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in root.rglob("*.md"))
+
+
+def test_save_writes_no_secret_and_says_what_it_replaced(kb: KnowledgeBase, project: Path) -> None:
+    entry = kb.save(f"Deploy with {TOKEN}", f"Push with {TOKEN}.\nThe db password is {PASSWORD}\n", type="gotcha")
+    on_disk = all_text(project / "documentation")
+    assert TOKEN not in on_disk and PASSWORD not in on_disk and TOKEN not in entry.path
+    assert "[REDACTED:github-token]" in on_disk
+    assert entry.redacted == ["github-token", "password"]
+    assert kb.get(entry.slug).redacted == []  # nothing left to hide
+
+
+def test_update_redacts_the_new_body_and_an_old_secret_kept_in_place(kb: KnowledgeBase, project: Path) -> None:
+    path = write_note(project / "documentation", "note/old.md", f"---\ntitle: Old\n---\ntoken {TOKEN}\n")
+    kb.reindex()
+    version = kb.get("old").version
+    entry = kb.update("old", version, tags=["x"])  # the body is kept: its secret goes anyway
+    assert TOKEN not in path.read_text(encoding="utf-8") and entry.redacted == ["github-token"]
+    entry = kb.update("old", entry.version, body=f"DB_PASSWORD={PASSWORD}")
+    assert PASSWORD not in path.read_text(encoding="utf-8") and entry.redacted == ["secret"]
+
+
+def test_delete_reason_is_redacted(kb: KnowledgeBase, project: Path) -> None:
+    entry = kb.save("Gone", "body")
+    archived = kb.delete(entry.slug, f"leaked {TOKEN}")
+    assert TOKEN not in archived.read_text(encoding="utf-8")
+
+
+def test_get_and_snippets_hide_a_secret_in_a_hand_written_note(kb: KnowledgeBase, project: Path) -> None:
+    text = "---\ntitle: Legacy deploy\n---\n" + "deploy steps " * 30 + f"\nexport API_KEY={PASSWORD}\n"
+    path = write_note(project / "documentation", "guide/legacy.md", text + f"push token {TOKEN}\n")
+    kb.reindex()
+    entry = kb.get("legacy")
+    assert TOKEN not in entry.body and PASSWORD not in entry.body
+    assert entry.redacted == ["github-token", "secret"]
+    assert PASSWORD in path.read_text(encoding="utf-8")  # display only: the file is untouched
+    for query in ("push token", "API_KEY deploy", "deploy steps"):
+        for hit in kb.search(query).hits:
+            assert TOKEN not in hit.snippet and PASSWORD not in hit.snippet
+
+
+@pytest.mark.parametrize("gap", range(0, 50, 3))
+def test_a_snippet_cut_never_shows_part_of_a_key(gap: int) -> None:
+    text = "filler words " * 40 + "deploy " + "y" * gap + f" {TOKEN} and more " + "filler words " * 40
+    shown = snippet(text, "deploy", width=60)
+    assert not any(TOKEN[i : i + 8] in shown for i in range(len(TOKEN) - 8)), shown
+
+
+def test_rollup_is_redacted(project: Path) -> None:
+    from pinky.rollup import week_period, write_rollup
+
+    docs = project / "documentation"
+    write_note(docs, "diary/2026-11-23.md", f"# Diary\n\n- 09:00 [aaaaaaaa] asked: use {TOKEN} to push\n")
+    path = write_rollup(docs, week_period(2026, 48))
+    assert TOKEN not in path.read_text(encoding="utf-8")
+
+
+def test_cli_save_says_what_was_redacted(project: Path) -> None:
+    done = subprocess.run([*console_script("pinky"), "save", "-t", "CI token"], cwd=project, text=True,
+                          input=f"ci uses {TOKEN}\n", capture_output=True, env=dict(os.environ), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "redacted: github-token" in done.stdout
+    assert TOKEN not in all_text(project / "documentation")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_mcp_save_update_and_get_report_redacted_kinds(tmp_path: Path) -> None:
+    async with in_process(tmp_path, "write") as (client, _):
+        saved = await client.call_tool("brain_save", {"title": "Keys", "body": f"use {TOKEN}"})
+        data: dict[str, Any] = saved.structured_content
+        assert data["redacted"] == ["github-token"] and "github-token" in saved.content[0].text
+        updated = await client.call_tool("brain_update", {
+            "slug": data["slug"], "expected_version": data["version"], "body": f"password is {PASSWORD}"})
+        assert updated.structured_content["redacted"] == ["password"]
+        got = await client.call_tool("brain_get", {"slug": data["slug"]})
+        assert got.structured_content["redacted"] == [] and PASSWORD not in json.dumps(got.structured_content)
