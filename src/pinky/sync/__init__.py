@@ -24,13 +24,17 @@ from __future__ import annotations
 import io
 import os
 import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
 from pinky import fileio
-from pinky.errors import InvalidInput
+from pinky.errors import InvalidInput, SyncError
 from pinky.locations import ENV_GIT_AUTHOR
+from pinky.sync.locks import clear_stale_locks
 from pinky.sync.merge import conflict_copy_name, list_conflicts, union_merge
 from pinky.sync.remote import pull, push
 from pinky.sync.repo import commit_local, head_commit, is_fresh, open_or_init, set_origin, sync_lock
@@ -75,12 +79,14 @@ def sync(
     Raises SyncError when the remote is unreachable or rejects the push: local files and
     commits are kept, and the next run finishes the job (a failed push is retried).
     """
+    started = time.time()
     brain_dir = Path(brain_dir).absolute()
     err: BinaryIO = errstream if errstream is not None else io.BytesIO()
     ident = _author_bytes(author)
     fresh = is_fresh(brain_dir)
     repo, initialised = open_or_init(brain_dir)
-    with repo, sync_lock(repo):
+    with repo, sync_lock(repo), _locked_as_sync_error():
+        cleared = clear_stale_locks(Path(repo.controldir()), started)
         url = set_origin(repo, remote)
         merge = pull(repo, url, ident, err) if fresh and url else None
         _ensure_gitignore(brain_dir)
@@ -89,7 +95,7 @@ def sync(
             merge = pull(repo, url, ident, err)
         pushed = push(repo, url, merge, err) if url and merge else False
     changed, conflicts, note = (merge.changed, merge.conflicts, merge.note) if merge else ([], [], None)
-    notes = [n for n in (note, _push_note(url, pushed)) if n]
+    notes = [n for n in (_cleared_note(cleared), note, _push_note(url, pushed)) if n]
     return SyncReport(
         cloned=bool(fresh and url),
         initialised=initialised,
@@ -122,6 +128,25 @@ def _author_bytes(author: str | None) -> bytes:
     if not re.fullmatch(r"[^<>\n]+ <[^<>\n]*>", value):
         raise InvalidInput(f"git author must look like 'Name <email>', got {value!r}")
     return value.encode()
+
+
+@contextmanager
+def _locked_as_sync_error() -> Iterator[None]:
+    """A git lock that a live process holds is one clear line, not a FileLocked traceback."""
+    from dulwich.file import FileLocked
+
+    try:
+        yield
+    except FileLocked as exc:
+        lock = os.fsdecode(exc.lockfilename)
+        raise SyncError(f"{lock} is held by another git process; run sync again when it is done") from None
+
+
+def _cleared_note(cleared: list[str]) -> str | None:
+    if not cleared:
+        return None
+    shown = ", ".join(cleared[:3]) + (", ..." if len(cleared) > 3 else "")
+    return f"removed {len(cleared)} stale git lock file(s) left by an interrupted sync: {shown}"
 
 
 def _push_note(url: str | None, pushed: bool) -> str | None:
