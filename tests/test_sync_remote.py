@@ -64,7 +64,7 @@ def test_https_credentials_from_the_git_store_reach_fetch_and_push(
     from dulwich import client
 
     stored = {"example.org": [("me", "s3cret")]}
-    monkeypatch.setattr(client, "get_credentials_from_store", lambda scheme, host: iter(stored.get(host, [])))
+    monkeypatch.setattr(client, "get_credentials_from_store", lambda scheme, host, **_: iter(stored.get(host, [])))
     seen: list[tuple[object, object]] = []
 
     def offline(*args: object, **kwargs: object) -> None:
@@ -81,5 +81,11 @@ def test_https_credentials_from_the_git_store_reach_fetch_and_push(
                 pull(repo, url, IDENT, io.BytesIO())
             with pytest.raises(SyncError, match="push to remote .* failed: OSError: offline"):
                 push(repo, url, Merge([], [], head_branch(repo), None), io.BytesIO())
-    # the store only fills in what the URL lacks: a user in the URL, or an unknown host, passes nothing
-    assert seen == [("me", "s3cret")] * 2 + [(None, None)] * 4
+    # origin holds no password, so the store gives it for the host (and the URL's user); an unknown
+    # host passes nothing
+    assert seen == [("me", "s3cret")] * 4 + [(None, None)] * 2
+    seen.clear()
+    monkeypatch.setenv("PINKY_GIT_PASSWORD", "from-env")
+    with machine(tmp_path, "B", "https://other.org/b.git") as repo, pytest.raises(SyncError):
+        pull(repo, "https://other.org/b.git", IDENT, io.BytesIO())
+    assert seen == [("pinky", "from-env")]

@@ -44,6 +44,7 @@ ENV_TIER = "PINKY_TIER"
 ENV_SQLITE_DRIVER = "PINKY_SQLITE_DRIVER"  # "sqlite3" | "sqlean": force a driver (tests, diagnosis)
 ENV_NO_VEC = "PINKY_NO_VEC"  # "1": behave as if sqlite-vec could not load (tests, diagnosis)
 ENV_GIT_AUTHOR = "PINKY_GIT_AUTHOR"
+ENV_GIT_PASSWORD = "PINKY_GIT_PASSWORD"  # the HTTPS password or token of the global brain's remote
 ENV_DIGEST_CHARS = "PINKY_DIGEST_CHARS"
 ENV_REVERIFY_DAYS = "PINKY_REVERIFY_DAYS"
 ENV_HOOKS_NO_BACKGROUND = "PINKY_HOOKS_NO_BACKGROUND"  # "1": hooks never spawn reindex or rollup processes

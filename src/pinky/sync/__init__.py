@@ -8,9 +8,10 @@ Credentials are whatever dulwich's transports support (dulwich 1.2):
 * SSH (``ssh://host/path`` or ``user@host:path``): dulwich runs the system ``ssh``, so keys,
   ``~/.ssh/config`` and the ssh-agent work as they do for git. ``GIT_SSH_COMMAND`` / ``GIT_SSH``
   and ``core.sshCommand`` are honoured.
-* HTTPS: credentials in the URL (``https://user:token@host/repo.git``) or a git credential
-  *store* file (``~/.git-credentials`` / ``$XDG_CONFIG_HOME/git/credentials``), which this
-  module looks up itself. dulwich does not run ``credential.helper`` programs (keychain, GCM).
+* HTTPS: a password or token from the ``--remote`` URL (that run), ``$PINKY_GIT_PASSWORD``, or a
+  git credential *store* file (``~/.git-credentials`` / ``$XDG_CONFIG_HOME/git/credentials``),
+  which ``credentials`` looks up itself; ``origin`` never holds a password. dulwich does not run
+  ``credential.helper`` programs (keychain, GCM).
 * Local paths and ``file://`` URLs (a bare repository on a shared disk) need nothing.
 
 One concern per module: ``merge`` holds the per-file merge rules and the union merge (pure),
@@ -34,10 +35,19 @@ from typing import BinaryIO
 from pinky import fileio
 from pinky.errors import InvalidInput, SyncError
 from pinky.locations import ENV_GIT_AUTHOR
+from pinky.sync.credentials import remember, split_password
 from pinky.sync.locks import clear_stale_locks
 from pinky.sync.merge import conflict_copy_name, list_conflicts, union_merge
 from pinky.sync.remote import pull, push
-from pinky.sync.repo import commit_local, head_commit, is_fresh, open_or_init, set_origin, sync_lock
+from pinky.sync.repo import (
+    commit_local,
+    head_commit,
+    is_fresh,
+    open_or_init,
+    remote_url,
+    set_origin,
+    sync_lock,
+)
 
 __all__ = ["SyncReport", "conflict_copy_name", "head_commit", "list_conflicts", "sync", "union_merge"]
 
@@ -69,7 +79,8 @@ def sync(
 ) -> SyncReport:
     """Commit local changes, fetch and merge ``origin``, push; create the repo on first run.
 
-    ``remote`` (re)sets ``origin``. Without any remote the brain is committed locally only.
+    ``remote`` (re)sets ``origin``, once it has answered a fetch, and without its password (see
+    ``credentials``). Without any remote the brain is committed locally only.
     Merge rules, per file from the merge base: a side that changed wins; deleted vs modified
     keeps the modified file; ``diary/`` and ``append_only: true`` files are line-unioned;
     rollups (``diary/weekly``, ``diary/monthly``) keep ours, as they are regenerated; any
@@ -85,17 +96,25 @@ def sync(
     ident = _author_bytes(author)
     fresh = is_fresh(brain_dir)
     repo, initialised = open_or_init(brain_dir)
+    notes: list[str | None] = []
+    given = remote_url(remote) if remote else None
     with repo, sync_lock(repo), _locked_as_sync_error():
-        cleared = clear_stale_locks(Path(repo.controldir()), started)
-        url = set_origin(repo, remote)
-        merge = pull(repo, url, ident, err) if fresh and url else None
+        notes.append(_cleared_note(clear_stale_locks(Path(repo.controldir()), started)))
+        url = given or set_origin(repo, None)
+
+        def record() -> None:  # the remote answered: now it may become origin
+            if given:
+                set_origin(repo, given)
+                notes.append(remember(given))
+
+        merge = pull(repo, url, ident, err, record) if fresh and url else None
         _ensure_gitignore(brain_dir)
         message = commit_local(repo, ident)
         if url and not fresh:
-            merge = pull(repo, url, ident, err)
+            merge = pull(repo, url, ident, err, record)
         pushed = push(repo, url, merge, err) if url and merge else False
-    changed, conflicts, note = (merge.changed, merge.conflicts, merge.note) if merge else ([], [], None)
-    notes = [n for n in (_cleared_note(cleared), note, _push_note(url, pushed)) if n]
+    changed, conflicts = (merge.changed, merge.conflicts) if merge else ([], [])
+    notes += [merge.note if merge else None, _push_note(url, pushed)]
     return SyncReport(
         cloned=bool(fresh and url),
         initialised=initialised,
@@ -104,8 +123,8 @@ def sync(
         pulled_paths=changed,
         pushed=pushed,
         conflicts=conflicts,
-        remote=url,
-        notes=notes,
+        remote=split_password(url)[0] if url else None,
+        notes=[n for n in notes if n],
     )
 
 

@@ -7,11 +7,15 @@ dulwich is imported inside functions only: ``import pinky.sync`` must stay cheap
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+import logging
+import re
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
 
 from pinky.errors import SyncError
+from pinky.sync.credentials import auth_for
 from pinky.sync.merge import merge_snapshots
 from pinky.sync.repo import RepoBlobs, advance, head_branch, head_sha, make_commit, snapshot, write_tree
 from pinky.sync.worktree import checkout, restage
@@ -36,9 +40,14 @@ class Merge:
 # --- fetch and merge -----------------------------------------------------------------------------
 
 
-def pull(repo: Repo, url: str, ident: bytes, err: BinaryIO) -> Merge:
-    """Fetch origin and bring its branch in: checkout, fast-forward or a per-file merge."""
+def pull(repo: Repo, url: str, ident: bytes, err: BinaryIO, on_fetched: Callable[[], None] | None = None) -> Merge:
+    """Fetch ``url`` and bring its branch in: checkout, fast-forward or a per-file merge.
+
+    ``on_fetched`` runs once the remote has answered, before anything is merged (sync records a
+    new ``--remote`` as origin there: a URL that cannot be fetched never replaces a good one)."""
     refs, symrefs = _fetch(repo, url, err)
+    if on_fetched is not None:
+        on_fetched()
     remote_branch = _pick_remote_branch(repo, refs, symrefs)
     theirs = refs.get(remote_branch)
     ours = head_sha(repo)
@@ -56,16 +65,17 @@ def pull(repo: Repo, url: str, ident: bytes, err: BinaryIO) -> Merge:
 
 
 def _fetch(repo: Repo, url: str, err: BinaryIO) -> tuple[dict[Ref, ObjectID], dict[Ref, Ref]]:
-    """Fetch origin; any transport failure becomes one SyncError line naming the remote."""
+    """Fetch the remote; any transport failure becomes one SyncError line naming the remote."""
     from dulwich import porcelain
 
+    clean, username, password = auth_for(url)
     try:
-        username, password = _credentials(url)
-        result = porcelain.fetch(
-            repo, "origin", outstream=io.StringIO(), errstream=err, username=username, password=password
-        )
+        with _quiet_http():
+            result = porcelain.fetch(
+                repo, clean, outstream=io.StringIO(), errstream=err, username=username, password=password
+            )
     except Exception as exc:
-        raise SyncError(f"cannot fetch from remote {url}: {_cause(exc)}") from exc
+        raise SyncError(f"cannot fetch from remote {clean}: {_cause(exc)}") from exc
     refs = {k: v for k, v in (result.refs or {}).items() if v is not None}
     return refs, dict(result.symrefs or {})
 
@@ -130,45 +140,47 @@ def push(repo: Repo, url: str, merge: Merge, err: BinaryIO) -> bool:
     if head is None or head == merge.remote_sha:
         return False
     refspec = head_branch(repo) + b":" + merge.branch
+    clean, username, password = auth_for(url)
     try:
-        username, password = _credentials(url)
-        result = porcelain.push(
-            repo, "origin", refspec, outstream=io.BytesIO(), errstream=err, username=username, password=password
-        )
+        with _quiet_http():
+            result = porcelain.push(
+                repo, clean, refspec, outstream=io.BytesIO(), errstream=err, username=username, password=password
+            )
     except DivergedBranches:
         raise SyncError(
-            f"push to remote {url} was rejected: it moved since the fetch (non-fast-forward); "
+            f"push to remote {clean} was rejected: it moved since the fetch (non-fast-forward); "
             "run sync again"
         ) from None
     except Exception as exc:
-        raise SyncError(f"push to remote {url} failed: {_cause(exc)}") from exc
+        raise SyncError(f"push to remote {clean} failed: {_cause(exc)}") from exc
     failed = {ref: why for ref, why in (result.ref_status or {}).items() if why}
     if failed:
-        raise SyncError(f"push to remote {url} was rejected: {_cause_text(failed)}")
+        raise SyncError(f"push to remote {clean} was rejected: {_cause_text(failed)}")
     return True
 
 
-def _credentials(url: str) -> tuple[str | None, str | None]:
-    """``(username, password)`` for fetch and push; (None, None) lets dulwich use the URL as is.
+@contextmanager
+def _quiet_http() -> Iterator[None]:
+    """urllib3 logs a warning per retry ("Retrying (Retry(total=2 ..."): the error is reported once, by us."""
+    logger = logging.getLogger("urllib3")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
-    HTTPS without credentials in the URL: look the host up in git's credential store.
-    """
-    from urllib.parse import urlparse
 
-    parsed = urlparse(url)
-    if parsed.scheme not in ("http", "https") or parsed.username or not parsed.hostname:
-        return None, None
-    from dulwich.client import get_credentials_from_store
-
-    for username, password in get_credentials_from_store(parsed.scheme, parsed.hostname):
-        return username, password
-    return None, None
+_HTTP_REASON = re.compile(r"Caused by \w+\((?:[\"']?\w+\([^)]*\)[,:]?\s*)?(.*?)[\"']?\)*$")
 
 
 def _cause(exc: BaseException) -> str:
-    """One line from any dulwich/OS exception."""
-    text = str(exc).strip() or type(exc).__name__
-    return f"{type(exc).__name__}: {' '.join(text.split())}"
+    """One short line from any dulwich/OS/HTTP exception."""
+    text = " ".join((str(exc).strip() or type(exc).__name__).split())
+    if "Max retries exceeded" in text:  # urllib3: keep the reason, not the pool and the retry count
+        found = _HTTP_REASON.search(text)
+        return f"cannot connect: {found.group(1) if found else text}"
+    return f"{type(exc).__name__}: {text}"
 
 
 def _cause_text(failed: Mapping[bytes, str]) -> str:

@@ -75,12 +75,22 @@ def sync_lock(repo: Repo) -> Iterator[None]:
         yield
 
 
+def remote_url(remote: str) -> str:
+    """A remote as ``origin`` records it: a local path made absolute, a URL as given."""
+    return os.path.abspath(remote) if os.path.exists(remote) else remote
+
+
 def set_origin(repo: Repo, remote: str | None) -> str | None:
-    """Record ``remote`` as origin (absolute if a local path); return origin's URL or None."""
+    """Record ``remote`` as origin, without any password; return origin's URL or None.
+
+    Call it only once the remote has answered a fetch: a mistyped URL must not replace a good one.
+    """
+    from pinky.sync.credentials import split_password
+
     config = repo.get_config()
     section = (b"remote", b"origin")
     if remote:
-        url = os.path.abspath(remote) if os.path.exists(remote) else remote
+        url = split_password(remote_url(remote))[0]
         config.set(section, b"url", url.encode())
         config.set(section, b"fetch", b"+refs/heads/*:refs/remotes/origin/*")
         config.write_to_path()
