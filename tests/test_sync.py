@@ -199,6 +199,27 @@ def test_frontmatter_append_only_file_is_unioned(tmp_path: Path, remote: str) ->
     assert (b / "notes/log.md").read_text() == log + "- 09:00 from B\n- 11:00 from A\n"
 
 
+def test_identical_lines_and_a_header_edit_survive_on_both_machines(tmp_path: Path, remote: str) -> None:
+    """Issue 10: the same bullet written on both machines merged into one, and header text added on
+    one machine was lost on both."""
+    a, b = tmp_path / "A", tmp_path / "B"
+    append_diary(a, "- 09:00 [aaaaaaaa] asked: start")
+    sync(a, remote)
+    sync(b, remote)
+    path_a, path_b = a / "diary" / f"{DAY}.md", b / "diary" / f"{DAY}.md"
+    path_a.write_text(path_a.read_text().replace(f"# Diary {DAY}\n", f"# Diary {DAY}\n\nFreeze at 16:00.\n"))
+    append_diary(a, "- 10:00 [manual] deployed v2")
+    append_diary(b, "- 10:00 [manual] deployed v2")
+    sync(a)
+    sync(b)
+    sync(a)
+    for path in (path_a, path_b):
+        text = path.read_text()
+        assert "Freeze at 16:00." in text and text.count("deployed v2") == 2 and text.count("start") == 1
+    assert path_a.read_text() == path_b.read_text()
+    assert_no_markers(b)
+
+
 def test_union_merge_keeps_ours_header_and_dedupes() -> None:
     ours = "---\ntags:\n- x\n---\n# D\n\n- 10:00 [aaaaaaaa] one\n- 12:00 [aaaaaaaa] two\n"
     theirs = (

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from pinky.markdown import split_frontmatter
 from pinky.sync.merge import (
     ROLLUP_DIRS,
     conflict_copy_name,
@@ -124,3 +125,47 @@ def test_list_conflicts_finds_only_sync_copies(tmp_path: Path) -> None:
         (tmp_path / rel).write_text("x")
     assert list_conflicts(tmp_path) == [tmp_path / "gotcha/x.conflict-1a2b3c4d.md"]
     assert list_conflicts(tmp_path / "missing") == []
+
+
+# --- issue 10: identical lines from both sides, headers edited on one side ----------------------
+
+
+BASE = "---\ntitle: Diary 2026-11-20\ntype: diary\ntags: [diary]\n---\n\n# Diary 2026-11-20\n\n- 09:00 [a] shared\n"
+
+
+def test_the_same_line_added_on_both_sides_is_kept_twice() -> None:
+    line = "- 10:00 [manual] deployed v2"
+    merged = union_merge(BASE + line + "\n", BASE + line + "\n", BASE)
+    assert merged.count(line) == 2 and merged.count("shared") == 1
+
+
+def test_a_line_both_sides_got_from_the_base_is_kept_once_and_a_deletion_holds() -> None:
+    ours = BASE + "- 11:00 [a] mine\n"
+    theirs = BASE.replace("- 09:00 [a] shared\n", "") + "- 12:00 [b] theirs\n"
+    merged = union_merge(ours, theirs, BASE)
+    assert "shared" not in merged and "mine" in merged and "theirs" in merged
+
+
+def test_duplicates_within_one_side_survive_and_unrelated_histories_dedupe() -> None:
+    twice = BASE + "- 10:00 [a] make test\n- 10:00 [a] make test\n"
+    assert union_merge(BASE + "- 11:00 [b] x\n", twice, BASE).count("make test") == 2
+    assert union_merge(twice, twice.replace("[a]", "[a]"), None).count("make test") == 2  # max, not sum
+    assert union_merge(BASE, BASE, None).count("shared") == 1
+
+
+def test_header_text_added_on_one_side_survives() -> None:
+    theirs = BASE.replace("# Diary 2026-11-20\n", "# Diary 2026-11-20\n\nRelease day: freeze at 16:00.\n")
+    merged = union_merge(BASE + "- 11:00 [a] mine\n", theirs + "- 12:00 [b] theirs\n", BASE)
+    assert "Release day: freeze at 16:00." in merged and "mine" in merged and "theirs" in merged
+
+
+def test_headers_edited_on_both_sides_keep_both_additions() -> None:
+    ours = BASE.replace("tags: [diary]", "tags: [diary, release]").replace(
+        "# Diary 2026-11-20\n", "# Diary 2026-11-20\n\nOurs: note A.\n")
+    theirs = BASE.replace("type: diary\n", "type: diary\nproject: pinky\n").replace(
+        "tags: [diary]", "tags: [diary, hotfix]").replace("# Diary 2026-11-20\n", "# Diary 2026-11-20\n\nTheirs: B.\n")
+    merged = union_merge(ours + "- 11:00 [a] x\n", theirs + "- 12:00 [b] y\n", BASE)
+    meta = split_frontmatter(merged)[0]
+    assert meta["tags"] == ["diary", "release", "hotfix"] and meta["project"] == "pinky"
+    assert "Ours: note A." in merged and "Theirs: B." in merged
+    assert merged.index("Theirs: B.") < merged.index("- 09:00")

@@ -10,13 +10,14 @@ theirs saved beside it as a conflict copy.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from datetime import time as Time
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from pinky.diary import bullet_time, is_bullet
 from pinky.layout import DIARY_DIR
-from pinky.markdown import split_frontmatter
+from pinky.markdown import render, split_frontmatter
 from pinky.rollup import FOLDERS
 
 if TYPE_CHECKING:
@@ -38,12 +39,14 @@ class Blobs(Protocol):
 
 
 def merge_snapshots(
-    base: Snapshot, ours: Snapshot, theirs: Snapshot, blobs: Blobs, short_sha: str
+    base: Snapshot, ours: Snapshot, theirs: Snapshot, blobs: Blobs, short_sha: str, *, related: bool = True
 ) -> tuple[Snapshot, list[str]]:
     """Per-file 3-way merge; returns the merged snapshot and the conflict copies it added.
 
     One side changed: take it. Deleted vs modified: keep the modified one. Append-only files:
     line union. Other files changed on both sides: keep ours, add theirs as a conflict copy.
+    ``related``: the two histories share a merge base (``base``); False for a first merge of
+    histories started apart (a brain folder copied to a second machine before its first sync).
     """
     merged: Snapshot = {}
     conflicts: list[str] = []
@@ -56,21 +59,27 @@ def merge_snapshots(
         elif t is None:
             chosen = o
         else:
-            chosen = _both_changed(path, o, t, blobs, short_sha, merged, conflicts)
+            base_data = blobs.read(b[1]) if b is not None else (b"" if related else None)
+            chosen = _both_changed(path, o, t, base_data, blobs, short_sha, merged, conflicts)
         if chosen is not None:
             merged[path] = chosen
     return merged, conflicts
 
 
 def _both_changed(
-    path: str, o: Entry, t: Entry, blobs: Blobs, short: str, merged: Snapshot, conflicts: list[str]
+    path: str, o: Entry, t: Entry, base: bytes | None, blobs: Blobs, short: str, merged: Snapshot,
+    conflicts: list[str],
 ) -> Entry:
-    """Resolve a file edited differently on both sides without conflict markers."""
+    """Resolve a file edited differently on both sides without conflict markers.
+
+    ``base``: the file at the merge base; b"" when it did not exist there; None when the
+    histories share no base at all."""
     if path.startswith(ROLLUP_DIRS):
         return o  # rollups are regenerated from the (unioned) diaries: ours is as good
     ours_data, theirs_data = blobs.read(o[1]), blobs.read(t[1])
     if is_append_only(path, ours_data, theirs_data):
-        text = union_merge(ours_data.decode("utf-8"), theirs_data.decode("utf-8"))
+        base_text = base.decode("utf-8", "replace") if base is not None else None
+        text = union_merge(ours_data.decode("utf-8"), theirs_data.decode("utf-8"), base_text)
         return (o[0], blobs.write(text.encode("utf-8")))
     copy = conflict_copy_name(path, short)
     merged[copy] = t
@@ -118,27 +127,103 @@ def list_conflicts(brain_dir: Path) -> list[Path]:
 # --- union merge ---------------------------------------------------------------------------------
 
 
-def union_merge(ours: str, theirs: str) -> str:
-    """Merge two versions of an append-only file: ours' header, every bullet once, by HH:MM.
+def union_merge(ours: str, theirs: str, base: str | None = None) -> str:
+    """Merge two versions of an append-only file: both sides' additions, ordered by HH:MM.
 
-    Why: diary lines are self-contained and only ever appended, so the union of both sides
-    is the right result; ordering by time is stable (ours first on ties).
+    Why: diary lines are self-contained and only ever appended. A line in the merge base is one
+    event both sides share: it is kept once (or dropped, if a side deleted it). A line added after
+    the base is an event of the side that added it, so the same text added on both machines is
+    kept twice: two machines cannot write the same diary line (the Stop hook's lines carry the
+    session tag and the minute), so identical additions are two hand-written events. With no
+    base at all (``base`` None: histories started apart, e.g. a copied brain folder) identical
+    lines are the same event, seen twice, and kept once. Ties in time keep ours first.
+    The header (frontmatter and text before the first bullet) is merged from the base too, so
+    text added on either side survives (see ``merge_header``).
     """
     header, ours_blocks = _split_blocks(ours)
-    _, theirs_blocks = _split_blocks(theirs)
-    seen = {text for _, text in ours_blocks}
-    merged = list(ours_blocks)
-    for key, text in theirs_blocks:
-        if text not in seen:
-            seen.add(text)
-            merged.append((key, text))
+    theirs_header, theirs_blocks = _split_blocks(theirs)
+    base_header, base_blocks = _split_blocks(base) if base is not None else (None, None)
+    merged = _merge_blocks(ours_blocks, theirs_blocks, base_blocks)
     merged.sort(key=lambda block: (block[0] is not None, block[0] or Time.min))  # untimed first
+    header = merge_header(header, theirs_header, base_header)
     body = "\n".join(text for _, text in merged)
     if not body:
         return header
     if header and not header.endswith("\n"):
         header += "\n"
     return header + body + "\n"
+
+
+Block: TypeAlias = tuple["Time | None", str]
+
+
+def _merge_blocks(ours: list[Block], theirs: list[Block], base: list[Block] | None) -> list[Block]:
+    """Each block as many times as the base had it plus what each side added (never below 0)."""
+    o, t = Counter(text for _, text in ours), Counter(text for _, text in theirs)
+    if base is None:
+        wanted = o | t  # no common history: a block on both sides is one event
+    else:
+        b = Counter(text for _, text in base)
+        wanted = Counter({text: o[text] + t[text] - b[text] for text in o | t})
+    out = []
+    for block in (*ours, *theirs):
+        if wanted[block[1]] > 0:
+            wanted[block[1]] -= 1
+            out.append(block)
+    return out
+
+
+def merge_header(ours: str, theirs: str, base: str | None) -> str:
+    """A 3-way merge of the header: a side that did not change it yields to the other; when both
+    did, frontmatter keys are merged one by one (lists unioned, ours on a clash) and theirs' new
+    lines before the first bullet are added. Without a base, ours is kept."""
+    if ours == theirs or theirs == base or base is None:
+        return ours
+    if ours == base:
+        return theirs
+    (o_front, o_rest), (t_front, t_rest), (b_front, b_rest) = map(_split_header, (ours, theirs, base))
+    return _merge_front(o_front, t_front, b_front) + _merge_lines(o_rest, t_rest, b_rest)
+
+
+def _split_header(header: str) -> tuple[str, str]:
+    body = split_frontmatter(header)[1]
+    return header[: len(header) - len(body)], body
+
+
+def _merge_front(ours: str, theirs: str, base: str) -> str:
+    if ours == theirs or theirs == base:
+        return ours
+    if ours == base:
+        return theirs
+    o, t, b = (split_frontmatter(text + "\n")[0] for text in (ours, theirs, base))
+    merged = dict(o)
+    for key in [*o, *(k for k in t if k not in o)]:
+        if key not in t:
+            if b.get(key) == o.get(key):
+                merged.pop(key, None)  # theirs deleted it, ours left it alone
+        elif key not in o:
+            if key not in b:
+                merged[key] = t[key]  # theirs added it
+        elif o[key] != t[key] and o[key] == b.get(key):
+            merged[key] = t[key]
+        elif o[key] != t[key] and isinstance(o[key], list) and isinstance(t[key], list):
+            merged[key] = [*o[key], *(v for v in t[key] if v not in o[key])]
+    if merged == o:
+        return ours
+    text = render(merged, "x")
+    return text[: text.rindex("x")].rstrip("\n") + "\n"
+
+
+def _merge_lines(ours: str, theirs: str, base: str) -> str:
+    """Ours, plus the lines theirs added (not in the base, not already ours), before ours' blank end."""
+    if ours == theirs or theirs == base:
+        return ours
+    if ours == base:
+        return theirs
+    o_lines, b_lines = ours.rstrip("\n").split("\n"), set(base.split("\n"))
+    added = [line for line in theirs.rstrip("\n").split("\n") if line.strip() and line not in b_lines
+             and line not in o_lines]
+    return "\n".join(o_lines + added) + ours[len(ours.rstrip("\n")) :] if added else ours
 
 
 def _split_blocks(text: str) -> tuple[str, list[tuple[Time | None, str]]]:

@@ -113,7 +113,7 @@ def _three_way(
     base = snapshot(repo, bases[0] if bases else None)
     ours_snap, theirs_snap = snapshot(repo, ours), snapshot(repo, theirs)
     short = theirs[:8].decode()
-    merged, conflicts = merge_snapshots(base, ours_snap, theirs_snap, RepoBlobs(repo), short)
+    merged, conflicts = merge_snapshots(base, ours_snap, theirs_snap, RepoBlobs(repo), short, related=bool(bases))
     tree = write_tree(repo, merged)
     name = branch.decode().removeprefix("refs/heads/")
     message = f"pinky sync: merge origin/{name} ({len(conflicts)} conflict copies)"
