@@ -122,6 +122,27 @@ def test_ids_errors_and_malformed_lines_keep_the_server_serving(tmp_path: Path) 
         assert json.loads(line)["jsonrpc"] == "2.0"
 
 
+def test_undecodable_requests_and_invalid_ids_get_their_errors(tmp_path: Path) -> None:
+    """Issue 10: a lone surrogate got -32700 with id null (the caller never learnt which call
+    failed), and float, bool and null ids or jsonrpc "1.0" were read as notifications and dropped."""
+    with RawServer(tmp_path) as server:
+        server.request("initialize", {}, request_id=1)
+        server.send('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"brain_search",'
+                    '"arguments":{"query":"a\\ud800b"}}}')
+        surrogate = server.answer(2)
+        assert surrogate["error"]["code"] == -32700 and "surrogate" in surrogate["error"]["message"]
+        server.send('{"jsonrpc":"1.0","id":3,"method":"ping"}')
+        assert server.answer(3)["error"]["code"] == -32600
+        for bad_id in ("3.5", "8.0", "true", "null"):
+            server.send(f'{{"jsonrpc":"2.0","id":{bad_id},"method":"ping"}}')
+            refused = server.receive()
+            assert refused["id"] is None and refused["error"]["code"] == -32600, bad_id
+            assert "id must be a string or an integer" in refused["error"]["message"]
+        server.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')  # a real notification: no answer
+        assert server.request("ping", request_id=4)["result"] == {}
+        assert server.other == []
+
+
 def test_stdout_stays_pure_with_debug_logging(tmp_path: Path) -> None:
     messages, stderr = hand_test(tmp_path, HAND_TEST, PINKY_LOG="debug")
     assert len(messages) == 3 and all(m["jsonrpc"] == "2.0" for m in messages)
