@@ -107,12 +107,16 @@ def sync(
                 set_origin(repo, given)
                 notes.append(remember(given))
 
+        redacted: list[str] = []
         merge = pull(repo, url, ident, err, record) if fresh and url else None
         _ensure_gitignore(brain_dir)
-        message = commit_local(repo, ident)
+        message = commit_local(repo, ident, redacted)
         if url and not fresh:
             merge = pull(repo, url, ident, err, record)
+        if merge and merge.changed:  # pulled notes were written redacted: commit that before pushing
+            message = commit_local(repo, ident, redacted) or message
         pushed = push(repo, url, merge, err) if url and merge else False
+        notes.append(_redacted_note(redacted))
     changed, conflicts = (merge.changed, merge.conflicts) if merge else ([], [])
     notes += [merge.note if merge else None, _push_note(url, pushed)]
     return SyncReport(
@@ -159,6 +163,13 @@ def _locked_as_sync_error() -> Iterator[None]:
     except FileLocked as exc:
         lock = os.fsdecode(exc.lockfilename)
         raise SyncError(f"{lock} is held by another git process; run sync again when it is done") from None
+
+
+def _redacted_note(redacted: list[str]) -> str | None:
+    if not redacted:
+        return None
+    shown = "; ".join(redacted[:3]) + ("; ..." if len(redacted) > 3 else "")
+    return f"replaced secrets by [REDACTED:<kind>] markers in {len(redacted)} note(s) before committing: {shown}"
 
 
 def _cleared_note(cleared: list[str]) -> str | None:

@@ -206,14 +206,25 @@ class RepoBlobs:
 # --- committing local changes --------------------------------------------------------------------
 
 
-def commit_local(repo: Repo, ident: bytes) -> str | None:
-    """Stage everything (adds, edits, deletions) and commit it; None when nothing changed."""
+def commit_local(repo: Repo, ident: bytes, redacted: list[str] | None = None) -> str | None:
+    """Stage everything (adds, edits, deletions) and commit it; None when nothing changed.
+
+    Notes added or changed are redacted on disk first (pinky.redact), so no credential is ever
+    committed; each one is appended to ``redacted`` as 'path (kinds)'."""
     from dulwich import porcelain
+
+    from pinky.sync.secrets import redact_staged
 
     porcelain.add(repo)
     head = head_sha(repo)
     staged = _staged(repo)
     before = snapshot(repo, head)
+    cleaned = redact_staged(repo, {p: e for p, e in staged.items() if before.get(p) != e})
+    if cleaned:
+        porcelain.add(repo, paths=[item.rsplit(" (", 1)[0] for item in cleaned])
+        staged = _staged(repo)
+        if redacted is not None:
+            redacted += cleaned
     if staged == before:
         return None
     tree = write_tree(repo, staged)
