@@ -62,3 +62,24 @@ async def lifespan_state(ctx: Context) -> Any:
 
 def one_paragraph(text: str) -> str:
     return " ".join(text.split())
+
+
+def screen_stdio_lines(screen: Callable[[str, Callable[[], Any]], Any]) -> None:
+    """Parse each stdin line of the SDK's `stdio_server` through `screen(line, parse)`, where `parse()`
+    is the SDK's own parse. The SDK reads a line with an id that is not a string or an integer as a
+    notification (it drops the id) and gives no access to the line; this is the one place to see it.
+    Patches only the name `types` inside `mcp.server.stdio`, so no other transport changes."""
+    import mcp.server.stdio as stdio
+    import mcp_types
+
+    class Adapter:
+        def validate_json(self, data: Any, **kwargs: Any) -> Any:
+            return screen(data, lambda: mcp_types.jsonrpc_message_adapter.validate_json(data, **kwargs))
+
+    class Types:
+        jsonrpc_message_adapter = Adapter()
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(mcp_types, name)
+
+    stdio.types = Types()  # type: ignore[assignment]
