@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
+from pinky import fileio
 from pinky.errors import InvalidInput, NotFound
 
 __all__ = ["SessionSummary", "commit_subject", "read_new_events", "summarize"]
@@ -51,7 +52,7 @@ def read_new_events(transcript_path: Path, offset: int) -> tuple[list[dict], int
     if offset < 0:
         raise InvalidInput(f"offset must be >= 0, got {offset}")
     try:
-        with open(transcript_path, "rb") as f:
+        with fileio.open_regular(transcript_path) as f:  # never a FIFO or a device: the Stop hook would hang
             size = os.fstat(f.fileno()).st_size
             if size < offset:
                 offset = 0
