@@ -8,6 +8,16 @@ from pathlib import Path
 import pytest
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`faults_long` tests (hundreds of MB, many pathological notes) run only with PINKY_FAULTS_LONG=1."""
+    if os.environ.get("PINKY_FAULTS_LONG") == "1":
+        return
+    skip = pytest.mark.skip(reason="an expensive fault variant: set PINKY_FAULTS_LONG=1 to run it")
+    for item in items:
+        if "faults_long" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(os.environ):

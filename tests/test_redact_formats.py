@@ -220,3 +220,11 @@ def test_redaction_time_is_linear_in_the_input(unit: str) -> None:
 
     small, large = cost(400), cost(4000)
     assert large < max(small, 1e-4) * 25, (unit, small, large)
+
+
+def test_a_long_run_of_one_hex_digit_is_not_a_key() -> None:
+    from pinky.redact import redact
+
+    for run in ("a" * 100_000, "0" * 64, "deadbeef" * 8):
+        assert redact(f"x = {run}") == f"x = {run}"
+    assert "[REDACTED:hex]" in redact("x = 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08deadbeef")

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 MARK = b"Brain:"
 MAX_CRUMBS = 20
+# How far past its mark a breadcrumb list is read: 20 slugs fit. Reading to the end of the line from
+# every mark was quadratic on a long line of marks (a 256 KB one cost each pre-read hook ~3 s).
+MAX_LIST = 4096
 SLUG_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./")
 
 
@@ -19,8 +22,11 @@ def breadcrumbs(data: bytes) -> list[str]:
     at = data.find(MARK)
     while at >= 0 and len(found) < MAX_CRUMBS:
         before = data[at - 1 : at]
-        end = data.find(b"\n", at)
-        line = data[at + len(MARK) : end if end >= 0 else len(data)]
+        start = at + len(MARK)
+        end = data.find(b"\n", start, start + MAX_LIST)
+        line = data[start : end if end >= 0 else start + MAX_LIST]
+        if end < 0 and len(data) > start + MAX_LIST:  # the list goes on: drop the slug cut in half
+            line = line[: max(line.rfind(b","), line.rfind(b" "), 0)]
         if not (before.isalnum() or before == b"_"):  # `MyBrain:` is not a breadcrumb
             for slug in _listed_slugs(line):
                 if slug not in found:

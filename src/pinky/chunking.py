@@ -3,6 +3,8 @@
 Headings are the preferred breaks, then blank lines between paragraphs; a code fence is never
 split, however long. Every chunk keeps its heading path and the 1-based file line it starts on,
 so a hit can point the agent at the exact place.
+
+Linear in the body's length, whatever its shape: a note is chunked while the index waits for it.
 """
 
 from __future__ import annotations
@@ -11,7 +13,13 @@ import re
 from dataclasses import dataclass
 
 CHUNKER_VERSION = "md-v1"
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
+# Of one heading in a chunk's heading path (every chunk under it stores the path: a 1 MB heading
+# line followed by 3 MB of text would have stored it 3,000 times). The heading line itself stays
+# whole in the text of its chunk.
+MAX_HEADING_CHARS = 300
+# `(.+?)[ \t#]*$` retried the tail at every character of a heading with a long run of spaces or `#`
+# (quadratic); the closing `#`s are stripped in `heading` instead.
+_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.+)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
 
@@ -33,6 +41,18 @@ class _Block:
     @property
     def words(self) -> int:
         return len(self.text.split())
+
+
+def heading(line: str) -> tuple[int, str] | None:
+    """(level, text) of an ATX heading line (`## Setup ##` -> (2, 'Setup')), else None.
+
+    The text is what follows the `#`s and blanks, less any closing blanks and `#`s, but at least one
+    character (what `(.+?)[ \t#]*$` captured)."""
+    match = _HEADING.match(line)
+    if match is None:
+        return None
+    text = match.group(2)
+    return len(match.group(1)), text[: max(1, len(text.rstrip(" \t#")))]
 
 
 def _fence_end(lines: list[str], start: int, marker: str) -> int:
@@ -60,16 +80,16 @@ def _blocks(body: str, first_line: int) -> list[_Block]:
     while i < len(lines):
         line = lines[i]
         fence = _FENCE.match(line)
-        heading = _HEADING.match(line)
+        title = heading(line)
         if fence:
             flush()
             end = _fence_end(lines, i, fence.group(1))
             blocks.append(_Block("code", "\n".join(lines[i:end]), first_line + i))
             i = end
             continue
-        if heading:
+        if title:
             flush()
-            blocks.append(_Block("heading", heading.group(2).strip(), first_line + i, len(heading.group(1))))
+            blocks.append(_Block("heading", title[1].strip(), first_line + i, title[0]))
         elif not line.strip():
             flush()
         else:
@@ -99,13 +119,16 @@ def _split_long(block: _Block, target: int) -> list[_Block]:
         return [block]
     pieces: list[_Block] = []
     current: list[str] = []
+    words = 0  # in `current`, kept as it grows: counting the joined text again was quadratic
     line = block.line
     start_line = line
     for sentence in _sentences(block.text, target):
-        if current and len(" ".join(current).split()) + len(sentence.split()) > target:
+        count = len(sentence.split())
+        if current and words + count > target:
             pieces.append(_Block("para", " ".join(current), start_line))
-            current, start_line = [], line
+            current, words, start_line = [], 0, line
         current.append(sentence)
+        words += count
         line += sentence.count("\n")
     if current:
         pieces.append(_Block("para", " ".join(current), start_line))
@@ -132,7 +155,7 @@ def chunk_markdown(body: str, *, target_words: int = 150, first_line: int = 1) -
             # Break at a heading unless the open chunk is still too small to stand alone.
             if words >= target_words * 0.3:
                 emit()
-            path = [(lvl, t) for lvl, t in path if lvl < block.level] + [(block.level, block.text)]
+            path = [(lvl, t) for lvl, t in path if lvl < block.level] + [(block.level, block.text[:MAX_HEADING_CHARS])]
             if not parts:
                 chunk_heading, chunk_line = " > ".join(t for _, t in path), block.line
             parts.append("#" * block.level + " " + block.text)

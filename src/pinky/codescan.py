@@ -2,7 +2,8 @@
 
 Run by every reindex of a pinky project. Files are compared by size and modification time, so a
 re-run reads only what changed. The walk skips hidden folders (.git, .venv), dependency and build
-folders and the knowledge folders, reads at most 512 KB of a file, skips binary files, and stops
+folders and the knowledge folders, reads at most 512 KB of a file, skips binary files, special
+files (a FIFO would block the scan) and links that lead out of the project, and stops
 after a file-count and time budget: a project root that turns out to be a home folder costs
 little, and the next reindex carries on where the budget ran out.
 """
@@ -10,11 +11,13 @@ little, and the next reindex carries on where the budget ran out.
 from __future__ import annotations
 
 import os
+import stat as st
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pinky import fileio
 from pinky.breadcrumbs import breadcrumbs_by_line
 from pinky.store import graph as gq
 from pinky.store.connect import write_transaction
@@ -43,10 +46,12 @@ def _walk(root: Path, excluded: set[Path], deadline: float) -> tuple[list[tuple[
         for name in sorted(filenames):
             path = here / name
             try:
-                stat = path.stat()
+                stat = path.lstat()
+                if st.S_ISLNK(stat.st_mode) and fileio.outside(path, root) is None:
+                    stat = path.stat()  # a link inside the project: read what it names
             except OSError:
                 continue
-            if not path.is_file() or stat.st_size == 0:
+            if not st.S_ISREG(stat.st_mode) or stat.st_size == 0:
                 continue
             files.append((path.relative_to(root).as_posix(), path, stat))
             if len(files) >= MAX_FILES or time.monotonic() > deadline:
@@ -75,8 +80,7 @@ def scan_code(conn: Any, root: Path, excluded: list[Path], skip_prefix: str = ""
             report.complete = False
             break
         try:
-            with open(path, "rb") as handle:
-                data = handle.read(MAX_BYTES)
+            data = fileio.read_regular(path, limit=MAX_BYTES)
         except OSError:
             continue
         changed.append((rel, stat, [] if b"\0" in data[:1024] else breadcrumbs_by_line(data)))

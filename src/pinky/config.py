@@ -23,6 +23,7 @@ from pinky.locations import (
     ENV_EMBEDDER,
     ENV_FUSION,
     ENV_HASH_EMBED,
+    ENV_MAX_NOTE_BYTES,
     ENV_MIN_SIMILARITY,
     ENV_RRF_K,
     ENV_VECTOR_WEIGHT,
@@ -42,6 +43,10 @@ DEFAULT_BM25_WEIGHT = 0.65
 DEFAULT_VECTOR_WEIGHT = 0.35
 DEFAULT_COVERAGE_GATE = 0.4
 DEFAULT_CHUNK_WORDS = 150
+# A note larger than this is indexed by its title and its first bytes (a warning says so): one huge
+# file (a pasted log, a dump) must not stall a reindex. pinky's own saves stay under 0.4 MB.
+DEFAULT_MAX_NOTE_BYTES = 4_000_000
+MIN_MAX_NOTE_BYTES = 4096
 # Vector-only candidates below this cosine are noise (unrelated text scores ~0-0.15 with USE).
 DEFAULT_MIN_SIMILARITY = 0.2
 
@@ -108,6 +113,7 @@ class Config:
     embed_model: str | None = None
     embed_model_path: Path | None = None
     chunk_words: int = DEFAULT_CHUNK_WORDS
+    max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES
     fusion: FusionSettings = field(default_factory=FusionSettings)
 
     @property
@@ -158,6 +164,9 @@ def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
     chunk_words = int(_env_number(env, ENV_CHUNK_WORDS, DEFAULT_CHUNK_WORDS, int))
     if not 20 <= chunk_words <= 2000:
         raise InvalidInput(f"{ENV_CHUNK_WORDS} must be between 20 and 2000, got {chunk_words}")
+    max_note_bytes = int(_env_number(env, ENV_MAX_NOTE_BYTES, DEFAULT_MAX_NOTE_BYTES, int))
+    if max_note_bytes < MIN_MAX_NOTE_BYTES:
+        raise InvalidInput(f"{ENV_MAX_NOTE_BYTES} must be at least {MIN_MAX_NOTE_BYTES} (bytes), got {max_note_bytes}")
     model_path = env.get(ENV_EMBED_MODEL_PATH)
     return Config(
         home=Path(loc.home).resolve(),
@@ -170,6 +179,7 @@ def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
         embed_model=env.get(ENV_EMBED_MODEL) or None,
         embed_model_path=Path(model_path).expanduser() if model_path else None,
         chunk_words=chunk_words,
+        max_note_bytes=max_note_bytes,
         fusion=_fusion(env),
     )
 

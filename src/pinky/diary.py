@@ -184,6 +184,7 @@ def append_diary(save_dir: str | os.PathLike[str], lines: list[str], when: datet
     path = diary_path(save_dir, when)
     if not lines:
         return path
+    fileio.ensure_inside(path, save_dir)  # a diary/ (or day file) linked out of the project gets nothing
     payload = "".join(line.rstrip("\n") + "\n" for line in lines)
     if not path.exists():
         fileio.create_new(path, daily_header(as_local(when).date()))
@@ -229,10 +230,12 @@ def read_day(save_dir: str | os.PathLike[str], day: date,
              since: datetime | float | None = None) -> list[DiaryLine]:
     """The lines of one day's diary in file order (from `since` on, to the minute, when given).
 
-    A missing or unreadable file has no lines; bytes that are not UTF-8 are replaced."""
+    A missing or unreadable file has no lines, and so has anything but a regular file inside
+    `save_dir` (a FIFO, a device, a link out of it); bytes that are not UTF-8 are replaced."""
+    from pinky import fileio
+
     try:
-        with open(diary_file(save_dir, day), encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
+        text = fileio.read_regular(diary_file(save_dir, day), save_dir).decode("utf-8", errors="replace")
     except OSError:
         return []
     lines = [line for line in (parse_diary_line(raw, day) for raw in text.splitlines()) if line is not None]

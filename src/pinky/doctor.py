@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pinky.check import Check
 from pinky.kb import KnowledgeBase
+from pinky.locations import ENV_MAX_NOTE_BYTES
 from pinky.store import entries as eq
 from pinky.store import graph as gq
 from pinky.store import migrations as mig
@@ -129,7 +130,17 @@ def _skipped(kb: KnowledgeBase) -> Check:
     if not skipped:
         return Check("unreadable files", "ok", "none")
     return Check("unreadable files", "warn", f"{len(skipped)} not indexed: " + "; ".join(skipped[:5]),
-                 "convert them to UTF-8 markdown, or move them out of the knowledge folder")
+                 "convert them to UTF-8 markdown, or move them out of the knowledge folder (a symbolic link "
+                 "out of it: copy the note in instead; a FIFO, device or socket: remove it)")
+
+
+def _oversized(kb: KnowledgeBase) -> Check:
+    """Notes over PINKY_MAX_NOTE_BYTES: only their title and first bytes can be found."""
+    big = kb.oversized()
+    if not big:
+        return Check("oversized notes", "ok", "none")
+    return Check("oversized notes", "warn", f"{len(big)} indexed in part: " + "; ".join(big[:5]),
+                 f"split them into smaller notes, or raise {ENV_MAX_NOTE_BYTES} (bytes)")
 
 
 def _malformed(kb: KnowledgeBase) -> Check:
@@ -193,7 +204,7 @@ def _breadcrumbs(kb: KnowledgeBase) -> Check:
 
 CHECKS: list[Callable[[KnowledgeBase], Check]] = [
     _driver, _fts, _vectors, _embedder, _schema, _fingerprint, _cli_on_path, _project, _roots, _drift, _malformed,
-    _skipped, _breadcrumbs, _sync,
+    _oversized, _skipped, _breadcrumbs, _sync,
 ]
 
 

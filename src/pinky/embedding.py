@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from pinky.config import Config
 
 HASH_DIMS = 256
+# What the embedder sees of one chunk at most. Chunks are ~150 words (2,000 at most: ~15,000
+# characters); only a huge code fence or a long unbroken token is longer, and USE spends ~40 ms per
+# 1,000 characters of it (a 4 MB token: minutes). Its start says what it is about.
+MAX_EMBED_CHARS = 20_000
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
@@ -191,7 +195,7 @@ class FastEmbedEmbedder:
 def embed_input(title: str, heading: str, text: str) -> str:
     """What the embedder sees for a chunk: the note's title gives a short chunk its subject."""
     lead = title if not heading or heading == title else f"{title} — {heading}"
-    return f"{lead}\n\n{text}" if lead else text
+    return (f"{lead}\n\n{text[:MAX_EMBED_CHARS]}" if lead else text)[:MAX_EMBED_CHARS]
 
 
 def fingerprint(embedder_name: str, dims: int, chunk_words: int) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 from pinky import indexer, search
 from pinky.dates import now_utc, valid_day
 from pinky.errors import Conflict, InvalidInput, NotFound
-from pinky.fileio import atomic_write, file_lock, write_numbered
+from pinky.fileio import atomic_write, ensure_inside, file_lock, write_numbered
 from pinky.index import Index
 from pinky.layout import ARCHIVE_DIR, slug_for
 from pinky.markdown import content_hash, render, split_frontmatter
@@ -85,7 +85,8 @@ def find(index: Index, slug: str) -> Any:
 
 
 def _file_of(index: Index, row: Any) -> Path:
-    return index.root_dir(row["root"]) / row["path"]
+    base = index.root_dir(row["root"])  # the file, and its folders, must not be links out of the root
+    return Path(ensure_inside(base / row["path"], base, done="read or written"))
 
 
 def file_of(index: Index, slug: str) -> Path:
@@ -111,7 +112,7 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
     meta["last_verified"] = today.date().isoformat()
     if files:
         meta["files"] = validate_tags(files, "files")
-    directory = index.root_dir(root) / meta["type"]
+    directory = Path(ensure_inside(index.root_dir(root) / meta["type"], index.root_dir(root)))
     path = Path(write_numbered(directory, slugify(meta["title"]), render(meta, body)))
     slug = indexer.index_file(index, path, embed=embed)
     saved = get(index, slug or slug_for(root, path.relative_to(index.root_dir(root)).as_posix()))
@@ -179,6 +180,7 @@ def delete(index: Index, slug: str, reason: str) -> Path:
     row = find(index, slug)
     path = _file_of(index, row)
     archived = index.root_dir(row["root"]) / ARCHIVE_DIR / row["path"]
+    ensure_inside(archived, index.root_dir(row["root"]))
     text = path.read_text(encoding="utf-8", errors="replace")
     meta, body, _, error = split_frontmatter(text)
     if not error:
@@ -204,6 +206,8 @@ def restore(index: Index, slug: str) -> Entry:
 
 def _restore_file(index: Index, root: str, base: Path, archived: Path, rel: str) -> Entry:
     target = base / rel
+    for path in (archived, target):
+        ensure_inside(path, base, done="read or moved")
     if target.exists():
         raise Conflict(f"{target} exists again; move or rename it before restoring")
     text = archived.read_text(encoding="utf-8")

@@ -5,24 +5,144 @@ the same folder, flushed to disk, then renamed over the target (readers see the 
 new one, never a mix). A new file is published with a hard link, which fails when the name is
 taken, so two processes saving the same title never overwrite each other.
 
-Stdlib only and no `tempfile`/`pathlib`: the hooks write their state files through this module
-and must start in a few milliseconds.
+Files are only read or written where they belong. `outside` is the one check that a path, once its
+symbolic links are followed, stays inside its root (a knowledge folder, the brain's home): every
+write calls `ensure_inside` first, and reads go through `open_regular`, which also refuses FIFOs,
+devices and sockets before opening anything (a FIFO named `.md` would block a read for ever, and
+`/dev/zero` would fill the memory).
+
+Stdlib only and no `tempfile`/`pathlib`/`threading`: the hooks write their state files through this
+module and must start in a few milliseconds.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-import threading
+import stat
+from _thread import get_ident  # = threading.get_ident, without loading threading (~2 ms)
+
+TYPE_CHECKING = False  # `typing` is not loaded on the hooks' path
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 _COUNTER = itertools.count()
 _BINARY = getattr(os, "O_BINARY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_SPECIAL = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+            (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+# --- where a file may be: inside its root, and a regular file ---------------------------------------------
+
+
+class UnsafeFile(OSError):
+    """A path pinky will not open: a special file, or one that leads out of its root. An OSError, so
+    readers that already skip unreadable files skip these too."""
+
+
+def file_kind(mode: int) -> str | None:
+    """What a special file is ('a named pipe (FIFO)', 'a character device', ...); None for anything else."""
+    for test, name in _SPECIAL:
+        if test(mode):
+            return name
+    return None
+
+
+def _real_under(path: str, root: str) -> bool:
+    real, base = os.path.realpath(path), os.path.realpath(root)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def _no_link_below(target: str, base: str) -> bool:
+    """True when no existing part of `target` below `base` is a symbolic link (one lstat per part)."""
+    rest, current = target[len(base):].strip(os.sep), base
+    for part in rest.split(os.sep) if rest else ():
+        current = os.path.join(current, part)
+        try:
+            mode = os.lstat(current).st_mode
+        except FileNotFoundError:
+            return True  # nothing from here on exists, so nothing can lead elsewhere
+        except OSError:
+            return False  # e.g. a file used as a folder: let realpath decide
+        if stat.S_ISLNK(mode):
+            return False
+    return True
+
+
+def outside(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> str | None:
+    """Why `path` is not inside `root` once symbolic links are followed; None when it is.
+
+    Missing parts are fine (a file about to be created). Cheap when nothing below the root is a
+    link: one lstat per part of the path below the root, and `realpath` only when a link is met."""
+    given = os.fspath(path)
+    target, base = os.path.abspath(given), os.path.abspath(root)
+    lexically_inside = target == base or target.startswith(base.rstrip(os.sep) + os.sep)
+    if lexically_inside and ".." not in given.replace("\\", "/").split("/") and _no_link_below(target, base):
+        return None
+    if _real_under(target, base):
+        return None
+    return f"it leads to {os.path.realpath(target)}, outside {base}"
+
+
+def ensure_inside(path: str | os.PathLike[str], root: str | os.PathLike[str], *, done: str = "written") -> str:
+    """`path` as given, once checked that a write there stays inside `root` and lands on no special file.
+
+    Raises InvalidInput otherwise: a symbolic link (the file, or a folder on the way) must not lead a
+    write out of the knowledge folder, into a FIFO or onto a device. `done` finishes the message
+    ("nothing was written")."""
+    target = os.fspath(path)
+    why = outside(target, root)
+    if why is None:
+        try:
+            kind = file_kind(os.stat(target).st_mode)
+        except OSError:
+            kind = None
+        why = None if kind is None else f"it is {kind}, not a regular file"
+    if why is None:
+        return target
+    from pinky.errors import InvalidInput  # only when something is wrong: the hooks import this module
+
+    raise InvalidInput(f"{target}: {why}; pinky reads and writes only regular files inside {root}, "
+                       f"so nothing was {done}")
+
+
+def open_regular(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None) -> BinaryIO:
+    """Open a regular file for reading in binary; raise UnsafeFile (an OSError) for anything else.
+
+    The file is checked with stat before it is opened, so a FIFO or a device is never opened, and
+    checked again once open (in case it was swapped meanwhile). With `root`, the file must also stay
+    inside it once symbolic links are followed."""
+    target = os.fspath(path)
+    why = outside(target, root) if root is not None else None
+    kind = None if why else file_kind(os.stat(target).st_mode)
+    if why or kind:
+        raise UnsafeFile(f"{target}: {why or f'{kind}, not a regular file'}")
+    fd = os.open(target, os.O_RDONLY | _BINARY | _NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise UnsafeFile(f"{target}: {file_kind(mode) or 'a folder'}, not a regular file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None,
+                 limit: int = -1) -> bytes:
+    """The bytes of a regular file (the first `limit` of them when given); see open_regular."""
+    with open_regular(path, root) as handle:
+        return handle.read(limit)
+
+
+# --- writing ---------------------------------------------------------------------------------------------
 
 
 def _temp_path(target: str) -> str:
     """A name no other writer uses: pid and thread differ between writers, the counter within one."""
     folder, name = os.path.split(target)
-    return os.path.join(folder, f".{name}.{os.getpid()}.{threading.get_ident()}.{next(_COUNTER)}.tmp")
+    return os.path.join(folder, f".{name}.{os.getpid()}.{get_ident()}.{next(_COUNTER)}.tmp")
 
 
 def _as_bytes(data: bytes | str) -> bytes:

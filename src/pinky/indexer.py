@@ -2,7 +2,9 @@
 
 Only changed files are re-parsed, and only chunks whose text is new to the embedding cache are
 embedded, so a re-run over an unchanged tree does no embedding at all. Parsing happens outside
-write transactions, so other readers and writers keep going while a big brain is indexed.
+write transactions, so other readers and writers keep going while a big brain is indexed: a file
+is parsed, chunked, hashed and its mentions found before `BEGIN IMMEDIATE`, and the transaction
+only writes the rows. Which files are notes, and reading them safely, is `pinky.sources`.
 """
 
 from __future__ import annotations
@@ -13,17 +15,19 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pinky.chunking import chunk_markdown
-from pinky.fileio import atomic_write, file_lock
+from pinky.errors import InvalidInput
+from pinky.fileio import atomic_write, ensure_inside, file_lock, read_regular
 from pinky.index import Index
-from pinky.layout import entry_id, is_skipped, slug_for
+from pinky.layout import entry_id, slug_for
 from pinky.locations import FILE_INDEX_HEADER, file_index_path
-from pinky.markdown import Document, content_hash, file_names_mentioned, parse_text, unreadable
+from pinky.markdown import Document, file_names_mentioned
+from pinky.sources import Skipped, SourceFile, file_hash, parse_file, scan, source_at
 from pinky.store import entries as eq
 from pinky.store import graph as gq
 from pinky.store import vectors as vq
@@ -35,15 +39,6 @@ WRITE_BATCH = 200
 EMBED_BATCH = 64
 PENDING_BATCH = 512
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
-
-
-@dataclass(frozen=True)
-class SourceFile:
-    root: str
-    rel: str
-    path: Path
-    mtime_ns: int
-    size: int
 
 
 @dataclass
@@ -67,38 +62,7 @@ class ReindexReport:
         }
 
 
-# --- reading the markdown ----------------------------------------------------------------------------
-
-
-def scan(roots: dict[str, Path]) -> Iterator[SourceFile]:
-    """Every indexable .md file under each root, with its stat."""
-    for root_name, root in roots.items():
-        if not root.is_dir():
-            continue
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if not is_skipped(d))
-            for name in sorted(filenames):
-                if is_skipped(name) or not name.lower().endswith(".md"):  # = is_note, the folders checked above
-                    continue
-                path = Path(dirpath) / name
-                rel = path.relative_to(root).as_posix()
-                try:
-                    stat = path.stat()
-                except OSError:
-                    continue
-                yield SourceFile(root_name, rel, path, stat.st_mtime_ns, stat.st_size)
-
-
-class Skipped(Exception):
-    """A file named .md that is not a note (binary, not UTF-8): reported with its reason, never indexed."""
-
-
-def parse_file(source: SourceFile) -> tuple[Document, bytes]:
-    raw = source.path.read_bytes()
-    reason = unreadable(raw)
-    if reason:
-        raise Skipped(reason)
-    return parse_text(raw.decode("utf-8-sig"), source.rel, raw), raw
+# --- one note's rows ---------------------------------------------------------------------------------
 
 
 def _skip_message(index: Index, root: str, rel: str, reason: str) -> str:
@@ -145,17 +109,31 @@ def _chunk_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
 
-def store_document(conn: Any, source: SourceFile, doc: Document, default_project: str | None,
-                   chunk_words: int, has_vec_table: bool) -> None:
-    """Upsert one parsed file (caller holds the write transaction)."""
-    eid = entry_id(source.root, source.rel)
-    slug = slug_for(source.root, source.rel)
-    if eq.slug_taken(conn, slug, eid):
-        slug = f"{slug}-{eid[:4]}"
-    row = entry_row(source, doc, slug, default_project)
+@dataclass(frozen=True)
+class Prepared:
+    """One parsed note's rows, computed outside the write transaction (chunking and hashing a big
+    note takes time; other processes must not wait for it holding the lock)."""
+
+    row: dict[str, Any]
+    links: tuple[str, ...]
+    mentions: tuple[str, ...]
+    chunks: list[dict[str, Any]]
+
+
+def prepare_document(source: SourceFile, doc: Document, default_project: str | None,
+                     chunk_words: int) -> Prepared:
+    row = entry_row(source, doc, slug_for(source.root, source.rel), default_project)
     # A diary names every file a session touched: that is history, not knowledge about the file.
     mentions = () if doc.type == "diary" else file_names_mentioned(doc.body)
-    eq.upsert_entry(conn, row, doc.links, mentions, chunk_rows(doc, chunk_words), has_vec_table)
+    return Prepared(row, doc.links, mentions, chunk_rows(doc, chunk_words))
+
+
+def store_document(conn: Any, prepared: Prepared, has_vec_table: bool) -> None:
+    """Upsert one prepared file (caller holds the write transaction): only the rows are written here."""
+    row = prepared.row
+    if eq.slug_taken(conn, row["slug"], row["id"]):
+        row = {**row, "slug": f"{row['slug']}-{row['id'][:4]}"}
+    eq.upsert_entry(conn, row, prepared.links, prepared.mentions, prepared.chunks, has_vec_table)
 
 
 # --- bringing the index up to date ---------------------------------------------------------------------
@@ -217,25 +195,41 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
                 report.removed += 1
     total = len(changed)
     for start in range(0, total, WRITE_BATCH):
-        batch = changed[start : start + WRITE_BATCH]
-        parsed: list[tuple[SourceFile, Document | Skipped]] = []
-        for source in batch:  # parse outside the transaction: readers and writers keep going
-            try:
-                parsed.append((source, parse_file(source)[0]))
-            except Skipped as why:
-                parsed.append((source, why))
-                report.errors.append(_skip_message(index, source.root, source.rel, str(why)))
-            except OSError as exc:
-                report.errors.append(f"{source.path}: {exc.strerror or exc}")
-        with write_transaction(conn):
-            for source, doc in parsed:
+        parsed = _parse_batch(index, changed[start : start + WRITE_BATCH], known, report)
+        with write_transaction(conn):  # only rows are written here: everything slow was done above
+            for source, doc, prepared in parsed:
                 before = known.get((source.root, source.rel))
                 if isinstance(doc, Skipped):
                     _store_skipped(index, source, str(doc), before, has_vec)
                 else:
-                    _store_changed(index, source, doc, before, report, has_vec)
+                    _store_changed(index, source, doc, prepared, before, report, has_vec)
         if progress:
             progress("parse", min(start + WRITE_BATCH, total), total)
+
+
+Parsed = tuple[SourceFile, Document | Skipped, Prepared | None]
+
+
+def _parse_batch(index: Index, batch: list[SourceFile], known: dict[tuple[str, str], eq.IndexedFile],
+                 report: ReindexReport) -> list[Parsed]:
+    """Parse, chunk and hash a batch outside any transaction: readers and writers keep going."""
+    config = index.config
+    parsed: list[Parsed] = []
+    for source in batch:
+        try:
+            doc = parse_file(source, config.max_note_bytes)
+        except Skipped as why:
+            parsed.append((source, why, None))
+            report.errors.append(_skip_message(index, source.root, source.rel, str(why)))
+            continue
+        except OSError as exc:
+            report.errors.append(f"{source.path}: {exc.strerror or exc}")
+            continue
+        before = known.get((source.root, source.rel))
+        unchanged = before is not None and before.content_hash == doc.content_hash
+        prepared = None if unchanged else prepare_document(source, doc, config.project, config.chunk_words)
+        parsed.append((source, doc, prepared))
+    return parsed
 
 
 def _store_skipped(index: Index, source: SourceFile, reason: str, old: eq.IndexedFile | None,
@@ -246,14 +240,14 @@ def _store_skipped(index: Index, source: SourceFile, reason: str, old: eq.Indexe
     eq.record_skipped(index.conn, eq.SkippedFile(source.root, source.rel, source.mtime_ns, source.size, reason))
 
 
-def _store_changed(index: Index, source: SourceFile, doc: Document, old: eq.IndexedFile | None,
-                   report: ReindexReport, has_vec: bool) -> None:
+def _store_changed(index: Index, source: SourceFile, doc: Document, prepared: Prepared | None,
+                   old: eq.IndexedFile | None, report: ReindexReport, has_vec: bool) -> None:
     eq.forget_skipped(index.conn, source.root, source.rel)
-    if old and old.content_hash == doc.content_hash:
-        eq.touch_entry(index.conn, old.id, source.mtime_ns, source.size)
+    if prepared is None:  # the same bytes as indexed (seen in _parse_batch): only the stat changed
+        eq.touch_entry(index.conn, entry_id(source.root, source.rel), source.mtime_ns, source.size)
         report.unchanged += 1
         return
-    store_document(index.conn, source, doc, index.config.project, index.config.chunk_words, has_vec)
+    store_document(index.conn, prepared, has_vec)
     if doc.parse_error:
         report.warnings.append(f"{index.display_path(source.root, source.rel)}: {doc.parse_error}")
     if old:
@@ -309,22 +303,25 @@ def _embed_missing(index: Index, rows: list[tuple[int, str, str, str, str]],
 
 
 def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
-    """Index one markdown file under either root right away; returns its slug (None if gone)."""
-    root, rel = index.locate(path)
+    """Index one markdown file under either root right away; returns its slug (None if gone).
+
+    Its folder must lie inside a root; the file itself follows the scan's rules (a special file or
+    a link out of the root is recorded as skipped, never read)."""
+    root, folder = index.locate(path.parent)
+    rel = path.name if folder == "." else f"{folder}/{path.name}"
     conn = index.conn
     has_vec = index.prepare_vectors() if embed else index.vectors_writable()
     eid = entry_id(root, rel)
     linked_before = gq.linked_file_names(conn, eid)
-    if not path.exists():
+    source = source_at(root, index.root_dir(root), rel, path)
+    if source is None:
         with write_transaction(conn):
             eq.delete_entry(conn, eid, has_vec)
         if linked_before:
             refresh_file_index(index)
         return None
-    stat = path.stat()
-    source = SourceFile(root, rel, path, stat.st_mtime_ns, stat.st_size)
     try:
-        doc, _ = parse_file(source)
+        doc = parse_file(source, index.config.max_note_bytes)
     except Skipped as why:
         with write_transaction(conn):
             _store_skipped(index, source, str(why), eq.indexed_files_by_id(conn, eid), has_vec)
@@ -335,9 +332,10 @@ def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
         with write_transaction(conn):
             eq.touch_entry(conn, eid, source.mtime_ns, source.size)
         return str(known["slug"])
+    prepared = prepare_document(source, doc, index.config.project, index.config.chunk_words)
     with write_transaction(conn):
         eq.forget_skipped(conn, root, rel)
-        store_document(conn, source, doc, index.config.project, index.config.chunk_words, has_vec)
+        store_document(conn, prepared, has_vec)
     if doc.parse_error:
         log.warning("%s: %s", index.display_path(root, rel), doc.parse_error)
     # The hooks' list of linked file names changes only if this entry's names did (a diary
@@ -372,14 +370,20 @@ def refresh_file_index(index: Index) -> None:
     """Rewrite `<db>-files`, the names of files some entry links to (the hooks' pre-filter).
 
     Under a lock, each writer reads the index as committed at that moment, so the last
-    one to write always has every change."""
+    one to write always has every change. A derived file: when its name (or its lock's) is a link out
+    of the index's folder, nothing is written and a warning says why."""
     path = _file_index(index)
+    try:
+        for name in (path, path + ".lock"):
+            ensure_inside(name, os.path.dirname(path))
+    except InvalidInput as exc:
+        log.warning("%s", exc)
+        return
     with file_lock(path + ".lock"):
         text = FILE_INDEX_HEADER + "\n" + "".join(f"{n}\n" for n in sorted(gq.linked_file_names(index.conn)))
         try:
-            with open(path, encoding="utf-8") as handle:
-                if handle.read() == text:
-                    return
+            if read_regular(path).decode("utf-8", errors="replace") == text:
+                return
         except OSError:
             pass
         atomic_write(path, text)
@@ -388,16 +392,26 @@ def refresh_file_index(index: Index) -> None:
 def drift(index: Index) -> dict[str, list[str]]:
     """Markdown files the index does not reflect yet (new, changed, or deleted)."""
     known = eq.indexed_files(index.conn)
+    skipped = eq.skipped_files(index.conn)
     out: dict[str, list[str]] = {"new": [], "changed": [], "deleted": []}
     seen = set()
     for source in scan(index.config.roots()):
         key = (source.root, source.rel)
         seen.add(key)
         old = known.get(key)
+        if source.problem or (key in skipped and (skipped[key].mtime_ns, skipped[key].size)
+                              == (source.mtime_ns, source.size)):
+            if old is not None:  # a note turned into a link out, a FIFO: the next reindex drops it
+                out["changed"].append(index.display_path(*key))
+            continue  # never read, or unchanged since it was found not to be a note: the errors name it
         if old is None:
             out["new"].append(index.display_path(*key))
         elif (old.mtime_ns, old.size) != (source.mtime_ns, source.size):
-            if content_hash(source.path.read_bytes()) != old.content_hash:
+            try:
+                digest = file_hash(source)
+            except (OSError, Skipped):
+                continue
+            if digest != old.content_hash:
                 out["changed"].append(index.display_path(*key))
     out["deleted"] = [index.display_path(*k) for k in sorted(known.keys() - seen)]
     return out

@@ -180,5 +180,8 @@ class KnowledgeBase:
     def malformed(self) -> list[str]:
         return maintenance.malformed(self.index)
 
+    def oversized(self) -> list[str]:
+        return maintenance.oversized(self.index)
+
     def skipped(self) -> list[str]:
         return maintenance.skipped(self.index)

@@ -7,6 +7,7 @@ from typing import Any
 
 from pinky.dates import now_utc, to_ns
 from pinky.index import Index
+from pinky.sources import ALSO, TOO_LARGE
 from pinky.store import entries as eq
 from pinky.store import vectors as vq
 from pinky.store.connect import write_transaction
@@ -50,10 +51,18 @@ def gc(index: Index) -> dict[str, int]:
 
 
 def malformed(index: Index) -> list[str]:
-    """Notes indexed despite a problem (bad YAML, invalid UTF-8), with the problem."""
-    return [f"{index.display_path(r, p)}: {e}" for r, p, e in eq.parse_errors(index.conn)]
+    """Notes indexed despite a problem in their text (bad YAML, an unknown type), with the problem."""
+    return [f"{index.display_path(r, p)}: {e}" for r, p, e in eq.parse_errors(index.conn)
+            if not e.startswith(TOO_LARGE) or ALSO in e]
+
+
+def oversized(index: Index) -> list[str]:
+    """Notes over PINKY_MAX_NOTE_BYTES, indexed by their title and first bytes only."""
+    return [f"{index.display_path(r, p)}: {e.split(ALSO)[0].removeprefix(TOO_LARGE)}"
+            for r, p, e in eq.parse_errors(index.conn) if e.startswith(TOO_LARGE)]
 
 
 def skipped(index: Index) -> list[str]:
-    """Files named .md that are not notes (binary, not UTF-8), with the reason; never indexed."""
+    """Files named .md that are not notes (binary, not UTF-8, special files, links out of their root),
+    with the reason; never indexed (links and special files never even opened)."""
     return [f"{index.display_path(f.root, f.path)}: {f.reason}" for f in eq.skipped_files(index.conn).values()]

@@ -2,6 +2,11 @@
 
 A file with malformed YAML is still a note: we keep its body, record the error for
 `pinky doctor`, and never let one bad file abort a reindex.
+
+Every pattern here runs in time linear in the text (a note is parsed while other processes may
+wait for it): a match can only start where a token starts (a look-behind), and repeats that can
+fail are possessive, so no long run of dashes, letters or brackets makes the engine retry each
+position. YAML is loaded with its alias expansion bounded (`_check_expansion`).
 """
 
 from __future__ import annotations
@@ -14,13 +19,24 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from pinky.chunking import heading
 from pinky.config import ENTRY_TYPES
 
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-_WIKI_LINK = re.compile(r"\[\[([^\]|#\n]{1,200})(?:[#|][^\]\n]*)?\]\]")
-_MD_LINK = re.compile(r"\]\(([^)\s]{1,300}?\.md)(?:#[^)]*)?\)")
+# `[[slug]]`, `[[slug|shown]]`, `[[slug#part]]`. Neither part holds `[`, so the scans that start at
+# two `[[` never overlap: linear however many brackets a note has.
+_WIKI_LINK = re.compile(r"\[\[([^\[\]|#\n]{1,200}+)(?:[#|][^\[\]\n]*+)?\]\]")
+# `](other.md)`, `](../x.md#part)`; a target holds no `]` (where the next link starts).
+_MD_LINK = re.compile(r"\]\(([^)\]\s]{1,300}?\.md)(?:#[^)\]\s]*+)?\)")
 _FENCE_LINE = re.compile(r"^-{3,}\s*$", re.MULTILINE)
-_PATH_LIKE = re.compile(r"[\w.-]+(?:/[\w.-]+)+|[\w-]+\.[A-Za-z0-9]{1,10}\b")
+# `src/db/pool.py` (two or more parts joined by `/`) or `pool.py`. Each alternative starts only where
+# its token starts (the look-behinds): `[\w.-]+` from every position of a 100,000-character token
+# was quadratic (163 s for one save).
+_PATH_LIKE = re.compile(r"(?<![\w.-])[\w.-]++(?:/[\w.-]++)+|(?<![\w-])[\w-]++\.[A-Za-z0-9]{1,10}\b")
+# Aliases may repeat a value, never blow a frontmatter up: a 750-byte "billion laughs" took 37 s and
+# 1.87 GB. Values after expansion (counting a scalar's characters) may be at most this, or ten
+# times the frontmatter's own size; and nesting at most this deep.
+MAX_YAML_EXPANSION = 20_000
+MAX_YAML_DEPTH = 64
 
 
 @dataclass(frozen=True)
@@ -93,10 +109,10 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, int, str | None]:
     line = text.count("\n", 0, offset) + 1
     if body.startswith("\n"):
         body, line = body[1:], line + 1
-    from frontmatter.default_handlers import YAMLHandler
+    import yaml
 
     try:
-        loaded = YAMLHandler().load(raw)
+        loaded = yaml.load(raw, Loader=_bounded_loader())  # noqa: S506 - a SafeLoader underneath
     except Exception as exc:  # yaml.YAMLError and friends: report, keep the body
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return {}, body, line, f"malformed YAML frontmatter: {first}"
@@ -105,6 +121,68 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str, int, str | None]:
     if not isinstance(loaded, dict):
         return {}, body, line, "frontmatter is not a key: value mapping"
     return {str(k): normalize_value(v) for k, v in loaded.items()}, body, line, None
+
+
+@functools.cache
+def _bounded_loader() -> type:
+    """PyYAML's safe loader (libyaml's when present) that checks the document before building it."""
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class BoundedLoader(base):  # type: ignore[valid-type,misc]
+        def __init__(self, stream: str) -> None:
+            super().__init__(stream)
+            self.source_size = len(stream)
+
+        def get_single_data(self) -> Any:
+            node = self.get_single_node()
+            if node is None:
+                return None
+            _check_expansion(node, self.source_size)
+            return self.construct_document(node)
+
+    return BoundedLoader
+
+
+def _check_expansion(root: Any, size: int) -> None:
+    """Refuse a YAML node graph whose aliases would expand it past the limits, or that holds itself.
+
+    Linear in the distinct nodes: the expanded size of every node is computed once."""
+    import yaml
+
+    limit = max(MAX_YAML_EXPANSION, 10 * size)
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        children = _children(node)
+        if finished:
+            on_path.discard(key)
+            own = len(node.value) if isinstance(node, yaml.ScalarNode) else 0
+            sizes[key] = 1 + own + sum(sizes[id(child)] for child in children)
+            if sizes[key] > limit:
+                raise yaml.YAMLError(f"its aliases expand it past {limit:,} values and characters "
+                                     "(an alias bomb?); refused")
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise yaml.YAMLError("an alias refers to a value that contains it (a recursive alias); refused")
+        if len(on_path) >= MAX_YAML_DEPTH:
+            raise yaml.YAMLError(f"values nested more than {MAX_YAML_DEPTH} deep; refused")
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in children)
+
+
+def _children(node: Any) -> list[Any]:
+    value = node.value
+    if not isinstance(value, list):
+        return []  # a scalar
+    return [part for item in value for part in (item if isinstance(item, tuple) else (item,))]
 
 
 def render(meta: dict[str, Any], body: str) -> str:
@@ -137,9 +215,9 @@ def first_heading(body: str) -> str | None:
         if raw.lstrip().startswith(("```", "~~~")):
             in_fence = not in_fence
             continue
-        match = None if in_fence else _HEADING.match(raw)
-        if match:
-            return match.group(1).strip()
+        found = None if in_fence else heading(raw)
+        if found:
+            return found[1].strip()
     return None
 
 

@@ -310,7 +310,10 @@ def _benign(m: re.Match[str]) -> bool:
 
 
 def _hex_sub(m: re.Match[str]) -> str:
-    return m.group(0) if _benign(m) else _marker("hex")
+    """A long hex run is a key unless it is a digest, or too regular to be random (`aaaa…`, `0000…`:
+    random hex has ~4 bits a character)."""
+    run = m.group(0)
+    return run if _benign(m) or _entropy(run[:4096]) < 3.0 else _marker("hex")
 
 
 def _long_run_sub(m: re.Match[str]) -> str:

@@ -34,6 +34,7 @@ TOP_LINES = 10
 MAX_ENTRIES = 50
 KIND_WEIGHT = {"asked": 3.0, "commits": 3.0, "decided": 2.0, "gotcha": 2.0, "learned": 2.0}
 HIGHLIGHT_SKIP = {"files"}  # already summarised in their own section
+FRONTMATTER_BYTES = 256 * 1024  # read of each note: its frontmatter is at the top
 
 
 @dataclass(frozen=True)
@@ -148,13 +149,18 @@ def read_diary_lines(root: Path, period: Period) -> list[DiaryLine]:
 def read_notes(root: Path) -> list[Note]:
     """Frontmatter of every note outside ``diary/`` (rollups and diaries are not entries).
 
-    A note with broken YAML still counts, with no type or dates."""
+    A note with broken YAML still counts, with no type or dates. Only regular files inside `root`
+    are read (no FIFO, device, or link out of it)."""
     notes: list[Note] = []
     for path in sorted(root.rglob("*.md")):
         rel = path.relative_to(root).as_posix()
         if rel.startswith(f"{DIARY_DIR}/") or not is_note(rel):
             continue
-        meta = split_frontmatter(path.read_text(encoding="utf-8", errors="replace"))[0]
+        try:
+            text = fileio.read_regular(path, root, FRONTMATTER_BYTES).decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        meta = split_frontmatter(text)[0]
         notes.append(
             Note(
                 path=rel,
@@ -297,8 +303,9 @@ def write_rollup(root: Path, period: Period) -> Path:
     Redacted like every note written: a diary line written by hand, or before the redactor knew
     its format, must not travel on into the summary."""
     path, text = build_rollup(root, period)
+    fileio.ensure_inside(path, root)  # a diary/ linked out of the project gets nothing
     data = redact(text).encode("utf-8")
-    if path.is_file() and path.read_bytes() == data:
+    if path.is_file() and fileio.read_regular(path) == data:
         return path
     fileio.atomic_write(path, data)
     return path

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
+from pinky import fileio
 from pinky.errors import InvalidInput, NotFound
 
 __all__ = ["SessionSummary", "commit_subject", "read_new_events", "summarize"]
@@ -29,7 +30,12 @@ _WRITE_TOOLS = {
 # Prompts that Claude Code writes on the user's behalf: slash commands, local command output, reminders.
 _SYNTHETIC_PROMPT = re.compile(r"^\s*(?:<(?:[a-z]+(?:-[a-z]+)+|command-\w+)>|\[Request interrupted)")
 _COMMIT_MESSAGE = re.compile(r"""(?:\s-[a-zA-Z]*m\s*|\s--message[=\s]\s*)(?:"((?:[^"\\]|\\.)*)"|'([^']*)')""")
-_GIT_COMMIT = re.compile(r"\bgit\b[^;&|\n]*?\scommit\b")
+# `git … commit` within one shell segment (up to `;`, `&`, `|` or a newline). Searched segment by
+# segment from its first `git`: `\bgit\b[^;&|\n]*?\scommit\b` rescanned the segment from every `git`
+# in it (10 s for a 100 KB command).
+_SEGMENT = re.compile(r"[^;&|\n]+")
+_GIT = re.compile(r"\bgit\b")
+_COMMIT_WORD = re.compile(r"\scommit\b")
 _HEREDOC_START = re.compile(r"^\$\(cat\s+<<-?\s*['\"]?(\w+)['\"]?\s*$")
 
 
@@ -46,7 +52,7 @@ def read_new_events(transcript_path: Path, offset: int) -> tuple[list[dict], int
     if offset < 0:
         raise InvalidInput(f"offset must be >= 0, got {offset}")
     try:
-        with open(transcript_path, "rb") as f:
+        with fileio.open_regular(transcript_path) as f:  # never a FIFO or a device: the Stop hook would hang
             size = os.fstat(f.fileno()).st_size
             if size < offset:
                 offset = 0
@@ -199,14 +205,27 @@ def _first_line(text: str) -> str:
     return next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
 
 
+def _git_commit_end(command: str) -> int | None:
+    """Where the first `git … commit` of a command ends (the whitespace before `commit` may be the
+    newline that ends the segment), or None. Linear: one scan per segment."""
+    for segment in _SEGMENT.finditer(command):
+        git = _GIT.search(command, segment.start(), segment.end())
+        if git is None:
+            continue
+        commit = _COMMIT_WORD.search(command, git.end(), segment.end() + len(" commit") + 1)
+        if commit is not None and commit.start() <= segment.end():
+            return commit.end()
+    return None
+
+
 def commit_subject(command: str) -> str | None:
     """The first line of the message of a `git commit -m ...` in a shell command, or None.
 
     Handles `-m "..."`, `-m '...'`, `-am`, `--message=` and the heredoc form
     `-m "$(cat <<'EOF' ... EOF)"` that Claude Code writes for multi-line messages.
     """
-    git_commit = _GIT_COMMIT.search(command)
-    match = _COMMIT_MESSAGE.search(command, git_commit.end()) if git_commit else None
+    after = _git_commit_end(command)
+    match = _COMMIT_MESSAGE.search(command, after) if after is not None else None
     if not match:
         return None
     message = match.group(1) if match.group(1) is not None else match.group(2)

@@ -100,10 +100,12 @@ class StateFiles:
 
 
 def read_state(path: str) -> dict:
-    """A small JSON state file of the hooks; missing or damaged reads as empty (it is only a cache)."""
+    """A small JSON state file of the hooks; missing or damaged reads as empty (it is only a cache), and
+    so does anything but a regular file (a FIFO would block every hook)."""
+    from pinky.fileio import read_regular
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = loads(handle.read())
+        data = loads(read_regular(path).decode("utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
