@@ -1,8 +1,9 @@
 """Entries: create, read, update, soft-delete and restore notes, and find near-duplicates.
 
 Markdown is written first (atomically: readers see the old file or the new one, never half of
-one), then the index is updated. `version` is the content hash of the file, so an update only
-lands on the text the caller read (optimistic concurrency).
+one), then the index is updated (through `healing.after_write`: once the markdown is written, a
+damaged index is repaired rather than failing the write). `version` is the content hash of the
+file, so an update only lands on the text the caller read (optimistic concurrency).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pinky import indexer, search
+from pinky import healing, indexer, search
 from pinky.dates import now_utc, valid_day
 from pinky.errors import Conflict, InvalidInput, NotFound
 from pinky.fileio import atomic_write, file_lock, write_numbered
@@ -106,8 +107,8 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
         meta["files"] = validate_tags(files, "files")
     directory = index.root_dir(root) / meta["type"]
     path = Path(write_numbered(directory, slugify(meta["title"]), render(meta, body)))
-    slug = indexer.index_file(index, path, embed=embed)
-    return get(index, slug or slug_for(root, path.relative_to(index.root_dir(root)).as_posix()))
+    fallback = slug_for(root, path.relative_to(index.root_dir(root)).as_posix())
+    return healing.after_write(index, path, lambda slug: get(index, slug or fallback), embed=embed)
 
 
 def get(index: Index, slug: str) -> Entry:
@@ -151,8 +152,7 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
         meta.update({key: value for key, value in changes.items() if value is not None})
         new_body = old_body if body is None else clean_text(body, "body", MAX_BODY_CHARS)
         atomic_write(path, render(meta, new_body))
-    indexer.index_file(index, path)
-    return get(index, row["slug"])
+    return healing.after_write(index, path, lambda _: get(index, row["slug"]))
 
 
 def delete(index: Index, slug: str, reason: str) -> Path:
@@ -168,8 +168,7 @@ def delete(index: Index, slug: str, reason: str) -> Path:
         text = render(meta, body)
     atomic_write(archived, text)
     path.unlink()
-    indexer.index_file(index, path, embed=False)
-    return archived
+    return healing.after_write(index, path, lambda _: archived, embed=False)
 
 
 def restore(index: Index, slug: str) -> Entry:
@@ -196,8 +195,7 @@ def _restore_file(index: Index, root: str, base: Path, archived: Path, rel: str)
         text = render(meta, body)
     atomic_write(target, text)
     archived.unlink()
-    indexer.index_file(index, target)
-    return get(index, slug_for(root, rel))
+    return healing.after_write(index, target, lambda _: get(index, slug_for(root, rel)))
 
 
 def similar(index: Index, slug: str, *, threshold: float = DUPLICATE_SIMILARITY, limit: int = 3) -> list[search.Hit]:
