@@ -1,9 +1,11 @@
 """Entries: create, read, update, soft-delete and restore notes, and find near-duplicates.
 
 Markdown is written first (atomically: readers see the old file or the new one, never half of
-one), then the index is updated (through `healing.after_write`: once the markdown is written, a
-damaged index is repaired rather than failing the write). `version` is the content hash of the
-file, so an update only lands on the text the caller read (optimistic concurrency).
+one), then the index is updated. `version` is the content hash of the file, so an update only
+lands on the text the caller read (optimistic concurrency). Update, delete and restore hold a lock
+beside the note (`<root>/.pinky/locks/`, shared by every process and every PINKY_HOME that edits
+the same folder) and look at the file again under it, so of two racing edits exactly one lands and
+the other gets a Conflict or NotFound.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from typing import Any
 from pinky import healing, indexer, search
 from pinky.dates import now_utc, valid_day
 from pinky.errors import Conflict, InvalidInput, NotFound
-from pinky.fileio import atomic_write, file_lock, write_numbered
+from pinky.fileio import FileLock, atomic_write, create_new, file_lock, write_numbered
 from pinky.index import Index
-from pinky.layout import ARCHIVE_DIR, slug_for
+from pinky.layout import ARCHIVE_DIR, entry_id, slug_for
 from pinky.markdown import content_hash, render, split_frontmatter
 from pinky.store import entries as eq
 from pinky.store import retrieval as rq
@@ -38,6 +40,7 @@ from pinky.validate import (
 DUPLICATE_SIMILARITY = 0.8
 MAX_REASON_CHARS = 2000
 MAX_STEM = 60
+LOCK_DIR = ".pinky/locks"  # inside each knowledge root: hidden (never a note), git-ignored
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 
 
@@ -81,6 +84,16 @@ def find(index: Index, slug: str) -> Any:
 
 def _file_of(index: Index, row: Any) -> Path:
     return index.root_dir(row["root"]) / row["path"]
+
+
+def edit_lock(index: Index, root: str, rel: str) -> FileLock:
+    """The lock every edit of the note `rel` takes, beside it, so every process and every PINKY_HOME
+    editing this folder shares it. Sixteen per root, by entry id: unrelated edits rarely wait."""
+    return file_lock(index.root_dir(root) / LOCK_DIR / f"edit-{entry_id(root, rel)[0]}.lock")
+
+
+def _gone(row: Any) -> NotFound:
+    return NotFound(f"entry {row['slug']!r} was deleted or moved meanwhile; search for it again")
 
 
 def file_of(index: Index, slug: str) -> Path:
@@ -136,8 +149,11 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
         raise InvalidInput("expected_version is required: take it from brain_get / pinky get")
     row = find(index, slug)
     path = _file_of(index, row)
-    with file_lock(index.config.state_dir / "locks" / f"{row['id']}.lock"):
-        raw = path.read_bytes()
+    with edit_lock(index, row["root"], row["path"]):
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise _gone(row) from None
         current = content_hash(raw)
         if current != expected_version.strip():
             raise Conflict(f"entry {row['slug']!r} changed: its version is {current}, not "
@@ -152,7 +168,7 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
         meta.update({key: value for key, value in changes.items() if value is not None})
         new_body = old_body if body is None else clean_text(body, "body", MAX_BODY_CHARS)
         atomic_write(path, render(meta, new_body))
-    return healing.after_write(index, path, lambda _: get(index, row["slug"]))
+        return healing.after_write(index, path, lambda _: get(index, row["slug"]))
 
 
 def delete(index: Index, slug: str, reason: str) -> Path:
@@ -161,14 +177,18 @@ def delete(index: Index, slug: str, reason: str) -> Path:
     row = find(index, slug)
     path = _file_of(index, row)
     archived = index.root_dir(row["root"]) / ARCHIVE_DIR / row["path"]
-    text = path.read_text(encoding="utf-8", errors="replace")
-    meta, body, _, error = split_frontmatter(text)
-    if not error:
-        meta.update({"archived_at": now_utc().isoformat(), "archive_reason": " ".join(reason.split())})
-        text = render(meta, body)
-    atomic_write(archived, text)
-    path.unlink()
-    return healing.after_write(index, path, lambda _: archived, embed=False)
+    with edit_lock(index, row["root"], row["path"]):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            raise _gone(row) from None
+        meta, body, _, error = split_frontmatter(text)
+        if not error:
+            meta.update({"archived_at": now_utc().isoformat(), "archive_reason": " ".join(reason.split())})
+            text = render(meta, body)
+        atomic_write(archived, text)
+        path.unlink()
+        return healing.after_write(index, path, lambda _: archived, embed=False)
 
 
 def restore(index: Index, slug: str) -> Entry:
@@ -185,17 +205,20 @@ def restore(index: Index, slug: str) -> Entry:
 
 def _restore_file(index: Index, root: str, base: Path, archived: Path, rel: str) -> Entry:
     target = base / rel
-    if target.exists():
-        raise Conflict(f"{target} exists again; move or rename it before restoring")
-    text = archived.read_text(encoding="utf-8")
-    meta, body, _, error = split_frontmatter(text)
-    if not error:
-        meta.pop("archived_at", None)
-        meta.pop("archive_reason", None)
-        text = render(meta, body)
-    atomic_write(target, text)
-    archived.unlink()
-    return healing.after_write(index, target, lambda _: get(index, slug_for(root, rel)))
+    with edit_lock(index, root, rel):
+        try:
+            text = archived.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise NotFound(f"{archived} was restored or removed meanwhile") from None
+        meta, body, _, error = split_frontmatter(text)
+        if not error:
+            meta.pop("archived_at", None)
+            meta.pop("archive_reason", None)
+            text = render(meta, body)
+        if not create_new(target, text):  # never over a note saved there since
+            raise Conflict(f"{target} exists again; move or rename it before restoring")
+        archived.unlink()
+        return healing.after_write(index, target, lambda _: get(index, slug_for(root, rel)))
 
 
 def similar(index: Index, slug: str, *, threshold: float = DUPLICATE_SIMILARITY, limit: int = 3) -> list[search.Hit]:
