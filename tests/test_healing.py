@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,22 @@ def test_a_full_rebuild_is_seen_by_a_running_server(tmp_path: Path) -> None:
         found = server.call("brain_search", query="capybara")["structuredContent"]["hits"]
         assert [h["slug"] for h in found] == ["note/saved-after-the-rebuild"]
         assert deleted_files_open(server.proc.pid) == []
+
+
+def test_opening_the_index_again_keeps_the_locks_of_connections_already_open(project: Path,
+                                                                             brain: dict[str, str]) -> None:
+    """POSIX locks belong to the process: a plain open() and close() of brain.db (say, to read its
+    header) drops the lock every SQLite connection of the process holds on it. Another process then
+    believes it is the last one and deletes the WAL under a live connection."""
+    server = KnowledgeBase(load_config())
+    server.search("pool")  # holds the index open: in WAL mode a shared lock, while it lives
+    with KnowledgeBase(load_config()) as upkeep:  # a second connection in the same process opens, closes
+        upkeep.search("pool")
+    other = "from pinky.config import load_config; from pinky.kb import KnowledgeBase; " \
+            "KnowledgeBase(load_config()).search('pool')"
+    assert subprocess.run([sys.executable, "-c", other], cwd=project).returncode == 0
+    assert (project / "brain.db-wal").exists(), "another process deleted the WAL of a live connection"
+    server.close()
 
 
 # --- item 5: a damaged index is rebuilt wherever the damage shows -------------------------------------

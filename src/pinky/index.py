@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
@@ -61,29 +60,6 @@ def is_corruption(exc: BaseException) -> bool:
         return True
     text = str(exc).lower()
     return any(marker in text for marker in _CORRUPT_MARKERS)
-
-
-def truncated(path: Path) -> bool:
-    """The file is shorter than its own header says: cut off (a full disk, a bad copy). Free to ask:
-    100 bytes read. Skipped while a WAL is waiting, which may legitimately hold the missing pages."""
-    try:
-        if os.path.getsize(f"{path}-wal") > 0:
-            return False
-    except OSError:
-        pass
-    try:
-        with open(path, "rb") as handle:
-            header = handle.read(100)
-        size = os.path.getsize(path)
-    except OSError:
-        return False
-    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
-        return False
-    page_size = int.from_bytes(header[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(header[28:32], "big")
-    valid = header[24:28] == header[92:96]
-    return valid and pages > 0 and size < pages * page_size
 
 
 class Index:
@@ -194,9 +170,6 @@ class Index:
             if not is_corruption(exc):
                 raise IndexUnavailable(f"cannot use the index {path}: {exc}") from exc
             return f"{path.name} is corrupt ({exc})", True
-        if truncated(path):
-            db.close()
-            return f"{path.name} is corrupt (the file is shorter than its header says: it was cut off)", True
         return None
 
     def replace(self, reason: str | None, bad: Identity, *, damaged: bool = True) -> Database:
@@ -206,10 +179,10 @@ class Index:
 
         When another process already replaced `bad`, its fresh file is simply opened."""
         path = self.config.db_path
+        self.close()  # first: reading the file's header below would drop the locks SQLite holds on it
         if not looks_like_an_index(path):
             raise IndexUnavailable(f"{path} is not a SQLite index and not named like one (.db); "
                                    "refusing to replace it: pass a path like brain.db")
-        self.close()
         with self.lock("open"):  # exclusive: nobody opens the name while it changes files
             if file_identity(path) == bad:
                 if reason:
