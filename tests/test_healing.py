@@ -86,6 +86,18 @@ def test_a_full_rebuild_is_seen_by_a_running_server(tmp_path: Path) -> None:
         assert deleted_files_open(server.proc.pid) == []
 
 
+def test_a_rebuild_killed_halfway_is_finished_by_the_next_command(project: Path, brain: dict[str, str]) -> None:
+    with KnowledgeBase(load_config()) as killed:
+        killed.index.drop()  # emptied for the rebuild; then the process dies before reindexing
+    word, slug = list(brain.items())[3]
+    searched = pinky("search", word, "--json", cwd=project)
+    assert searched.returncode == 0, searched.stderr
+    assert slug in searched.stdout
+    with KnowledgeBase(load_config()) as kb:
+        assert not kb.index.rebuild_pending()
+        assert kb.drift() == {"new": [], "changed": [], "deleted": []}
+
+
 def test_opening_the_index_again_keeps_the_locks_of_connections_already_open(project: Path,
                                                                              brain: dict[str, str]) -> None:
     """POSIX locks belong to the process: a plain open() and close() of brain.db (say, to read its

@@ -43,13 +43,26 @@ def repair(index: Index, why: object) -> None:
         if bad is not None and file_identity(index.config.db_path) != bad:
             return
         index.replace(f"{index.config.db_path.name} is corrupt ({why})", bad)
-        indexer.reindex(index, embed=False)
+        _complete(index, embed=False)
 
 
-def heal(index: Index, operation: Callable[[], T]) -> T:
-    """Run `operation` on the current index file; after a reopen or a repair, run it once more."""
+def _complete(index: Index, *, progress: Progress | None = None, embed: bool = True,
+              full: bool = False) -> ReindexReport:
+    """A reindex that brings the whole index up to date, which ends any pending rebuild."""
+    report = indexer.reindex(index, full=full, progress=progress, embed=embed)
+    index.rebuild_done()
+    return report
+
+
+def heal(index: Index, operation: Callable[[], T], *, catch_up: bool = True) -> T:
+    """Run `operation` on the current index file; after a reopen or a repair, run it once more.
+    `catch_up`: first finish a rebuild somebody started and did not complete (it was killed)."""
     index.follow()
     try:
+        if catch_up and index.rebuild_interrupted():
+            with index.lock("rebuild"):
+                if index.rebuild_pending():  # still: nobody else finished it meanwhile
+                    _complete(index, embed=False)
         return operation()
     except IndexReplaced:
         index.close()
@@ -100,18 +113,18 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
     """indexer.reindex, healed; full rebuilds one at a time (`<index>-rebuild.lock`). A full rebuild
     asked for while another runs waits for it, then catches up with it instead of starting over."""
     if not full:
-        return heal(index, lambda: indexer.reindex(index, progress=progress, embed=embed))
+        return heal(index, lambda: _complete(index, progress=progress, embed=embed), catch_up=False)
     with contextlib.ExitStack() as held:
         try:
             held.enter_context(index.lock("rebuild", blocking=False))
         except BlockingIOError:
             with index.lock("rebuild"):
                 pass
-            report = heal(index, lambda: indexer.reindex(index, progress=progress, embed=embed))
+            report = heal(index, lambda: _complete(index, progress=progress, embed=embed), catch_up=False)
             report.warnings.append("another full rebuild ran at the same time: caught up with it instead")
             return report
         index.follow()  # no repair from in here (it takes this lock): drop() swaps a damaged file itself
-        return indexer.reindex(index, full=True, progress=progress, embed=embed)
+        return _complete(index, progress=progress, embed=embed, full=True)
 
 
 def verify(index: Index) -> str | None:

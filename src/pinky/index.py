@@ -115,6 +115,27 @@ class Index:
         file) and `rebuild` (full rebuilds and repairs, one at a time)."""
         return file_lock(f"{self.config.db_path}-{name}.lock", shared=shared, blocking=blocking)
 
+    def rebuild_pending(self) -> bool:
+        """The index was emptied for a rebuild that has not completed yet: it holds part of the notes."""
+        return vq.get_meta(self.conn, vq.REBUILD_PENDING) == "1"
+
+    def rebuild_interrupted(self) -> bool:
+        """A rebuild is pending and nobody is running it any more (killed, interrupted). A meta read
+        per call; the lock is only tried when the mark is there."""
+        if not self.rebuild_pending():
+            return False
+        try:
+            with self.lock("rebuild", blocking=False):
+                return True
+        except BlockingIOError:
+            return False  # a rebuild is running: it completes the index itself
+
+    def rebuild_done(self) -> None:
+        """A reindex has brought the whole index up to date: no rebuild is pending any more."""
+        if vq.get_meta(self.conn, vq.REBUILD_PENDING) is not None:
+            with write_transaction(self.conn):
+                vq.delete_meta(self.conn, vq.REBUILD_PENDING)
+
     def drop(self) -> None:
         """Empty the index for a full rebuild; the markdown is untouched.
 
@@ -203,6 +224,8 @@ class Index:
             name.unlink(missing_ok=True)
         db = open_database(fresh)
         mig.migrate(db.conn)
+        with write_transaction(db.conn):
+            vq.set_meta(db.conn, vq.REBUILD_PENDING, "1")
         db.close()  # checkpointed: the new file stands alone
         for suffix in ("-wal", "-shm"):
             path.with_name(path.name + suffix).unlink(missing_ok=True)

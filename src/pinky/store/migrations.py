@@ -204,7 +204,8 @@ def quick_check(conn: Any) -> str | None:
 def reset(conn: Any) -> None:
     """Empty the index in place: every table dropped and the schema built again in one transaction,
     so other connections see the old index or the new empty one, never half of either, and keep
-    working on the same file. The vector generation moves on, so in-memory copies reload.
+    working on the same file. The vector generation moves on, so in-memory copies reload, and the
+    index is marked as waiting for its rebuild (`vectors.REBUILD_PENDING`) until a reindex completes.
 
     Dropping the vector table needs sqlite-vec loaded on this connection."""
     conn.execute("PRAGMA foreign_keys=OFF")  # no cascading deletes row by row: the tables go whole
@@ -221,6 +222,7 @@ def reset(conn: Any) -> None:
             fn(conn)
             conn.execute("INSERT INTO _pinky_migrations(name, applied_at) VALUES (?, datetime('now'))", (name,))
         vq.set_meta(conn, "vector_generation", str(generation + 1))
+        vq.set_meta(conn, vq.REBUILD_PENDING, "1")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
