@@ -124,3 +124,24 @@ def test_a_save_into_a_read_only_index_says_where_the_note_went(project: Path) -
     message = saved.stderr.strip()
     assert len(message.splitlines()) == 1, message
     assert str(note) in message and "could not be updated" in message and "pinky reindex" in message
+    assert "readonly" in message and "make it writable" in message
+
+
+def test_a_reindex_of_a_read_only_index_is_one_line(project: Path) -> None:
+    notes(project / "documentation", 3)
+    with KnowledgeBase(load_config()) as kb:
+        kb.reindex()
+    (project / "documentation" / "extra.md").write_text("# Extra\n\nnew text to index\n")
+    db = project / "brain.db"
+    for suffix in ("-wal", "-shm"):
+        (project / f"brain.db{suffix}").unlink(missing_ok=True)
+    _read_only(db)
+    try:
+        reindexed = pinky("reindex", cwd=project)
+    finally:
+        subprocess.run(["chattr", "-i", str(db)], capture_output=True)
+        db.chmod(0o644)
+    assert reindexed.returncode == 1
+    assert "Traceback" not in reindexed.stderr
+    assert len(reindexed.stderr.strip().splitlines()) == 1, reindexed.stderr
+    assert "cannot be written" in reindexed.stderr and "make it writable" in reindexed.stderr

@@ -67,10 +67,18 @@ def heal(index: Index, operation: Callable[[], T], *, catch_up: bool = True) -> 
     except IndexReplaced:
         index.close()
     except Exception as exc:
+        if _read_only(exc):
+            raise IndexUnavailable(f"the index {index.config.db_path} cannot be written ({exc}): make it "
+                                   "writable, or delete it (it is rebuilt from the markdown)") from exc
         if not is_corruption(exc):
             raise
         repair(index, exc)
     return operation()
+
+
+def _read_only(exc: BaseException) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF == SQLITE_READONLY
 
 
 def healed(cls: C) -> C:
@@ -98,14 +106,13 @@ def after_write(index: Index, path: Path, finish: Callable[[str | None], T], *, 
     try:
         return heal(index, lambda: finish(indexer.index_file(index, path, embed=embed)))
     except Exception as exc:
-        code = getattr(exc, "sqlite_errorcode", None)
-        from_the_index = code is not None or isinstance(exc, OSError)
-        if not from_the_index or isinstance(exc, IndexUnavailable):
+        cause = exc.__cause__ if isinstance(exc, IndexUnavailable) and exc.__cause__ is not None else exc
+        if getattr(cause, "sqlite_errorcode", None) is None and not isinstance(cause, OSError):
             raise
         fix = ("make it writable (or delete it: it is rebuilt from the markdown), then run `pinky reindex`"
-               if code is not None and code & 0xFF == SQLITE_READONLY else "fix that, then run `pinky reindex`")
+               if _read_only(cause) else "fix that, then run `pinky reindex`")
         raise IndexUnavailable(f"the note was written to {path}, but the index {index.config.db_path} could not "
-                               f"be updated ({exc}): {fix}") from None
+                               f"be updated ({cause}): {fix}") from None
 
 
 def reindex(index: Index, *, full: bool = False, progress: Progress | None = None,
