@@ -79,6 +79,7 @@ def damage(path: Path, how: str, *, seed: int = 5) -> None:
         return
     rng = random.Random(seed)
     pages = size // 4096
+    assert pages > 1, f"{path} has {pages} pages in the file itself (the rest still in its WAL?)"
     with open(path, "r+b") as handle:
         for page in rng.sample(range(1, pages), max(1, pages // 4)):
             handle.seek(page * 4096)
