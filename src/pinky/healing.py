@@ -135,7 +135,7 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
 
 
 def verify(index: Index) -> str | None:
-    """SQLite's quick_check over the whole file (~60 ms per 10,000 notes): None when it is sound;
+    """SQLite's quick_check over the whole file (~250 ms per 10,000 notes): None when it is sound;
     else what is wrong, and the index has been rebuilt from the markdown."""
     index.follow()
     try:
