@@ -79,6 +79,10 @@ def test_two_homes_updating_one_note_exactly_one_wins(project: Path, tmp_path: P
         assert all(isinstance(r, Conflict) for r in results if isinstance(r, Exception)), results
     assert (project / "documentation" / ".pinky" / "locks").is_dir()
     assert not (tmp_path / "home-a" / "state" / "locks").exists()
+    if shutil.which("git"):  # ignored by git without a line in the project's .gitignore
+        subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+        lock = next((project / "documentation" / ".pinky" / "locks").iterdir())
+        assert subprocess.run(["git", "check-ignore", "-q", str(lock)], cwd=project).returncode == 0
     a.close()
     b.close()
 

@@ -88,8 +88,13 @@ def _file_of(index: Index, row: Any) -> Path:
 
 def edit_lock(index: Index, root: str, rel: str) -> FileLock:
     """The lock every edit of the note `rel` takes, beside it, so every process and every PINKY_HOME
-    editing this folder shares it. Sixteen per root, by entry id: unrelated edits rarely wait."""
-    return file_lock(index.root_dir(root) / LOCK_DIR / f"edit-{entry_id(root, rel)[0]}.lock")
+    editing this folder shares it. Sixteen per root, by entry id: unrelated edits rarely wait.
+    The folder ignores itself in git, also in projects set up before `pinky init` said so."""
+    folder = index.root_dir(root) / LOCK_DIR
+    if not folder.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+        create_new(folder.parent / ".gitignore", "# pinky's local files (edit locks): never committed\n*\n")
+    return file_lock(folder / f"edit-{entry_id(root, rel)[0]}.lock")
 
 
 def _gone(row: Any) -> NotFound:
