@@ -82,7 +82,7 @@ def test_a_full_rebuild_is_seen_by_a_running_server(tmp_path: Path) -> None:
         saved = pinky("save", "-t", "Saved after the rebuild", cwd=tmp_path, env=env, stdin="capybara wallpaper")
         assert saved.returncode == 0, saved.stderr
         found = server.call("brain_search", query="capybara")["structuredContent"]["hits"]
-        assert [h["slug"] for h in found] == ["note/saved-after-the-rebuild"]
+        assert found and found[0]["slug"] == "note/saved-after-the-rebuild", found
         assert deleted_files_open(server.proc.pid) == []
 
 
@@ -112,6 +112,21 @@ def test_opening_the_index_again_keeps_the_locks_of_connections_already_open(pro
     assert subprocess.run([sys.executable, "-c", other], cwd=project).returncode == 0
     assert (project / "brain.db-wal").exists(), "another process deleted the WAL of a live connection"
     server.close()
+
+
+def test_brain_reindex_full_in_one_server_is_seen_by_another(tmp_path: Path) -> None:
+    from mcp_helpers import RawServer, wait_for
+
+    word = next(iter(notes(tmp_path / "documentation", 5)))
+    with RawServer(tmp_path, PINKY_TIER="admin") as admin, RawServer(tmp_path) as other:
+        for server in (admin, other):
+            server.initialize()
+            assert wait_for(lambda s=server: s.call("brain_search", query=word)["structuredContent"]["hits"])
+        assert not admin.call("brain_reindex", full=True)["isError"]
+        assert not admin.call("brain_save", title="Saved by the admin", body="a pangolin note")["isError"]
+        found = other.call("brain_search", query="pangolin")["structuredContent"]["hits"]
+        assert found and found[0]["slug"] == "note/saved-by-the-admin", found
+        assert deleted_files_open(other.proc.pid) == deleted_files_open(admin.proc.pid) == []
 
 
 # --- item 5: a damaged index is rebuilt wherever the damage shows -------------------------------------
