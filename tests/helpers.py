@@ -65,3 +65,54 @@ def add_entry(conn, slug: str, *, root: str = "project", path: str | None = None
                   for n, text in enumerate(texts)]
     upsert_entry(conn, row, links, mentions, chunk_rows, has_vec_table)
     return eid
+
+
+def damage(path: Path, how: str, *, seed: int = 5) -> None:
+    """Break a SQLite file the way disks and copies do: `truncate` cuts off its second half; `garbage`
+    overwrites a quarter of its pages (never the header page) with random bytes."""
+    import random
+
+    size = path.stat().st_size
+    if how == "truncate":
+        with open(path, "r+b") as handle:
+            handle.truncate(size // 2)
+        return
+    rng = random.Random(seed)
+    pages = size // 4096
+    assert pages > 1, f"{path} has {pages} pages in the file itself (the rest still in its WAL?)"
+    with open(path, "r+b") as handle:
+        for page in rng.sample(range(1, pages), max(1, pages // 4)):
+            handle.seek(page * 4096)
+            handle.write(rng.randbytes(4096))
+
+
+def deleted_files_open(pid: int, name: str = "brain.db") -> list[str]:
+    """Files named like `name` that process `pid` still holds open although they were deleted (Linux)."""
+    import os
+
+    fds = Path(f"/proc/{pid}/fd")
+    found = []
+    for fd in fds.iterdir() if fds.is_dir() else []:
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if name in target and target.endswith("(deleted)"):
+            found.append(target)
+    return found
+
+
+def notes(root: Path, count: int, *, words: int = 300, seed: int = 1) -> dict[str, str]:
+    """`count` notes of `words` words under `root/gotcha/`, each with one word no other note has;
+    returns {that word: the note's slug}."""
+    import random
+
+    rng = random.Random(seed)
+    vocabulary = "pool timeout retry cache memory leak deploy docker token auth session search vector".split()
+    unique = {}
+    for n in range(count):
+        word = f"uniq{n}x{rng.randint(1000, 9999)}"
+        body = " ".join(f"{rng.choice(vocabulary)}{rng.randint(0, 999)}" for _ in range(words))
+        write_note(root, f"gotcha/note-{n}.md", f"---\ntitle: Note {n}\n---\n{word} {body}\n")
+        unique[word] = f"gotcha/note-{n}"
+    return unique

@@ -42,12 +42,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawServer]:
 def _assert_only_save_dirs_written(root: Path) -> None:
     assert list(root.rglob("*.md")), "some saves should have succeeded"
     allowed = [root / "documentation", root / "home" / "brain", root / "home" / "state"]
+    local = [root / "home" / "state", root / "documentation" / ".pinky", root / "home" / "brain" / ".pinky"]
     for path in root.rglob("*"):
         if path.is_dir() or path.name.startswith(("brain.db", "stderr-")):
             continue
         resolved = path.resolve()
         assert any(resolved.is_relative_to(base) for base in allowed), path
-        if not resolved.is_relative_to(root / "home" / "state"):
+        if not any(resolved.is_relative_to(base) for base in local):  # state, and the edit locks
             assert path.suffix == ".md" and "\x00" not in path.name, path
 
 

@@ -12,7 +12,7 @@ from pinky.layout import ENTRY_TYPES
 from pinky.locations import read_marker
 from pinky.project import MARKER_TEXT, default_root, git_top, init_project, write_marker
 
-IGNORE = ["brain.db", "brain.db-*", "brain.db.corrupt"]
+IGNORE = ["brain.db", "brain.db-*", "brain.db.corrupt", "documentation/.pinky/"]
 UNION = "documentation/diary/** merge=union"
 
 
@@ -64,13 +64,13 @@ def test_init_keeps_existing_content_and_adds_only_missing_lines(tmp_path: Path)
 
     assert "pinky.toml" not in created
     assert "documentation/_templates/gotcha.md" not in created
-    assert ".gitignore (+brain.db-*, brain.db.corrupt)" in created
+    assert ".gitignore (+brain.db-*, brain.db.corrupt, documentation/.pinky/)" in created
     assert (tmp_path / "pinky.toml").read_text(encoding="utf-8") == 'project = "mine"\n'
     assert template.read_text(encoding="utf-8") == "my own gotcha template\n"
     ignore = lines(tmp_path / ".gitignore")
     assert ignore[:2] == ["node_modules/", "brain.db"]
     assert ignore.count("brain.db") == 1
-    assert ignore[-2:] == ["brain.db-*", "brain.db.corrupt"]
+    assert ignore[-3:] == ["brain.db-*", "brain.db.corrupt", "documentation/.pinky/"]
     attributes = (tmp_path / ".gitattributes").read_text(encoding="utf-8")
     assert attributes.startswith("*.png binary\n\n# pinky-brain")
     assert attributes.endswith(UNION + "\n")
@@ -79,7 +79,7 @@ def test_init_keeps_existing_content_and_adds_only_missing_lines(tmp_path: Path)
 def test_init_with_a_moved_save_dir_and_index(tmp_path: Path) -> None:
     created = init_project(tmp_path, tmp_path / "docs" / "kb", tmp_path / ".cache" / "pinky.db").created
     assert (tmp_path / "docs/kb/_templates/note.md").is_file()
-    assert ".gitignore (+.cache/pinky.db, .cache/pinky.db-*, .cache/pinky.db.corrupt)" in created
+    assert ".gitignore (+.cache/pinky.db, .cache/pinky.db-*, .cache/pinky.db.corrupt, docs/kb/.pinky/)" in created
     assert ".gitattributes (+docs/kb/diary/** merge=union)" in created
 
 

@@ -72,6 +72,21 @@ def _schema(kb: KnowledgeBase) -> Check:
     return Check("index schema", "ok" if done == mig.KNOWN else "error", detail)
 
 
+def _integrity(kb: KnowledgeBase) -> Check:
+    """Damaged pages: SQLite's quick_check over the whole file. A damaged index is rebuilt from the
+    markdown on the spot (it is derived from it), but still reported as an error: something broke it."""
+    name, kept = "index integrity", f"{kb.config.db_path.name}.corrupt"
+    if kb.index.corruption:  # found damaged when this run opened it: moved aside, a fresh one started
+        kb.reindex(embed=False)
+        return Check(name, "error", f"{kb.index.corruption}; rebuilt from the markdown (the damaged copy is {kept})",
+                     "nothing more to do; if it happens again, check the disk and who else writes that file")
+    problem = kb.verify()
+    if problem:
+        return Check(name, "error", f"the index was damaged ({problem}); rebuilt from the markdown (the damaged "
+                     f"copy is {kept})", "nothing more to do; if it happens again, check the disk")
+    return Check(name, "ok", "every page sound (quick_check)")
+
+
 def _is_our_cli(path: str) -> bool:
     """pip/pipx/uv console scripts, and the plugin's bin/ wrappers, name pinky's own CLI module."""
     try:
@@ -203,8 +218,8 @@ def _breadcrumbs(kb: KnowledgeBase) -> Check:
 
 
 CHECKS: list[Callable[[KnowledgeBase], Check]] = [
-    _driver, _fts, _vectors, _embedder, _schema, _fingerprint, _cli_on_path, _project, _roots, _drift, _malformed,
-    _oversized, _skipped, _breadcrumbs, _sync,
+    _driver, _fts, _vectors, _embedder, _schema, _integrity, _fingerprint, _cli_on_path, _project, _roots, _drift,
+    _malformed, _oversized, _skipped, _breadcrumbs, _sync,
 ]
 
 

@@ -2,7 +2,11 @@
 
 Markdown is written first (atomically: readers see the old file or the new one, never half of
 one), then the index is updated. `version` is the content hash of the file, so an update only
-lands on the text the caller read (optimistic concurrency).
+lands on the text the caller read (optimistic concurrency). Update, delete and restore hold a lock
+beside the note (`<root>/.pinky/locks/`, shared by every process and every PINKY_HOME that edits
+the same folder) and look at the file again under it, so of two racing edits exactly one lands and
+the other gets a Conflict or NotFound. Every path is checked to stay inside its root once links are
+followed.
 
 Secrets: what is written (title, body, an archive reason) passes `pinky.redact` first, and `get`
 redacts the text it returns too, for notes written by hand or before a format was known; the
@@ -18,12 +22,12 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pinky import indexer, search
+from pinky import healing, indexer, search
 from pinky.dates import now_utc, valid_day
 from pinky.errors import Conflict, InvalidInput, NotFound
-from pinky.fileio import atomic_write, ensure_inside, file_lock, write_numbered
+from pinky.fileio import FileLock, atomic_write, create_new, ensure_inside, file_lock, write_numbered
 from pinky.index import Index
-from pinky.layout import ARCHIVE_DIR, slug_for
+from pinky.layout import ARCHIVE_DIR, entry_id, slug_for
 from pinky.markdown import content_hash, render, split_frontmatter
 from pinky.redact import redact, redact_kinds
 from pinky.store import entries as eq
@@ -42,6 +46,7 @@ from pinky.validate import (
 DUPLICATE_SIMILARITY = 0.8
 MAX_REASON_CHARS = 2000
 MAX_STEM = 60
+LOCK_DIR = ".pinky/locks"  # inside each knowledge root: hidden (never a note), git-ignored
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 
 
@@ -89,6 +94,21 @@ def _file_of(index: Index, row: Any) -> Path:
     return Path(ensure_inside(base / row["path"], base, done="read or written"))
 
 
+def edit_lock(index: Index, root: str, rel: str) -> FileLock:
+    """The lock every edit of the note `rel` takes, beside it, so every process and every PINKY_HOME
+    editing this folder shares it. Sixteen per root, by entry id: unrelated edits rarely wait.
+    The folder ignores itself in git, also in projects set up before `pinky init` said so."""
+    folder = index.root_dir(root) / LOCK_DIR
+    if not folder.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+        create_new(folder.parent / ".gitignore", "# pinky's local files (edit locks): never committed\n*\n")
+    return file_lock(folder / f"edit-{entry_id(root, rel)[0]}.lock")
+
+
+def _gone(row: Any) -> NotFound:
+    return NotFound(f"entry {row['slug']!r} was deleted or moved meanwhile; search for it again")
+
+
 def file_of(index: Index, slug: str) -> Path:
     """The markdown file of the entry a slug names."""
     return _file_of(index, find(index, slug))
@@ -114,8 +134,8 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
         meta["files"] = validate_tags(files, "files")
     directory = Path(ensure_inside(index.root_dir(root) / meta["type"], index.root_dir(root)))
     path = Path(write_numbered(directory, slugify(meta["title"]), render(meta, body)))
-    slug = indexer.index_file(index, path, embed=embed)
-    saved = get(index, slug or slug_for(root, path.relative_to(index.root_dir(root)).as_posix()))
+    fallback = slug_for(root, path.relative_to(index.root_dir(root)).as_posix())
+    saved = healing.after_write(index, path, lambda slug: get(index, slug or fallback), embed=embed)
     return replace(saved, redacted=hidden)
 
 
@@ -152,8 +172,11 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
         raise InvalidInput("expected_version is required: take it from brain_get / pinky get")
     row = find(index, slug)
     path = _file_of(index, row)
-    with file_lock(index.config.state_dir / "locks" / f"{row['id']}.lock"):
-        raw = path.read_bytes()
+    with edit_lock(index, row["root"], row["path"]):
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise _gone(row) from None
         current = content_hash(raw)
         if current != expected_version.strip():
             raise Conflict(f"entry {row['slug']!r} changed: its version is {current}, not "
@@ -170,8 +193,8 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
         new_body = old_body if body is None else clean_text(body, "body", MAX_BODY_CHARS)
         new_body, hidden = _redacted(new_body, hidden)  # an old secret in a kept body goes too
         atomic_write(path, render(meta, new_body))
-    indexer.index_file(index, path)
-    return replace(get(index, row["slug"]), redacted=hidden)
+        updated = healing.after_write(index, path, lambda _: get(index, row["slug"]))
+    return replace(updated, redacted=hidden)
 
 
 def delete(index: Index, slug: str, reason: str) -> Path:
@@ -181,15 +204,18 @@ def delete(index: Index, slug: str, reason: str) -> Path:
     path = _file_of(index, row)
     archived = index.root_dir(row["root"]) / ARCHIVE_DIR / row["path"]
     ensure_inside(archived, index.root_dir(row["root"]))
-    text = path.read_text(encoding="utf-8", errors="replace")
-    meta, body, _, error = split_frontmatter(text)
-    if not error:
-        meta.update({"archived_at": now_utc().isoformat(), "archive_reason": " ".join(reason.split())})
-        text = render(meta, body)
-    atomic_write(archived, text)
-    path.unlink()
-    indexer.index_file(index, path, embed=False)
-    return archived
+    with edit_lock(index, row["root"], row["path"]):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            raise _gone(row) from None
+        meta, body, _, error = split_frontmatter(text)
+        if not error:
+            meta.update({"archived_at": now_utc().isoformat(), "archive_reason": " ".join(reason.split())})
+            text = render(meta, body)
+        atomic_write(archived, text)
+        path.unlink()
+        return healing.after_write(index, path, lambda _: archived, embed=False)
 
 
 def restore(index: Index, slug: str) -> Entry:
@@ -208,18 +234,20 @@ def _restore_file(index: Index, root: str, base: Path, archived: Path, rel: str)
     target = base / rel
     for path in (archived, target):
         ensure_inside(path, base, done="read or moved")
-    if target.exists():
-        raise Conflict(f"{target} exists again; move or rename it before restoring")
-    text = archived.read_text(encoding="utf-8")
-    meta, body, _, error = split_frontmatter(text)
-    if not error:
-        meta.pop("archived_at", None)
-        meta.pop("archive_reason", None)
-        text = render(meta, body)
-    atomic_write(target, text)
-    archived.unlink()
-    indexer.index_file(index, target)
-    return get(index, slug_for(root, rel))
+    with edit_lock(index, root, rel):
+        try:
+            text = archived.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise NotFound(f"{archived} was restored or removed meanwhile") from None
+        meta, body, _, error = split_frontmatter(text)
+        if not error:
+            meta.pop("archived_at", None)
+            meta.pop("archive_reason", None)
+            text = render(meta, body)
+        if not create_new(target, text):  # never over a note saved there since
+            raise Conflict(f"{target} exists again; move or rename it before restoring")
+        archived.unlink()
+        return healing.after_write(index, target, lambda _: get(index, slug_for(root, rel)))
 
 
 def similar(index: Index, slug: str, *, threshold: float = DUPLICATE_SIMILARITY, limit: int = 3) -> list[search.Hit]:

@@ -35,5 +35,9 @@ class IndexUnavailable(PinkyError):
     """brain.db cannot be opened or created."""
 
 
+class IndexReplaced(IndexUnavailable):
+    """Another process replaced the index file (a repair) while this one had it open: reopen and retry."""
+
+
 class SyncError(PinkyError):
     """Git sync failed; the local brain is left intact."""

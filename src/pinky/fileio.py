@@ -248,14 +248,16 @@ def append(path: str | os.PathLike[str], data: bytes | str) -> None:
 class FileLock:
     """An exclusive advisory lock between processes, held for a `with` block.
 
-    `blocking=False` raises BlockingIOError at once when another process holds it. The kernel
+    `blocking=False` raises BlockingIOError at once when another process holds it. `shared=True`
+    takes a shared lock: any number of shared holders, but none while an exclusive one is held. The kernel
     drops the lock when its holder dies, so a killed process never leaves it stuck. Where fcntl
     is missing (Windows) the lock is a no-op and callers rely on their own version checks.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, blocking: bool = True) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, blocking: bool = True, shared: bool = False) -> None:
         self.path = os.fspath(path)
         self.blocking = blocking
+        self.shared = shared
         self._fd: int | None = None
 
     def __enter__(self) -> FileLock:
@@ -266,7 +268,8 @@ class FileLock:
         except ImportError:  # pragma: no cover - Windows
             return self
         try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | (0 if self.blocking else fcntl.LOCK_NB))
+            mode = fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX
+            fcntl.flock(self._fd, mode | (0 if self.blocking else fcntl.LOCK_NB))
         except BaseException:
             os.close(self._fd)
             self._fd = None
@@ -279,6 +282,6 @@ class FileLock:
             self._fd = None
 
 
-def file_lock(path: str | os.PathLike[str], *, blocking: bool = True) -> FileLock:
+def file_lock(path: str | os.PathLike[str], *, blocking: bool = True, shared: bool = False) -> FileLock:
     """`with file_lock(path):` — see FileLock."""
-    return FileLock(path, blocking=blocking)
+    return FileLock(path, blocking=blocking, shared=shared)

@@ -4,24 +4,38 @@ The index is derived from the markdown and disposable, so a file that is not a r
 database, or has a schema this pinky does not know, is moved aside and rebuilt — but only when it
 is named or shaped like an index: a note or any other file passed as the index is refused.
 The indexer, search and entries modules all work through an `Index`.
+
+Several processes share one index (servers, the CLI, the hooks), so the file is only ever changed
+in ways they all see. A full rebuild empties it in place (one transaction): every open connection
+stays valid and sees the new contents. A corrupt file is swapped for a fresh one under the same
+name, while `<index>-open.lock` is held exclusively (every opener holds it shared, so nobody opens
+the name halfway through); processes that still have the old file open notice at their next call
+(`follow`: one stat) or at their next write (`write_transaction` checks too) and reopen it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from pathlib import Path
 from typing import Any
 
 from pinky.config import Config
 from pinky.errors import IndexUnavailable, InvalidInput, NotInProject, PinkyError
+from pinky.fileio import FileLock, file_lock
 from pinky.store import migrations as mig
 from pinky.store import vectors as vq
-from pinky.store.connect import Database, open_database, write_transaction
+from pinky.store.connect import Database, file_identity, open_database, write_transaction
 
 log = logging.getLogger("pinky")
 
-_CORRUPT_MARKERS = ("file is not a database", "malformed", "unsupported file format", "not a database")
+# SQLITE_CORRUPT and SQLITE_NOTADB; and what damaged files say where the driver gives no code. Text
+# we stored is always UTF-8, so a column that does not decode holds bytes we never wrote.
+_CORRUPT_CODES = (11, 26)
+_CORRUPT_MARKERS = ("database disk image is malformed", "file is not a database", "unsupported file format",
+                    "malformed database schema", "could not decode to utf-8")
 _INDEX_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+Identity = tuple[int, int] | None
 
 
 def looks_like_an_index(path: Path) -> bool:
@@ -36,8 +50,16 @@ def looks_like_an_index(path: Path) -> bool:
     return header in (b"", b"SQLite format 3\x00")
 
 
-def is_corruption(exc: Exception) -> bool:
-    return any(marker in str(exc).lower() for marker in _CORRUPT_MARKERS)
+def is_corruption(exc: BaseException) -> bool:
+    """True for SQLite's own word that the file is damaged. A PinkyError only when it wraps that word
+    (a failed migration): never for what pinky says about notes, whatever its text."""
+    if isinstance(exc, PinkyError):
+        return exc.__cause__ is not None and is_corruption(exc.__cause__)
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF in _CORRUPT_CODES:
+        return True
+    text = str(exc).lower()
+    return any(marker in text for marker in _CORRUPT_MARKERS)
 
 
 class Index:
@@ -54,6 +76,7 @@ class Index:
 
             self.vector_cache = VectorCache()
         self.rebuilt_reason: str | None = None  # set when a corrupt/unknown index was replaced
+        self.corruption: str | None = None  # set when that was because the file was damaged
 
     # --- the file ---------------------------------------------------------------------------------
 
@@ -67,57 +90,148 @@ class Index:
     def conn(self) -> Any:
         return self.db.conn
 
+    @property
+    def identity(self) -> Identity:
+        """(device, inode) of the file open now; None when none is."""
+        return self._db.identity if self._db is not None else None
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
             self._db = None
+        if self.vector_cache is not None:
+            self.vector_cache.generation = None  # the next file may be another one: reload
+
+    def follow(self) -> None:
+        """Reopen the index if another process replaced the file since we opened it (a repair),
+        so a long-running process never reads or writes a file that is no longer the index.
+        One stat: cheap enough for every request."""
+        if self._db is not None and file_identity(self.config.db_path) != self._db.identity:
+            log.info("%s was replaced by another process; reopening it", self.config.db_path)
+            self.close()
+
+    def lock(self, name: str, *, shared: bool = False, blocking: bool = True) -> FileLock:
+        """A lock beside the index: `open` (held shared while opening, exclusive while swapping the
+        file) and `rebuild` (full rebuilds and repairs, one at a time)."""
+        return file_lock(f"{self.config.db_path}-{name}.lock", shared=shared, blocking=blocking)
+
+    def rebuild_pending(self) -> bool:
+        """The index was emptied for a rebuild that has not completed yet: it holds part of the notes."""
+        return vq.get_meta(self.conn, vq.REBUILD_PENDING) == "1"
+
+    def rebuild_interrupted(self) -> bool:
+        """A rebuild is pending and nobody is running it any more (killed, interrupted). A meta read
+        per call; the lock is only tried when the mark is there."""
+        if not self.rebuild_pending():
+            return False
+        try:
+            with self.lock("rebuild", blocking=False):
+                return True
+        except BlockingIOError:
+            return False  # a rebuild is running: it completes the index itself
+
+    def rebuild_done(self) -> None:
+        """A reindex has brought the whole index up to date: no rebuild is pending any more."""
+        if vq.get_meta(self.conn, vq.REBUILD_PENDING) is not None:
+            with write_transaction(self.conn):
+                vq.delete_meta(self.conn, vq.REBUILD_PENDING)
 
     def drop(self) -> None:
-        """Delete the index (a full rebuild follows); the markdown is untouched."""
-        self.close()
-        path = self.config.db_path
-        for suffix in ("", "-wal", "-shm"):
-            path.with_name(path.name + suffix).unlink(missing_ok=True)
+        """Empty the index for a full rebuild; the markdown is untouched.
+
+        In place when the file is sound, so the processes that have it open see the rebuild at once;
+        a file that fails quick_check, or whose vector table this process cannot drop (no
+        sqlite-vec here), is swapped for a fresh one instead."""
+        db = self.db
+        try:
+            problem = mig.quick_check(db.conn)
+            if problem is None and (db.vec_available or not vq.vector_table_exists(db.conn)):
+                mig.reset(db.conn)
+                return
+        except Exception as exc:
+            if not is_corruption(exc):
+                raise
+            problem = str(exc)
+        self.replace(f"{self.config.db_path.name} is corrupt ({problem})" if problem else None, db.identity)
 
     def _open(self) -> Database:
         path = self.config.db_path
         if path.suffix.lower() in (".md", ".markdown"):
             # A corrupt index is moved aside and rebuilt; a note passed by mistake must never be.
             raise IndexUnavailable(f"{path} is a markdown file, not an index; pass a path like brain.db")
-        try:
-            db = open_database(path)
-        except Exception as exc:
-            if not is_corruption(exc):
-                raise IndexUnavailable(f"cannot open the index {path}: {exc}") from exc
-            return self._rebuild(f"{path.name} was not a readable SQLite database ({exc})")
+        with contextlib.ExitStack() as held:
+            with contextlib.suppress(OSError):  # a folder where no lock can be made: open it all the same
+                held.enter_context(self.lock("open", shared=True))
+            found = file_identity(path)
+            why: tuple[str, bool] | None
+            try:
+                db = open_database(path)
+            except Exception as exc:
+                if not is_corruption(exc):
+                    raise IndexUnavailable(f"cannot open the index {path}: {exc}") from exc
+                why = (f"{path.name} was not a readable SQLite database ({exc})", True)
+            else:
+                why = self._unusable(db)
+                if why is None:
+                    return db
+        return self.replace(why[0], found, damaged=why[1])
+
+    def _unusable(self, db: Database) -> tuple[str, bool] | None:
+        """Why a file just opened cannot serve as the index, and whether it is damaged (it is then
+        closed); None when it can."""
+        path = self.config.db_path
         try:
             if mig.is_unknown_schema(db.conn):
                 db.close()
-                return self._rebuild(f"{path.name} has a schema this pinky does not know")
+                return f"{path.name} has a schema this pinky does not know", False
             mig.migrate(db.conn)
             mig.check_readable(db.conn)
         except Exception as exc:
             db.close()
-            if isinstance(exc, PinkyError) or not is_corruption(exc):
+            if not is_corruption(exc):
                 raise IndexUnavailable(f"cannot use the index {path}: {exc}") from exc
-            return self._rebuild(f"{path.name} is corrupt ({exc})")
-        return db
+            return f"{path.name} is corrupt ({exc})", True
+        return None
 
-    def _rebuild(self, reason: str) -> Database:
-        """The index is disposable: move the bad file aside and start a fresh one."""
+    def replace(self, reason: str | None, bad: Identity, *, damaged: bool = True) -> Database:
+        """Swap the file `bad` for a fresh, empty index under the same name and open that (callers
+        reindex). With a `reason` the old file is kept as `<index>.corrupt`; without one (a plain
+        full rebuild) it is deleted. `damaged`: the reason is damage (not a newer pinky's schema).
+
+        When another process already replaced `bad`, its fresh file is simply opened."""
         path = self.config.db_path
+        self.close()  # first: reading the file's header below would drop the locks SQLite holds on it
         if not looks_like_an_index(path):
             raise IndexUnavailable(f"{path} is not a SQLite index and not named like one (.db); "
                                    "refusing to replace it: pass a path like brain.db")
-        log.warning("%s; rebuilding it from the markdown", reason)
+        with self.lock("open"):  # exclusive: nobody opens the name while it changes files
+            if file_identity(path) == bad:
+                if reason:
+                    log.warning("%s; rebuilding it from the markdown", reason)
+                self._swap(path, keep_as=path.with_name(path.name + ".corrupt") if reason else None)
+            self._db = open_database(path)
+        if reason:
+            self.rebuilt_reason = reason
+            self.corruption = reason if damaged else None
+        return self._db
+
+    @staticmethod
+    def _swap(path: Path, keep_as: Path | None) -> None:
+        """Build an empty index beside `path`, then move it over: the name never stands empty. The old
+        file's WAL goes first, so no fresh connection could read the old pages as the new file's."""
+        fresh = path.with_name(path.name + "-new")
+        for name in (fresh, Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
+            name.unlink(missing_ok=True)
+        db = open_database(fresh)
+        mig.migrate(db.conn)
+        with write_transaction(db.conn):
+            vq.set_meta(db.conn, vq.REBUILD_PENDING, "1")
+        db.close()  # checkpointed: the new file stands alone
         for suffix in ("-wal", "-shm"):
             path.with_name(path.name + suffix).unlink(missing_ok=True)
-        if path.exists():
-            path.replace(path.with_name(path.name + ".corrupt"))
-        db = open_database(path)
-        mig.migrate(db.conn)
-        self.rebuilt_reason = reason
-        return db
+        if keep_as is not None and path.exists():
+            path.replace(keep_as)
+        fresh.replace(path)
 
     # --- the markdown roots -------------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ A thin facade: it opens (and repairs) the index through `pinky.index.Index`, the
 operation to the module that owns it — `indexer` (reindex, index one file, embed), `search`
 (hybrid ranking), `entries` (save/get/update/delete/restore/similar), `links` (related),
 `briefing`, `listing` and `maintenance` (stats, gc). Markdown under the roots is the truth;
-brain.db is derived from it and may be rebuilt at any time.
+brain.db is derived from it and may be rebuilt at any time: every operation follows a file another
+process replaced, and repairs a damaged one and runs again (`pinky.healing`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pinky import entries, indexer, listing, maintenance, search
+from pinky import entries, healing, indexer, listing, maintenance, search
 from pinky.config import Config, load_config
 from pinky.entries import Entry
 from pinky.index import Index
@@ -23,6 +24,7 @@ from pinky.store.connect import Database
 __all__ = ["Entry", "Hit", "KnowledgeBase", "SearchResult"]
 
 
+@healing.healed
 class KnowledgeBase:
     """The brain: the markdown roots and the SQLite index derived from them."""
 
@@ -81,7 +83,7 @@ class KnowledgeBase:
 
     def reindex(self, *, full: bool = False, progress: Progress | None = None, embed: bool = True) -> ReindexReport:
         """Bring the index up to date with the markdown; `full` rebuilds it from scratch."""
-        return indexer.reindex(self.index, full=full, progress=progress, embed=embed)
+        return healing.reindex(self.index, full=full, progress=progress, embed=embed)
 
     def index_file(self, path: Path, *, embed: bool = True) -> str | None:
         """Index one markdown file now; returns its slug (None when the file is gone)."""
@@ -176,6 +178,10 @@ class KnowledgeBase:
 
     def gc(self) -> dict[str, int]:
         return maintenance.gc(self.index)
+
+    def verify(self) -> str | None:
+        """SQLite's quick_check of the whole index: None when sound, else the damage (then repaired)."""
+        return healing.verify(self.index)
 
     def malformed(self) -> list[str]:
         return maintenance.malformed(self.index)

@@ -5,7 +5,8 @@ What it writes, all meant to be committed except the index:
   `pinky.locations`), with the settings it may hold, commented out;
 - the knowledge folder (`documentation/`), with note templates in `documentation/_templates/`
   (the `_` keeps them out of the index);
-- `.gitignore` lines for the derived index (`brain.db`, its WAL files, a moved-aside corrupt copy);
+- `.gitignore` lines for the derived index (`brain.db`, its WAL files and locks, a moved-aside corrupt
+  copy) and for the edit locks in the knowledge folder (`documentation/.pinky/`);
 - `.gitattributes`: diaries merge as a line union, so two branches appending to the same day
   never conflict.
 """
@@ -21,7 +22,8 @@ from pinky.layout import DIARY_DIR, ENTRY_TYPES
 from pinky.locations import DEFAULT_INDEX, DEFAULT_SAVE_DIR, MARKER, find_project_root
 
 TEMPLATES_DIR = "_templates"
-INDEX_COMMENT = "# pinky-brain index (derived from the markdown; rebuild: pinky reindex)"
+INDEX_COMMENT = "# pinky-brain index (derived from the markdown; rebuild: pinky reindex) and edit locks"
+LOCAL_DIR = ".pinky"  # inside the knowledge folder: per-machine files (edit locks), never committed
 MARKER_TEXT = f"""# pinky-brain: this folder is a pinky project. Every pinky command run in it or in any
 # subfolder finds it by walking up to this file, like git finds .git.
 # Knowledge is markdown under {DEFAULT_SAVE_DIR}/ (commit it with the code); {DEFAULT_INDEX} is a derived,
@@ -82,7 +84,7 @@ def init_project(root: Path, save_dir: Path, db_path: Path) -> InitReport:
         if not path.exists():
             atomic_write(path, _template(kind))
             report.created.append(_relative(path, root))
-    report.created += _append_missing(root / ".gitignore", _ignore_lines(db_path, root), INDEX_COMMENT)
+    report.created += _append_missing(root / ".gitignore", _ignore_lines(db_path, root, save_dir), INDEX_COMMENT)
     diary = _relative(save_dir / DIARY_DIR, root)
     report.created += _append_missing(root / ".gitattributes", [f"{diary}/** merge=union"],
                                       "# pinky-brain: diaries only ever get lines appended; keep both sides")
@@ -96,12 +98,16 @@ def _relative(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _ignore_lines(db_path: Path, root: Path) -> list[str]:
-    """An index inside the project is ignored by git; one outside it is nothing git would see."""
-    if not db_path.is_relative_to(root):
-        return []
-    name = _relative(db_path, root)
-    return [name, f"{name}-*", f"{name}.corrupt"]
+def _ignore_lines(db_path: Path, root: Path, save_dir: Path) -> list[str]:
+    """An index inside the project is ignored by git; one outside it is nothing git would see. So is
+    the knowledge folder's `.pinky/` (the edit locks)."""
+    lines = []
+    if db_path.is_relative_to(root):
+        name = _relative(db_path, root)
+        lines += [name, f"{name}-*", f"{name}.corrupt"]
+    if save_dir.is_relative_to(root):
+        lines.append(f"{_relative(save_dir, root)}/{LOCAL_DIR}/")
+    return lines
 
 
 def _append_missing(path: Path, wanted: list[str], comment: str) -> list[str]:

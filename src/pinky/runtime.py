@@ -147,6 +147,7 @@ class Runtime:
             self._with_upkeep_kb(self._embed_pending)
         if self.warm_search:
             self._warm_search()
+        self._with_upkeep_kb(self._verify)  # last: the foreground is served meanwhile
         self._wake.set()
         while not self._stop.is_set():
             woken = self._wake.wait(ROOT_CHECK_S)
@@ -254,6 +255,16 @@ class Runtime:
             self.call(lambda kb: kb.search("warm up", limit=1))
         except Exception as exc:
             log.info("warm-up search failed: %s", exc)
+
+    def _verify(self, kb: KnowledgeBase) -> None:
+        """A damaged page nobody has read yet: found by quick_check, and the index rebuilt."""
+        if self._stop.is_set():
+            return
+        problem = kb.verify()
+        self.status["integrity"] = f"repaired: {problem}" if problem else "ok"
+        if problem:
+            log.warning("the index was damaged (%s); rebuilt it from the markdown", problem)
+            self._wake.set()  # embed what the rebuild left without vectors
 
     def _embed_pending(self, kb: KnowledgeBase) -> None:
         if not str(self.status["embedder"]).startswith("failed"):

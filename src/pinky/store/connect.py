@@ -4,6 +4,10 @@ Many Python builds (pyenv, macOS system Python) compile `sqlite3` without `enabl
 so sqlite-vec cannot load there. We use the stdlib driver where it can load extensions, else
 sqlean.py (a drop-in sqlite3 build with extension loading and FTS5). If vectors still cannot load,
 the database works without them and `vec_error` says why; search then runs on FTS alone.
+
+Each connection remembers which file (device and inode) it opened. A repaired index is a new file
+under the same name, and a connection still on the old one would write into a file nobody reads:
+`write_transaction` checks the name still leads to its file and raises IndexReplaced otherwise.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from pinky.errors import IndexReplaced
 from pinky.locations import ENV_NO_VEC, ENV_SQLITE_DRIVER
 
 log = logging.getLogger("pinky.store")
@@ -42,8 +47,33 @@ class Database:
     def vec_available(self) -> bool:
         return self.vec_version is not None
 
+    @property
+    def identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the file this connection opened."""
+        return self.conn.pinky_identity
+
     def close(self) -> None:
         self.conn.close()
+
+
+def file_identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path` now; None when there is none."""
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
+_CONNECTION_CLASSES: dict[str, type] = {}
+
+
+def _connection_class(module: ModuleType) -> type:
+    """The driver's Connection with room for the file identity (the C class takes no attributes)."""
+    found = _CONNECTION_CLASSES.get(module.__name__)
+    if found is None:
+        found = _CONNECTION_CLASSES[module.__name__] = type("Connection", (module.Connection,), {})
+    return found
 
 
 def _driver_module(preferred: str | None) -> tuple[ModuleType, str]:
@@ -93,7 +123,8 @@ def open_database(path: Path, *, driver: str | None = None) -> Database:
     # isolation_level=None: we issue BEGIN IMMEDIATE ourselves so writers queue on the busy
     # timeout instead of failing with "database is locked" when a read upgrades to a write.
     conn = module.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                          check_same_thread=False)
+                          check_same_thread=False, factory=_connection_class(module))
+    conn.pinky_path, conn.pinky_identity = str(path), file_identity(path)
     conn.row_factory = module.Row
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     _enable_wal(conn)
@@ -141,8 +172,14 @@ def _probe_fts5(db: Database) -> bool:
 @contextmanager
 def write_transaction(conn: Any) -> Iterator[None]:
     """BEGIN IMMEDIATE takes the write lock up front, so waiting happens on busy_timeout
-    instead of failing later with "database is locked" when a reader upgrades."""
+    instead of failing later with "database is locked" when a reader upgrades.
+
+    Raises IndexReplaced, writing nothing, when the connection's file is no longer the index."""
     conn.execute("BEGIN IMMEDIATE")
+    identity = getattr(conn, "pinky_identity", None)
+    if identity is not None and file_identity(conn.pinky_path) != identity:
+        conn.execute("ROLLBACK")
+        raise IndexReplaced(f"{conn.pinky_path} was replaced by another process (a repair); reopen it")
     try:
         yield
     except BaseException:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 VEC_TABLE = "chunk_vec"
+REBUILD_PENDING = "rebuild_pending"  # meta key: emptied for a rebuild that has not completed yet
 
 
 def get_meta(conn: Any, key: str) -> str | None:
@@ -19,6 +20,10 @@ def set_meta(conn: Any, key: str, value: str) -> None:
         "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         (key, value),
     )
+
+
+def delete_meta(conn: Any, key: str) -> None:
+    conn.execute("DELETE FROM meta WHERE key = ?", (key,))
 
 
 def bump_vector_generation(conn: Any) -> None:
