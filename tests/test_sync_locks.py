@@ -16,7 +16,7 @@ from dulwich.objects import Blob
 
 from pinky.errors import SyncError
 from pinky.sync import sync
-from pinky.sync.locks import clear_stale_locks, lock_files
+from pinky.sync.locks import PUSH_MARK, clear_after_dead_push, clear_stale_locks, lock_files
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -92,3 +92,32 @@ def test_without_proc_only_locks_older_than_the_run_are_stale(tmp_path: Path, mo
     monkeypatch.setattr(locks, "open_files", lambda: None)
     assert clear_stale_locks(git, time.time()) == ["index.lock"]
     assert new.exists() and (git / "pinky-sync.lock").exists()
+
+
+def test_locks_a_killed_push_left_in_a_local_remote_are_cleared_and_no_others(tmp_path: Path) -> None:
+    brain = tmp_path / "brain" / ".git"
+    remote = tmp_path / "remote.git"
+    (brain).mkdir(parents=True)
+    (remote / "objects").mkdir(parents=True)
+    (remote / "refs" / "heads").mkdir(parents=True)
+    older = remote / "refs" / "heads" / "other.lock"
+    older.write_text("")
+    os.utime(older, (time.time() - 3600, time.time() - 3600))  # there before our push: not ours
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    (brain / PUSH_MARK).write_text(f"{dead.stdout.strip()} {time.time() - 1} {remote}\n")
+    ours = remote / "refs" / "heads" / "master.lock"
+    ours.write_text("")
+    removed = clear_after_dead_push(brain)
+    assert removed == ["remote.git/refs/heads/master.lock"]
+    assert not ours.exists() and older.exists() and not (brain / PUSH_MARK).exists()
+    (brain / PUSH_MARK).write_text(f"{os.getppid()} {time.time() - 1} {remote}\n")  # a live pusher: hands off
+    ours.write_text("")
+    assert clear_after_dead_push(brain) == [] and ours.exists()
+
+
+def test_a_garbled_push_mark_touches_nothing_and_is_dropped(tmp_path: Path) -> None:
+    brain = tmp_path / "brain.git"
+    brain.mkdir()
+    (brain / PUSH_MARK).write_text("not-a-pid yesterday\n")
+    assert clear_after_dead_push(brain) == []
+    assert not (brain / PUSH_MARK).exists()

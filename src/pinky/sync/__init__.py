@@ -36,7 +36,7 @@ from pinky import fileio
 from pinky.errors import InvalidInput, SyncError
 from pinky.locations import ENV_GIT_AUTHOR
 from pinky.sync.credentials import remember, split_password
-from pinky.sync.locks import clear_stale_locks
+from pinky.sync.locks import clear_after_dead_push, clear_stale_locks
 from pinky.sync.merge import conflict_copy_name, list_conflicts, union_merge
 from pinky.sync.remote import pull, push
 from pinky.sync.repo import (
@@ -99,7 +99,7 @@ def sync(
     notes: list[str | None] = []
     given = remote_url(remote) if remote else None
     with repo, sync_lock(repo), _locked_as_sync_error():
-        notes.append(_cleared_note(clear_stale_locks(Path(repo.controldir()), started)))
+        notes.append(_cleared_note(_clear_locks(Path(repo.controldir()), started)))
         url = given or set_origin(repo, None)
 
         def record() -> None:  # the remote answered: now it may become origin
@@ -130,6 +130,11 @@ def sync(
         remote=split_password(url)[0] if url else None,
         notes=[n for n in notes if n],
     )
+
+
+def _clear_locks(control: Path, started: float) -> list[str]:
+    """The git locks a killed sync left: in the brain, and those its push left in a local remote."""
+    return clear_stale_locks(control, started) + clear_after_dead_push(control)
 
 
 def _ensure_gitignore(brain_dir: Path) -> None:

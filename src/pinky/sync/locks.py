@@ -16,6 +16,7 @@ from pathlib import Path
 
 GRACE_SECONDS = 5.0
 OWN_LOCK = "pinky-sync.lock"  # sync's advisory lock: held by this run, never a git lock
+PUSH_MARK = "pinky-push"  # beside OWN_LOCK while a push into a local remote runs: "<pid> <time> <remote>"
 _TOP_LEVEL = ("index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", "ORIG_HEAD.lock", "FETCH_HEAD.lock")
 
 
@@ -42,6 +43,52 @@ def clear_stale_locks(controldir: Path, run_started: float | None = None) -> lis
     return removed
 
 
+def mark_push(controldir: Path, remote: Path) -> Path:
+    """Note that this process is about to push into the local repository `remote`. A push writes lock
+    files there; if the process is killed they stay, and only this note says whose they were."""
+    mark = controldir / PUSH_MARK
+    mark.write_text(f"{os.getpid()} {time.time()} {remote}\n", encoding="utf-8")
+    return mark
+
+
+def clear_after_dead_push(controldir: Path) -> list[str]:
+    """Lock files a killed push of ours left in a local remote: those created since the push began,
+    when the pushing process is gone and no live process holds them. A lock another machine took on a
+    shared disk is younger than nothing we know of, so it is never touched."""
+    mark = controldir / PUSH_MARK
+    try:
+        pid_text, when_text, remote = mark.read_text(encoding="utf-8").strip().split(" ", 2)
+        pid, when = int(pid_text), float(when_text)
+    except (OSError, ValueError):  # no mark, or a garbled one: nothing known, nothing touched
+        mark.unlink(missing_ok=True)
+        return []
+    if pid != os.getpid() and _alive(pid):
+        return []
+    remote_dir = Path(remote) if (Path(remote) / "objects").is_dir() else Path(remote) / ".git"
+    held = open_files() or set()
+    removed = []
+    for path in lock_files(remote_dir):
+        try:
+            fresh = path.stat().st_mtime >= when - 1.0
+        except OSError:
+            continue
+        if fresh and str(path) not in held:
+            path.unlink(missing_ok=True)
+            removed.append(f"{remote_dir.name}/{path.relative_to(remote_dir).as_posix()}")
+    mark.unlink(missing_ok=True)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def lock_files(controldir: Path) -> list[Path]:
     """Every git lock file: the top-level ones, loose objects' and refs'. One scandir per folder."""
     found = [controldir / name for name in _TOP_LEVEL if (controldir / name).exists()]
@@ -55,7 +102,7 @@ def lock_files(controldir: Path) -> list[Path]:
                 stack.append(Path(entry.path))
             elif entry.name.endswith(".lock"):
                 found.append(Path(entry.path))
-    return [path for path in found if path.name != OWN_LOCK]
+    return [path for path in found if path.name not in (OWN_LOCK, PUSH_MARK)]
 
 
 def open_files() -> set[str] | None:

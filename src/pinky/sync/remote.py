@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from pinky.errors import SyncError
 from pinky.sync.credentials import auth_for
+from pinky.sync.locks import mark_push
 from pinky.sync.merge import merge_snapshots
 from pinky.sync.repo import RepoBlobs, advance, head_branch, head_sha, make_commit, snapshot, write_tree
 from pinky.sync.worktree import checkout, restage
@@ -141,6 +144,8 @@ def push(repo: Repo, url: str, merge: Merge, err: BinaryIO) -> bool:
         return False
     refspec = head_branch(repo) + b":" + merge.branch
     clean, username, password = auth_for(url)
+    local = Path(clean) if os.path.isdir(clean) else None  # a remote on this disk: its locks are ours to clean
+    mark = mark_push(Path(repo.controldir()), local) if local else None
     try:
         with _quiet_http():
             result = porcelain.push(
@@ -153,6 +158,9 @@ def push(repo: Repo, url: str, merge: Merge, err: BinaryIO) -> bool:
         ) from None
     except Exception as exc:
         raise SyncError(f"push to remote {clean} failed: {_cause(exc)}") from exc
+    finally:
+        if mark is not None:
+            mark.unlink(missing_ok=True)
     failed = {ref: why for ref, why in (result.ref_status or {}).items() if why}
     if failed:
         raise SyncError(f"push to remote {clean} was rejected: {_cause_text(failed)}")
