@@ -257,3 +257,40 @@ def test_open_regular_checks_before_it_opens(tmp_path: Path, monkeypatch: pytest
     assert opened == []
     (tmp_path / "ok.md").write_text("fine")
     assert fileio.read_regular(tmp_path / "ok.md", tmp_path) == b"fine"
+
+
+def test_a_folder_the_scan_cannot_list_is_reported_not_swallowed(project: Path) -> None:
+    """Root reads every folder, so the folder is made unlistable the portable way: a path longer than
+    the system allows (ENAMETOOLONG), built with relative mkdir calls."""
+    import json
+    import subprocess
+
+    from helpers import console_script, write_note
+
+    docs = project / "documentation"
+    write_note(docs, "note/visible.md", "# Visible\n\nfound by the scan\n")
+    fd = os.open(docs, os.O_RDONLY)
+    try:
+        for _ in range(20):  # 20 x 250 characters: past PATH_MAX (4096)
+            os.mkdir("d" * 250, dir_fd=fd)
+            inner = os.open("d" * 250, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+    done = subprocess.run([*console_script("pinky"), "reindex", "--json"], cwd=project, capture_output=True,
+                          text=True, timeout=120)
+    report = json.loads(done.stdout)
+    assert report["added"] == 1
+    assert any("folder not readable" in error and "ddd" in error for error in report["errors"]), report["errors"]
+
+
+def test_entries_under_an_unreadable_folder_are_kept() -> None:
+    from pinky.indexer import _kept_under_unreadable
+    from pinky.store.entries import IndexedFile
+
+    known = {("project", "private/a.md"): IndexedFile("1", "project", "private/a.md", "h", 0, 0),
+             ("project", "public/b.md"): IndexedFile("2", "project", "public/b.md", "h", 0, 0),
+             ("global", "private/c.md"): IndexedFile("3", "global", "private/c.md", "h", 0, 0)}
+    assert _kept_under_unreadable(known, [("project", "private/")]) == {("project", "private/a.md")}
+    assert _kept_under_unreadable(known, [("global", "")]) == {("global", "private/c.md")}

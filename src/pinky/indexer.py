@@ -27,7 +27,7 @@ from pinky.index import Index
 from pinky.layout import entry_id, slug_for
 from pinky.locations import FILE_INDEX_HEADER, file_index_path
 from pinky.markdown import Document, file_names_mentioned
-from pinky.sources import Skipped, SourceFile, file_hash, parse_file, scan, source_at
+from pinky.sources import Skipped, SourceFile, file_hash, parse_file, scan, source_at, unreadable_prefix
 from pinky.store import entries as eq
 from pinky.store import graph as gq
 from pinky.store import vectors as vq
@@ -152,9 +152,12 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
     skipped = eq.skipped_files(db.conn)
     seen: set[tuple[str, str]] = set()
     changed: list[SourceFile] = []
+    unreadable: list[tuple[str, str]] = []
     for source in scan(index.config.roots()):
         key = (source.root, source.rel)
         seen.add(key)
+        if (prefix := unreadable_prefix(source)) is not None:
+            unreadable.append((source.root, prefix))
         old = known.get(key) or skipped.get(key)
         if old and old.mtime_ns == source.mtime_ns and old.size == source.size:
             if key in skipped:  # still the same unreadable file: say so again, without reading it
@@ -163,6 +166,7 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
                 report.unchanged += 1
         else:
             changed.append(source)
+    seen |= _kept_under_unreadable(known, unreadable)
     removed = [known[k] for k in known.keys() - seen]
     gone = skipped.keys() - seen
     if gone:  # a write transaction only when there is something to write: a no-op reindex takes no lock
@@ -182,6 +186,13 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
         report.vectors = f"unavailable: {db.vec_error}"
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _kept_under_unreadable(known: dict[tuple[str, str], eq.IndexedFile],
+                           prefixes: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Entries inside a folder the scan could not list: not seen, but not gone either (a permission
+    slip must not drop them from the index)."""
+    return {key for key in known for root, prefix in prefixes if key[0] == root and key[1].startswith(prefix)}
 
 
 def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.IndexedFile],

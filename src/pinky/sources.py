@@ -60,7 +60,8 @@ def _scan_root(root_name: str, root: str) -> Iterator[SourceFile]:
         try:
             with os.scandir(folder) as listing:
                 items = sorted(listing, key=lambda item: item.name)
-        except OSError:
+        except OSError as exc:  # said, not swallowed: the notes in it are neither read nor dropped
+            yield _unreadable_folder(root_name, prefix or "./", folder, exc)
             continue
         folders = []
         for item in items:
@@ -81,6 +82,25 @@ def _scan_root(root_name: str, root: str) -> Iterator[SourceFile]:
                 yield SourceFile(root_name, rel, Path(item.path), info.st_mtime_ns, info.st_size,
                                  _special(info.st_mode))
         stack.extend(reversed(folders))
+
+
+def _unreadable_folder(root_name: str, rel: str, folder: str, exc: OSError) -> SourceFile:
+    """A folder the scan cannot list, as a SourceFile whose `rel` ends in '/': reported with the reason
+    on every reindex, and the entries already indexed under it are kept (see `unreadable_prefix`)."""
+    try:
+        info = os.lstat(folder)
+        mtime, size = info.st_mtime_ns, 0
+    except OSError:
+        mtime, size = 0, 0
+    reason = f"folder not readable ({exc.strerror or exc}): the notes in it are not indexed or updated"
+    return SourceFile(root_name, rel, Path(folder), mtime, size, reason)
+
+
+def unreadable_prefix(source: SourceFile) -> str | None:
+    """The folder prefix of a SourceFile that stands for an unreadable folder, else None."""
+    if not source.rel.endswith("/"):
+        return None
+    return "" if source.rel == "./" else source.rel
 
 
 def _special(mode: int) -> str | None:
