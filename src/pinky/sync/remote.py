@@ -20,7 +20,7 @@ from pinky.errors import SyncError
 from pinky.sync.credentials import auth_for
 from pinky.sync.locks import mark_push
 from pinky.sync.merge import merge_snapshots
-from pinky.sync.repo import RepoBlobs, advance, head_branch, head_sha, make_commit, snapshot, write_tree
+from pinky.sync.repo import RepoBlobs, advance, contains, head_branch, head_sha, make_commit, snapshot, write_tree
 from pinky.sync.worktree import checkout, restage
 
 if TYPE_CHECKING:
@@ -99,11 +99,9 @@ def _pick_remote_branch(repo: Repo, refs: dict[Ref, ObjectID], symrefs: dict[Ref
 
 def _is_ancestor(repo: Repo, older: ObjectID | None, newer: ObjectID | None) -> bool:
     """True when ``newer`` already contains ``older``."""
-    from dulwich.graph import can_fast_forward
-
     if older is None or newer is None:
         return False
-    return can_fast_forward(repo, older, newer)
+    return contains(repo, newer, older)
 
 
 def _three_way(

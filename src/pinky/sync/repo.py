@@ -156,7 +156,11 @@ def write_tree(repo: Repo, snap: Snapshot) -> ObjectID:
 
 
 def make_commit(repo: Repo, tree: ObjectID, parents: list[ObjectID], message: str, ident: bytes) -> ObjectID:
-    """Write a commit object directly: no hooks, no signing, no global identity lookup."""
+    """Write a commit object directly: no hooks, no signing, no global identity lookup.
+
+    Its commit time is later than every parent's, even within one second: dulwich finds merge bases
+    and checks fast-forwards (its own push check too) by walking newest-first, and two commits of the
+    same second could come out in the wrong order and make a plain fast-forward look diverged."""
     from dulwich.objects import Commit
 
     now = int(time.time())
@@ -165,12 +169,35 @@ def make_commit(repo: Repo, tree: ObjectID, parents: list[ObjectID], message: st
     commit.tree = tree
     commit.parents = parents
     commit.author = commit.committer = ident
-    commit.author_time = commit.commit_time = now
+    commit.author_time = now
+    commit.commit_time = max([now] + [_commit_time(repo, parent) + 1 for parent in parents])
     commit.author_timezone = commit.commit_timezone = offset
     commit.encoding = b"UTF-8"
     commit.message = message.encode() + b"\n"
     repo.object_store.add_object(commit)
     return commit.id
+
+
+def _commit_time(repo: Repo, sha: ObjectID) -> int:
+    commit = repo.object_store[sha]
+    return int(getattr(commit, "commit_time", 0))
+
+
+def contains(repo: Repo, newer: ObjectID, older: ObjectID) -> bool:
+    """True when ``older`` is ``newer`` or one of its ancestors: a walk over parents that trusts no
+    commit time (another machine's clock may be wrong), stopping at the first sight of ``older``."""
+    seen: set[ObjectID] = set()
+    stack = [newer]
+    parents_of = repo.parents_provider()
+    while stack:
+        sha = stack.pop()
+        if sha == older:
+            return True
+        if sha in seen:
+            continue
+        seen.add(sha)
+        stack.extend(parents_of.get_parents(sha))
+    return False
 
 
 def advance(repo: Repo, old: ObjectID | None, new: ObjectID, message: str) -> None:
