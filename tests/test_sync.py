@@ -293,6 +293,21 @@ def test_rejected_push_after_merge_is_retried(tmp_path: Path, remote: str, monke
     assert files(a) == files(b)
 
 
+def test_a_diary_over_the_note_limit_syncs_as_two_files_not_a_union(tmp_path: Path, remote: str) -> None:
+    a, b = tmp_path / "A", tmp_path / "B"
+    append_diary(a, *(f"- 07:00 [cccccccc] shared {i}" for i in range(300)))
+    sync(a, remote)
+    sync(b, remote)
+    append_diary(a, "- 08:00 [aaaaaaaa] a line")
+    append_diary(b, "- 09:00 [bbbbbbbb] b line")
+    sync(a)
+    report = sync(b, union_limit=4096)
+    copy = report.conflicts[0]
+    assert report.conflicts == [copy] and copy.startswith(f"diary/{DAY}.conflict-")
+    assert "b line" in (b / f"diary/{DAY}.md").read_text() and "a line" in (b / copy).read_text()
+    assert_clean(b)
+
+
 def test_failed_push_is_retried_next_run(tmp_path: Path, remote: str, monkeypatch) -> None:
     a = tmp_path / "A"
     sync(a, remote)

@@ -74,6 +74,23 @@ def test_both_changed_diary_is_unioned_and_rollup_keeps_ours(blobs: MemoryBlobs)
     assert blobs.read(merged["diary/2026-11-20.md"][1]).decode() == head + "- 09:00 [b] theirs\n- 10:00 [a] ours\n"
 
 
+def test_an_append_only_file_over_the_limit_is_not_unioned_but_kept_whole_twice(blobs: MemoryBlobs) -> None:
+    """A 50 MB diary took 1.5 GB and 20 s to union line by line: over the limit it is merged like
+    any other file, ours in place and theirs as a conflict copy, so no line is lost either way."""
+    head = "---\ntype: diary\n---\n# D\n\n"
+    lines = "".join(f"- 07:00 [s] shared line {i}\n" for i in range(200))
+    base = blobs.entry(head + lines)
+    ours, theirs = blobs.entry(head + lines + "- 10:00 [a] ours\n"), blobs.entry(head + lines + "- 09:00 [b] theirs\n")
+    path, copy = "diary/2026-11-20.md", "diary/2026-11-20.conflict-1a2b3c4d.md"
+    size = len(blobs.read(ours[1]))
+    merged, conflicts = merge_snapshots({path: base}, {path: ours}, {path: theirs}, blobs, "1a2b3c4d",
+                                        union_limit=size - 1)
+    assert conflicts == [copy] and merged == {path: ours, copy: theirs}
+    merged, conflicts = merge_snapshots({path: base}, {path: ours}, {path: theirs}, blobs, "1a2b3c4d",
+                                        union_limit=size + 100)
+    assert conflicts == [] and "theirs" in blobs.read(merged[path][1]).decode()
+
+
 @pytest.mark.parametrize(
     ("path", "front", "expected"),
     [

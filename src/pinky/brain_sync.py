@@ -41,7 +41,8 @@ def sync_global(kb: KnowledgeBase, remote: str | None = None, *,
     brain = kb.config.global_dir
     before = _head(brain)
     try:
-        report = sync(brain, remote, errstream=errstream if errstream is not None else io.BytesIO())
+        report = sync(brain, remote, errstream=errstream if errstream is not None else io.BytesIO(),
+                      union_limit=kb.config.max_note_bytes)
     except SyncError as exc:
         if _head(brain) != before:
             kb.reindex()  # merged, then the push failed: the files changed, keep the index true

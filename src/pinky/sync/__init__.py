@@ -37,7 +37,7 @@ from pinky.errors import InvalidInput, SyncError
 from pinky.locations import ENV_GIT_AUTHOR
 from pinky.sync.credentials import remember, split_password
 from pinky.sync.locks import clear_after_dead_push, clear_stale_locks
-from pinky.sync.merge import conflict_copy_name, list_conflicts, union_merge
+from pinky.sync.merge import UNION_LIMIT_BYTES, conflict_copy_name, list_conflicts, union_merge
 from pinky.sync.remote import pull, push
 from pinky.sync.repo import (
     commit_local,
@@ -76,16 +76,16 @@ def sync(
     *,
     author: str | None = None,
     errstream: BinaryIO | None = None,
+    union_limit: int = UNION_LIMIT_BYTES,
 ) -> SyncReport:
     """Commit local changes, fetch and merge ``origin``, push; create the repo on first run.
 
     ``remote`` (re)sets ``origin``, once it has answered a fetch, and without its password (see
     ``credentials``). Without any remote the brain is committed locally only.
-    Merge rules, per file from the merge base: a side that changed wins; deleted vs modified
-    keeps the modified file; ``diary/`` and ``append_only: true`` files are line-unioned;
-    rollups (``diary/weekly``, ``diary/monthly``) keep ours, as they are regenerated; any
-    other file edited on both sides keeps ours and gets theirs as ``<stem>.conflict-<sha>.md``.
-    Conflict markers are never written.
+    Merge rules, per file from the merge base: a side that changed wins; deleted vs modified keeps
+    the modified file; ``diary/`` and ``append_only: true`` files up to ``union_limit`` bytes are
+    line-unioned; rollups (``diary/weekly``, ``diary/monthly``) keep ours, as they are regenerated; any
+    other file edited on both sides keeps ours, theirs beside it as ``<stem>.conflict-<sha>.md`` (no markers).
 
     Raises SyncError when the remote is unreachable or rejects the push: local files and
     commits are kept, and the next run finishes the job (a failed push is retried).
@@ -108,11 +108,11 @@ def sync(
                 notes.append(remember(given))
 
         redacted: list[str] = []
-        merge = pull(repo, url, ident, err, record) if fresh and url else None
+        merge = pull(repo, url, ident, err, record, union_limit) if fresh and url else None
         _ensure_gitignore(brain_dir)
         message = commit_local(repo, ident, redacted)
         if url and not fresh:
-            merge = pull(repo, url, ident, err, record)
+            merge = pull(repo, url, ident, err, record, union_limit)
         if merge and merge.changed:  # pulled notes were written redacted: commit that before pushing
             message = commit_local(repo, ident, redacted) or message
         pushed = push(repo, url, merge, err) if url and merge else False

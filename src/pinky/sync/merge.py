@@ -15,6 +15,7 @@ from datetime import time as Time
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
+from pinky.config import DEFAULT_MAX_NOTE_BYTES
 from pinky.diary import bullet_time, is_bullet
 from pinky.layout import DIARY_DIR
 from pinky.markdown import render, split_frontmatter
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 Entry: TypeAlias = tuple[int, "ObjectID"]  # (mode, blob sha) of one file in a tree
 Snapshot: TypeAlias = dict[str, Entry]  # relative posix path -> entry
 
+UNION_LIMIT_BYTES = DEFAULT_MAX_NOTE_BYTES  # larger append-only files are not unioned (PINKY_MAX_NOTE_BYTES)
 ROLLUP_DIRS = tuple(f"{DIARY_DIR}/{folder}/" for folder in FOLDERS.values())
 _CONFLICT_RE = re.compile(r"\.conflict-[0-9a-f]{7,40}(\.[^./]+)?$")
 
@@ -39,7 +41,8 @@ class Blobs(Protocol):
 
 
 def merge_snapshots(
-    base: Snapshot, ours: Snapshot, theirs: Snapshot, blobs: Blobs, short_sha: str, *, related: bool = True
+    base: Snapshot, ours: Snapshot, theirs: Snapshot, blobs: Blobs, short_sha: str, *, related: bool = True,
+    union_limit: int = UNION_LIMIT_BYTES,
 ) -> tuple[Snapshot, list[str]]:
     """Per-file 3-way merge; returns the merged snapshot and the conflict copies it added.
 
@@ -47,6 +50,8 @@ def merge_snapshots(
     line union. Other files changed on both sides: keep ours, add theirs as a conflict copy.
     ``related``: the two histories share a merge base (``base``); False for a first merge of
     histories started apart (a brain folder copied to a second machine before its first sync).
+    ``union_limit``: an append-only file larger than this on either side is not unioned line by
+    line (a 50 MB diary took 1.5 GB and 20 s): it is treated like any other file changed on both.
     """
     merged: Snapshot = {}
     conflicts: list[str] = []
@@ -60,24 +65,25 @@ def merge_snapshots(
             chosen = o
         else:
             base_data = blobs.read(b[1]) if b is not None else (b"" if related else None)
-            chosen = _both_changed(path, o, t, base_data, blobs, short_sha, merged, conflicts)
+            chosen = _both_changed(path, o, t, base_data, blobs, merged, conflicts, short=short_sha, limit=union_limit)
         if chosen is not None:
             merged[path] = chosen
     return merged, conflicts
 
 
 def _both_changed(
-    path: str, o: Entry, t: Entry, base: bytes | None, blobs: Blobs, short: str, merged: Snapshot,
-    conflicts: list[str],
+    path: str, o: Entry, t: Entry, base: bytes | None, blobs: Blobs, merged: Snapshot, conflicts: list[str],
+    *, short: str, limit: int,
 ) -> Entry:
     """Resolve a file edited differently on both sides without conflict markers.
 
     ``base``: the file at the merge base; b"" when it did not exist there; None when the
-    histories share no base at all."""
+    histories share no base at all. An append-only file over ``limit`` bytes gets a conflict copy."""
     if path.startswith(ROLLUP_DIRS):
         return o  # rollups are regenerated from the (unioned) diaries: ours is as good
     ours_data, theirs_data = blobs.read(o[1]), blobs.read(t[1])
-    if is_append_only(path, ours_data, theirs_data):
+    small = max(len(ours_data), len(theirs_data), len(base or b"")) <= limit
+    if small and is_append_only(path, ours_data, theirs_data):
         base_text = base.decode("utf-8", "replace") if base is not None else None
         text = union_merge(ours_data.decode("utf-8"), theirs_data.decode("utf-8"), base_text)
         return (o[0], blobs.write(text.encode("utf-8")))

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from pinky.errors import SyncError
 from pinky.sync.credentials import auth_for
 from pinky.sync.locks import mark_push
-from pinky.sync.merge import merge_snapshots
+from pinky.sync.merge import UNION_LIMIT_BYTES, merge_snapshots
 from pinky.sync.repo import RepoBlobs, advance, contains, head_branch, head_sha, make_commit, snapshot, write_tree
 from pinky.sync.worktree import checkout, restage
 
@@ -43,7 +43,8 @@ class Merge:
 # --- fetch and merge -----------------------------------------------------------------------------
 
 
-def pull(repo: Repo, url: str, ident: bytes, err: BinaryIO, on_fetched: Callable[[], None] | None = None) -> Merge:
+def pull(repo: Repo, url: str, ident: bytes, err: BinaryIO, on_fetched: Callable[[], None] | None = None,
+         union_limit: int = UNION_LIMIT_BYTES) -> Merge:
     """Fetch ``url`` and bring its branch in: checkout, fast-forward or a per-file merge.
 
     ``on_fetched`` runs once the remote has answered, before anything is merged (sync records a
@@ -63,7 +64,7 @@ def pull(repo: Repo, url: str, ident: bytes, err: BinaryIO, on_fetched: Callable
         advance(repo, ours, theirs, f"pinky sync: fast-forward to {theirs[:8].decode()}")
         restage(repo, changed)
         return Merge(changed, [], remote_branch, theirs)
-    changed, conflicts = _three_way(repo, ours, theirs, remote_branch, ident)
+    changed, conflicts = _three_way(repo, ours, theirs, remote_branch, ident, union_limit)
     return Merge(changed, conflicts, remote_branch, theirs)
 
 
@@ -105,7 +106,7 @@ def _is_ancestor(repo: Repo, older: ObjectID | None, newer: ObjectID | None) -> 
 
 
 def _three_way(
-    repo: Repo, ours: ObjectID, theirs: ObjectID, branch: Ref, ident: bytes
+    repo: Repo, ours: ObjectID, theirs: ObjectID, branch: Ref, ident: bytes, union_limit: int
 ) -> tuple[list[str], list[str]]:
     """Merge per file from the merge base, commit with both parents, update the files."""
     from dulwich.graph import find_merge_base
@@ -114,7 +115,9 @@ def _three_way(
     base = snapshot(repo, bases[0] if bases else None)
     ours_snap, theirs_snap = snapshot(repo, ours), snapshot(repo, theirs)
     short = theirs[:8].decode()
-    merged, conflicts = merge_snapshots(base, ours_snap, theirs_snap, RepoBlobs(repo), short, related=bool(bases))
+    merged, conflicts = merge_snapshots(
+        base, ours_snap, theirs_snap, RepoBlobs(repo), short, related=bool(bases), union_limit=union_limit
+    )
     tree = write_tree(repo, merged)
     name = branch.decode().removeprefix("refs/heads/")
     message = f"pinky sync: merge origin/{name} ({len(conflicts)} conflict copies)"

@@ -6,6 +6,8 @@ sync stops it), then written whole (`fileio.atomic_write`) or removed, and the i
 
 from __future__ import annotations
 
+import hashlib
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,9 +61,20 @@ def _check_untouched(repo: Repo, root: Path, path: str, entry: Entry | None) -> 
     if entry is None:
         current_ok = not target.exists()
     else:
-        current_ok = target.is_file() and target.read_bytes() == read_blob(repo, entry[1])
+        current_ok = target.is_file() and _blob_id(target) == entry[1]
     if not current_ok:
         raise SyncError(f"{path} changed while syncing; run sync again")
+
+
+def _blob_id(path: Path) -> bytes:
+    """The git blob id of a file, hashed in chunks: comparing a 50 MB file with the commit must not
+    hold both copies in memory."""
+    digest = hashlib.sha1(usedforsecurity=False)
+    with path.open("rb") as stream:
+        digest.update(b"blob %d\0" % os.fstat(stream.fileno()).st_size)
+        for chunk in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest().encode("ascii")
 
 
 def _write_entry(repo: Repo, root: Path, path: str, entry: Entry) -> None:
