@@ -24,6 +24,7 @@ lint: venv  ## ruff and mypy (CI runs it after the tests)
 
 bench: venv  ## speed and memory figures (prints them; not a test)
 	$(BIN)/python benchmarks/bench_core.py
+	$(BIN)/python benchmarks/bench_sync.py
 
 EVAL_DATA ?= ../shared/eval
 
