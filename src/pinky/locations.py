@@ -49,6 +49,10 @@ ENV_GIT_PASSWORD = "PINKY_GIT_PASSWORD"  # the HTTPS password or token of the gl
 ENV_DIGEST_CHARS = "PINKY_DIGEST_CHARS"
 ENV_REVERIFY_DAYS = "PINKY_REVERIFY_DAYS"
 ENV_HOOKS_NO_BACKGROUND = "PINKY_HOOKS_NO_BACKGROUND"  # "1": hooks never spawn reindex or rollup processes
+ENV_RECALL = "PINKY_RECALL"  # "off": the UserPromptSubmit hook injects nothing
+ENV_RECALL_CHARS = "PINKY_RECALL_CHARS"
+ENV_RECALL_MIN_SCORE = "PINKY_RECALL_MIN_SCORE"
+ENV_CAPTURE = "PINKY_CAPTURE"  # off | suggest (default) | auto
 
 MARKER = "pinky.toml"
 DEFAULT_SAVE_DIR = "documentation"
