@@ -253,15 +253,23 @@ def test_stop_appends_to_the_diary_once_prints_nothing_and_is_searchable(brain: 
     assert diary_text(brain) == text  # the offset moved on: nothing is written twice
 
 
-def test_stop_skips_when_stop_hook_active_and_ignores_subagent_stop(brain: Path) -> None:
+def test_stop_ignores_subagent_stop(brain: Path) -> None:
     transcript(brain, prompt("should not be logged"))
-    active = base(brain, "Stop", stop_hook_active=True, last_assistant_message="x")
     sub = base(brain, "SubagentStop", agent_id="a43e", agent_type="", stop_hook_active=False,
                agent_transcript_path=str(brain / "t.jsonl"), last_assistant_message="x")
-    for event_payload in (active, sub):
-        result = run_hook("stop", event_payload, brain)
-        assert (result.returncode, result.stdout) == (0, "")
+    result = run_hook("stop", sub, brain)
+    assert (result.returncode, result.stdout) == (0, "")
     assert not (brain / "documentation/diary").exists()
+
+
+def test_stop_records_but_never_asks_while_claude_continues_for_a_stop_hook(brain: Path) -> None:
+    """stop_hook_active: Claude continues because a Stop hook asked; the turn (often the save that
+    was asked for) is recorded, and nothing is printed, so no loop can start."""
+    transcript(brain, prompt("no, use uv instead of pip for installs"))
+    active = base(brain, "Stop", stop_hook_active=True, last_assistant_message="x")
+    result = run_hook("stop", active, brain)
+    assert (result.returncode, result.stdout) == (0, "")
+    assert "asked: no, use uv instead of pip" in diary_text(brain)
 
 
 SECRETS = {

@@ -38,7 +38,7 @@ def test_manifest_and_marketplace_agree() -> None:
 
 def test_hooks_json_registers_every_hook_event_with_timeouts() -> None:
     hooks = load("plugin/hooks/hooks.json")["hooks"]
-    assert set(hooks) == {"SessionStart", "PreToolUse", "UserPromptSubmit", "Stop"}
+    assert set(hooks) == {"SessionStart", "PreToolUse", "UserPromptSubmit", "Stop", "PreCompact"}
     matchers = {group.get("matcher"): group["hooks"][0] for event in hooks.values() for group in event}
     assert set(matchers) == {"startup|resume|clear|compact", "Read", "Write|Edit|MultiEdit|NotebookEdit", None}
     events = {h["args"][-1] for event in hooks.values() for group in event for h in group["hooks"]}
