@@ -48,7 +48,10 @@ _CORRECTION = re.compile(
       |\byou\s+(?:should\s+have|forgot\s+to|need\s+to\s+use)\b
       |\bactually[,\s]+(?:it|we|you|the|that|this)\b""",
     re.IGNORECASE | re.VERBOSE)
+# Every correction pattern contains one of these words: a prompt without any skips the patterns.
+_CORRECTION_WORDS = ("no", "wrong", "stop", "not", "don", "never", "always", "must", "instead", "you", "actually")
 _SYNTHETIC = re.compile(r"^\s*(?:<[a-z-]+>|\[Request interrupted|Caveat:)")
+RECENT_PROMPTS = 20  # a turn has a prompt or a few; older ones were judged at their own Stop
 _SAVE_COMMAND = re.compile(r"(?:^|[\s;&|(])(?:pinky|pinky-brain)\s+save\b")
 LINE = 140
 OUTPUT_KEPT = 8000  # of a failed command's output, searched for the file names it blames
@@ -227,7 +230,10 @@ def _error_fixed(runs: list[_Run], edits: list[tuple[int, str]]) -> list[Evidenc
 
 
 def _corrections(prompts: list[str]) -> list[Evidence]:
-    for prompt in prompts:
+    for prompt in prompts[-RECENT_PROMPTS:]:
+        lowered = prompt[:4000].lower()
+        if not any(word in lowered for word in _CORRECTION_WORDS):
+            continue
         for sentence in re.split(r"(?<=[.!?])\s+|\n+", prompt[:4000]):
             if _CORRECTION.search(sentence):
                 return [Evidence("correction", f"the user said: \"{_clip(sentence, 120)}\"")]
