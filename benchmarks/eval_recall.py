@@ -42,6 +42,37 @@ EVERYDAY_PROMPTS = [
 ]
 
 
+# The bundled sample brain (examples/, 7 notes in three languages): what a new user's brain looks like.
+SAMPLE_PROMPTS = [
+    ("the worker's memory keeps growing until the container gets killed", "bug/memory-leak-in-cache.md"),
+    ("the HTTP response cache leaks memory", "bug/memory-leak-in-cache.md"),
+    ("why is sqlite our search index and not a search server?", "decision/sqlite-as-the-index.md"),
+    ("float('3,14') raises ValueError when reading the Excel CSV", "gotcha/locale-decimal-comma.md"),
+    ("the postgres pool hangs when the app shuts down", "gotcha/postgres-pool-hangs-on-shutdown.md"),
+    ("tests hang at exit because the connection pool is never closed", "gotcha/postgres-pool-hangs-on-shutdown.md"),
+    ("comparing datetime.now() with the database timestamp breaks the nightly report",
+     "gotcha/timezone-naive-datetimes.md"),
+    ("come pubblicare una nuova versione in produzione?", "guide/deploy-con-docker.md"),
+    ("reintentar la API cuando devuelve 503", "pattern/retry-con-backoff.md"),
+    ("naive datetimes in the report", "gotcha/timezone-naive-datetimes.md"),
+]
+
+
+def build_sample(workdir: Path) -> Path:
+    import shutil
+
+    from pinky.config import load_config
+    from pinky.kb import KnowledgeBase
+
+    base = workdir / "examples"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "examples" / "sample-notes", base / "documentation",
+                    dirs_exist_ok=True)
+    config = load_config(db=base / "brain.db", save_dir=base / "documentation", home=workdir / "home")
+    with KnowledgeBase(config) as kb:
+        kb.reindex()
+    return base / "brain.db"
+
+
 def build(dataset: str, workdir: Path) -> Path:
     """Write and index one dataset's notes (kept in workdir: a re-run only re-checks them)."""
     from pinky.config import load_config
@@ -124,13 +155,16 @@ def main() -> None:
         scored[name] = score_prompts(db, prompts)
         per_ms[name] = (time.perf_counter() - started) * 1000 / len(prompts)
     tuned = tune(scored, [t / 100 for t in range(20, 121, 2)])
+    sample = [(p, {gold}) for p, gold in SAMPLE_PROMPTS] + [(p, set()) for p in EVERYDAY_PROMPTS]
+    scored["examples (7 notes)"] = score_prompts(build_sample(args.workdir), sample)
+    per_ms["examples (7 notes)"] = 0.0
     print(f"threshold tuned on the even prompts: {tuned:.2f}; evaluated: {args.threshold:.2f} (pinky's default "
           f"{DEFAULT_THRESHOLD:.2f})\n")
     print("| brain | prompts | right entry injected | of those BM25's top 3 holds | irrelevant kept silent | "
           "mean ms/prompt |")
     print("|---|---|---:|---:|---:|---:|")
     for name, data in scored.items():
-        for label, part in (("odd (held out)", data[1::2]), ("all", data)):
+        for label, part in (("odd (held out)", data[1::2]), ("all", data))[name.startswith("examples"):]:
             right, silent = rates(part, args.threshold)
             ceiling = rates(part, -1e9)[0]
             print(f"| {name} | {label} | {right:.3f} | {right / max(ceiling, 1e-9):.3f} (top 3: {ceiling:.3f}) | "

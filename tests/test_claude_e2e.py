@@ -179,6 +179,7 @@ def third(setup: Setup, second: Session) -> Session:
     run = {"command": "python3 check.py", "description": "run the check"}
     return run_session(setup, "third", "Why does the pool hang on shutdown? Run the check and fix it.", [
         {"tool": "Bash", "input": run},
+        {"tool": "Read", "input": {"file_path": str(setup.project / "settings.py")}},  # Edit needs a Read first
         {"tool": "Edit", "input": {"file_path": str(setup.project / "settings.py"), "old_string": "POOL_SIZE = 10",
                                    "new_string": "POOL_SIZE = 2"}},
         {"tool": "Bash", "input": run},

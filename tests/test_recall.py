@@ -93,6 +93,18 @@ def test_relevance_falls_as_the_prompt_leaves_more_of_itself_unmatched(brain: Pa
     assert tight > loose
 
 
+def test_a_brain_of_one_note_still_recalls_it(tmp_path: Path) -> None:
+    root = tmp_path / "tiny"
+    write_note(root, "pinky.toml", "")
+    write_note(root, "documentation/gotcha/pool.md", "---\ntitle: PG pool hangs on shutdown\ntype: gotcha\n---\n"
+                                                      "Call pool.close(timeout=5) before the process exits.\n")
+    with KnowledgeBase(load_config(cwd=root)) as kb:
+        kb.reindex(embed=False)
+    assert slugs(root, "Why does the pool hang on shutdown? Run the check and fix it.") == ["gotcha/pool"]
+    assert slugs(root, "fix the connection timeout in the worker") == []  # one shared word is not enough
+    assert slugs(root, "commit this with a good message") == []
+
+
 # --- pure pieces -------------------------------------------------------------------------------------
 
 

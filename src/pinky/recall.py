@@ -36,6 +36,10 @@ MAX_SHOWN = 3
 DEPTH = 10
 MAX_PROMPT_CHARS = 4000
 MAX_TERMS = 32
+# IDF needs many documents to say anything: in a brain of three notes every word is "common". The
+# counts are taken as if the brain also held this many chunks that contain none of the prompt's
+# words (a background of other text), so a small brain still tells a rare word from a missing one.
+BACKGROUND_CHUNKS = 1000
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Words that say how to ask, not what about: English, Spanish and Italian function words and the
@@ -80,9 +84,10 @@ def candidates(conn: Connection, prompt: str, *, depth: int = DEPTH, absent_weig
                missing_penalty: float = MISSING_PENALTY) -> list[Recalled]:
     """The best BM25 entries for the prompt, each with its relevance score, in BM25 order (one per entry)."""
     terms = prompt_terms(prompt)
-    total = readonly.chunk_total(conn)
-    if not terms or not total:
+    chunks = readonly.chunk_total(conn)
+    if not terms or not chunks:
         return []
+    total = chunks + BACKGROUND_CHUNKS
     counts = readonly.term_chunk_counts(conn, terms)
     weights = {t: idf(n, total) * (1.0 if n else absent_weight) for t, n in counts}
     mass = sum(weights.values())
