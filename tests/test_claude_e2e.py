@@ -275,9 +275,10 @@ def test_the_second_session_does_no_install_work(setup: Setup, first: Session, s
 def test_a_prompt_about_the_brain_recalls_the_entry(setup: Setup, third: Session) -> None:
     assert third.returncode == 0, third.stderr[-2000:]
     main = [r for r in third.requests if any(t.get("name") == "Read" for t in r["body"].get("tools") or [])]
-    first_turn = json.dumps(main[0]["body"]["messages"][0])
-    assert "UserPromptSubmit hook additional context" in first_turn, first_turn[:2000]
-    assert "pinky recall" in first_turn and f"gotcha/{SLUG}" in first_turn
+    context = conversation(main[0])  # Claude Code 2.1 sends hook context as a system-role message
+    recalled = context.split("UserPromptSubmit hook additional context: ", 1)
+    assert len(recalled) == 2, context[:2000]
+    assert recalled[1].startswith("pinky recall") and f"gotcha/{SLUG}" in recalled[1][:600]
 
 
 def test_a_fail_then_fix_turn_gets_the_capture_ask_and_a_plain_turn_does_not(setup: Setup, first: Session,
