@@ -49,6 +49,7 @@ def stop(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
                                 Path(_offsets_path(loc)))
     # While Claude continues because a Stop hook asked it to, record the turn but never ask again.
     ask, notes = capture_turn(payload, loc, state, events, continuing=payload.get("stop_hook_active") is True)
+    del events  # a 2 MB transcript is ~6 MB of objects: not kept alive (and re-scanned by the GC) while indexing
     diary = diary_capture_lines(payload, notes, loc.save_dir) or diary
     if diary is not None:
         index_files(loc, [diary])
