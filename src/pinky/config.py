@@ -25,6 +25,7 @@ from pinky.locations import (
     ENV_HASH_EMBED,
     ENV_MAX_NOTE_BYTES,
     ENV_MIN_SIMILARITY,
+    ENV_MODEL_CACHE,
     ENV_RRF_K,
     ENV_VECTOR_WEIGHT,
     Locations,
@@ -115,6 +116,7 @@ class Config:
     chunk_words: int = DEFAULT_CHUNK_WORDS
     max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES
     fusion: FusionSettings = field(default_factory=FusionSettings)
+    model_cache_off: bool = False
 
     @property
     def in_project(self) -> bool:
@@ -181,6 +183,7 @@ def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
         chunk_words=chunk_words,
         max_note_bytes=max_note_bytes,
         fusion=_fusion(env),
+        model_cache_off=(env.get(ENV_MODEL_CACHE) or "").strip().lower() in ("off", "0", "false", "no"),
     )
 
 
