@@ -20,6 +20,7 @@ from pinky.locations import (
     ENV_COVERAGE_GATE,
     ENV_EMBED_MODEL,
     ENV_EMBED_MODEL_PATH,
+    ENV_EMBED_WORKERS,
     ENV_EMBEDDER,
     ENV_FUSION,
     ENV_HASH_EMBED,
@@ -117,6 +118,7 @@ class Config:
     max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES
     fusion: FusionSettings = field(default_factory=FusionSettings)
     model_cache_off: bool = False
+    embed_workers: int | None = None  # processes for large embedding runs; None: one per core (embed_pool)
 
     @property
     def in_project(self) -> bool:
@@ -184,7 +186,21 @@ def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
         max_note_bytes=max_note_bytes,
         fusion=_fusion(env),
         model_cache_off=(env.get(ENV_MODEL_CACHE) or "").strip().lower() in ("off", "0", "false", "no"),
+        embed_workers=_embed_workers(env),
     )
+
+
+def _embed_workers(env: dict[str, str]) -> int | None:
+    value = (env.get(ENV_EMBED_WORKERS) or "").strip().lower()
+    if value in ("", "auto"):
+        return None
+    try:
+        workers = int(value)
+    except ValueError:
+        workers = -1
+    if not 0 <= workers <= 64:
+        raise InvalidInput(f"{ENV_EMBED_WORKERS} must be auto or a number of processes from 0 to 64, got {value!r}")
+    return workers
 
 
 def load_config(

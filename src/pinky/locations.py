@@ -32,6 +32,7 @@ ENV_HASH_EMBED = "PINKY_HASH_EMBED"
 ENV_EMBEDDER = "PINKY_EMBEDDER"
 ENV_EMBED_MODEL = "PINKY_EMBED_MODEL"
 ENV_EMBED_MODEL_PATH = "PINKY_EMBED_MODEL_PATH"
+ENV_EMBED_WORKERS = "PINKY_EMBED_WORKERS"  # auto | N: processes that embed a large reindex (0 or 1: this one)
 ENV_MODEL_CACHE = "PINKY_MODEL_CACHE"  # "off": load the default embedder from its wheel every time
 ENV_CHUNK_WORDS = "PINKY_CHUNK_WORDS"
 ENV_MAX_NOTE_BYTES = "PINKY_MAX_NOTE_BYTES"  # a larger note is indexed by its title and its first bytes
