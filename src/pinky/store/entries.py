@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from pinky.layout import slug_candidates
 from pinky.store.vectors import VEC_TABLE, bump_vector_generation, drop_orphan_vectors, stash_vectors
 
 
-@dataclass(frozen=True)
-class IndexedFile:
+class IndexedFile(NamedTuple):  # a tuple: 100,000 of them are built on every reindex (~3x cheaper)
     id: str
     root: str
     path: str
