@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pinky.layout import slug_candidates
+from pinky.linkrefs import LinkRef, target_key
+from pinky.store.graph import replace_note_links
 from pinky.store.vectors import VEC_TABLE, bump_vector_generation, drop_orphan_vectors
 
 
@@ -83,9 +85,11 @@ def slug_taken(conn: Any, slug: str, entry_id: str) -> bool:
     return row is not None
 
 
-def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[str], mentions: Sequence[str],
+def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef], mentions: Sequence[str],
                  chunks: Sequence[dict[str, Any]], has_vec_table: bool) -> None:
-    """Replace an entry and all of its chunks (FTS rows and vectors included) in one go."""
+    """Replace an entry, its links and all of its chunks (FTS rows and vectors included) in one go.
+
+    Its links are stored unresolved: the caller resolves them once the whole batch is written."""
     _delete_chunks(conn, row["id"], has_vec_table)
     columns = list(row)
     updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "id")
@@ -94,12 +98,14 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[str], mentions:
         f"ON CONFLICT(id) DO UPDATE SET {updates}",
         [row[c] for c in columns],
     )
-    for table in ("entry_file", "entry_link", "entry_mention"):
+    for table in ("entry_file", "entry_mention"):
         conn.execute(f"DELETE FROM {table} WHERE entry_id = ?", (row["id"],))
+    replace_note_links(conn, row["id"], [
+        (ref.kind, ref.rel, ref.target, target_key(ref.target), _code_path(ref.target) if ref.kind == "files" else None,
+         ref.line, ref.since, ref.until) for ref in links])
     conn.executemany("INSERT INTO entry_mention(entry_id, name) VALUES (?, ?)", [(row["id"], n) for n in mentions])
     conn.executemany("INSERT INTO entry_file(entry_id, path) VALUES (?, ?)",
                      [(row["id"], f) for f in json.loads(row["files"])])
-    conn.executemany("INSERT INTO entry_link(entry_id, target) VALUES (?, ?)", [(row["id"], t) for t in links])
     for chunk in chunks:
         cur = conn.execute(
             "INSERT INTO chunk(entry_id, ord, heading, line, text, hash) VALUES (?, ?, ?, ?, ?, ?)",
@@ -109,6 +115,14 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[str], mentions:
             "INSERT INTO chunk_fts(rowid, title, heading, text) VALUES (?, ?, ?, ?)",
             (cur.lastrowid, row["title"], chunk["heading"], chunk["text"]),
         )
+
+
+def _code_path(written: str) -> str:
+    """A `files:` entry as the code scan names files: relative to the project, '/' separated."""
+    path = written.strip().replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path.rstrip("/")
 
 
 ENTRY_COLUMNS = ("id, root, path, slug, scope, type, project, tags, files, created, last_verified, "
