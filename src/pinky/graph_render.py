@@ -48,7 +48,7 @@ def _branch(node: str, indent: str, nodes: dict[str, Any], children: dict[str, l
     unique = list(dict.fromkeys(other for other, _ in mine))
     placed.update(unique)
     for n, other in enumerate(unique):
-        label = next(label for o, label in mine if o == other)
+        label = ", ".join(dict.fromkeys(label for o, label in mine if o == other))  # every link between the two
         last = n == len(unique) - 1
         lines.append(f"{indent}{'└─' if last else '├─'} {label} {_describe(nodes[other])}")
         _branch(other, indent + ("   " if last else "│  "), nodes, children, placed, lines)

@@ -16,6 +16,7 @@ from typing import Any
 from pinky import entries, healing, indexer, listing, maintenance, search
 from pinky.config import Config, load_config
 from pinky.entries import Entry
+from pinky.graph_api import KnowledgeGraph
 from pinky.index import Index
 from pinky.indexer import Progress, ReindexReport
 from pinky.search import Hit, SearchResult
@@ -142,10 +143,13 @@ class KnowledgeBase:
         return entries.similar(self.index, slug, threshold=threshold, limit=limit)
 
     def related(self, slug: str) -> dict[str, Any]:
-        """An entry's outgoing links, backlinks and the code it is about."""
-        from pinky.links import related
+        """An entry's outgoing links, backlinks and the code it is about (links that hold today)."""
+        return self.graph.related(slug)
 
-        return related(self.index, slug)
+    @property
+    def graph(self) -> KnowledgeGraph:
+        """Neighbourhoods, timelines, typed links and renames (`pinky.graph_api`)."""
+        return KnowledgeGraph(self.index)
 
     # --- overview ----------------------------------------------------------------------------------
 
