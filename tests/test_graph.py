@@ -200,3 +200,43 @@ def test_timeline_from_git_history_links_and_diary(repo: Path) -> None:
         ("2026-02-03", "diary", "hit gotcha/pool again")]
     text = run("timeline", "gotcha/pool")
     assert text.splitlines()[1].startswith("2026-01-01 00:00  created ")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_brain_related_depth_rel_at_and_brain_get_timeline(tmp_path: Path, anyio_backend: str) -> None:
+    import jsonschema
+    from mcp_helpers import in_process
+
+    docs = tmp_path / "documentation"
+    write_note(docs, "gotcha/pool.md", POOL.replace("since: 2026-01-01", "since: 2026-01-01, until: 2026-05-01"))
+    write_note(docs, "decision/wal.md", "---\ntitle: Use WAL\n---\nSee [[note/deep]].\n")
+    write_note(docs, "note/deep.md", "---\ntitle: Two links away\n---\nDeep.\n")
+    async with in_process(tmp_path, "read", project="demo") as (client, runtime):
+        runtime.caught_up.wait(30)
+        schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
+
+        async def call(tool: str, **arguments: object) -> dict:
+            result = await client.call_tool(tool, arguments)
+            assert not result.is_error, result.content[0].text
+            jsonschema.validate(result.structured_content, schemas[tool])
+            return {"text": result.content[0].text, **result.structured_content}
+
+        today = await call("brain_related", slug="gotcha/pool", rel=["depends_on"])
+        assert today["links"] == [] and "graph" not in today  # the typed link was closed on 2026-05-01
+        then = await call("brain_related", slug="gotcha/pool", rel=["depends_on"], at="2026-02-01")
+        assert [(lk["slug"], lk["rel"], lk["until"]) for lk in then["links"]] == [
+            ("decision/wal", "depends_on", "2026-05-01")]
+        assert "decision/wal (depends_on)" in then["text"]
+        deep = await call("brain_related", slug="gotcha/pool", depth=2)
+        assert {(n["id"], n["depth"]) for n in deep["graph"]["nodes"]} >= {("decision/wal", 1), ("note/deep", 2)}
+        assert {"from": "decision/wal", "to": "note/deep"}.items() <= next(
+            e for e in deep["graph"]["edges"] if e["to"] == "note/deep").items()
+        assert "within 2 links:" in deep["text"]
+        entry = await call("brain_get", slug="gotcha/pool", timeline=True)
+        assert [(e["date"], e["kind"]) for e in entry["timeline"]] == [("2026-01-01", "linked"),
+                                                                        ("2026-05-01", "unlinked")]
+        assert "Timeline:" in entry["text"]
+        assert "timeline" not in await call("brain_get", slug="gotcha/pool")
+        bad = await client.call_tool("brain_related", {"slug": "gotcha/pool", "depth": 4})
+        assert bad.is_error
