@@ -201,29 +201,33 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
                    known: dict[tuple[str, str], eq.IndexedFile], report: ReindexReport,
                    has_vec: bool, progress: Progress | None) -> None:
     conn = index.conn
+    keys: set[str] = set()  # names of entries that came, went or changed: links naming them resolve again
+    touched: list[str] = []
     if removed:
         with write_transaction(conn):
-            keys = keys_of(conn, [old.id for old in removed])
+            keys |= keys_of(conn, [old.id for old in removed])
             for old in removed:
                 eq.delete_entry(conn, old.id, has_vec)
                 report.removed += 1
-            resolve_links(conn, keys=keys)  # links that named them: unresolved now, or another entry
     total = len(changed)
     for start in range(0, total, WRITE_BATCH):
         parsed = _parse_batch(index, changed[start : start + WRITE_BATCH], known, report)
         with write_transaction(conn):  # only rows are written here: everything slow was done above
             ids = [entry_id(source.root, source.rel) for source, doc, prepared in parsed
                    if prepared is not None or isinstance(doc, Skipped)]
-            keys = keys_of(conn, ids)
+            keys |= keys_of(conn, ids)
+            touched += ids
             for source, doc, prepared in parsed:
                 before = known.get((source.root, source.rel))
                 if isinstance(doc, Skipped):
                     _store_skipped(index, source, str(doc), before, has_vec)
                 else:
                     _store_changed(index, source, doc, prepared, before, report, has_vec)
-            resolve_links(conn, sources=ids, keys=keys | keys_of(conn, ids))
         if progress:
             progress("parse", min(start + WRITE_BATCH, total), total)
+    if keys or touched:  # once, after every batch: a link may name a note of a later batch
+        with write_transaction(conn):
+            resolve_links(conn, sources=touched, keys=keys | keys_of(conn, touched))
 
 
 Parsed = tuple[SourceFile, Document | Skipped, Prepared | None]

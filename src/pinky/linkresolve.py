@@ -13,6 +13,7 @@ import posixpath
 from collections.abc import Iterable
 from typing import Any
 
+from pinky.layout import slug_candidates
 from pinky.linkrefs import entry_keys
 from pinky.store import entries as eq
 from pinky.store import graph as gq
@@ -48,23 +49,89 @@ def keys_of(conn: Any, entry_ids: Iterable[str]) -> set[str]:
     return keys
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+IN_MEMORY_FROM = 200  # links to resolve at once from which every entry's names are read into dicts
+
+
+def _lower(text: str) -> str:
+    """Lowercase as SQLite's lower() and LIKE do: ASCII letters only."""
+    return text.translate(_ASCII_LOWER)
+
+
+class EntryNames:
+    """Every entry's names in dicts, answering as `resolve_link` and `resolve_crumb` do in SQL: a
+    big reindex resolves tens of thousands of links, and three queries each cost more than the
+    reindex itself. Reading 10,000 entries' names takes a few milliseconds."""
+
+    def __init__(self, conn: Any) -> None:
+        self.by_slug: dict[str, str] = {}
+        self.by_path: dict[tuple[str, str], str] = {}
+        self.by_title: dict[str, list[str]] = {}
+        self.by_last: dict[str, list[tuple[str, str]]] = {}
+        for eid, root, path, slug, title in gq.entry_names(conn):
+            self.by_slug[slug] = eid
+            self.by_path[(root, path)] = eid
+            self.by_title.setdefault(_lower(title), []).append(eid)
+            self.by_last.setdefault(_lower(slug.rsplit("/", 1)[-1]), []).append((slug, eid))
+
+    def slugs(self, name: str, limit: int) -> list[str]:
+        """Entry ids `store.entries.resolve_slug` would return, in its order."""
+        candidates = slug_candidates(name)
+        if not candidates:
+            return []
+        hits = [self.by_slug[c] for c in candidates if c in self.by_slug]  # candidates are in rank order
+        exact = self.by_slug.get(candidates[0])
+        if exact is not None or hits:
+            return [exact] if exact is not None else hits[:limit]
+        suffix = "/" + _lower(candidates[0])
+        found = sorted((slug, eid) for slug, eid in self.by_last.get(_lower(candidates[0].rsplit("/", 1)[-1]), [])
+                       if _lower(slug).endswith(suffix))
+        return [eid for _, eid in found[:limit]]
+
+    def link(self, root: str, source_path: str, target: str) -> str | None:
+        target = target.strip()
+        if target.lower().endswith(".md"):
+            rel = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), target))
+            if (hit := self.by_path.get((root, rel))) is not None:
+                return hit
+            target = target[:-3]
+        found = self.slugs(target.strip("./"), 2)
+        if len(found) == 1:
+            return found[0]
+        titled = self.by_title.get(_lower(target), [])
+        return titled[0] if len(titled) == 1 else None
+
+    def crumb(self, slug: str) -> str | None:
+        found = self.slugs(slug, 2)
+        return found[0] if len(found) == 1 else None
+
+
+def _from_sql(conn: Any, kind: str, root: str | None, path: str | None, target: str) -> str | None:
+    hit = resolve_crumb(conn, target) if root is None else resolve_link(conn, root, path or "", target)
+    return hit["id"] if hit is not None else None
+
+
 def resolve_links(conn: Any, *, sources: Iterable[str] = (), files: Iterable[str] = (),
                   keys: Iterable[str] = ()) -> int:
     """Resolve the links written by `sources` (entry ids) or `files` (code), or named by `keys`;
     returns how many changed target. Caller holds the write transaction."""
     rows = gq.links_to_resolve(conn, sorted(set(sources)), sorted(set(files)), sorted(set(keys)))
+    names = EntryNames(conn) if len(rows) >= IN_MEMORY_FROM else None
     cache: dict[tuple[str, ...], str | None] = {}
     updates: list[tuple[str | None, int]] = []
     for link_id, kind, target, old, root, path in rows:
         if kind == "breadcrumb" or root is None:
             key: tuple[str, ...] = ("crumb", target)
+            root = None
         elif target.lower().endswith(".md"):
-            key = ("md", root, posixpath.dirname(path), target)
+            key = ("md", root, path, target)
         else:
             key = ("name", target)
         if key not in cache:
-            hit = resolve_crumb(conn, target) if key[0] == "crumb" else resolve_link(conn, root, path, target)
-            cache[key] = hit["id"] if hit is not None else None
+            if names is None:
+                cache[key] = _from_sql(conn, kind, root, path, target)
+            else:
+                cache[key] = names.crumb(target) if root is None else names.link(root, path, target)
         if cache[key] != old:
             updates.append((cache[key], link_id))
     gq.set_link_targets(conn, updates)

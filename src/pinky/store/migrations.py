@@ -195,10 +195,10 @@ def m008_one_link_table(conn: Any) -> None:
         )"""
     )
     conn.execute("CREATE INDEX link_source ON link(source_id)")
-    conn.execute("CREATE INDEX link_source_file ON link(source_file)")
-    conn.execute("CREATE INDEX link_target ON link(target_id)")
+    conn.execute("CREATE INDEX link_source_file ON link(source_file) WHERE source_file IS NOT NULL")
+    conn.execute("CREATE INDEX link_target ON link(target_id) WHERE target_id IS NOT NULL")
     conn.execute("CREATE INDEX link_key ON link(target_key)")
-    conn.execute("CREATE INDEX link_target_file ON link(target_file)")
+    conn.execute("CREATE INDEX link_target_file ON link(target_file) WHERE target_file IS NOT NULL")
     # Both old tables are replaced by `link`. Their rows carry no lines, so every note is parsed
     # again by the next reindex (only its rows are rewritten: vectors come from the cache) and
     # every code file is read again.
