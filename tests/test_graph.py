@@ -240,3 +240,23 @@ async def test_brain_related_depth_rel_at_and_brain_get_timeline(tmp_path: Path,
         assert "timeline" not in await call("brain_get", slug="gotcha/pool")
         bad = await client.call_tool("brain_related", {"slug": "gotcha/pool", "depth": 4})
         assert bad.is_error
+        found = await call("brain_search", query="pool hangs", context_file="src/db.py")
+        assert found["hits"][0]["why"] == "linked to src/db.py (files)" and "(linked to src/db.py" in found["text"]
+        assert "why" not in (await call("brain_search", query="pool hangs"))["hits"][0]
+
+
+def test_a_context_file_lifts_the_entries_linked_to_it_and_says_why(repo: Path) -> None:
+    with KnowledgeBase(load_config()) as kb:
+        kb.reindex()
+        plain = {h.slug: h for h in kb.search("pool hangs exit outside", limit=20).hits}
+        assert all(h.why is None for h in plain.values())
+        lifted = {h.slug: h for h in kb.search("pool hangs exit outside", limit=20, context_file="src/x.c").hits}
+        direct = lifted["decision/pgbouncer"]  # src/x.c carries its breadcrumb
+        assert direct.why == "linked to src/x.c (breadcrumb)" and direct.score > plain["decision/pgbouncer"].score
+        hop = lifted["gotcha/pool"]  # which links to decision/pgbouncer
+        assert hop.why == "one link from decision/pgbouncer, which is linked to src/x.c"
+        assert hop.score > plain["gotcha/pool"].score
+        absolute = kb.search("pool hangs exit outside", limit=20, context_file=str(repo / "src" / "db.py")).hits
+        assert {h.slug: h.why for h in absolute}["gotcha/pool"] == "linked to src/db.py (breadcrumb)"
+        assert [h.slug for h in kb.search("pool", context_file="nowhere/else.py").hits] == [
+            h.slug for h in kb.search("pool").hits]  # a file nothing links to changes nothing

@@ -47,7 +47,8 @@ def test_rewrite_body_target_keeps_alias_heading_and_other_links() -> None:
     line = "see [[old|alias]], [[old#h]], [[older]] and [t](../x/old.md#part) [u](../x/old.md)"
     assert rewrite_body_target(line, "wiki", "old", "new/slug") == (
         "see [[new/slug|alias]], [[new/slug#h]], [[older]] and [t](../x/old.md#part) [u](../x/old.md)")
-    assert rewrite_body_target(line, "md", "../x/old.md", "../y/new.md").endswith("[t](../y/new.md#part) [u](../y/new.md)")
+    moved = rewrite_body_target(line, "md", "../x/old.md", "../y/new.md")
+    assert moved.endswith("[t](../y/new.md#part) [u](../y/new.md)")
 
 
 @pytest.fixture
@@ -73,3 +74,11 @@ def test_the_in_memory_resolver_answers_as_sql_does(db: Database) -> None:
     for target in targets:
         sql = resolve_crumb(conn, target)
         assert names.crumb(target) == (sql["id"] if sql else None), target
+
+
+def test_frontmatter_line_finds_the_key_only_in_the_frontmatter() -> None:
+    from pinky.linkrefs import frontmatter_line
+
+    text = "---\ntitle: x\nlinksfoo: 1\nlinks:\n  - a\nfiles: [a]\n---\nlinks: in the body\n"
+    assert [frontmatter_line(text, k) for k in ("links", "files", "tags")] == [4, 6, 1]
+    assert frontmatter_line("no frontmatter\nlinks: x\n", "links") == 1

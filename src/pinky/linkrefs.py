@@ -102,16 +102,13 @@ def _typed_link(item: Any, line: int) -> tuple[LinkRef | None, str | None]:
 
 def frontmatter_line(text: str, key: str) -> int:
     """The 1-based line of `key:` at the top level of a note's frontmatter (1 when not found)."""
-    pattern = re.compile(rf"^{re.escape(key)}\s*:", re.MULTILINE)
-    match = pattern.search(text, 0, _frontmatter_end(text))
-    return text.count("\n", 0, match.start()) + 1 if match else 1
-
-
-def _frontmatter_end(text: str) -> int:
-    if not text.startswith("---"):
-        return 0
-    end = text.find("\n---", 3)
-    return end if end >= 0 else 0
+    end = text.find("\n---", 3) if text.startswith("---") else -1
+    if end < 0:
+        return 1
+    at = text.find(f"\n{key}", 0, end)
+    while at >= 0 and text[at + 1 + len(key) : at + 2 + len(key)].strip() not in (":", ""):
+        at = text.find(f"\n{key}", at + 1, end)  # `linksfoo:` is another key
+    return text.count("\n", 0, at + 1) + 1 if at >= 0 else 1
 
 
 def target_key(target: str) -> str:

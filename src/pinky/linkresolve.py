@@ -76,6 +76,9 @@ class EntryNames:
 
     def slugs(self, name: str, limit: int) -> list[str]:
         """Entry ids `store.entries.resolve_slug` would return, in its order."""
+        if (exact := self.by_slug.get(name)) is not None and name == name.strip().strip("/") \
+                and not name.lower().endswith(".md") and not name.startswith("./"):
+            return [exact]  # the common case, a whole slug: the first candidate, found
         candidates = slug_candidates(name)
         if not candidates:
             return []

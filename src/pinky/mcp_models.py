@@ -23,6 +23,7 @@ class HitOut(BaseModel):
     line: int = Field(description="Line in the file where the passage starts.")
     last_verified: str | None = None
     body: str | None = Field(None, description="The whole entry (format='full' only).")
+    why: str | None = Field(None, description="Why it ranks higher: linked to the context_file, or one link from it.")
 
 
 class SearchOut(BaseModel):

@@ -59,6 +59,8 @@ def search_text(out: SearchOut) -> str:
         where = f"{hit.path}:{hit.line}" if hit.line else hit.path
         text = hit.body.strip() if hit.body is not None else one_line(hit.snippet)
         block = f"{n}. {hit.title} [{hit.type}] — {where}  (slug: {hit.slug})\n   {text}"
+        if hit.why:
+            block += f"\n   ({hit.why})"
         if used + len(block) > budget:
             lines.append(f"… {len(out.hits) - n + 1} more in structuredContent")
             break

@@ -154,6 +154,7 @@ async def brain_search(
         "Only fresh entries: verified, created or changed since this ISO date/time or span (e.g. 30d)."))]
     = None,
     format: Annotated[Format, Field(description="compact: snippets (default); full: whole bodies.")] = "compact",
+    context_file: mcp_graph.ContextFile = None,
 ) -> Annotated[CallToolResult, SearchOut]:
     """Search the team's memory (gotchas, patterns, decisions, guides, notes, diary) with hybrid
     full-text + semantic ranking. Use it first: before debugging an error (paste the message),
@@ -163,14 +164,14 @@ async def brain_search(
 
     def work(kb: KnowledgeBase) -> SearchOut:
         result = kb.search(query, limit=limit, scope=scope, project=project, type=type, tags=tags,
-                           since=since, record_usage=True)
+                           since=since, record_usage=True, context_file=context_file)
         bodies, truncated = _bodies(kb, result.hits) if format == "full" else ({}, False)
         hits = [HitOut(**hit.as_dict(), body=bodies.get(hit.slug)) for hit in result.hits]
         return SearchOut(query=query, mode=result.mode, notice=result.notice, count=len(hits), hits=hits,
                          truncated=truncated)
 
     out = await run_core(state.runtime, work)
-    return _result(mcp_text.search_text(out), out, drop_none=("body",))
+    return _result(mcp_text.search_text(out), out, drop_none=("body", "why"))
 
 
 async def brain_get(state: State, slug: Slug, timeline: mcp_graph.WithTimeline = False

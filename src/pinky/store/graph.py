@@ -49,13 +49,11 @@ def entry_keys_rows(conn: Any, entry_ids: list[str]) -> list[Any]:
 
 def links_to_resolve(conn: Any, sources: list[str], files: list[str], keys: list[str]) -> list[Any]:
     """Links written by these notes or code files, or whose target_key is one of `keys`, with where
-    they are written (root and path of the note; NULL for code): the rows whose target may change."""
-    select = ("SELECT l.id, l.kind, l.target, l.target_id, e.root, e.path, l.source_id, l.source_file, l.target_key "
-              "FROM link l LEFT JOIN entry e ON e.id = l.source_id WHERE l.kind != 'files'")
-    if len(sources) + len(files) + len(keys) > 2000:  # a big reindex: one scan beats many IN lists
-        wanted = (set(sources), set(files), set(keys))
-        return [row[:6] for row in conn.execute(select)
-                if row[6] in wanted[0] or row[7] in wanted[1] or row[8] in wanted[2]]
+    they are written (root and path of the note; NULL for code): the rows whose target may change.
+    Past 2,000 names, every link (resolving one again changes nothing)."""
+    if len(sources) + len(files) + len(keys) > 2000:  # a big reindex: resolving every link beats many IN lists
+        return conn.execute("SELECT l.id, l.kind, l.target, l.target_id, e.root, e.path FROM link l "
+                            "LEFT JOIN entry e ON e.id = l.source_id WHERE l.kind != 'files'").fetchall()
     found: dict[int, Any] = {}
     for column, values in (("l.source_id", sources), ("l.source_file", files), ("l.target_key", keys)):
         for start in range(0, len(values), 500):
