@@ -129,10 +129,11 @@ def main() -> None:
         kb.close()
         watch = Stopwatch()
         from pinky import indexer, markdown
-        from pinky.store import entries
 
-        for owner, name in [(markdown, "_link_refs"), (indexer, "resolve_links"), (indexer, "keys_of"),
-                            (entries, "replace_note_links")]:
+        # Every step of the link code a reindex runs: parsing the links, naming what changed,
+        # writing the links resolved (and resolving links that name changed notes).
+        for owner, name in [(markdown, "_link_refs"), (indexer, "keys_of"), (indexer, "write_note_links"),
+                            (indexer, "resolve_links")]:
             watch.wrap(owner, name)
         linked_s, kb = full_reindex(linked, watch)
         from pinky.store import graph as gq

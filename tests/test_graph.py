@@ -260,3 +260,20 @@ def test_a_context_file_lifts_the_entries_linked_to_it_and_says_why(repo: Path) 
         assert {h.slug: h.why for h in absolute}["gotcha/pool"] == "linked to src/db.py (breadcrumb)"
         assert [h.slug for h in kb.search("pool", context_file="nowhere/else.py").hits] == [
             h.slug for h in kb.search("pool").hits]  # a file nothing links to changes nothing
+
+
+def test_the_walk_is_bounded_in_fan_out_and_says_so(project: Path) -> None:
+    from pinky.neighbourhood import FANOUT
+
+    docs = project / "documentation"
+    spokes = FANOUT + 5
+    write_note(docs, "note/hub.md", "# Hub\n" + "".join(f"[[note/spoke-{n}]]\n" for n in range(spokes)))
+    for n in range(spokes):
+        write_note(docs, f"note/spoke-{n}.md", f"# Spoke {n}\n")
+    run("reindex")
+    found = json.loads(run("graph", "note/hub", "--json"))
+    assert found["truncated"] is True and len(found["nodes"]) == FANOUT + 1
+    small = json.loads(run("graph", "note/spoke-3", "--depth", "1", "--json"))
+    assert small["truncated"] is False and [n["id"] for n in small["nodes"]] == ["note/spoke-3", "note/hub"]
+    tree = run("graph", "note/hub").splitlines()
+    assert tree[-1].startswith("… more links than shown") and len(tree) == FANOUT + 2

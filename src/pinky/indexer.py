@@ -26,7 +26,7 @@ from pinky.fileio import atomic_write, ensure_inside, file_lock, read_regular
 from pinky.index import Index
 from pinky.layout import entry_id, slug_for
 from pinky.linkrefs import LinkRef
-from pinky.linkresolve import keys_of, resolve_links
+from pinky.linkresolve import NoteLinks, keys_of, resolve_links, write_note_links
 from pinky.locations import FILE_INDEX_HEADER, file_index_path
 from pinky.markdown import Document, file_names_mentioned
 from pinky.sources import Skipped, SourceFile, file_hash, parse_file, scan, source_at, unreadable_prefix
@@ -130,12 +130,12 @@ def prepare_document(source: SourceFile, doc: Document, default_project: str | N
     return Prepared(row, doc.link_refs, mentions, chunk_rows(doc, chunk_words))
 
 
-def store_document(conn: Any, prepared: Prepared, has_vec_table: bool) -> None:
-    """Upsert one prepared file (caller holds the write transaction): only the rows are written here."""
+def store_document(conn: Any, prepared: Prepared, has_vec_table: bool, *, links: bool = True) -> None:
+    """Upsert one prepared file (caller holds the write transaction); `links=False` leaves its links to the caller."""
     row = prepared.row
     if eq.slug_taken(conn, row["slug"], row["id"]):
         row = {**row, "slug": f"{row['slug']}-{row['id'][:4]}"}
-    eq.upsert_entry(conn, row, prepared.links, prepared.mentions, prepared.chunks, has_vec_table)
+    eq.upsert_entry(conn, row, prepared.links if links else None, prepared.mentions, prepared.chunks, has_vec_table)
 
 
 # --- bringing the index up to date ---------------------------------------------------------------------
@@ -203,6 +203,7 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
     conn = index.conn
     keys: set[str] = set()  # names of entries that came, went or changed: links naming them resolve again
     touched: list[str] = []
+    written: dict[str, NoteLinks] = {}  # notes stored without their links: written resolved at the end
     if removed:
         with write_transaction(conn):
             keys |= keys_of(conn, [old.id for old in removed])
@@ -223,11 +224,14 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
                     _store_skipped(index, source, str(doc), before, has_vec)
                 else:
                     _store_changed(index, source, doc, prepared, before, report, has_vec)
+                    if prepared is not None:
+                        row = prepared.row
+                        written[row["id"]] = (row["root"], row["path"], row["content_hash"], prepared.links)
         if progress:
             progress("parse", min(start + WRITE_BATCH, total), total)
     if keys or touched:  # once, after every batch: a link may name a note of a later batch
         with write_transaction(conn):
-            resolve_links(conn, sources=touched, keys=keys | keys_of(conn, touched))
+            write_note_links(conn, written, keys | keys_of(conn, touched))
 
 
 Parsed = tuple[SourceFile, Document | Skipped, Prepared | None]
@@ -270,7 +274,7 @@ def _store_changed(index: Index, source: SourceFile, doc: Document, prepared: Pr
         eq.touch_entry(index.conn, entry_id(source.root, source.rel), source.mtime_ns, source.size)
         report.unchanged += 1
         return
-    store_document(index.conn, prepared, has_vec)
+    store_document(index.conn, prepared, has_vec, links=False)
     if doc.parse_error:
         report.warnings.append(f"{index.display_path(source.root, source.rel)}: {doc.parse_error}")
     if old:

@@ -21,7 +21,7 @@ from pinky.dates import now_utc, valid_day
 from pinky.errors import Conflict, InvalidInput, NotFound
 from pinky.fileio import atomic_write, create_new, ensure_inside, read_regular
 from pinky.index import Index
-from pinky.layout import GLOBAL_PREFIX, is_note, slug_for
+from pinky.layout import GLOBAL_PREFIX, entry_id, is_note, slug_for
 from pinky.linkrefs import rewrite_body_target, valid_relation
 from pinky.linkresolve import resolve_link
 from pinky.markdown import render, split_frontmatter
@@ -131,7 +131,8 @@ def move(index: Index, old: str, new: str) -> dict[str, Any]:
     indexer.index_file(index, source, embed=False)
     new_slug = healing.after_write(index, target, lambda slug: slug or slug_for(row["root"], rel))
     still = dict(gq.link_targets(index.conn, [r["id"] for r in inbound]))
-    broken = [r for r in inbound if still.get(r["id"]) is None]
+    moved = entry_id(row["root"], rel)
+    broken = [r for r in inbound if still.get(r["id"]) != moved]  # unresolved now, or naming another entry
     notes = _rewrite_notes(index, broken, new_slug, row["root"], rel)
     code = _rewrite_code(index, [r for r in broken if r["source_file"]], new_slug)
     if code:

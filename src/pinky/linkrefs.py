@@ -126,6 +126,23 @@ def entry_keys(slug: str, path: str, title: str) -> set[str]:
     return {stem.lower(), slug.rsplit("/", 1)[-1].lower(), title.strip().lower()} - {""}
 
 
+def code_path(written: str) -> str:
+    """A `files:` entry as the code scan names files: relative to the project, '/' separated."""
+    path = written.strip().replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path.rstrip("/")
+
+
+def link_row(ref: LinkRef, target_id: str | None = None) -> tuple[str, str, str, str, str | None, int, str | None,
+                                                                  str | None, str | None]:
+    """A link as the link table stores it: kind, rel, target, target_key, target_file, line, since,
+    until, target_id (the entry it resolves to, when the caller knows)."""
+    target_file = code_path(ref.target) if ref.kind == "files" else None
+    return (ref.kind, ref.rel, ref.target, target_key(ref.target), target_file, ref.line, ref.since, ref.until,
+            target_id)
+
+
 def valid_on(ref: LinkRef, day: str) -> bool:
     """Whether a link holds on `day` (ISO): from `since` (inclusive) until `until` (exclusive)."""
     return (ref.since is None or ref.since <= day) and (ref.until is None or day < ref.until)

@@ -10,11 +10,11 @@ link whose target was deleted or renamed shows up as unresolved (pinky doctor na
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from pinky.layout import slug_candidates
-from pinky.linkrefs import entry_keys
+from pinky.linkrefs import LinkRef, entry_keys, link_row
 from pinky.store import entries as eq
 from pinky.store import graph as gq
 
@@ -109,33 +109,70 @@ class EntryNames:
         return found[0] if len(found) == 1 else None
 
 
-def _from_sql(conn: Any, kind: str, root: str | None, path: str | None, target: str) -> str | None:
-    hit = resolve_crumb(conn, target) if root is None else resolve_link(conn, root, path or "", target)
-    return hit["id"] if hit is not None else None
+class Resolver:
+    """Answers "which entry does this link name?", from SQL for a few links or from every entry's
+    names in memory for many, remembering each answer for the rest of one write."""
+
+    def __init__(self, conn: Any, many: bool) -> None:
+        self.conn = conn
+        self.names = EntryNames(conn) if many else None
+        self.cache: dict[tuple[str, ...], str | None] = {}
+
+    def target(self, kind: str, target: str, root: str | None, path: str | None) -> str | None:
+        if kind == "files":
+            return None
+        if kind == "breadcrumb" or root is None:
+            key: tuple[str, ...] = ("crumb", target)
+        elif target[-3:].lower() == ".md":
+            key = ("md", root, path or "", target)
+        else:
+            key = ("name", target)
+        try:
+            return self.cache[key]
+        except KeyError:
+            found = self.cache[key] = self._lookup(key[0], target, root, path or "")
+            return found
+
+    def _lookup(self, how: str, target: str, root: str | None, path: str) -> str | None:
+        if self.names is not None:
+            return self.names.crumb(target) if how == "crumb" or root is None else self.names.link(root, path, target)
+        hit = resolve_crumb(self.conn, target) if how == "crumb" or root is None else resolve_link(
+            self.conn, root, path, target)
+        return hit["id"] if hit is not None else None
 
 
 def resolve_links(conn: Any, *, sources: Iterable[str] = (), files: Iterable[str] = (),
-                  keys: Iterable[str] = ()) -> int:
-    """Resolve the links written by `sources` (entry ids) or `files` (code), or named by `keys`;
-    returns how many changed target. Caller holds the write transaction."""
-    rows = gq.links_to_resolve(conn, sorted(set(sources)), sorted(set(files)), sorted(set(keys)))
-    names = EntryNames(conn) if len(rows) >= IN_MEMORY_FROM else None
-    cache: dict[tuple[str, ...], str | None] = {}
+                  keys: Iterable[str] = (), resolver: Resolver | None = None,
+                  skip_sources: Collection[str] = ()) -> int:
+    """Resolve the links written by `sources` (entry ids) or `files` (code), or named by `keys`
+    (except those written by `skip_sources`, just written resolved); returns how many changed
+    target. Caller holds the write transaction."""
+    # When every note was just written resolved (a full reindex), only code links may name a changed note.
+    code_only = bool(skip_sources) and len(skip_sources) >= eq.entry_count(conn)
+    rows = gq.links_to_resolve(conn, sorted(set(sources)), sorted(set(files)), sorted(set(keys)), code_only)
+    resolver = resolver or Resolver(conn, many=len(rows) >= IN_MEMORY_FROM)
     updates: list[tuple[str | None, int]] = []
-    for link_id, kind, target, old, root, path in rows:
-        if kind == "breadcrumb" or root is None:
-            key: tuple[str, ...] = ("crumb", target)
-            root = None
-        elif target.lower().endswith(".md"):
-            key = ("md", root, path, target)
-        else:
-            key = ("name", target)
-        if key not in cache:
-            if names is None:
-                cache[key] = _from_sql(conn, kind, root, path, target)
-            else:
-                cache[key] = names.crumb(target) if root is None else names.link(root, path, target)
-        if cache[key] != old:
-            updates.append((cache[key], link_id))
+    for link_id, kind, target, old, root, path, source in rows:
+        if source in skip_sources:
+            continue
+        new = resolver.target(kind, target, root, path)
+        if new != old:
+            updates.append((new, link_id))
     gq.set_link_targets(conn, updates)
     return len(updates)
+
+
+NoteLinks = tuple[str, str, str, Sequence[LinkRef]]  # root, path, content hash, links
+
+
+def write_note_links(conn: Any, notes: Mapping[str, NoteLinks], keys: set[str]) -> None:
+    """Write the links of the notes a reindex stored, resolved as they are written (one write per link,
+    not an insert and an update), then resolve the other links that may name a note that came, went
+    or changed (`keys`). A note whose content changed meanwhile (another process indexed a newer
+    version, with its own links) is left alone. Caller holds the write transaction."""
+    resolver = Resolver(conn, many=sum(len(note[3]) for note in notes.values()) >= IN_MEMORY_FROM)
+    current = eq.content_hashes(conn, list(notes))
+    gq.replace_links_of(conn, {eid: [link_row(ref, resolver.target(ref.kind, ref.target, root, path)) for ref in links]
+                               for eid, (root, path, content_hash, links) in notes.items()
+                               if current.get(eid) == content_hash})
+    resolve_links(conn, keys=keys, resolver=resolver, skip_sources=notes.keys())

@@ -54,8 +54,10 @@ def _step(conn: Any, walk: Walk, frontier: list[str], level: int, day: str,
     notes = [node[2:] for node in frontier if node.startswith("e:")]
     files = [node[2:] for node in frontier if node.startswith("f:")]
     budget = FANOUT * len(frontier) * 2
-    rows = (gq.links_from(conn, notes, day, budget) + gq.links_to(conn, notes, day, budget)) if notes else []
-    rows += gq.links_of_files(conn, files, budget) if files else []
+    parts = [gq.links_from(conn, notes, day, budget), gq.links_to(conn, notes, day, budget)] if notes else []
+    parts += [gq.links_of_files(conn, files, budget)] if files else []
+    walk.truncated |= any(len(part) == budget for part in parts)  # the query's own bound cut it short
+    rows = [row for part in parts for row in part]
     per_node: dict[str, int] = {}
     fresh: list[str] = []
     current = set(frontier)

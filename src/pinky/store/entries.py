@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pinky.layout import slug_candidates
-from pinky.linkrefs import LinkRef, target_key
+from pinky.linkrefs import LinkRef, link_row
 from pinky.store.graph import replace_note_links
 from pinky.store.vectors import VEC_TABLE, bump_vector_generation, drop_orphan_vectors
 
@@ -59,6 +59,16 @@ def forget_skipped(conn: Any, root: str, path: str) -> None:
     conn.execute("DELETE FROM skipped_file WHERE root = ? AND path = ?", (root, path))
 
 
+def content_hashes(conn: Any, entry_ids: list[str]) -> dict[str, str]:
+    """Entry id -> content hash, for the ids that are indexed."""
+    found: dict[str, str] = {}
+    for start in range(0, len(entry_ids), 500):
+        part = entry_ids[start : start + 500]
+        found.update(conn.execute(f"SELECT id, content_hash FROM entry WHERE id IN ({','.join('?' * len(part))})",
+                                  part).fetchall())
+    return found
+
+
 def touch_entry(conn: Any, entry_id: str, mtime_ns: int, size: int) -> None:
     conn.execute("UPDATE entry SET mtime_ns = ?, size = ? WHERE id = ?", (mtime_ns, size, entry_id))
 
@@ -85,11 +95,11 @@ def slug_taken(conn: Any, slug: str, entry_id: str) -> bool:
     return row is not None
 
 
-def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef], mentions: Sequence[str],
+def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef] | None, mentions: Sequence[str],
                  chunks: Sequence[dict[str, Any]], has_vec_table: bool) -> None:
     """Replace an entry, its links and all of its chunks (FTS rows and vectors included) in one go.
 
-    Its links are stored unresolved: the caller resolves them once the whole batch is written."""
+    Its links are stored unresolved (the caller resolves them); None leaves them to the caller."""
     _delete_chunks(conn, row["id"], has_vec_table)
     columns = list(row)
     updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "id")
@@ -100,9 +110,8 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef], menti
     )
     for table in ("entry_file", "entry_mention"):
         conn.execute(f"DELETE FROM {table} WHERE entry_id = ?", (row["id"],))
-    replace_note_links(conn, row["id"], [
-        (ref.kind, ref.rel, ref.target, target_key(ref.target), _code_path(ref.target) if ref.kind == "files" else None,
-         ref.line, ref.since, ref.until) for ref in links])
+    if links is not None:
+        replace_note_links(conn, row["id"], [link_row(ref) for ref in links])
     conn.executemany("INSERT INTO entry_mention(entry_id, name) VALUES (?, ?)", [(row["id"], n) for n in mentions])
     conn.executemany("INSERT INTO entry_file(entry_id, path) VALUES (?, ?)",
                      [(row["id"], f) for f in json.loads(row["files"])])
@@ -115,14 +124,6 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef], menti
             "INSERT INTO chunk_fts(rowid, title, heading, text) VALUES (?, ?, ?, ?)",
             (cur.lastrowid, row["title"], chunk["heading"], chunk["text"]),
         )
-
-
-def _code_path(written: str) -> str:
-    """A `files:` entry as the code scan names files: relative to the project, '/' separated."""
-    path = written.strip().replace("\\", "/")
-    while path.startswith("./"):
-        path = path[2:]
-    return path.rstrip("/")
 
 
 ENTRY_COLUMNS = ("id, root, path, slug, scope, type, project, tags, files, created, last_verified, "
