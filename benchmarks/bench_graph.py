@@ -1,10 +1,11 @@
 """Knowledge-graph speed figures (a script, not a test): prints them, asserts nothing.
 
-    python benchmarks/bench_graph.py [--notes 10000] [--links-per-note 5] [--walks 300]
+    python benchmarks/bench_graph.py [--notes 10000] [--links-per-note 5] [--walks 300] [--embedder hash|use]
 
 Generates N notes of ~150 words, each with `links-per-note` links to random other notes (one typed
 `links:` entry in the frontmatter, the rest `[[wikilinks]]` and relative `.md` links in the text),
-and indexes them with the hashing embedder. Prints:
+and indexes them with the hashing embedder (`--embedder use`: the default model, whose embedding
+makes the reindex far slower and the links' share far smaller). Prints:
 
 - the depth-1 and depth-2 neighbourhood latency (p50, p95) over random entries;
 - what link extraction adds to a full reindex, two ways: the same notes with their links written
@@ -115,15 +116,18 @@ def main() -> None:
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--links-per-note", type=int, default=5)
     parser.add_argument("--walks", type=int, default=300)
+    parser.add_argument("--embedder", choices=["hash", "use"], default="hash")
     args = parser.parse_args()
-    os.environ["PINKY_HASH_EMBED"] = "1"
+    os.environ.pop("PINKY_HASH_EMBED", None)
+    if args.embedder == "hash":
+        os.environ["PINKY_HASH_EMBED"] = "1"
     with tempfile.TemporaryDirectory(prefix="pinky-bench-graph-") as tmp:
         plain, linked = Path(tmp) / "plain", Path(tmp) / "linked"
         (plain / "home").mkdir(parents=True)
         (linked / "home").mkdir(parents=True)
         make_notes(plain / "documentation", args.notes, args.links_per_note, linked=False)
         count = make_notes(linked / "documentation", args.notes, args.links_per_note, linked=True)
-        print(f"{args.notes:,} notes, {count:,} links; hashing embedder; python {sys.version.split()[0]}")
+        print(f"{args.notes:,} notes, {count:,} links; {args.embedder} embedder; python {sys.version.split()[0]}")
 
         plain_s, kb = full_reindex(plain)
         kb.close()

@@ -190,8 +190,7 @@ def test_timeline_from_git_history_links_and_diary(repo: Path) -> None:
     commit("Pool: the second restart\n\nlong story", 1_770_000_000)  # 2026-02-02
     write_note(docs, "diary/2026-02-03.md", "---\ntype: diary\n---\n- 10:00 [abc12345] note: hit gotcha/pool again\n"
                "- 11:00 [abc12345] note: something else\n")
-    run("reindex")
-    found = json.loads(run("timeline", "gotcha/pool", "--json"))
+    found = json.loads(run("timeline", "gotcha/pool", "--json"))  # a new index is filled first
     assert found["history"] == "git"
     assert [(e["date"][:10], e["kind"], e["text"]) for e in found["events"]] == [
         ("2026-01-01", "created", f"Add the pool gotcha (+{len(POOL.splitlines())} -0 lines)"),
