@@ -276,3 +276,16 @@ def test_the_walk_is_bounded_in_fan_out_and_says_so(project: Path) -> None:
     assert small["truncated"] is False and [n["id"] for n in small["nodes"]] == ["note/spoke-3", "note/hub"]
     tree = run("graph", "note/hub").splitlines()
     assert tree[-1].startswith("… more links than shown") and len(tree) == FANOUT + 2
+
+
+def test_a_link_saved_before_its_target_resolves_when_the_target_is_saved(project: Path) -> None:
+    with KnowledgeBase(load_config()) as kb:
+        first = kb.save("Retries", "Back off; see [[Pool hangs]] and [[gotcha/pool-hangs]].", type="pattern")
+        assert [lk["slug"] for lk in kb.related(first.slug)["links"]] == [None, None]
+        target = kb.save("Pool hangs", "Close it with a timeout.", type="gotcha")
+        assert [lk["slug"] for lk in kb.related(first.slug)["links"]] == [target.slug, target.slug]
+        assert [b["slug"] for b in kb.related(target.slug)["backlinks"]] == [first.slug]
+        kb.delete(target.slug, "wrong")
+        assert [lk["slug"] for lk in kb.related(first.slug)["links"]] == [None, None]
+        kb.restore(target.slug)
+        assert [lk["slug"] for lk in kb.related(first.slug)["links"]] == [target.slug, target.slug]
