@@ -116,7 +116,7 @@ def context_rows(kb, dataset: str, base: Path, queries: list[dict]) -> list[tupl
 
 
 def main() -> None:
-    global EVAL  # first: `--data`'s default reads it (after it, the script did not compile)
+    global EVAL
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", choices=["scifact", "cosqa", "all"], default="all")
     parser.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "pinky-eval")

@@ -275,13 +275,17 @@ def test_drift_reports_unindexed_changes(kb: KnowledgeBase, project: Path) -> No
     assert drift["deleted"] == ["documentation/note/bread.md"]
 
 
-def test_gc_removes_stale_cache_rows(kb: KnowledgeBase, project: Path) -> None:
+def test_a_deleted_notes_vectors_are_kept_for_its_return(kb: KnowledgeBase, project: Path) -> None:
     kb.reindex()
-    (project / "documentation/note/bread.md").unlink()
+    note = project / "documentation/note/bread.md"
+    text = note.read_text(encoding="utf-8")
+    note.unlink()
     kb.reindex()
-    removed = kb.gc()
-    assert removed["stale_cached_embeddings"] == 1
+    assert kb.stats()["cached_embeddings"] == 1  # bread's vector, kept by its text's hash
     assert kb.gc()["stale_cached_embeddings"] == 0
+    note.write_text(text, encoding="utf-8")  # a revert, or the same note under another name
+    assert kb.reindex().chunks_embedded == 0
+    assert kb.stats()["cached_embeddings"] == 0  # live again: the index holds it
 
 
 def test_stats_shape(kb: KnowledgeBase) -> None:

@@ -237,12 +237,12 @@ def test_collect_garbage_removes_orphans_and_stale_cache_rows_only(db: Database)
 
     removed = eq.collect_garbage(conn, "fp-now", has_vec_table=False)
 
-    assert removed == {"orphan_chunks": 2, "orphan_fts_rows": 3, "stale_cached_embeddings": 2,
+    assert removed == {"orphan_chunks": 2, "orphan_fts_rows": 3, "stale_cached_embeddings": 1,
                        "orphan_usage_rows": 2}
     assert [r[0] for r in conn.execute("SELECT entry_id FROM chunk")] == [kept]
     assert len(fts_rowids(conn)) == 1
-    assert [tuple(r) for r in conn.execute("SELECT hash, fingerprint FROM embedding_cache")] == [(live_hash,
-                                                                                                  "fp-now")]
+    kept_vectors = sorted(tuple(r) for r in conn.execute("SELECT hash, fingerprint FROM embedding_cache"))
+    assert kept_vectors == sorted([(live_hash, "fp-now"), ("no-chunk-has-this", "fp-now")])  # only fp-old goes
     assert [r[0] for r in conn.execute("SELECT entry_id FROM usage")] == [kept]
     assert eq.collect_garbage(conn, "fp-now", has_vec_table=False) == dict.fromkeys(removed, 0)
 

@@ -20,11 +20,13 @@ from pinky.locations import (
     ENV_COVERAGE_GATE,
     ENV_EMBED_MODEL,
     ENV_EMBED_MODEL_PATH,
+    ENV_EMBED_WORKERS,
     ENV_EMBEDDER,
     ENV_FUSION,
     ENV_HASH_EMBED,
     ENV_MAX_NOTE_BYTES,
     ENV_MIN_SIMILARITY,
+    ENV_MODEL_CACHE,
     ENV_RRF_K,
     ENV_VECTOR_WEIGHT,
     Locations,
@@ -115,6 +117,8 @@ class Config:
     chunk_words: int = DEFAULT_CHUNK_WORDS
     max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES
     fusion: FusionSettings = field(default_factory=FusionSettings)
+    model_cache_off: bool = False
+    embed_workers: int | None = None  # processes for large embedding runs; None: one per core (embed_pool)
 
     @property
     def in_project(self) -> bool:
@@ -181,7 +185,22 @@ def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
         chunk_words=chunk_words,
         max_note_bytes=max_note_bytes,
         fusion=_fusion(env),
+        model_cache_off=(env.get(ENV_MODEL_CACHE) or "").strip().lower() in ("off", "0", "false", "no"),
+        embed_workers=_embed_workers(env),
     )
+
+
+def _embed_workers(env: dict[str, str]) -> int | None:
+    value = (env.get(ENV_EMBED_WORKERS) or "").strip().lower()
+    if value in ("", "auto"):
+        return None
+    try:
+        workers = int(value)
+    except ValueError:
+        workers = -1
+    if not 0 <= workers <= 64:
+        raise InvalidInput(f"{ENV_EMBED_WORKERS} must be auto or a number of processes from 0 to 64, got {value!r}")
+    return workers
 
 
 def load_config(

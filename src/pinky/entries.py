@@ -116,8 +116,9 @@ def file_of(index: Index, slug: str) -> Path:
 
 def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,
          scope: str | None = None, project: str | None = None, files: list[str] | None = None,
-         embed: bool = True) -> Entry:
-    """Write a new note atomically into the right root, then index it at once."""
+         embed: bool = True, draft: bool = False) -> Entry:
+    """Write a new note atomically into the right root, then index it at once. A draft (written by
+    the Stop hook's capture, not by a person or the agent) says so in its frontmatter."""
     title, hidden = _redacted(clean_title(title), [])
     meta: dict[str, Any] = {"title": title, "type": validate_type(type), "tags": validate_tags(tags)}
     body, hidden = _redacted(clean_text(body, "body", MAX_BODY_CHARS), hidden)
@@ -132,6 +133,8 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
     meta["last_verified"] = today.date().isoformat()
     if files:
         meta["files"] = validate_tags(files, "files")
+    if draft:
+        meta["draft"] = True
     directory = Path(ensure_inside(index.root_dir(root) / meta["type"], index.root_dir(root)))
     path = Path(write_numbered(directory, slugify(meta["title"]), render(meta, body)))
     fallback = slug_for(root, path.relative_to(index.root_dir(root)).as_posix())

@@ -34,12 +34,11 @@ from pinky.store import entries as eq
 from pinky.store import graph as gq
 from pinky.store import vectors as vq
 from pinky.store.connect import write_transaction
+from pinky.vector_fill import embed_pending
 
 log = logging.getLogger("pinky.indexer")
 
 WRITE_BATCH = 200
-EMBED_BATCH = 64
-PENDING_BATCH = 512
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 
@@ -281,52 +280,6 @@ def _store_changed(index: Index, source: SourceFile, doc: Document, prepared: Pr
         report.updated += 1
     else:
         report.added += 1
-
-
-def embed_pending(index: Index, progress: Progress | None = None) -> int:
-    """Give every chunk lacking a vector one, from the cache when its text was seen before.
-
-    Returns how many chunks the model actually embedded (cache hits are free)."""
-    if not index.prepare_vectors():
-        return 0
-    conn = index.conn
-    fingerprint = index.fingerprint()
-    embedded = done = 0
-    total = vq.count_pending(conn)
-    while rows := vq.pending_chunks(conn, PENDING_BATCH):
-        cached = vq.cached_vectors(conn, (r[1] for r in rows), fingerprint)
-        new = _embed_missing(index, rows, cached)
-        embedded += len(new)
-        with write_transaction(conn):
-            vq.cache_vectors(conn, new.items(), fingerprint)
-            stored = vq.store_vectors(conn, [(r[0], new.get(r[1]) or cached[r[1]]) for r in rows])
-        done += len(rows)
-        if progress:
-            progress("embed", min(done, total), max(total, done))
-        if stored == 0:
-            break  # another process is filling the same chunks; it will finish them
-    return embedded
-
-
-def _embed_missing(index: Index, rows: list[tuple[int, str, str, str, str]],
-                   cached: dict[str, bytes]) -> dict[str, bytes]:
-    """Vectors (float32 bytes) for the chunk texts the cache lacks, keyed by chunk hash."""
-    import numpy as np
-
-    from pinky.embedding import embed_input
-
-    missing: dict[str, str] = {}
-    for _cid, chash, title, heading, text in rows:
-        if chash not in cached and chash not in missing:
-            missing[chash] = embed_input(title, heading, text)
-    new: dict[str, bytes] = {}
-    keys = list(missing)
-    for i in range(0, len(keys), EMBED_BATCH):
-        part = keys[i : i + EMBED_BATCH]
-        vectors = index.embedder.embed([missing[k] for k in part])
-        for key, vector in zip(part, np.asarray(vectors, dtype=np.float32), strict=True):
-            new[key] = vector.tobytes()
-    return new
 
 
 def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:

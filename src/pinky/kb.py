@@ -119,10 +119,10 @@ class KnowledgeBase:
 
     def save(self, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,
              scope: str | None = "project", project: str | None = None, files: list[str] | None = None,
-             embed: bool = True) -> Entry:
+             embed: bool = True, draft: bool = False) -> Entry:
         """Write a new note into the project's (or the global) knowledge folder and index it."""
         return entries.save(self.index, title, body, type=type, tags=tags, scope=scope, project=project,
-                            files=files, embed=embed)
+                            files=files, embed=embed, draft=draft)
 
     def get(self, slug: str) -> Entry:
         return entries.get(self.index, slug)

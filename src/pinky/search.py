@@ -19,6 +19,7 @@ from pinky.errors import InvalidInput, NotInProject
 from pinky.index import Index
 from pinky.redact import redact
 from pinky.store import retrieval as rq
+from pinky.store import vectors as vq
 from pinky.store.connect import write_transaction
 from pinky.validate import MAX_QUERY_CHARS, clean_text, validate_limit, validate_tags, validate_type
 
@@ -271,6 +272,7 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
         usable, why = index.vector_status()
         if usable:
             vector = semantic_hits(index, query, filters)
+            notice = pending_notice(index)
         else:
             notice, ran = f"vector search unavailable ({why}); results are full-text only", "bm25"
     boosts = context_rank.boosts_for(index, context_file) if context_file else {}
@@ -280,6 +282,17 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
     if record_usage and ranked:
         _record_usage(index, [entry for entry, _, _ in ranked], query)
     return SearchResult(hits, ran, notice)
+
+
+def pending_notice(index: Index) -> str | None:
+    """Say so when some chunks have no vector yet (a reindex still embedding, or stopped early):
+    those are found by full text only, and a semantic question may miss them."""
+    pending = vq.count_pending(index.conn)
+    if not pending:
+        return None
+    which = "1 chunk has" if pending == 1 else f"{pending:,} chunks have"
+    return (f"{which} no vector yet (embedding in progress, or run `pinky reindex`); until then "
+            f"{'it is' if pending == 1 else 'they are'} found by full text only")
 
 
 def lexical_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidate]:

@@ -10,7 +10,7 @@ from typing import Any
 from pinky.layout import slug_candidates
 from pinky.linkrefs import LinkRef, link_row
 from pinky.store.graph import replace_note_links
-from pinky.store.vectors import VEC_TABLE, bump_vector_generation, drop_orphan_vectors
+from pinky.store.vectors import VEC_TABLE, bump_vector_generation, drop_orphan_vectors, stash_vectors
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,7 @@ def _delete_chunks(conn: Any, entry_id: str, has_vec_table: bool) -> None:
     marks = ",".join("?" * len(ids))
     conn.execute(f"DELETE FROM chunk_fts WHERE rowid IN ({marks})", ids)
     if has_vec_table:
+        stash_vectors(conn, ids)
         conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id IN ({marks})", ids)
         bump_vector_generation(conn)
     conn.execute("DELETE FROM chunk WHERE entry_id = ?", (entry_id,))
@@ -231,8 +232,10 @@ def collect_garbage(conn: Any, fingerprint: str | None, has_vec_table: bool) -> 
         "DELETE FROM chunk_fts WHERE rowid NOT IN (SELECT id FROM chunk)").rowcount
     if has_vec_table:
         removed["orphan_vectors"] = drop_orphan_vectors(conn)
+    # Kept vectors of deleted chunks serve the next embedding run; those of another embedder, or
+    # whose text a live chunk holds with its vector, never will.
     removed["stale_cached_embeddings"] = conn.execute(
-        "DELETE FROM embedding_cache WHERE fingerprint != ? OR hash NOT IN (SELECT hash FROM chunk)",
+        "DELETE FROM embedding_cache WHERE fingerprint != ? OR hash IN (SELECT hash FROM chunk WHERE has_vector = 1)",
         (fingerprint or "",),
     ).rowcount
     removed["orphan_usage_rows"] = conn.execute(
