@@ -123,6 +123,10 @@ def test_pinky_mv_rewrites_every_inbound_link(repo: Path) -> None:
         assert "missing-note" in detail and "write-ahead" not in detail and "runbook" not in detail
     failed = CliRunner().invoke(cli, ["mv", "gotcha/pool", "decision/pgbouncer"])
     assert failed.exit_code == 1 and "exists" in failed.output
+    refusals = [("global/gotcha/pool", "within one root"), ("../outside", "give a slug"), (".hidden/x", "give a slug")]
+    for bad, why in refusals:
+        refused = CliRunner().invoke(cli, ["mv", "gotcha/pool", bad])
+        assert refused.exit_code == 1 and why in refused.output, refused.output
     assert (repo / "documentation/gotcha/pool.md").exists()
 
 

@@ -107,6 +107,8 @@ def _new_rel(row: Any, new: str) -> str:
     name = new.strip().removesuffix(".md").strip("/")
     if row["root"] == "global":
         name = name.removeprefix(GLOBAL_PREFIX)
+    elif name.startswith(GLOBAL_PREFIX):
+        raise InvalidInput(f"cannot move {row['slug']} into the global brain: pinky mv renames within one root")
     if "/" not in name and "/" in row["path"]:
         name = f"{posixpath.dirname(row['path'])}/{name}"
     rel = posixpath.normpath(name) + ".md"
