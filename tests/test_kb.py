@@ -406,3 +406,16 @@ def test_stats_report_entries_no_search_returned_for_months(kb: KnowledgeBase, p
     kb.search("sourdough starter", record_usage=True)  # bread is retrieved, so it is in use
     stats = kb.stats()
     assert (stats["unused"], stats["unused_sample"]) == (1, ["gotcha/pool"])
+
+
+def test_the_chunk_count_follows_writes_by_this_and_other_processes(kb: KnowledgeBase, project: Path) -> None:
+    kb.reindex()
+    before = kb.index.chunk_total()
+    assert before == kb.stats()["chunks"] == 2
+    with KnowledgeBase(load_config()) as other:  # another connection, as another process has
+        write_note(project / "documentation", "note/third.md", "A third note.\n")
+        other.reindex()
+    assert kb.index.chunk_total() == 3
+    (project / "documentation/note/third.md").unlink()
+    kb.reindex()  # this connection's own write
+    assert kb.index.chunk_total() == 2

@@ -38,7 +38,7 @@ from pinky.vector_fill import embed_pending
 
 log = logging.getLogger("pinky.indexer")
 
-WRITE_BATCH = 200
+WRITE_BATCH = 1000
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 
