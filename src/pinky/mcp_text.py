@@ -59,6 +59,8 @@ def search_text(out: SearchOut) -> str:
         where = f"{hit.path}:{hit.line}" if hit.line else hit.path
         text = hit.body.strip() if hit.body is not None else one_line(hit.snippet)
         block = f"{n}. {hit.title} [{hit.type}] — {where}  (slug: {hit.slug})\n   {text}"
+        if hit.why:
+            block += f"\n   ({hit.why})"
         if used + len(block) > budget:
             lines.append(f"… {len(out.hits) - n + 1} more in structuredContent")
             break
@@ -69,8 +71,10 @@ def search_text(out: SearchOut) -> str:
 
 def related_text(out: RelatedOut) -> str:
     lines = [f"{out.title} — {out.path} (slug: {out.slug})"]
-    lines.append("links: " + (", ".join(lk.slug or f"{lk.target} (unresolved)" for lk in out.links) or "none"))
-    lines.append("backlinks: " + (", ".join(b.slug for b in out.backlinks) or "none"))
+    rel = lambda link: f" ({link.rel})" if link.kind == "typed" else ""  # noqa: E731
+    lines.append("links: " + (", ".join((lk.slug or f"{lk.target} (unresolved)") + rel(lk) for lk in out.links)
+                              or "none"))
+    lines.append("backlinks: " + (", ".join(b.slug + rel(b) for b in out.backlinks) or "none"))
     lines.append("code: " + (", ".join(c.file + (f":{c.line}" if c.line else "") for c in out.code) or "none"))
     return "\n".join(lines)
 

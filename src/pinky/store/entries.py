@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from pinky.layout import slug_candidates
+from pinky.linkrefs import LinkRef, link_row
+from pinky.store.graph import replace_note_links
 from pinky.store.vectors import VEC_TABLE, bump_vector_generation, drop_orphan_vectors, stash_vectors
 
 
@@ -56,6 +58,16 @@ def forget_skipped(conn: Any, root: str, path: str) -> None:
     conn.execute("DELETE FROM skipped_file WHERE root = ? AND path = ?", (root, path))
 
 
+def content_hashes(conn: Any, entry_ids: list[str]) -> dict[str, str]:
+    """Entry id -> content hash, for the ids that are indexed."""
+    found: dict[str, str] = {}
+    for start in range(0, len(entry_ids), 500):
+        part = entry_ids[start : start + 500]
+        found.update(conn.execute(f"SELECT id, content_hash FROM entry WHERE id IN ({','.join('?' * len(part))})",
+                                  part).fetchall())
+    return found
+
+
 def touch_entry(conn: Any, entry_id: str, mtime_ns: int, size: int) -> None:
     conn.execute("UPDATE entry SET mtime_ns = ?, size = ? WHERE id = ?", (mtime_ns, size, entry_id))
 
@@ -83,9 +95,11 @@ def slug_taken(conn: Any, slug: str, entry_id: str) -> bool:
     return row is not None
 
 
-def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[str], mentions: Sequence[str],
+def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef] | None, mentions: Sequence[str],
                  chunks: Sequence[dict[str, Any]], has_vec_table: bool) -> None:
-    """Replace an entry and all of its chunks (FTS rows and vectors included) in one go."""
+    """Replace an entry, its links and all of its chunks (FTS rows and vectors included) in one go.
+
+    Its links are stored unresolved (the caller resolves them); None leaves them to the caller."""
     _delete_chunks(conn, row["id"], has_vec_table)
     columns = list(row)
     updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "id")
@@ -94,12 +108,13 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[str], mentions:
         f"ON CONFLICT(id) DO UPDATE SET {updates}",
         [row[c] for c in columns],
     )
-    for table in ("entry_file", "entry_link", "entry_mention"):
+    for table in ("entry_file", "entry_mention"):
         conn.execute(f"DELETE FROM {table} WHERE entry_id = ?", (row["id"],))
+    if links is not None:
+        replace_note_links(conn, row["id"], [link_row(ref) for ref in links])
     conn.executemany("INSERT INTO entry_mention(entry_id, name) VALUES (?, ?)", [(row["id"], n) for n in mentions])
     conn.executemany("INSERT INTO entry_file(entry_id, path) VALUES (?, ?)",
                      [(row["id"], f) for f in json.loads(row["files"])])
-    conn.executemany("INSERT INTO entry_link(entry_id, target) VALUES (?, ?)", [(row["id"], t) for t in links])
     for chunk in chunks:
         cur = conn.execute(
             "INSERT INTO chunk(entry_id, ord, heading, line, text, hash) VALUES (?, ?, ?, ?, ?, ?)",
