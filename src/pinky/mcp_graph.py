@@ -22,8 +22,9 @@ Rels = Annotated[list[str] | None, Field(max_length=20, description=(
 At = Annotated[str | None, Field(max_length=40, description=(
     "Show the links that held on this day (YYYY-MM-DD) instead of today: closed links come back."))]
 ContextFile = Annotated[str | None, Field(max_length=1000, description=(
-    "The file you are working on (repo-relative or absolute): entries linked to it (files:, Brain: breadcrumbs) "
-    "or one link from those rank a little higher, and say why."))]
+    "The file you are changing, when the search is about it (repo-relative or absolute): entries linked to it "
+    "(files:, Brain: breadcrumbs) or one link from those rank a little higher, and say why. Leave it out for "
+    "searches not about that file."))]
 WithTimeline = Annotated[bool, Field(description=(
     "Also return the entry's history: created, each change (git, with +/- lines), links added and closed, "
     "diary lines naming it."))]
