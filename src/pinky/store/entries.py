@@ -10,7 +10,14 @@ from typing import Any, NamedTuple
 from pinky.layout import slug_candidates
 from pinky.linkrefs import LinkRef, link_row
 from pinky.store.graph import replace_note_links
-from pinky.store.vectors import VEC_TABLE, bump_vector_generation, drop_orphan_vectors, stash_vectors
+from pinky.store.vectors import (
+    VEC_TABLE,
+    bump_vector_generation,
+    drop_orphan_vectors,
+    stash_vectors,
+    store_vectors,
+    vectors_by_hash,
+)
 
 
 class IndexedFile(NamedTuple):  # a tuple: 100,000 of them are built on every reindex (~3x cheaper)
@@ -72,17 +79,24 @@ def touch_entry(conn: Any, entry_id: str, mtime_ns: int, size: int) -> None:
     conn.execute("UPDATE entry SET mtime_ns = ?, size = ? WHERE id = ?", (mtime_ns, size, entry_id))
 
 
-def _delete_chunks(conn: Any, entry_id: str, has_vec_table: bool) -> None:
+def _delete_chunks(conn: Any, entry_id: str, has_vec_table: bool,
+                   reused: frozenset[str] = frozenset()) -> dict[str, bytes]:
+    """Delete an entry's chunks; return the vectors of those whose text hash is in `reused` (the
+    entry's new chunks take them back at once). The others' vectors are stashed for later runs."""
     ids = [r[0] for r in conn.execute("SELECT id FROM chunk WHERE entry_id = ?", (entry_id,))]
     if not ids:
-        return
+        return {}
     marks = ",".join("?" * len(ids))
     conn.execute(f"DELETE FROM chunk_fts WHERE rowid IN ({marks})", ids)
+    carried: dict[str, bytes] = {}
     if has_vec_table:
-        stash_vectors(conn, ids)
+        vectors = vectors_by_hash(conn, ids)
+        carried = {h: v for h, v in vectors.items() if h in reused}
+        stash_vectors(conn, {h: v for h, v in vectors.items() if h not in reused})
         conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id IN ({marks})", ids)
         bump_vector_generation(conn)
     conn.execute("DELETE FROM chunk WHERE entry_id = ?", (entry_id,))
+    return carried
 
 
 def delete_entry(conn: Any, entry_id: str, has_vec_table: bool) -> None:
@@ -99,8 +113,9 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef] | None
                  chunks: Sequence[dict[str, Any]], has_vec_table: bool) -> None:
     """Replace an entry, its links and all of its chunks (FTS rows and vectors included) in one go.
 
-    Its links are stored unresolved (the caller resolves them); None leaves them to the caller."""
-    _delete_chunks(conn, row["id"], has_vec_table)
+    Its links are stored unresolved (the caller resolves them); None leaves them to the caller. A chunk
+    whose text is unchanged keeps its vector (an edit re-embeds only the paragraphs it changed)."""
+    carried = _delete_chunks(conn, row["id"], has_vec_table, frozenset(c["hash"] for c in chunks))
     columns = list(row)
     updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "id")
     conn.execute(
@@ -124,6 +139,8 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef] | None
             "INSERT INTO chunk_fts(rowid, title, heading, text) VALUES (?, ?, ?, ?)",
             (cur.lastrowid, row["title"], chunk["heading"], chunk["text"]),
         )
+        if chunk["hash"] in carried:
+            store_vectors(conn, [(cur.lastrowid, carried[chunk["hash"]])])
 
 
 ENTRY_COLUMNS = ("id, root, path, slug, scope, type, project, tags, files, created, last_verified, "
