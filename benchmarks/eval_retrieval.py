@@ -87,13 +87,13 @@ def run(dataset: str, workdir: Path, limit: int | None) -> list[tuple[str, str, 
 
 
 def main() -> None:
+    global EVAL  # --data replaces it
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", choices=["scifact", "cosqa", "all"], default="all")
     parser.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "pinky-eval")
     parser.add_argument("--queries", type=int, default=None, help="Only the first N queries of each set.")
     parser.add_argument("--data", type=Path, default=EVAL, help="Folder holding scifact/ and cosqa/.")
     args = parser.parse_args()
-    global EVAL
     EVAL = args.data.resolve()
     if not all((EVAL / name / "queries.jsonl").is_file() for name in ("scifact", "cosqa")):
         sys.exit(f"no eval data at {EVAL}: it needs scifact/ and cosqa/ with notes.jsonl and queries.jsonl "

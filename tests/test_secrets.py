@@ -64,6 +64,14 @@ def test_update_redacts_the_new_body_and_an_old_secret_kept_in_place(kb: Knowled
     assert PASSWORD not in path.read_text(encoding="utf-8") and entry.redacted == ["secret"]
 
 
+def test_a_secret_pasted_as_a_tag_or_a_path_is_redacted_too(kb: KnowledgeBase, project: Path) -> None:
+    entry = kb.save("Tagged", "body", tags=["ci", TOKEN], files=[f"deploy/{TOKEN}.sh"])
+    assert TOKEN not in all_text(project / "documentation") and entry.redacted == ["github-token"]
+    assert "ci" in entry.tags and TOKEN not in " ".join(entry.tags + entry.files)
+    entry = kb.update(entry.slug, entry.version, tags=[f"token {TOKEN}"])
+    assert TOKEN not in all_text(project / "documentation") and entry.redacted == ["github-token"]
+
+
 def test_delete_reason_is_redacted(kb: KnowledgeBase, project: Path) -> None:
     entry = kb.save("Gone", "body")
     archived = kb.delete(entry.slug, f"leaked {TOKEN}")

@@ -119,7 +119,8 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
          embed: bool = True) -> Entry:
     """Write a new note atomically into the right root, then index it at once."""
     title, hidden = _redacted(clean_title(title), [])
-    meta: dict[str, Any] = {"title": title, "type": validate_type(type), "tags": validate_tags(tags)}
+    tag_list, hidden = _redacted_list(validate_tags(tags), hidden)
+    meta: dict[str, Any] = {"title": title, "type": validate_type(type), "tags": tag_list}
     body, hidden = _redacted(clean_text(body, "body", MAX_BODY_CHARS), hidden)
     resolved = search.resolve_scope(index, scope, project) or search.resolve_scope(index, "project", None)
     root = "global" if resolved == "global" else "project"
@@ -131,7 +132,7 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
     meta["created"] = today.isoformat()
     meta["last_verified"] = today.date().isoformat()
     if files:
-        meta["files"] = validate_tags(files, "files")
+        meta["files"], hidden = _redacted_list(validate_tags(files, "files"), hidden)
     directory = Path(ensure_inside(index.root_dir(root) / meta["type"], index.root_dir(root)))
     path = Path(write_numbered(directory, slugify(meta["title"]), render(meta, body)))
     fallback = slug_for(root, path.relative_to(index.root_dir(root)).as_posix())
@@ -143,6 +144,15 @@ def _redacted(text: str, kinds: list[str]) -> tuple[str, list[str]]:
     """`text` with its secrets replaced, and `kinds` plus the kinds replaced in it."""
     clean, found = redact_kinds(text)
     return clean, sorted({*kinds, *found})
+
+
+def _redacted_list(values: list[str], kinds: list[str]) -> tuple[list[str], list[str]]:
+    """Each value with its secrets replaced (a token pasted as a tag or a path), and the kinds so far."""
+    cleaned = []
+    for value in values:
+        value, kinds = _redacted(value, kinds)
+        cleaned.append(value)
+    return list(dict.fromkeys(cleaned)), kinds
 
 
 def get(index: Index, slug: str) -> Entry:
@@ -185,9 +195,10 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
         if error:
             raise InvalidInput(f"{path} has malformed frontmatter ({error}); fix it by hand first")
         title, hidden = (None, []) if title is None else _redacted(clean_title(title), [])
+        tag_list, hidden = (None, hidden) if tags is None else _redacted_list(validate_tags(tags), hidden)
         changes = {"title": title,
                    "type": None if type is None else validate_type(type),
-                   "tags": None if tags is None else validate_tags(tags),
+                   "tags": tag_list,
                    "last_verified": None if last_verified is None else valid_day(last_verified, "last_verified")}
         meta.update({key: value for key, value in changes.items() if value is not None})
         new_body = old_body if body is None else clean_text(body, "body", MAX_BODY_CHARS)
