@@ -36,6 +36,7 @@ from pinky.validate import (
     MAX_BODY_CHARS,
     clean_text,
     clean_title,
+    normalise_tag,
     validate_slug,
     validate_tags,
     validate_type,
@@ -119,7 +120,7 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
          embed: bool = True) -> Entry:
     """Write a new note atomically into the right root, then index it at once."""
     title, hidden = _redacted(clean_title(title), [])
-    tag_list, hidden = _redacted_list(validate_tags(tags), hidden)
+    tag_list, hidden = _tags(tags, hidden)
     meta: dict[str, Any] = {"title": title, "type": validate_type(type), "tags": tag_list}
     body, hidden = _redacted(clean_text(body, "body", MAX_BODY_CHARS), hidden)
     resolved = search.resolve_scope(index, scope, project) or search.resolve_scope(index, "project", None)
@@ -153,6 +154,12 @@ def _redacted_list(values: list[str], kinds: list[str]) -> tuple[list[str], list
         value, kinds = _redacted(value, kinds)
         cleaned.append(value)
     return list(dict.fromkeys(cleaned)), kinds
+
+
+def _tags(values: Any, kinds: list[str]) -> tuple[list[str], list[str]]:
+    """Tags as kept: redacted (before any case change hides a key's shape), then normalised."""
+    cleaned, kinds = _redacted_list(validate_tags(values), kinds)
+    return list(dict.fromkeys(normalise_tag(tag) for tag in cleaned)), kinds
 
 
 def get(index: Index, slug: str) -> Entry:
@@ -195,7 +202,7 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
         if error:
             raise InvalidInput(f"{path} has malformed frontmatter ({error}); fix it by hand first")
         title, hidden = (None, []) if title is None else _redacted(clean_title(title), [])
-        tag_list, hidden = (None, hidden) if tags is None else _redacted_list(validate_tags(tags), hidden)
+        tag_list, hidden = (None, hidden) if tags is None else _tags(tags, hidden)
         changes = {"title": title,
                    "type": None if type is None else validate_type(type),
                    "tags": tag_list,

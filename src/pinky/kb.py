@@ -16,6 +16,7 @@ from typing import Any
 from pinky import entries, healing, indexer, listing, maintenance, search
 from pinky.config import Config, load_config
 from pinky.entries import Entry
+from pinky.hygiene import Hygiene
 from pinky.index import Index
 from pinky.indexer import Progress, ReindexReport
 from pinky.search import Hit, SearchResult
@@ -178,6 +179,11 @@ class KnowledgeBase:
 
     def gc(self) -> dict[str, int]:
         return maintenance.gc(self.index)
+
+    @property
+    def hygiene(self) -> Hygiene:
+        """Tags, supersession, verification, feedback, pruning, gaps, contradictions, export and import."""
+        return Hygiene(self.index)
 
     def verify(self) -> str | None:
         """SQLite's quick_check of the whole index: None when sound, else the damage (then repaired)."""

@@ -15,19 +15,19 @@ No `from __future__ import annotations`: the SDK reads these signatures at runti
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
-import anyio
-from mcp.server.mcpserver import Resolve
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import Field
 
-from pinky import mcp_text
+from pinky import mcp_hygiene, mcp_text
 from pinky.config import Config
 from pinky.errors import PinkyError
 from pinky.kb import KnowledgeBase
-from pinky.layout import ENTRY_TYPES
+from pinky.mcp_common import EntryType, Slug, State, run_core
+from pinky.mcp_common import ServerState as ServerState  # re-exported: the server and tests import it from here
+from pinky.mcp_common import result as _result
 from pinky.mcp_models import (
     BriefingOut,
     DeleteOut,
@@ -43,59 +43,11 @@ from pinky.mcp_models import (
     StatsOut,
     SyncOut,
 )
-from pinky.mcp_sdk import lifespan_state
 from pinky.runtime import Runtime
 from pinky.validate import MAX_BODY_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
 
-T = TypeVar("T")
-EntryType = Literal[ENTRY_TYPES]  # type: ignore[valid-type]
 Format = Literal["compact", "full"]
 FULL_BODY_CHARS = 20_000
-
-
-@dataclass(frozen=True)
-class ServerState:
-    """What the server's lifespan yields to every tool call."""
-
-    runtime: Runtime
-    tier: str
-
-
-State = Annotated[ServerState, Resolve(lifespan_state)]
-
-
-# --- helpers ------------------------------------------------------------------------------------
-
-
-async def run_core(runtime: Runtime, fn: Callable[[KnowledgeBase], T], *, exclusive: bool = False,
-                   error: type[Exception] = ToolError) -> T:
-    """Run a core call in a worker thread; turn core errors into messages the model can act on."""
-    call = runtime.call_exclusive if exclusive else runtime.call
-    try:
-        return await anyio.to_thread.run_sync(call, fn)
-    except PinkyError as exc:
-        raise error(str(exc)) from exc
-    except OSError as exc:
-        where = f" ({exc.filename})" if exc.filename else ""
-        raise error(f"file system error: {exc.strerror or exc}{where}") from exc
-
-
-def _result(text: str, model: BaseModel, *, drop_none: tuple[str, ...] = ()) -> CallToolResult:
-    data = model.model_dump(mode="json")
-    _drop_nones(data, drop_none)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
-
-
-def _drop_nones(data: Any, keys: tuple[str, ...]) -> None:
-    if isinstance(data, dict):
-        for key in keys:
-            if key in data and data[key] is None:
-                del data[key]
-        for value in data.values():
-            _drop_nones(value, keys)
-    elif isinstance(data, list):
-        for value in data:
-            _drop_nones(value, keys)
 
 
 def _entry_meta(entry: Any) -> EntryMetaOut:
@@ -134,8 +86,6 @@ def save_target(config: Config, scope: str | None, project: str | None) -> tuple
 
 # --- read tools ---------------------------------------------------------------------------------
 
-Slug = Annotated[str, Field(min_length=1, max_length=500,
-                            description="Entry slug from a search hit, e.g. 'gotcha/pg-pool-timeout'.")]
 Tags = Annotated[list[str] | None, Field(max_length=MAX_TAGS, description=f"Tags, at most {MAX_TAGS}.")]
 
 
@@ -407,6 +357,7 @@ TOOL_TIERS: dict[str, tuple[ToolSpec, ...]] = {
         ToolSpec(brain_briefing, "What changed lately", READ_ONLY),
         ToolSpec(brain_list, "List entries", READ_ONLY),
         ToolSpec(brain_stats, "Brain size and health", READ_ONLY),
+        ToolSpec(mcp_hygiene.brain_tags, "Tag vocabulary", READ_ONLY),
     ),
     "write": (
         ToolSpec(brain_save, "Save knowledge", _writes(destructive=False)),

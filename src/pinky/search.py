@@ -19,7 +19,7 @@ from pinky.index import Index
 from pinky.redact import redact
 from pinky.store import retrieval as rq
 from pinky.store.connect import write_transaction
-from pinky.validate import MAX_QUERY_CHARS, clean_text, validate_limit, validate_tags, validate_type
+from pinky.validate import MAX_QUERY_CHARS, clean_text, normalise_tag, validate_limit, validate_tags, validate_type
 
 log = logging.getLogger("pinky.search")
 SEARCH_MODES = ("hybrid", "bm25", "vector")
@@ -250,7 +250,7 @@ def resolve_scope(index: Index, scope: str | None, project: str | None) -> str |
 def filters_for(index: Index, *, scope: str | None = None, project: str | None = None, type: str | None = None,
                 tags: Sequence[str] | None = None, since: str | None = None) -> rq.Filters:
     return rq.Filters(scope=resolve_scope(index, scope, project), type=validate_type(type) if type else None,
-                      tags=tuple(validate_tags(tags)), fresh_since=freshness(since))
+                      tags=tuple(normalise_tag(t) for t in validate_tags(tags)), fresh_since=freshness(since))
 
 
 def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | None = None,

@@ -31,7 +31,7 @@ class Filters:
             clauses.append("e.type = ?")
             params.append(self.type)
         for tag in self.tags:
-            clauses.append("EXISTS (SELECT 1 FROM json_each(e.tags) WHERE json_each.value = ?)")
+            clauses.append("EXISTS (SELECT 1 FROM json_each(e.tags) WHERE lower(trim(json_each.value)) = ?)")
             params.append(tag)
         if self.fresh_since:
             day, ns = self.fresh_since

@@ -1,0 +1,54 @@
+"""Commands that keep the brain true: tags, verify, feedback, prune, gaps, check (documentation/HYGIENE.md)."""
+
+from __future__ import annotations
+
+import click
+
+from pinky.cli.app import cli, emit_json, open_kb
+
+
+@cli.group(invoke_without_command=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a `tags` array.")
+@click.pass_context
+def tags(ctx: click.Context, as_json: bool) -> None:
+    """List every tag with how many entries carry it, most used first; `tags rename` renames one.
+
+    Tags are matched without case or surrounding space, and saved that way.
+
+    Example:
+
+        pinky tags && pinky tags rename postgresql postgres
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    found = open_kb(ctx).hygiene.tags()
+    if as_json:
+        emit_json({"count": len(found), "tags": found})
+        return
+    if not found:
+        click.echo("no tags")
+    for item in found:
+        click.echo(f"{item['count']:>5}  {item['tag']}")
+
+
+@tags.command("rename")
+@click.argument("old")
+@click.argument("new")
+@click.option("--json", "as_json", is_flag=True, help="Print what was renamed as JSON.")
+@click.pass_context
+def tags_rename(ctx: click.Context, old: str, new: str, as_json: bool) -> None:
+    """Rewrite the frontmatter of every note tagged OLD to carry NEW instead.
+
+    Example:
+
+        pinky tags rename postgresql postgres
+    """
+    done = open_kb(ctx).hygiene.rename_tag(old, new)
+    if as_json:
+        emit_json(done)
+        return
+    click.echo(f"renamed {done['old']!r} to {done['new']!r} in {len(done['renamed'])} notes")
+    for slug in done["renamed"]:
+        click.echo(f"  {slug}")
+    for line in done["skipped"]:
+        click.echo(f"skipped {line}", err=True)

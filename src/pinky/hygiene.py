@@ -1,0 +1,34 @@
+"""Hygiene: the operations that keep the brain true, as one healed facade (`KnowledgeBase.hygiene`).
+
+Tags as a vocabulary, supersession chains, verification, feedback and pruning, knowledge gaps,
+contradictions, export and import. Each method is one line into the module that owns it; like
+KnowledgeBase, each runs through `pinky.healing`, so a replaced or damaged index is followed or
+repaired and the call runs again. documentation/HYGIENE.md says what each does and how to turn it off.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pinky import healing
+from pinky.index import Index
+
+
+@healing.healed
+class Hygiene:
+    def __init__(self, index: Index) -> None:
+        self.index = index
+
+    # --- tags ----------------------------------------------------------------------------------------
+
+    def tags(self) -> list[dict[str, Any]]:
+        """Every tag with how many entries carry it, most used first."""
+        from pinky.tags import list_tags
+
+        return list_tags(self.index)
+
+    def rename_tag(self, old: str, new: str) -> dict[str, Any]:
+        """Rewrite every note tagged `old` to carry `new`; returns the slugs renamed and skipped."""
+        from pinky.tags import rename_tag
+
+        return rename_tag(self.index, old, new)
