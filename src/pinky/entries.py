@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pinky import healing, indexer, search
+from pinky import healing, indexer, search, supersession
 from pinky.dates import now_utc, valid_day
 from pinky.errors import Conflict, InvalidInput, NotFound
 from pinky.fileio import FileLock, atomic_write, create_new, ensure_inside, file_lock, write_numbered
@@ -117,11 +117,16 @@ def file_of(index: Index, slug: str) -> Path:
 
 def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,
          scope: str | None = None, project: str | None = None, files: list[str] | None = None,
-         embed: bool = True) -> Entry:
-    """Write a new note atomically into the right root, then index it at once."""
+         embed: bool = True, key: str | None = None, subject: str | None = None) -> Entry:
+    """Write a new note atomically into the right root, then index it at once.
+
+    With a `key` or `subject`, the current entries of the same scope with the same one are superseded
+    (`pinky.supersession`); a `subject` makes a default `note` a `status`."""
     title, hidden = _redacted(clean_title(title), [])
-    tag_list, hidden = _tags(tags, hidden)
-    meta: dict[str, Any] = {"title": title, "type": validate_type(type), "tags": tag_list}
+    fact, found = supersession.fact_meta(key, subject)
+    tag_list, hidden = _tags(tags, hidden + found)
+    kind = "status" if subject is not None and type == "note" else validate_type(type)
+    meta: dict[str, Any] = {"title": title, "type": kind, "tags": tag_list, **fact}
     body, hidden = _redacted(clean_text(body, "body", MAX_BODY_CHARS), hidden)
     resolved = search.resolve_scope(index, scope, project) or search.resolve_scope(index, "project", None)
     root = "global" if resolved == "global" else "project"
@@ -134,11 +139,39 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
     meta["last_verified"] = today.date().isoformat()
     if files:
         meta["files"], hidden = _redacted_list(validate_tags(files, "files"), hidden)
+    older = supersession.older_versions(index, str(resolved), fact) if fact else []
+    if older:
+        meta["supersedes"] = older[0]["slug"] if len(older) == 1 else [row["slug"] for row in older]
+        meta["valid_from"] = today.date().isoformat()
     directory = Path(ensure_inside(index.root_dir(root) / meta["type"], index.root_dir(root)))
     path = Path(write_numbered(directory, slugify(meta["title"]), render(meta, body)))
     fallback = slug_for(root, path.relative_to(index.root_dir(root)).as_posix())
     saved = healing.after_write(index, path, lambda slug: get(index, slug or fallback), embed=embed)
+    if older:
+        _supersede(index, older, saved.slug, today.date().isoformat())
     return replace(saved, redacted=hidden)
+
+
+def _supersede(index: Index, older: list[Any], new_slug: str, day: str) -> list[str]:
+    """Mark each older entry superseded by `new_slug` as of `day`; returns the slugs marked.
+
+    Each file is rewritten under its edit lock; one with malformed frontmatter is left as it is."""
+    marked = []
+    for row in older:
+        path = file_of(index, row["slug"])
+        with edit_lock(index, row["root"], row["path"]):
+            try:
+                meta, body, _, error = split_frontmatter(path.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                continue
+            if error:
+                continue
+            meta["superseded_by"] = new_slug
+            meta.setdefault("valid_until", day)
+            atomic_write(path, render(meta, body))
+            healing.after_write(index, path, lambda slug: slug, embed=False)
+        marked.append(row["slug"])
+    return marked
 
 
 def _redacted(text: str, kinds: list[str]) -> tuple[str, list[str]]:

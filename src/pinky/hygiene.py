@@ -32,3 +32,11 @@ class Hygiene:
         from pinky.tags import rename_tag
 
         return rename_tag(self.index, old, new)
+
+    # --- supersession ----------------------------------------------------------------------------------
+
+    def chain(self, slug: str) -> list[dict[str, Any]]:
+        """Every version of the fact or status `slug` belongs to, oldest first (the last one is current)."""
+        from pinky.supersession import chain
+
+        return chain(self.index, slug)

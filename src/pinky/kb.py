@@ -105,22 +105,26 @@ class KnowledgeBase:
 
     def search(self, query: str, *, limit: int = 10, scope: str | None = None, project: str | None = None,
                type: str | None = None, tags: list[str] | tuple[str, ...] | None = None,
-               since: str | None = None, mode: str = "hybrid", record_usage: bool = False) -> SearchResult:
+               since: str | None = None, mode: str = "hybrid", record_usage: bool = False, at: str | None = None,
+               include_superseded: bool = False) -> SearchResult:
         """Hybrid search over project and global knowledge in one ranking.
 
         `since` (ISO date/time or a span like 30d) keeps only fresh entries: verified, created or
-        changed since then."""
-        filters = search.filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since)
+        changed since then. Superseded entries are left out unless `include_superseded`; `at` (a date)
+        searches what was valid on that day."""
+        filters = search.filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since,
+                                     at=at, include_superseded=include_superseded)
         return search.search(self.index, query, limit=limit, filters=filters, mode=mode, record_usage=record_usage)
 
     # --- entries -----------------------------------------------------------------------------------
 
     def save(self, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,
              scope: str | None = "project", project: str | None = None, files: list[str] | None = None,
-             embed: bool = True) -> Entry:
-        """Write a new note into the project's (or the global) knowledge folder and index it."""
+             embed: bool = True, key: str | None = None, subject: str | None = None) -> Entry:
+        """Write a new note into the project's (or the global) knowledge folder and index it; with a `key`
+        or `subject` it supersedes the current entry with the same one."""
         return entries.save(self.index, title, body, type=type, tags=tags, scope=scope, project=project,
-                            files=files, embed=embed)
+                            files=files, embed=embed, key=key, subject=subject)
 
     def get(self, slug: str) -> Entry:
         return entries.get(self.index, slug)
@@ -158,9 +162,11 @@ class KnowledgeBase:
 
     def list_entries(self, *, limit: int = 50, scope: str | None = None, project: str | None = None,
              type: str | None = None, tags: list[str] | tuple[str, ...] | None = None,
-             since: str | None = None) -> list[dict[str, Any]]:
-        """Entries without a query: those the filters keep, most recently changed first."""
-        filters = search.filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since)
+             since: str | None = None, at: str | None = None, include_superseded: bool = False) -> list[dict[str, Any]]:
+        """Entries without a query: those the filters keep (current ones, or those valid `at` a date),
+        most recently changed first."""
+        filters = search.filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since,
+                                     at=at, include_superseded=include_superseded)
         return listing.list_entries(self.index, filters, limit)
 
     def file_of(self, slug: str) -> Path:

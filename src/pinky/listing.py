@@ -29,5 +29,6 @@ def list_entries(index: Index, filters: rq.Filters, limit: int = 50) -> list[dic
     return [{"slug": r["slug"], "title": r["title"], "type": r["type"], "scope": r["scope"],
              "project": r["project"], "tags": json.loads(r["tags"]), "path": index.display_path(r["root"], r["path"]),
              "created": r["created"], "last_verified": r["last_verified"],
-             "modified": iso_utc(dt.datetime.fromtimestamp(r["mtime_ns"] / 1e9, dt.UTC))}
+             "modified": iso_utc(dt.datetime.fromtimestamp(r["mtime_ns"] / 1e9, dt.UTC)),
+             "superseded_by": json.loads(r["meta"]).get("superseded_by")}
             for r in rq.filtered_entries(index.conn, filters, limit)]

@@ -35,6 +35,16 @@ class ServerState:
 State = Annotated[ServerState, Resolve(lifespan_state)]
 Slug = Annotated[str, Field(min_length=1, max_length=500,
                             description="Entry slug from a search hit, e.g. 'gotcha/pg-pool-timeout'.")]
+At = Annotated[str | None, Field(max_length=40, description=(
+    "A date (2026-03-01): what was valid on that day, superseded entries included. Default: what is current."))]
+IncludeSuperseded = Annotated[bool, Field(description=(
+    "Also entries a newer one with the same key or subject replaced (they carry superseded_by)."))]
+Key = Annotated[str | None, Field(max_length=200, description=(
+    "Use when the entry states ONE fact that can change, named like 'ci.node-version' or 'db.max-connections': "
+    "a later save with the same key supersedes this one (the old one leaves default results, linked both ways)."))]
+Subject = Annotated[str | None, Field(max_length=200, description=(
+    "Use for the current state of something ('deploy pipeline', 'payments migration'): makes a `status` "
+    "entry; the next status saved with the same subject supersedes it."))]
 
 
 async def run_core(runtime: Runtime, fn: Callable[[KnowledgeBase], T], *, exclusive: bool = False,

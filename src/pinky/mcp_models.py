@@ -22,6 +22,9 @@ class HitOut(BaseModel):
     heading: str = Field(description="Section of the passage.")
     line: int = Field(description="Line in the file where the passage starts.")
     last_verified: str | None = None
+    superseded_by: str | None = Field(None, description="Set when a newer entry replaced this one (seen only "
+                                      "with include_superseded or at): rely on that one instead.")
+    valid_until: str | None = None
     body: str | None = Field(None, description="The whole entry (format='full' only).")
 
 
@@ -61,6 +64,8 @@ class SimilarOut(BaseModel):
 class SavedOut(EntryMetaOut):
     saved_to: str = Field(description="Where the file went, in words: the project's knowledge folder "
                           "(committed with the code) or the global brain.")
+    supersedes: list[str] = Field(default_factory=list, description=(
+        "Older entries with the same key or subject that this one replaced: they leave default results."))
     similar: list[SimilarOut] = Field(default_factory=list, description=(
         "Existing entries that say nearly the same thing: if this repeats one, update that one instead."))
 
@@ -76,6 +81,7 @@ class ListedOut(BaseModel):
     created: str | None = None
     last_verified: str | None = None
     modified: str = Field(description="When the file last changed (UTC).")
+    superseded_by: str | None = Field(None, description="Set when a newer entry replaced this one.")
 
 
 class ListOut(BaseModel):

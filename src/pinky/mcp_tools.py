@@ -25,7 +25,7 @@ from pinky import mcp_hygiene, mcp_text
 from pinky.config import Config
 from pinky.errors import PinkyError
 from pinky.kb import KnowledgeBase
-from pinky.mcp_common import EntryType, Slug, State, run_core
+from pinky.mcp_common import At, EntryType, IncludeSuperseded, Key, Slug, State, Subject, run_core
 from pinky.mcp_common import ServerState as ServerState  # re-exported: the server and tests import it from here
 from pinky.mcp_common import result as _result
 from pinky.mcp_models import (
@@ -104,6 +104,8 @@ async def brain_search(
         "Only fresh entries: verified, created or changed since this ISO date/time or span (e.g. 30d)."))]
     = None,
     format: Annotated[Format, Field(description="compact: snippets (default); full: whole bodies.")] = "compact",
+    at: At = None,
+    include_superseded: IncludeSuperseded = False,
 ) -> Annotated[CallToolResult, SearchOut]:
     """Search the team's memory (gotchas, patterns, decisions, guides, notes, diary) with hybrid
     full-text + semantic ranking. Use it first: before debugging an error (paste the message),
@@ -113,14 +115,14 @@ async def brain_search(
 
     def work(kb: KnowledgeBase) -> SearchOut:
         result = kb.search(query, limit=limit, scope=scope, project=project, type=type, tags=tags,
-                           since=since, record_usage=True)
+                           since=since, record_usage=True, at=at, include_superseded=include_superseded)
         bodies, truncated = _bodies(kb, result.hits) if format == "full" else ({}, False)
         hits = [HitOut(**hit.as_dict(), body=bodies.get(hit.slug)) for hit in result.hits]
         return SearchOut(query=query, mode=result.mode, notice=result.notice, count=len(hits), hits=hits,
                          truncated=truncated)
 
     out = await run_core(state.runtime, work)
-    return _result(mcp_text.search_text(out), out, drop_none=("body",))
+    return _result(mcp_text.search_text(out), out, drop_none=("body", "superseded_by", "valid_until"))
 
 
 async def brain_get(state: State, slug: Slug) -> Annotated[CallToolResult, EntryOut]:
@@ -163,13 +165,16 @@ async def brain_list(
     since: Annotated[str | None, Field(max_length=60, description=(
         "Only entries verified, created or changed since this ISO date/time or span (e.g. 30d)."))] = None,
     limit: Annotated[int, Field(ge=1, le=500, description="Maximum entries, 1-500.")] = 50,
+    at: At = None,
+    include_superseded: IncludeSuperseded = False,
 ) -> Annotated[CallToolResult, ListOut]:
     """List entries without a query, most recently changed first: what the brain holds of a type,
     with a tag, or lately. Use brain_search instead when you are looking for something."""
     found = await run_core(state.runtime, lambda kb: kb.list_entries(
-        limit=limit, scope=scope, project=project, type=type, tags=tags, since=since))
+        limit=limit, scope=scope, project=project, type=type, tags=tags, since=since, at=at,
+        include_superseded=include_superseded))
     out = ListOut.model_validate({"count": len(found), "entries": found})
-    return _result(mcp_text.list_text(out), out, drop_none=("project", "created", "last_verified"))
+    return _result(mcp_text.list_text(out), out, drop_none=("project", "created", "last_verified", "superseded_by"))
 
 
 async def brain_stats(state: State) -> Annotated[CallToolResult, StatsOut]:
@@ -208,23 +213,30 @@ async def brain_save(
         "machines), or 'project:<name>'. Default: this project."))] = None,
     files: Annotated[list[str] | None, Field(max_length=MAX_TAGS, description=(
         "Code files (repo-relative paths) this knowledge is about."))] = None,
+    key: Key = None,
+    subject: Subject = None,
 ) -> Annotated[CallToolResult, SavedOut]:
     """Save new reusable knowledge as a markdown entry, indexed at once (the next brain_search
     finds it). Use it when you learned something a future session would otherwise rediscover:
     a non-obvious bug and its fix, a convention, a decision and its reasons, a setup step.
-    Search first to avoid duplicates; to change an existing entry use brain_update."""
+    Search first to avoid duplicates; to change an existing entry use brain_update. Give a `key` for a
+    single fact that can change, a `subject` for the current state of something: the newer entry then
+    supersedes the older one instead of contradicting it."""
 
     def work(kb: KnowledgeBase) -> Any:
         target_scope, target_project = save_target(state.runtime.config, scope, project)
         saved = kb.save(title, body, type=type, tags=tags, scope=target_scope, project=target_project,
-                        files=files, embed=False)
+                        files=files, embed=False, key=key, subject=subject)
         return saved, kb.similar(saved.slug)
 
     entry, similar = await run_core(state.runtime, work)
     state.runtime.embed_soon()
+    replaced = entry.meta.get("supersedes") or []
     out = SavedOut(**_entry_meta(entry).model_dump(), saved_to=mcp_text.saved_to(entry),
+                   supersedes=replaced if isinstance(replaced, list) else [replaced],
                    similar=[SimilarOut(slug=h.slug, title=h.title, path=h.path, score=h.score) for h in similar])
-    return _result(mcp_text.saved_text(entry, similar), out)
+    text = mcp_text.saved_text(entry, similar)
+    return _result(text + "".join(f"\nSupersedes {slug} (it leaves default results)." for slug in out.supersedes), out)
 
 
 async def brain_update(

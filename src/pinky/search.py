@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pinky.dates import freshness, now_utc
+from pinky.dates import freshness, now_utc, valid_day
 from pinky.errors import InvalidInput, NotInProject
 from pinky.index import Index
 from pinky.redact import redact
+from pinky.store import hygiene as hq
 from pinky.store import retrieval as rq
 from pinky.store.connect import write_transaction
 from pinky.validate import MAX_QUERY_CHARS, clean_text, normalise_tag, validate_limit, validate_tags, validate_type
@@ -208,6 +209,8 @@ class Hit:
     heading: str
     line: int
     last_verified: str | None
+    superseded_by: str | None = None  # shown only with include_superseded / at: the entry that replaced it
+    valid_until: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -248,9 +251,15 @@ def resolve_scope(index: Index, scope: str | None, project: str | None) -> str |
 
 
 def filters_for(index: Index, *, scope: str | None = None, project: str | None = None, type: str | None = None,
-                tags: Sequence[str] | None = None, since: str | None = None) -> rq.Filters:
+                tags: Sequence[str] | None = None, since: str | None = None, at: str | None = None,
+                include_superseded: bool = False) -> rq.Filters:
+    """Filters from caller arguments. By default only current entries (not superseded, not expired);
+    `at` (a date) keeps what was valid then instead, `include_superseded` everything."""
+    day = None if at is None or at == "" else valid_day(at, "at")
+    current = None if include_superseded or day else now_utc().date().isoformat()
     return rq.Filters(scope=resolve_scope(index, scope, project), type=validate_type(type) if type else None,
-                      tags=tuple(normalise_tag(t) for t in validate_tags(tags)), fresh_since=freshness(since))
+                      tags=tuple(normalise_tag(t) for t in validate_tags(tags)), fresh_since=freshness(since),
+                      at=day, current_on=current)
 
 
 def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | None = None,
@@ -270,6 +279,9 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
             vector = semantic_hits(index, query, filters)
         else:
             notice, ran = f"vector search unavailable ({why}); results are full-text only", "bm25"
+    if filters.current_on and not filters.active:  # the fast path did not filter: drop what is no longer current
+        gone = hq.not_current(index.conn, list({e for e, _, _ in lexical + vector}), filters.current_on)
+        lexical, vector = [c for c in lexical if c[0] not in gone], [c for c in vector if c[0] not in gone]
     ranked = fuse(index, query, lexical, vector, limit)
     hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query)
     if record_usage and ranked:
@@ -333,8 +345,13 @@ def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str) -
     return [Hit(slug=r["slug"], path=index.display_path(r["root"], r["path"]), title=r["title"], type=r["type"],
                 scope=r["scope"], project=r["project"], tags=json.loads(r["tags"]), score=score,
                 snippet=snippet(r["text"], query), heading=r["heading"], line=r["line"],
-                last_verified=r["last_verified"])
+                last_verified=r["last_verified"], **_validity(r["meta"]))
             for chunk, score in scored_chunks if (r := rows.get(chunk)) is not None]
+
+
+def _validity(meta_json: str) -> dict[str, Any]:
+    meta = json.loads(meta_json or "{}")
+    return {name: str(meta[name]) if meta.get(name) else None for name in ("superseded_by", "valid_until")}
 
 
 def _record_usage(index: Index, entry_ids: list[str], query: str) -> None:

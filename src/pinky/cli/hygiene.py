@@ -52,3 +52,23 @@ def tags_rename(ctx: click.Context, old: str, new: str, as_json: bool) -> None:
         click.echo(f"  {slug}")
     for line in done["skipped"]:
         click.echo(f"skipped {line}", err=True)
+
+
+@cli.command()
+@click.argument("slug")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a `versions` array.")
+@click.pass_context
+def history(ctx: click.Context, slug: str, as_json: bool) -> None:
+    """Every version of the fact or status SLUG belongs to, oldest first (supersedes / superseded_by).
+
+    Example:
+
+        pinky history status/deploy-pipeline
+    """
+    versions = open_kb(ctx).hygiene.chain(slug)
+    if as_json:
+        emit_json({"versions": versions})
+        return
+    for item in versions:
+        span = f"{item['valid_from'] or (item['created'] or '')[:10]} .. {item['valid_until'] or ''}"
+        click.echo(f"{'current ' if item['current'] else '        '} {item['slug']}  {span}  {item['title']}")
