@@ -217,9 +217,21 @@ def _breadcrumbs(kb: KnowledgeBase) -> Check:
                  "point them at an existing slug (pinky search …), or restore the entry (pinky restore SLUG)")
 
 
+def _review(kb: KnowledgeBase) -> Check:
+    """Knowledge to check before relying on it (documentation/HYGIENE.md)."""
+    review = kb.hygiene.needs_review(5)
+    flagged = [f"{i['slug']} ({i['verdict']})" for i in review["flagged"]]
+    detail = f"{review['stale_count']} stale (unverified past their type's threshold), {len(flagged)} flagged"
+    if not flagged:
+        hint = ": pinky list --json marks them `stale`" if review["stale"] else ""
+        return Check("knowledge review", "ok", detail + hint)
+    return Check("knowledge review", "warn", detail + ": " + ", ".join(flagged),
+                 "fix each flagged entry (or pinky verify SLUG if it still holds); see documentation/HYGIENE.md")
+
+
 CHECKS: list[Callable[[KnowledgeBase], Check]] = [
     _driver, _fts, _vectors, _embedder, _schema, _integrity, _fingerprint, _cli_on_path, _project, _roots, _drift,
-    _malformed, _oversized, _skipped, _breadcrumbs, _sync,
+    _malformed, _oversized, _skipped, _breadcrumbs, _sync, _review,
 ]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from pinky import healing
+from pinky.entries import Entry
 from pinky.index import Index
 
 
@@ -40,3 +41,17 @@ class Hygiene:
         from pinky.supersession import chain
 
         return chain(self.index, slug)
+
+    # --- review ----------------------------------------------------------------------------------------
+
+    def verify_entry(self, slug: str) -> Entry:
+        """Set the entry's last_verified to today (it was checked and still holds)."""
+        from pinky.review import verify
+
+        return verify(self.index, slug)
+
+    def needs_review(self, limit: int = 10) -> dict[str, Any]:
+        """Stale entries and entries flagged wrong or outdated: what to check before relying on it."""
+        from pinky.review import needs_review
+
+        return needs_review(self.index, limit)

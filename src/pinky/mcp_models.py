@@ -25,6 +25,10 @@ class HitOut(BaseModel):
     superseded_by: str | None = Field(None, description="Set when a newer entry replaced this one (seen only "
                                       "with include_superseded or at): rely on that one instead.")
     valid_until: str | None = None
+    age_days: int | None = Field(None, description="Days since it was last verified (else created).")
+    stale: bool = Field(False, description=(
+        "Older than its type allows (HYGIENE.md): check it still holds before relying on it, then "
+        "brain_update verified=true."))
     body: str | None = Field(None, description="The whole entry (format='full' only).")
 
 
@@ -82,6 +86,8 @@ class ListedOut(BaseModel):
     last_verified: str | None = None
     modified: str = Field(description="When the file last changed (UTC).")
     superseded_by: str | None = Field(None, description="Set when a newer entry replaced this one.")
+    age_days: int | None = None
+    stale: bool = False
 
 
 class ListOut(BaseModel):
@@ -130,6 +136,9 @@ class BriefingOut(BaseModel):
     updated: list[BriefingItemOut]
     diary: list[DiaryLineOut]
     truncated: bool
+    needs_review: dict[str, Any] = Field(default_factory=dict, description=(
+        "stale (unverified past their type's threshold: check, then brain_update verified=true) and flagged "
+        "(marked wrong or outdated with brain_feedback): fix or verify these before relying on them."))
 
 
 class LinkOut(BaseModel):

@@ -23,6 +23,7 @@ from pydantic import Field
 
 from pinky import mcp_hygiene, mcp_text
 from pinky.config import Config
+from pinky.dates import now_utc
 from pinky.errors import PinkyError
 from pinky.kb import KnowledgeBase
 from pinky.mcp_common import At, EntryType, IncludeSuperseded, Key, Slug, State, Subject, run_core
@@ -251,12 +252,17 @@ async def brain_update(
     type: Annotated[EntryType | None, Field(description="New type.")] = None,
     last_verified: Annotated[str | None, Field(max_length=40, description=(
         "Date you confirmed it still holds, e.g. 2026-11-25."))] = None,
+    verified: Annotated[bool, Field(description=(
+        "true: you checked it still holds today (sets last_verified to today; a stale hit stops being stale)."))]
+    = False,
 ) -> Annotated[CallToolResult, EntryMetaOut]:
     """Correct or refresh an existing entry: body, title, tags, type or last_verified. Optimistic
     concurrency: pass the `version` you read; if someone changed the entry since, you get a
     Conflict error and must re-read (brain_get) and reapply. Never overwrites silently."""
+    if verified and last_verified is None:
+        last_verified = now_utc().date().isoformat()
     if all(v is None for v in (title, body, tags, type, last_verified)):
-        raise ToolError("nothing to change: give at least one of title, body, tags, type, last_verified")
+        raise ToolError("nothing to change: give at least one of title, body, tags, type, last_verified, verified")
 
     def work(kb: KnowledgeBase) -> Any:
         return kb.update(slug, expected_version, title=title, body=body, tags=tags, type=type,

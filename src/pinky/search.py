@@ -17,6 +17,7 @@ from pinky.dates import freshness, now_utc, valid_day
 from pinky.errors import InvalidInput, NotInProject
 from pinky.index import Index
 from pinky.redact import redact
+from pinky.staleness import age_days, is_stale
 from pinky.store import hygiene as hq
 from pinky.store import retrieval as rq
 from pinky.store.connect import write_transaction
@@ -211,6 +212,8 @@ class Hit:
     last_verified: str | None
     superseded_by: str | None = None  # shown only with include_superseded / at: the entry that replaced it
     valid_until: str | None = None
+    age_days: int | None = None  # since last_verified (else created)
+    stale: bool = False  # age past its type's threshold (pinky.staleness): check it before relying on it
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -284,7 +287,7 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
         lexical, vector = [c for c in lexical if c[0] not in gone], [c for c in vector if c[0] not in gone]
     ranked = fuse(index, query, lexical, vector, limit)
     hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query)
-    if record_usage and ranked:
+    if record_usage and ranked and index.config.telemetry:
         _record_usage(index, [entry for entry, _, _ in ranked], query)
     return SearchResult(hits, ran, notice)
 
@@ -342,11 +345,16 @@ def fuse(index: Index, query: str, lexical: list[Candidate], vector: list[Candid
 def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str) -> list[Hit]:
     """Hits for (best chunk id, score) pairs, in that order; the snippet centres on `query`."""
     rows = rq.hit_rows(index.conn, [chunk for chunk, _ in scored_chunks])
-    return [Hit(slug=r["slug"], path=index.display_path(r["root"], r["path"]), title=r["title"], type=r["type"],
+    today = now_utc().date()
+    hits = [Hit(slug=r["slug"], path=index.display_path(r["root"], r["path"]), title=r["title"], type=r["type"],
                 scope=r["scope"], project=r["project"], tags=json.loads(r["tags"]), score=score,
                 snippet=snippet(r["text"], query), heading=r["heading"], line=r["line"],
-                last_verified=r["last_verified"], **_validity(r["meta"]))
+                last_verified=r["last_verified"], **_validity(r["meta"]),
+                age_days=(age := age_days(r["last_verified"], r["created"], today)),
+                stale=is_stale(r["type"], age, index.config.stale_days))
             for chunk, score in scored_chunks if (r := rows.get(chunk)) is not None]
+    # Equal scores (the same text twice, say) go to the fresher entry; nothing else moves (HYGIENE.md).
+    return sorted(hits, key=lambda hit: (-hit.score, hit.age_days if hit.age_days is not None else 0))
 
 
 def _validity(meta_json: str) -> dict[str, Any]:

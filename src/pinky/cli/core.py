@@ -109,6 +109,7 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
     for rank, hit in enumerate(result.hits, 1):
         where = f"{hit.path}:{hit.line}"
         gone = f"  (superseded by {hit.superseded_by})" if hit.superseded_by else ""
+        gone += f"  (stale: unverified for {hit.age_days} days; pinky verify {hit.slug})" if hit.stale else ""
         click.echo(f"{rank:>2}. {click.style(hit.title, bold=True)}  [{hit.type}, {hit.scope}]  {hit.slug}{gone}")
         click.echo(f"    {where}{'  § ' + hit.heading if hit.heading else ''}")
         click.echo(f"    {hit.snippet}")

@@ -72,3 +72,17 @@ def history(ctx: click.Context, slug: str, as_json: bool) -> None:
     for item in versions:
         span = f"{item['valid_from'] or (item['created'] or '')[:10]} .. {item['valid_until'] or ''}"
         click.echo(f"{'current ' if item['current'] else '        '} {item['slug']}  {span}  {item['title']}")
+
+
+@cli.command()
+@click.argument("slug")
+@click.pass_context
+def verify(ctx: click.Context, slug: str) -> None:
+    """Record that SLUG was checked and still holds: its last_verified becomes today (no longer stale).
+
+    Example:
+
+        pinky verify gotcha/pg-pool-hangs-on-exit
+    """
+    entry = open_kb(ctx).hygiene.verify_entry(slug)
+    click.echo(f"verified {entry.slug} (last_verified {entry.last_verified})")

@@ -43,3 +43,32 @@ def not_current(conn: Any, entry_ids: Sequence[str], today: str) -> set[str]:
     return {r[0] for r in conn.execute(
         f"SELECT id FROM entry WHERE id IN ({marks}) AND (json_extract(meta, '$.superseded_by') IS NOT NULL "
         f"OR substr(json_extract(meta, '$.valid_until'), 1, 10) <= ?)", (*entry_ids, today))}
+
+
+# --- staleness and review --------------------------------------------------------------------------
+
+
+def _stale_where(cutoffs: dict[str, str]) -> tuple[str, list[Any]]:
+    """Current entries of a type with a threshold whose last confirmation is before that type's cutoff day."""
+    clauses = " OR ".join("(type = ? AND substr(coalesce(last_verified, created), 1, 10) < ?)" for _ in cutoffs)
+    params = [value for pair in cutoffs.items() for value in pair]
+    return (f"coalesce(last_verified, created) IS NOT NULL AND json_extract(meta, '$.superseded_by') IS NULL "
+            f"AND ({clauses or '0'})"), params
+
+
+def stale_entries(conn: Any, cutoffs: dict[str, str], limit: int) -> tuple[int, list[Any]]:
+    """How many entries are stale by `cutoffs` ({type: ISO day}), and the longest unverified few."""
+    where, params = _stale_where(cutoffs)
+    count = conn.execute(f"SELECT count(*) FROM entry WHERE {where}", params).fetchone()[0]
+    rows = conn.execute(f"SELECT slug, type, root, path, title, last_verified, created FROM entry WHERE {where} "
+                        f"ORDER BY coalesce(last_verified, created), slug LIMIT ?", (*params, limit)).fetchall()
+    return count, rows
+
+
+def flagged_entries(conn: Any, limit: int) -> list[Any]:
+    """Entries someone marked wrong or outdated since the note last changed, most recently flagged first."""
+    return conn.execute(
+        "SELECT e.slug, e.type, e.root, e.path, e.title, f.verdict, f.query, f.at FROM feedback f "
+        "JOIN entry e ON e.id = f.entry_id WHERE f.verdict IN ('wrong', 'outdated') AND f.at_ns > e.mtime_ns "
+        "AND f.rowid = (SELECT max(g.rowid) FROM feedback g WHERE g.entry_id = f.entry_id "
+        "AND g.verdict IN ('wrong', 'outdated')) ORDER BY f.at DESC LIMIT ?", (limit,)).fetchall()
