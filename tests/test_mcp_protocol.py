@@ -17,7 +17,8 @@ from pinky.mcp_server import log_level, tier_from_env
 
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 ALL_TOOLS = {"brain_search", "brain_save", "brain_stats", "brain_get", "brain_update", "brain_delete",
-             "brain_briefing", "brain_related", "brain_list", "brain_reindex", "brain_sync", "brain_tags"}
+             "brain_briefing", "brain_related", "brain_list", "brain_reindex", "brain_sync", "brain_tags",
+             "brain_export", "brain_import"}
 
 # The seed's "Testing it by hand" lines, verbatim.
 HAND_TEST = [
@@ -79,7 +80,8 @@ def test_every_protocol_version_is_echoed(tmp_path: Path) -> None:
             assert reply["result"]["protocolVersion"] == version
             assert reply["result"]["serverInfo"]["name"] == "pinky-brain"
             tools = server.request("tools/list")["result"]["tools"]
-            assert {t["name"] for t in tools} == ALL_TOOLS - {"brain_reindex", "brain_sync"}
+            admin = {"brain_reindex", "brain_sync", "brain_export", "brain_import"}
+            assert {t["name"] for t in tools} == ALL_TOOLS - admin
             stats = server.call("brain_stats")
             assert stats["isError"] is False and "entries" in stats["structuredContent"]
             assert server.request("ping")["result"] == {}

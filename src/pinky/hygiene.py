@@ -8,6 +8,7 @@ repaired and the call runs again. documentation/HYGIENE.md says what each does a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pinky import healing
@@ -55,3 +56,21 @@ class Hygiene:
         from pinky.review import needs_review
 
         return needs_review(self.index, limit)
+
+    # --- export and import -------------------------------------------------------------------------------
+
+    def export(self, *, scope: str | None = None, project: str | None = None, type: str | None = None,
+               tags: list[str] | None = None, since: str | None = None) -> list[dict[str, Any]]:
+        """One record per entry the filters keep (superseded ones included), each file's text exactly."""
+        from pinky.search import filters_for
+        from pinky.transfer import export_records
+
+        filters = filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since,
+                              include_superseded=True)
+        return list(export_records(self.index, filters))
+
+    def import_lines(self, lines: Iterable[str], *, root: str | None = None, embed: bool = True) -> dict[str, Any]:
+        """Write every exported record not already in the brain, never over another note; then index them."""
+        from pinky.transfer import import_lines
+
+        return import_lines(self.index, lines, root=root, embed=embed)

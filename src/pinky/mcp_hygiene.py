@@ -5,12 +5,18 @@ Thin adapters over `KnowledgeBase.hygiene`, registered in `mcp_tools.TOOL_TIERS`
 the SDK reads these signatures at runtime.
 """
 
-from typing import Annotated
+import json
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
+import anyio
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from pinky.mcp_common import State, result, run_core
+from pinky.fileio import atomic_write
+from pinky.kb import KnowledgeBase
+from pinky.mcp_common import EntryType, State, result, run_core
 
 
 class TagOut(BaseModel):
@@ -29,4 +35,75 @@ async def brain_tags(state: State) -> Annotated[CallToolResult, TagsOut]:
     found = await run_core(state.runtime, lambda kb: kb.hygiene.tags())
     out = TagsOut(count=len(found), tags=[TagOut(**item) for item in found])
     text = "\n".join(f"{item.count:>4}  {item.tag}" for item in out.tags) or "No tags yet."
+    return result(text, out)
+
+
+# --- admin: export and import ---------------------------------------------------------------------
+
+INLINE_EXPORT_CHARS = 1_000_000
+
+
+class ExportOut(BaseModel):
+    count: int
+    file: str | None = Field(default=None, description="Where the JSON lines were written (when `file` was given).")
+    jsonl: str | None = Field(default=None, description="The JSON lines themselves (when no `file` was given).")
+
+
+class ImportOut(BaseModel):
+    imported: list[str] = Field(description="Slugs of the notes written.")
+    renamed: list[dict[str, str]] = Field(description="Notes whose path was taken by a different note: new slug.")
+    duplicates: list[dict[str, str]] = Field(description="Notes skipped: the same text is already in the brain.")
+    redacted: list[dict[str, Any]] = Field(description="Secrets replaced in what was imported, by slug.")
+    rescoped: list[dict[str, str]] = Field(description="Project notes now in this project's scope (another name).")
+    errors: list[str] = Field(description="Lines not imported, and why.")
+
+
+async def brain_export(
+    state: State,
+    file: Annotated[str | None, Field(max_length=4096, description=(
+        "Write the JSON lines to this file (absolute path) instead of returning them."))] = None,
+    scope: Annotated[str | None, Field(description="Only 'global' or 'project:<name>' entries.")] = None,
+    type: Annotated[EntryType | None, Field(description="Only entries of this type.")] = None,
+    tags: Annotated[list[str] | None, Field(max_length=32, description="Only entries with ALL these tags.")] = None,
+) -> Annotated[CallToolResult, ExportOut]:
+    """Export the brain (or what the filters keep) as JSON lines, one note a line with its file's exact
+    text, for a backup or to move knowledge to another brain with brain_import (`pinky export`)."""
+
+    def work(kb: KnowledgeBase) -> list[dict[str, Any]]:
+        kb.reindex(embed=False)
+        return kb.hygiene.export(scope=scope, type=type, tags=tags)
+
+    records = await run_core(state.runtime, work)
+    text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+    if file is None:
+        if len(text) > INLINE_EXPORT_CHARS:
+            raise ToolError(f"the export is {len(text):,} characters; pass `file` to write it to a file")
+        out = ExportOut(count=len(records), jsonl=text)
+        return result(f"Exported {len(records)} notes (in structuredContent.jsonl).", out)
+    await anyio.to_thread.run_sync(lambda: atomic_write(Path(file).expanduser(), text))
+    out = ExportOut(count=len(records), file=file)
+    return result(f"Exported {len(records)} notes to {file}.", out)
+
+
+async def brain_import(
+    state: State,
+    file: Annotated[str, Field(min_length=1, max_length=4096, description="A `pinky export` / brain_export file.")],
+    root: Annotated[Literal["project", "global"] | None, Field(description=(
+        "Put every note in this root instead of the one it was exported from."))] = None,
+) -> Annotated[CallToolResult, ImportOut]:
+    """Import notes from an export file and index them. Never overwrites: the same text already in the
+    brain is skipped, a taken path gets a new name (listed in `renamed`), secrets are redacted."""
+
+    def work(kb: KnowledgeBase) -> dict[str, Any]:
+        kb.reindex(embed=False)  # what is on disk decides what is a duplicate
+        with open(Path(file).expanduser(), encoding="utf-8") as handle:
+            return kb.hygiene.import_lines(handle, root=root, embed=False)
+
+    report = await run_core(state.runtime, work, exclusive=True)
+    state.runtime.embed_soon()
+    out = ImportOut(**report)
+    text = (f"Imported {len(out.imported)} notes; {len(out.duplicates)} already there, {len(out.renamed)} renamed "
+            f"(a different note had the name), {len(out.errors)} errors.")
+    text += "".join(f"\n{item['slug']} -> {item['new_slug']}" for item in out.renamed)
+    text += "".join(f"\nerror: {line}" for line in out.errors[:20])
     return result(text, out)

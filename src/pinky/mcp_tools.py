@@ -385,6 +385,8 @@ TOOL_TIERS: dict[str, tuple[ToolSpec, ...]] = {
     "admin": (
         ToolSpec(brain_reindex, "Reindex the brain", _writes(destructive=False, idempotent=True)),
         ToolSpec(brain_sync, "Sync the global brain", _writes(destructive=False, open_world=True)),
+        ToolSpec(mcp_hygiene.brain_export, "Export the brain", _writes(destructive=False, idempotent=True)),
+        ToolSpec(mcp_hygiene.brain_import, "Import notes", _writes(destructive=False)),
     ),
 }
 TIERS = tuple(TOOL_TIERS)

@@ -72,3 +72,18 @@ def flagged_entries(conn: Any, limit: int) -> list[Any]:
         "JOIN entry e ON e.id = f.entry_id WHERE f.verdict IN ('wrong', 'outdated') AND f.at_ns > e.mtime_ns "
         "AND f.rowid = (SELECT max(g.rowid) FROM feedback g WHERE g.entry_id = f.entry_id "
         "AND g.verdict IN ('wrong', 'outdated')) ORDER BY f.at DESC LIMIT ?", (limit,)).fetchall()
+
+
+# --- export and import -----------------------------------------------------------------------------
+
+
+def export_rows(conn: Any, where: str, params: Sequence[Any]) -> list[Any]:
+    """Slug, root, path, scope, project, type and title of every entry `where` keeps (a Filters clause
+    over `e`), in root and path order."""
+    return conn.execute(f"SELECT e.slug, e.root, e.path, e.scope, e.project, e.type, e.title FROM entry e "
+                        f"WHERE {where} ORDER BY e.root, e.path", list(params)).fetchall()
+
+
+def slugs_by_hash(conn: Any) -> dict[str, str]:
+    """content hash -> a slug holding that exact text (import skips what is already there)."""
+    return {r[0]: r[1] for r in conn.execute("SELECT content_hash, slug FROM entry ORDER BY slug DESC")}
