@@ -18,7 +18,7 @@ from pinky.mcp_server import log_level, tier_from_env
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 ALL_TOOLS = {"brain_search", "brain_save", "brain_stats", "brain_get", "brain_update", "brain_delete",
              "brain_briefing", "brain_related", "brain_list", "brain_reindex", "brain_sync", "brain_tags",
-             "brain_export", "brain_import"}
+             "brain_export", "brain_import", "brain_feedback"}
 
 # The seed's "Testing it by hand" lines, verbatim.
 HAND_TEST = [

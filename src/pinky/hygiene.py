@@ -51,6 +51,18 @@ class Hygiene:
 
         return verify(self.index, slug)
 
+    def feedback(self, slug: str, verdict: str, query: str | None = None) -> dict[str, Any]:
+        """Record useful / wrong / outdated for a hit, against the search that returned it."""
+        from pinky.review import feedback
+
+        return feedback(self.index, slug, verdict, query)
+
+    def prune(self, months: int = 6, *, apply: bool = False) -> dict[str, Any]:
+        """Entries nobody retrieved or marked useful in `months`; `apply` archives them (pinky restore undoes)."""
+        from pinky.review import prune
+
+        return prune(self.index, months, apply=apply)
+
     def needs_review(self, limit: int = 10) -> dict[str, Any]:
         """Stale entries and entries flagged wrong or outdated: what to check before relying on it."""
         from pinky.review import needs_review

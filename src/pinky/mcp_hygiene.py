@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from pinky.fileio import atomic_write
 from pinky.kb import KnowledgeBase
-from pinky.mcp_common import EntryType, State, result, run_core
+from pinky.mcp_common import EntryType, Slug, State, result, run_core
 
 
 class TagOut(BaseModel):
@@ -35,6 +35,34 @@ async def brain_tags(state: State) -> Annotated[CallToolResult, TagsOut]:
     found = await run_core(state.runtime, lambda kb: kb.hygiene.tags())
     out = TagsOut(count=len(found), tags=[TagOut(**item) for item in found])
     text = "\n".join(f"{item.count:>4}  {item.tag}" for item in out.tags) or "No tags yet."
+    return result(text, out)
+
+
+class FeedbackOut(BaseModel):
+    slug: str
+    verdict: str
+    recorded: bool = Field(description="False when telemetry is off (PINKY_TELEMETRY=0).")
+    flagged: bool = Field(description="True for wrong/outdated: listed for review until the entry is fixed.")
+    query: str | None = Field(default=None, description="The search the verdict is recorded against.")
+
+
+async def brain_feedback(
+    state: State,
+    slug: Slug,
+    verdict: Annotated[Literal["useful", "wrong", "outdated"], Field(description=(
+        "useful: it helped; wrong: it is incorrect; outdated: it was true once, not any more."))],
+    query: Annotated[str | None, Field(max_length=2000, description=(
+        "The search that returned it. Default: the last search that did."))] = None,
+) -> Annotated[CallToolResult, FeedbackOut]:
+    """Say what a search hit was worth, after you relied on it or found it wrong. Use it when a hit
+    solved the problem (useful), when it turned out incorrect (wrong), or when it described how things
+    used to be (outdated): wrong and outdated flag the entry for review; also correct it with
+    brain_update, or save the current fact with the same key. Useful marks keep an entry from pruning."""
+    done = await run_core(state.runtime, lambda kb: kb.hygiene.feedback(slug, verdict, query))
+    out = FeedbackOut.model_validate({key: done.get(key) for key in FeedbackOut.model_fields})
+    text = (f"Recorded {verdict} for {out.slug}." if out.recorded else f"Not recorded: {done.get('notice')}")
+    if out.flagged:
+        text += " Flagged for review: fix it with brain_update (or save the current fact) when you can."
     return result(text, out)
 
 

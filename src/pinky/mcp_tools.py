@@ -381,6 +381,7 @@ TOOL_TIERS: dict[str, tuple[ToolSpec, ...]] = {
         ToolSpec(brain_save, "Save knowledge", _writes(destructive=False)),
         ToolSpec(brain_update, "Update an entry", _writes(destructive=True)),
         ToolSpec(brain_delete, "Archive an entry", _writes(destructive=True)),
+        ToolSpec(mcp_hygiene.brain_feedback, "Rate a search hit", _writes(destructive=False)),
     ),
     "admin": (
         ToolSpec(brain_reindex, "Reindex the brain", _writes(destructive=False, idempotent=True)),

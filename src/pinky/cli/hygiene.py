@@ -149,3 +149,57 @@ def import_cmd(ctx: click.Context, file: Any, root: str | None, as_json: bool) -
             click.echo(f"error: {error}", err=True)
     if report["errors"]:
         sys.exit(1)
+
+
+@cli.command()
+@click.argument("slug")
+@click.argument("verdict", type=click.Choice(["useful", "wrong", "outdated"]))
+@click.option("--query", help="The search that returned it (default: the last search that did).")
+@click.option("--json", "as_json", is_flag=True, help="Print what was recorded as JSON.")
+@click.pass_context
+def feedback(ctx: click.Context, slug: str, verdict: str, query: str | None, as_json: bool) -> None:
+    """Say whether SLUG was useful, wrong or outdated; wrong and outdated flag it for review.
+
+    Example:
+
+        pinky feedback gotcha/old-trap outdated
+    """
+    done = open_kb(ctx).hygiene.feedback(slug, verdict, query)
+    if as_json:
+        emit_json(done)
+        return
+    if not done["recorded"]:
+        click.echo(f"not recorded: {done['notice']}")
+        return
+    against = f" (search: {done['query']!r})" if done["query"] else ""
+    click.echo(f"recorded {verdict} for {done['slug']}{against}")
+    if done["flagged"]:
+        click.echo("flagged for review: pinky doctor lists it until the note is edited or `pinky verify`-ed")
+
+
+@cli.command()
+@click.option("--months", type=int, default=6, show_default=True, help="Unused for this long (1-1200).")
+@click.option("--apply", is_flag=True, help="Archive the candidates into .archive/ (pinky restore brings each back).")
+@click.option("--json", "as_json", is_flag=True, help="Print the candidates (and what was archived) as JSON.")
+@click.pass_context
+def prune(ctx: click.Context, months: int, apply: bool, as_json: bool) -> None:
+    """List entries no search returned and nobody marked useful in MONTHS; --apply archives them.
+
+    Entries changed or verified since are kept, and diaries always are. Nothing is deleted.
+
+    Example:
+
+        pinky prune --months 12 && pinky prune --months 12 --apply
+    """
+    done = open_kb(ctx).hygiene.prune(months, apply=apply)
+    if as_json:
+        emit_json(done)
+        return
+    if not done["telemetry"]:
+        click.echo("warning: PINKY_TELEMETRY=0, so no search is recorded: every old entry looks unused", err=True)
+    verb = "archived" if apply else "would archive"
+    click.echo(f"{verb} {len(done['candidates'])} entries unused since {done['since'][:10]}")
+    for item in done["candidates"]:
+        click.echo(f"  {item['slug']}  [{item['type']}]  {item['title']}")
+    if done["candidates"] and not apply:
+        click.echo("run again with --apply to archive them (pinky restore SLUG brings one back)")

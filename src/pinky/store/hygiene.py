@@ -87,3 +87,35 @@ def export_rows(conn: Any, where: str, params: Sequence[Any]) -> list[Any]:
 def slugs_by_hash(conn: Any) -> dict[str, str]:
     """content hash -> a slug holding that exact text (import skips what is already there)."""
     return {r[0]: r[1] for r in conn.execute("SELECT content_hash, slug FROM entry ORDER BY slug DESC")}
+
+
+# --- feedback and pruning --------------------------------------------------------------------------
+
+
+def last_query_for(conn: Any, entry_id: str) -> str | None:
+    """The most recent search that returned this entry (usage telemetry), if any."""
+    row = conn.execute("SELECT query FROM usage WHERE entry_id = ? ORDER BY retrieved_at DESC, rowid DESC LIMIT 1",
+                       (entry_id,)).fetchone()
+    return row[0] if row else None
+
+
+def record_feedback(conn: Any, entry_id: str, verdict: str, query: str | None, at: str, at_ns: int) -> None:
+    conn.execute("INSERT INTO feedback(entry_id, verdict, query, at, at_ns) VALUES (?, ?, ?, ?, ?)",
+                 (entry_id, verdict, query, at, at_ns))
+
+
+def feedback_counts(conn: Any, entry_id: str) -> dict[str, int]:
+    return dict(conn.execute("SELECT verdict, count(*) FROM feedback WHERE entry_id = ? GROUP BY verdict",
+                             (entry_id,)).fetchall())
+
+
+def prune_candidates(conn: Any, cutoff_iso: str, cutoff_ns: int) -> list[Any]:
+    """Entries (diaries aside) older than the cutoff, not changed or verified since, that no search returned
+    and nobody marked useful since: slug, title, type, created, last_verified, oldest first."""
+    day = cutoff_iso[:10]
+    return conn.execute(
+        "SELECT e.slug, e.title, e.type, e.created, e.last_verified FROM entry e WHERE e.type != 'diary' "
+        "AND e.mtime_ns < ? AND COALESCE(e.created, '') < ? AND substr(COALESCE(e.last_verified, ''), 1, 10) < ? "
+        "AND NOT EXISTS (SELECT 1 FROM usage u WHERE u.entry_id = e.id AND u.retrieved_at >= ?) "
+        "AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.entry_id = e.id AND f.verdict = 'useful' AND f.at >= ?) "
+        "ORDER BY e.mtime_ns, e.slug", (cutoff_ns, cutoff_iso, day, cutoff_iso, cutoff_iso)).fetchall()
