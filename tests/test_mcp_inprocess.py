@@ -23,7 +23,8 @@ from pinky.mcp_tools import TIERS, TOOL_TIERS, ServerState, save_target, tier_of
 from pinky.runtime import Runtime
 
 pytestmark = pytest.mark.anyio
-READ = ["brain_search", "brain_get", "brain_related", "brain_briefing", "brain_list", "brain_stats", "brain_tags"]
+READ = ["brain_search", "brain_get", "brain_related", "brain_briefing", "brain_list", "brain_stats", "brain_tags",
+        "brain_gaps"]
 WRITE = ["brain_save", "brain_update", "brain_delete", "brain_feedback"]
 ADMIN = ["brain_reindex", "brain_sync", "brain_export", "brain_import"]
 

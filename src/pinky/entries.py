@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pinky import healing, indexer, search, supersession
+from pinky import gaps, healing, indexer, search, supersession
 from pinky.dates import now_utc, valid_day
 from pinky.errors import Conflict, InvalidInput, NotFound
 from pinky.fileio import FileLock, atomic_write, create_new, ensure_inside, file_lock, write_numbered
@@ -149,6 +149,8 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
     saved = healing.after_write(index, path, lambda slug: get(index, slug or fallback), embed=embed)
     if older:
         _supersede(index, older, saved.slug, today.date().isoformat())
+    if index.config.telemetry:
+        gaps.close_answered(index, saved.slug, f"{title}\n{body}")
     return replace(saved, redacted=hidden)
 
 

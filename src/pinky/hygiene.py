@@ -69,6 +69,14 @@ class Hygiene:
 
         return needs_review(self.index, limit)
 
+    # --- knowledge gaps --------------------------------------------------------------------------------
+
+    def gaps(self, *, include_closed: bool = False, limit: int = 50) -> list[dict[str, Any]]:
+        """Searches whose best hit was weak, most frequent first (open ones, or all)."""
+        from pinky.gaps import list_gaps
+
+        return list_gaps(self.index, include_closed=include_closed, limit=limit)
+
     # --- export and import -------------------------------------------------------------------------------
 
     def export(self, *, scope: str | None = None, project: str | None = None, type: str | None = None,

@@ -38,6 +38,37 @@ async def brain_tags(state: State) -> Annotated[CallToolResult, TagsOut]:
     return result(text, out)
 
 
+class GapOut(BaseModel):
+    query: str | None = Field(default=None, description="The search's text (kept only with PINKY_LOG_QUERIES=1).")
+    query_hash: str
+    count: int = Field(description="How many searches asked it and found nothing good.")
+    best_score: float | None = None
+    first_seen: str
+    last_seen: str
+    closed_by: str | None = Field(default=None, description="The entry whose save answered it.")
+    closed_at: str | None = None
+
+
+class GapsOut(BaseModel):
+    count: int
+    gaps: list[GapOut]
+
+
+async def brain_gaps(
+    state: State,
+    include_closed: Annotated[bool, Field(description="Also gaps a later save answered.")] = False,
+    limit: Annotated[int, Field(ge=1, le=1000, description="Maximum gaps, 1-1000.")] = 50,
+) -> Annotated[CallToolResult, GapsOut]:
+    """Knowledge gaps: searches whose best hit was weak, most frequent first. Use it to see what the
+    team keeps looking for and the brain lacks: once you have learned the answer, brain_save it (a save
+    that answers a gap closes it)."""
+    found = await run_core(state.runtime, lambda kb: kb.hygiene.gaps(include_closed=include_closed, limit=limit))
+    out = GapsOut(count=len(found), gaps=[GapOut(**gap) for gap in found])
+    lines = [f"{g.count}x {g.query or '#' + g.query_hash}" + (f" (closed by {g.closed_by})" if g.closed_by else "")
+             for g in out.gaps]
+    return result("\n".join(lines) or "No knowledge gaps recorded.", out)
+
+
 class FeedbackOut(BaseModel):
     slug: str
     verdict: str

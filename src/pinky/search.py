@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pinky import gaps
 from pinky.dates import freshness, now_utc, valid_day
 from pinky.errors import InvalidInput, NotInProject
 from pinky.index import Index
@@ -287,9 +288,21 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
         lexical, vector = [c for c in lexical if c[0] not in gone], [c for c in vector if c[0] not in gone]
     ranked = fuse(index, query, lexical, vector, limit)
     hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query)
-    if record_usage and ranked and index.config.telemetry:
-        _record_usage(index, [entry for entry, _, _ in ranked], query)
+    if record_usage and index.config.telemetry:
+        if ranked:
+            _record_usage(index, [entry for entry, _, _ in ranked], query)
+        coverage, similarity = match_strength(index, query, lexical, vector)
+        if gaps.is_weak(coverage, similarity):
+            gaps.record(index, query, max(coverage, similarity))
     return SearchResult(hits, ran, notice)
+
+
+def match_strength(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate]) -> tuple[float, float]:
+    """How well the best candidates answer a query: the share of its words the best lexical chunk holds,
+    and the best cosine similarity (0 below the noise floor). Absolute, unlike fused scores."""
+    terms = query_terms(query)
+    coverage = rq.terms_matching_chunk(index.conn, lexical[0][2], terms) / len(terms) if lexical and terms else 0.0
+    return coverage, max((score for _, score, _ in vector), default=0.0)
 
 
 def lexical_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidate]:

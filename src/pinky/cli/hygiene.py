@@ -203,3 +203,29 @@ def prune(ctx: click.Context, months: int, apply: bool, as_json: bool) -> None:
         click.echo(f"  {item['slug']}  [{item['type']}]  {item['title']}")
     if done["candidates"] and not apply:
         click.echo("run again with --apply to archive them (pinky restore SLUG brings one back)")
+
+
+@cli.command()
+@click.option("--all", "include_closed", is_flag=True, help="Also gaps a later save closed.")
+@click.option("--limit", "-n", type=int, default=50, show_default=True, help="How many (1-1000).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a `gaps` array.")
+@click.pass_context
+def gaps(ctx: click.Context, include_closed: bool, limit: int, as_json: bool) -> None:
+    """Knowledge gaps: searches whose best hit was weak, most frequent first.
+
+    The query's text is kept only with PINKY_LOG_QUERIES=1 (else its hash). A save that answers a gap closes it.
+
+    Example:
+
+        pinky gaps --all
+    """
+    found = open_kb(ctx).hygiene.gaps(include_closed=include_closed, limit=limit)
+    if as_json:
+        emit_json({"count": len(found), "gaps": found})
+        return
+    if not found:
+        click.echo("no knowledge gaps recorded")
+    for gap in found:
+        what = repr(gap["query"]) if gap["query"] else f"query #{gap['query_hash']} (PINKY_LOG_QUERIES=1 keeps text)"
+        closed = f"  closed by {gap['closed_by']}" if gap["closed_by"] else ""
+        click.echo(f"{gap['count']:>4}x  {what}  last {gap['last_seen'][:10]}{closed}")

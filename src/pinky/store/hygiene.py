@@ -119,3 +119,30 @@ def prune_candidates(conn: Any, cutoff_iso: str, cutoff_ns: int) -> list[Any]:
         "AND NOT EXISTS (SELECT 1 FROM usage u WHERE u.entry_id = e.id AND u.retrieved_at >= ?) "
         "AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.entry_id = e.id AND f.verdict = 'useful' AND f.at >= ?) "
         "ORDER BY e.mtime_ns, e.slug", (cutoff_ns, cutoff_iso, day, cutoff_iso, cutoff_iso)).fetchall()
+
+
+# --- knowledge gaps --------------------------------------------------------------------------------
+
+
+def record_gap(conn: Any, query_hash: str, query: str | None, terms: str, best: float, when: str) -> None:
+    """Count one more weak search; a closed gap asked again opens again."""
+    conn.execute(
+        "INSERT INTO gap(query_hash, query, terms, count, best_score, first_seen, last_seen) "
+        "VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT(query_hash) DO UPDATE SET count = count + 1, "
+        "best_score = excluded.best_score, last_seen = excluded.last_seen, query = coalesce(excluded.query, query), "
+        "closed_by = NULL, closed_at = NULL", (query_hash, query, terms, best, when, when))
+
+
+def open_gaps(conn: Any) -> list[Any]:
+    return conn.execute("SELECT query_hash, terms FROM gap WHERE closed_by IS NULL").fetchall()
+
+
+def close_gaps(conn: Any, hashes: Sequence[str], slug: str, when: str) -> None:
+    conn.executemany("UPDATE gap SET closed_by = ?, closed_at = ? WHERE query_hash = ?",
+                     [(slug, when, h) for h in hashes])
+
+
+def gaps(conn: Any, include_closed: bool, limit: int) -> list[Any]:
+    where = "" if include_closed else "WHERE closed_by IS NULL"
+    return conn.execute(f"SELECT query_hash, query, count, best_score, first_seen, last_seen, closed_by, closed_at "
+                        f"FROM gap {where} ORDER BY count DESC, last_seen DESC LIMIT ?", (limit,)).fetchall()
