@@ -24,7 +24,7 @@ from pinky.runtime import Runtime
 
 pytestmark = pytest.mark.anyio
 READ = ["brain_search", "brain_get", "brain_related", "brain_briefing", "brain_list", "brain_stats", "brain_tags",
-        "brain_gaps"]
+        "brain_gaps", "brain_check"]
 WRITE = ["brain_save", "brain_update", "brain_delete", "brain_feedback"]
 ADMIN = ["brain_reindex", "brain_sync", "brain_export", "brain_import"]
 

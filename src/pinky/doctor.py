@@ -217,16 +217,24 @@ def _breadcrumbs(kb: KnowledgeBase) -> Check:
                  "point them at an existing slug (pinky search …), or restore the entry (pinky restore SLUG)")
 
 
+CHECK_CONTRADICTIONS_UP_TO = 5000  # entries: one vector search each; beyond, `pinky check` does it
+
+
 def _review(kb: KnowledgeBase) -> Check:
     """Knowledge to check before relying on it (documentation/HYGIENE.md)."""
     review = kb.hygiene.needs_review(5)
     flagged = [f"{i['slug']} ({i['verdict']})" for i in review["flagged"]]
     detail = f"{review['stale_count']} stale (unverified past their type's threshold), {len(flagged)} flagged"
+    if kb.stats()["entries"] <= CHECK_CONTRADICTIONS_UP_TO:
+        pairs = kb.hygiene.check()["pairs"]
+        detail += f", {len(pairs)} possible contradictions"
+        flagged += [f"{p['a']} vs {p['b']} (pinky check)" for p in pairs[:3]]
     if not flagged:
         hint = ": pinky list --json marks them `stale`" if review["stale"] else ""
         return Check("knowledge review", "ok", detail + hint)
     return Check("knowledge review", "warn", detail + ": " + ", ".join(flagged),
-                 "fix each flagged entry (or pinky verify SLUG if it still holds); see documentation/HYGIENE.md")
+                 "fix each (pinky check shows the differing spans; pinky verify SLUG if it still holds); "
+                 "see documentation/HYGIENE.md")
 
 
 CHECKS: list[Callable[[KnowledgeBase], Check]] = [

@@ -77,6 +77,14 @@ class Hygiene:
 
         return list_gaps(self.index, include_closed=include_closed, limit=limit)
 
+    # --- contradictions --------------------------------------------------------------------------------
+
+    def check(self, slug: str | None = None) -> dict[str, Any]:
+        """Pairs of current entries that may contradict each other (all, or those involving `slug`)."""
+        from pinky.contradictions import check
+
+        return check(self.index, slug)
+
     # --- export and import -------------------------------------------------------------------------------
 
     def export(self, *, scope: str | None = None, project: str | None = None, type: str | None = None,

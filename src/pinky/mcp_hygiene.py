@@ -69,6 +69,50 @@ async def brain_gaps(
     return result("\n".join(lines) or "No knowledge gaps recorded.", out)
 
 
+class DifferenceOut(BaseModel):
+    kind: str = Field(description="number | version | port | flag | negation | differs (same key, other text)")
+    a: str = Field(description="The span in the first entry ('' when it has none there).")
+    b: str
+    context_a: str
+    context_b: str
+
+
+class PairOut(BaseModel):
+    a: str = Field(description="Slug of the first entry.")
+    b: str
+    a_path: str
+    b_path: str
+    reason: str = Field(description="Why they were compared: 'similar (0.93)', or the same key or subject.")
+    differences: list[DifferenceOut]
+
+
+class CheckOut(BaseModel):
+    checked: int
+    count: int
+    pairs: list[PairOut]
+    notice: str | None = None
+
+
+async def brain_check(
+    state: State,
+    slug: Annotated[str | None, Field(max_length=500, description=(
+        "Only pairs involving this entry. Default: the whole brain."))] = None,
+) -> Annotated[CallToolResult, CheckOut]:
+    """Find entries that may contradict each other: near-duplicates that differ in a number, version,
+    port, flag or negation, and current entries with the same key or subject. Use it after saving or
+    updating a fact (pass its slug), or when two hits seem to disagree; then keep the right one
+    (brain_update, or a new save with the same key, which supersedes the other) and delete or fix the wrong."""
+    done = await run_core(state.runtime, lambda kb: kb.hygiene.check(slug))
+    out = CheckOut.model_validate(done)
+    lines = [f"{out.count} possible contradictions among {out.checked} entries."]
+    for pair in out.pairs:
+        spans = "; ".join(f"{d.kind}: {d.a or '∅'} vs {d.b or '∅'}" for d in pair.differences)
+        lines.append(f"- {pair.a} vs {pair.b} ({pair.reason}): {spans}")
+    if out.notice:
+        lines.append(f"({out.notice})")
+    return result("\n".join(lines), out)
+
+
 class FeedbackOut(BaseModel):
     slug: str
     verdict: str

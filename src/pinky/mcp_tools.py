@@ -377,6 +377,7 @@ TOOL_TIERS: dict[str, tuple[ToolSpec, ...]] = {
         ToolSpec(brain_stats, "Brain size and health", READ_ONLY),
         ToolSpec(mcp_hygiene.brain_tags, "Tag vocabulary", READ_ONLY),
         ToolSpec(mcp_hygiene.brain_gaps, "Knowledge gaps", READ_ONLY),
+        ToolSpec(mcp_hygiene.brain_check, "Find contradictions", READ_ONLY),
     ),
     "write": (
         ToolSpec(brain_save, "Save knowledge", _writes(destructive=False)),

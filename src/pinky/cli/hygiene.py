@@ -229,3 +229,33 @@ def gaps(ctx: click.Context, include_closed: bool, limit: int, as_json: bool) ->
         what = repr(gap["query"]) if gap["query"] else f"query #{gap['query_hash']} (PINKY_LOG_QUERIES=1 keeps text)"
         closed = f"  closed by {gap['closed_by']}" if gap["closed_by"] else ""
         click.echo(f"{gap['count']:>4}x  {what}  last {gap['last_seen'][:10]}{closed}")
+
+
+@cli.command()
+@click.argument("slug", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a `pairs` array.")
+@click.pass_context
+def check(ctx: click.Context, slug: str | None, as_json: bool) -> None:
+    """Find entries that may contradict each other (all, or those involving SLUG), with the differing spans.
+
+    Compares near-duplicates (a number, version, port, flag or negation that differs) and entries
+    with the same key or subject. Exits 1 when it found a pair.
+
+    Example:
+
+        pinky check gotcha/pg-pool-size
+    """
+    done = open_kb(ctx).hygiene.check(slug)
+    if as_json:
+        emit_json(done)
+    else:
+        if done["notice"]:
+            click.echo(f"note: {done['notice']}", err=True)
+        click.echo(f"{done['count']} possible contradictions among {done['checked']} entries checked")
+        for pair in done["pairs"]:
+            click.echo(f"{pair['a']}  <->  {pair['b']}  ({pair['reason']})")
+            for diff in pair["differences"]:
+                click.echo(f"    {diff['kind']}: {diff['a'] or '∅'!r} vs {diff['b'] or '∅'!r}"
+                           + (f"  … {diff['context_a']} | {diff['context_b']}" if diff["context_a"] else ""))
+    if done["count"]:
+        ctx.exit(1)

@@ -146,3 +146,29 @@ def gaps(conn: Any, include_closed: bool, limit: int) -> list[Any]:
     where = "" if include_closed else "WHERE closed_by IS NULL"
     return conn.execute(f"SELECT query_hash, query, count, best_score, first_seen, last_seen, closed_by, closed_at "
                         f"FROM gap {where} ORDER BY count DESC, last_seen DESC LIMIT ?", (limit,)).fetchall()
+
+
+# --- contradictions --------------------------------------------------------------------------------
+
+
+def current_entries(conn: Any) -> list[Any]:
+    """Every entry that is not superseded, diaries aside: what may contradict what."""
+    return conn.execute(
+        "SELECT id, slug, root, path, title, body, meta, type, scope FROM entry WHERE type != 'diary' "
+        "AND json_extract(meta, '$.superseded_by') IS NULL ORDER BY slug").fetchall()
+
+
+def first_chunk_vectors(conn: Any, entry_ids: Sequence[str]) -> dict[str, bytes]:
+    """The stored vector of each entry's first chunk (the title and opening text): no embedding needed."""
+    from pinky.store.vectors import VEC_TABLE, vector_table_exists
+
+    if not entry_ids or not vector_table_exists(conn):
+        return {}
+    found: dict[str, bytes] = {}
+    for start in range(0, len(entry_ids), 500):
+        part = list(entry_ids[start:start + 500])
+        marks = ",".join("?" * len(part))
+        found.update((r[0], r[1]) for r in conn.execute(
+            f"SELECT c.entry_id, v.embedding FROM chunk c JOIN {VEC_TABLE} v ON v.chunk_id = c.id "
+            f"WHERE c.ord = 0 AND c.entry_id IN ({marks})", part))
+    return found
