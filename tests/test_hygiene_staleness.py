@@ -104,6 +104,7 @@ def test_cli_verify(kb: KnowledgeBase, project: Path) -> None:
     write_note(project / "documentation", "gotcha/old.md", f"---\nlast_verified: {days_ago(400)}\n---\nredis\n")
     kb.reindex()
     assert "stale: unverified for 400 days" in CliRunner().invoke(cli, ["search", "redis"]).output
+    assert "(stale: 400 days)" in CliRunner().invoke(cli, ["list"]).output
     done = CliRunner().invoke(cli, ["verify", "old"])
     assert done.exit_code == 0 and f"last_verified {TODAY.isoformat()}" in done.output
     assert "stale" not in CliRunner().invoke(cli, ["search", "redis"]).output

@@ -37,8 +37,10 @@ def list_cmd(ctx: click.Context, type_: str | None, tags: tuple[str, ...], scope
         click.echo("no entries")
     for item in found:
         tags_text = f"  #{' #'.join(item['tags'])}" if item["tags"] else ""
+        marks = "".join([f"  (stale: {item['age_days']} days)" if item["stale"] else "",
+                         f"  (superseded by {item['superseded_by']})" if item["superseded_by"] else ""])
         click.echo(f"{item['modified'][:10]}  {item['slug']}  [{item['type']}, {item['scope']}]  "
-                   f"{item['title']}{tags_text}")
+                   f"{item['title']}{tags_text}{marks}")
 
 
 @cli.command()
