@@ -4,6 +4,7 @@ PINKY_TELEMETRY=0 recording nothing."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import time
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from pinky.config import load_config
 from pinky.doctor import run_checks
 from pinky.errors import InvalidInput
 from pinky.kb import KnowledgeBase
+from pinky.store import readonly
 
 OLD = "2025-01-10"
 
@@ -48,6 +50,11 @@ def test_feedback_is_recorded_against_the_search_and_flags_until_fixed(kb: Knowl
     flagged = kb.hygiene.needs_review()["flagged"]
     assert [(i["slug"], i["verdict"], i["query"]) for i in flagged] == [("gotcha/trap", "outdated", "kafka offsets")]
     assert kb.briefing("1d")["needs_review"]["flagged"][0]["slug"] == "gotcha/trap"
+    conn = readonly.connect_ro(str(kb.config.db_path))  # what the hooks' session-start digest can read
+    assert conn is not None
+    today = dt.datetime.now(dt.UTC).date().isoformat()
+    assert readonly.flagged_entries(conn, 5) == [("gotcha/trap", "outdated", today)]
+    conn.close()
     review = next(c for c in run_checks(kb) if c.name == "knowledge review")
     assert review.status == "warn" and "gotcha/trap (outdated)" in review.detail
     kb.hygiene.verify_entry("trap")  # checked: the flag is settled

@@ -176,3 +176,12 @@ def stale_entries(conn: Connection, types: tuple[str, ...], cutoff_day: str,
     oldest = rows(conn, f"SELECT slug, coalesce(last_verified, created) {where} "
                         "ORDER BY coalesce(last_verified, created) LIMIT ?", (*types, cutoff_day, limit))
     return count[0][0], [(slug, str(day)) for slug, day in oldest]
+
+
+def flagged_entries(conn: Connection, limit: int) -> list[tuple[str, str, str]]:
+    """(slug, verdict, day) of entries marked wrong or outdated since their note last changed, newest first:
+    for the session-start digest (`pinky feedback`, documentation/HYGIENE.md). None before migration m007."""
+    return [(slug, verdict, str(at)[:10]) for slug, verdict, at in rows(
+        conn, "SELECT e.slug, f.verdict, max(f.at) FROM feedback f JOIN entry e ON e.id = f.entry_id "
+              "WHERE f.verdict IN ('wrong', 'outdated') AND f.at_ns > e.mtime_ns "
+              "GROUP BY e.id ORDER BY max(f.at) DESC LIMIT ?", (limit,))]
