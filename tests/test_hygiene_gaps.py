@@ -47,6 +47,14 @@ def test_a_weak_search_is_a_gap_until_a_save_answers_it(kb: KnowledgeBase) -> No
     assert closed["closed_by"] == saved.slug
 
 
+def test_an_update_that_answers_a_gap_closes_it(kb: KnowledgeBase) -> None:
+    kb.search("grafana alert silences", record_usage=True)
+    stub = kb.save("Monitoring", "todo")
+    assert len(kb.hygiene.gaps()) == 1
+    kb.update(stub.slug, stub.version, body="Grafana alert silences: create them from the alert rule page.")
+    assert kb.hygiene.gaps() == []
+
+
 def test_query_text_is_kept_only_when_asked(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PINKY_LOG_QUERIES", "1")
     with KnowledgeBase(load_config()) as kb:

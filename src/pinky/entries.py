@@ -247,6 +247,8 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
         new_body, hidden = _redacted(new_body, hidden)  # an old secret in a kept body goes too
         atomic_write(path, render(meta, new_body))
         updated = healing.after_write(index, path, lambda _: get(index, row["slug"]))
+    if index.config.telemetry and body is not None:  # a new body may answer what searches missed
+        gaps.close_answered(index, updated.slug, f"{updated.title}\n{new_body}")
     return replace(updated, redacted=hidden)
 
 
