@@ -87,7 +87,7 @@ def run(dataset: str, workdir: Path, limit: int | None) -> list[tuple[str, str, 
 
 
 def main() -> None:
-    global EVAL  # --data replaces it
+    global EVAL
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", choices=["scifact", "cosqa", "all"], default="all")
     parser.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "pinky-eval")

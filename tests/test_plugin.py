@@ -19,6 +19,7 @@ from pinky.claude_setup import (
 from pinky.config import load_config
 from pinky.errors import InvalidInput
 from pinky.evergreen import find_volatile
+from pinky.hooks import EVENTS
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -35,13 +36,13 @@ def test_manifest_and_marketplace_agree() -> None:
     assert entry["source"] == "./plugin" and entry["version"] == plugin["version"]
 
 
-def test_hooks_json_covers_the_four_events_with_timeouts() -> None:
+def test_hooks_json_registers_every_hook_event_with_timeouts() -> None:
     hooks = load("plugin/hooks/hooks.json")["hooks"]
-    assert set(hooks) == {"SessionStart", "PreToolUse", "Stop"}
+    assert set(hooks) == {"SessionStart", "PreToolUse", "UserPromptSubmit", "Stop", "PreCompact"}
     matchers = {group.get("matcher"): group["hooks"][0] for event in hooks.values() for group in event}
     assert set(matchers) == {"startup|resume|clear|compact", "Read", "Write|Edit|MultiEdit|NotebookEdit", None}
-    events = {h["args"][-1] for h in matchers.values()}
-    assert events == {"session-start", "pre-read", "pre-write", "stop"}
+    events = {h["args"][-1] for event in hooks.values() for group in event for h in group["hooks"]}
+    assert events == set(EVENTS)  # every event the hooks handle is registered, and nothing else
     for handler in matchers.values():  # the launcher itself is tested in test_plugin_runtime.py
         assert handler["type"] == "command" and 1 <= handler["timeout"] <= 30
 

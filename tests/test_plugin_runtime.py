@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from pinky.config import load_config
+from pinky.hooks import EVENTS
 from pinky.kb import KnowledgeBase
 
 REPO = Path(__file__).resolve().parents[1]
@@ -403,7 +404,7 @@ def test_a_ready_runtime_serves_mcp_directly(tmp_path: Path, project: Path) -> N
 def test_hooks_and_server_go_through_the_launcher() -> None:
     hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"]
     handlers = [h for groups in hooks.values() for group in groups for h in group["hooks"]]
-    assert {h["args"][2] for h in handlers} == {"session-start", "pre-read", "pre-write", "stop"}
+    assert {h["args"][2] for h in handlers} == set(EVENTS)
     for handler in handlers:
         assert handler["command"] == "sh" and handler["args"][:2] == ["${CLAUDE_PLUGIN_ROOT}/runtime/run", "hooks"]
         assert 1 <= handler["timeout"] <= 30

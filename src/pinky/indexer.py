@@ -268,18 +268,38 @@ def _store_changed(index: Index, source: SourceFile, doc: Document, prepared: Pr
 
 
 def embed_pending(index: Index, progress: Progress | None = None) -> int:
-    """Give every chunk lacking a vector one, from the cache when its text was seen before.
+    """Give every chunk lacking a vector one, from the cache when its text was seen before; on all
+    cores when many are pending (`pinky.embed_pool`).
 
     Returns how many chunks the model actually embedded (cache hits are free)."""
     if not index.prepare_vectors():
         return 0
+    total = vq.count_pending(index.conn)
+    workers = _workers_for(index, total)
+    if workers < 2:
+        return _embed_pending(index, total, progress, None)
+    from pinky.embed_pool import EmbedPool
+
+    with EmbedPool(index.config, workers) as pool:
+        return _embed_pending(index, total, progress, pool)
+
+
+def _workers_for(index: Index, pending: int) -> int:
+    from pinky.embed_pool import MIN_PENDING, auto_workers
+
+    if index.config.embedder == "hash" or pending < MIN_PENDING:
+        return 0  # hashing is cheaper than starting a process
+    chosen = index.config.embed_workers
+    return auto_workers() if chosen is None else chosen
+
+
+def _embed_pending(index: Index, total: int, progress: Progress | None, pool: Any) -> int:
     conn = index.conn
     fingerprint = index.fingerprint()
     embedded = done = 0
-    total = vq.count_pending(conn)
     while rows := vq.pending_chunks(conn, PENDING_BATCH):
         cached = vq.cached_vectors(conn, (r[1] for r in rows), fingerprint)
-        new = _embed_missing(index, rows, cached)
+        new = _embed_missing(index, rows, cached, pool)
         embedded += len(new)
         with write_transaction(conn):
             vq.cache_vectors(conn, new.items(), fingerprint)
@@ -293,7 +313,7 @@ def embed_pending(index: Index, progress: Progress | None = None) -> int:
 
 
 def _embed_missing(index: Index, rows: list[tuple[int, str, str, str, str]],
-                   cached: dict[str, bytes]) -> dict[str, bytes]:
+                   cached: dict[str, bytes], pool: Any = None) -> dict[str, bytes]:
     """Vectors (float32 bytes) for the chunk texts the cache lacks, keyed by chunk hash."""
     import numpy as np
 
@@ -303,14 +323,15 @@ def _embed_missing(index: Index, rows: list[tuple[int, str, str, str, str]],
     for _cid, chash, title, heading, text in rows:
         if chash not in cached and chash not in missing:
             missing[chash] = embed_input(title, heading, text)
-    new: dict[str, bytes] = {}
     keys = list(missing)
-    for i in range(0, len(keys), EMBED_BATCH):
-        part = keys[i : i + EMBED_BATCH]
-        vectors = index.embedder.embed([missing[k] for k in part])
-        for key, vector in zip(part, np.asarray(vectors, dtype=np.float32), strict=True):
-            new[key] = vector.tobytes()
-    return new
+    parts = [keys[i : i + EMBED_BATCH] for i in range(0, len(keys), EMBED_BATCH)]
+    texts = [[missing[k] for k in part] for part in parts]
+    if pool is not None:
+        matrices = pool.embed_batches(texts, index.embedder.dims)
+    else:
+        matrices = [np.asarray(index.embedder.embed(batch), dtype=np.float32) for batch in texts]
+    return {key: vector.tobytes() for part, matrix in zip(parts, matrices, strict=True)
+            for key, vector in zip(part, matrix, strict=True)}
 
 
 def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:

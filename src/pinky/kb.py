@@ -120,11 +120,12 @@ class KnowledgeBase:
 
     def save(self, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,
              scope: str | None = "project", project: str | None = None, files: list[str] | None = None,
-             embed: bool = True, key: str | None = None, subject: str | None = None) -> Entry:
+             embed: bool = True, draft: bool = False, key: str | None = None,
+             subject: str | None = None) -> Entry:
         """Write a new note into the project's (or the global) knowledge folder and index it; with a `key`
         or `subject` it supersedes the current entry with the same one."""
         return entries.save(self.index, title, body, type=type, tags=tags, scope=scope, project=project,
-                            files=files, embed=embed, key=key, subject=subject)
+                            files=files, embed=embed, draft=draft, key=key, subject=subject)
 
     def get(self, slug: str) -> Entry:
         return entries.get(self.index, slug)

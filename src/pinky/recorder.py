@@ -22,7 +22,7 @@ from pinky.errors import InvalidInput, NotFound
 from pinky.redact import redact
 from pinky.transcript import SessionSummary, read_new_events, summarize
 
-__all__ = ["OffsetStore", "format_lines", "record_stop"]
+__all__ = ["OffsetStore", "clean_line", "format_lines", "record_stop", "record_turn"]
 
 LINE_LIMIT = 300
 COMMAND_LIMIT = 80
@@ -42,7 +42,18 @@ def record_stop(
     offsets_path: Path,
     now: datetime | None = None,
 ) -> Path | None:
-    """Append what happened since the last Stop to today's diary; return its path, or None if nothing new.
+    """Append what happened since the last Stop to today's diary; return its path, or None if nothing new."""
+    return record_turn(transcript_path, session_id, save_dir, offsets_path, now)[0]
+
+
+def record_turn(
+    transcript_path: Path,
+    session_id: str,
+    save_dir: Path,
+    offsets_path: Path,
+    now: datetime | None = None,
+) -> tuple[Path | None, list[dict]]:
+    """`record_stop`, also returning the new transcript events (the Stop hook's capture reads them).
 
     The offset advances only after the diary write succeeded, so a crash loses
     nothing, and the advanced offset means nothing is written twice. A missing
@@ -57,12 +68,12 @@ def record_stop(
         try:
             events, end = read_new_events(Path(transcript_path), start)
         except NotFound:
-            return None
+            return None, []
         lines = format_lines(summarize(events), when=now, session_id=session_id)
         path = append_diary(save_dir, lines, now) if lines else None
         if end != start:
             store.set(session_id, end, transcript_path)
-        return path
+        return path, events
 
 
 # --- summary -> diary lines -------------------------------------------------------------------
@@ -88,6 +99,11 @@ def format_lines(summary: SessionSummary, *, when: datetime, session_id: str) ->
         if text:
             lines.append(format_line(at, session, kind, text))
     return lines
+
+
+def clean_line(text: str, limit: int = LINE_LIMIT - 40) -> str:
+    """One diary text, redacted, on one line and capped (the Stop hook's capture notes use it)."""
+    return _clean(text, limit)
 
 
 def _clean(text: str, limit: int) -> str:

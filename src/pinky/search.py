@@ -21,6 +21,7 @@ from pinky.redact import redact
 from pinky.staleness import age_days, is_stale
 from pinky.store import hygiene as hq
 from pinky.store import retrieval as rq
+from pinky.store import vectors as vq
 from pinky.store.connect import write_transaction
 from pinky.validate import MAX_QUERY_CHARS, clean_text, normalise_tag, validate_limit, validate_tags, validate_type
 
@@ -281,6 +282,7 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
         usable, why = index.vector_status()
         if usable:
             vector = semantic_hits(index, query, filters)
+            notice = pending_notice(index)
         else:
             notice, ran = f"vector search unavailable ({why}); results are full-text only", "bm25"
     if filters.current_on and not filters.active:  # the fast path did not filter: drop what is no longer current
@@ -303,6 +305,17 @@ def match_strength(index: Index, query: str, lexical: list[Candidate], vector: l
     terms = query_terms(query)
     coverage = rq.terms_matching_chunk(index.conn, lexical[0][2], terms) / len(terms) if lexical and terms else 0.0
     return coverage, max((score for _, score, _ in vector), default=0.0)
+
+
+def pending_notice(index: Index) -> str | None:
+    """Say so when some chunks have no vector yet (a reindex still embedding, or stopped early):
+    those are found by full text only, and a semantic question may miss them."""
+    pending = vq.count_pending(index.conn)
+    if not pending:
+        return None
+    which = "1 chunk has" if pending == 1 else f"{pending:,} chunks have"
+    return (f"{which} no vector yet (embedding in progress, or run `pinky reindex`); until then "
+            f"{'it is' if pending == 1 else 'they are'} found by full text only")
 
 
 def lexical_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidate]:

@@ -1,4 +1,5 @@
-"""`pinky-hooks <event>`: the Claude Code hooks (session-start, pre-read, pre-write, stop).
+"""`pinky-hooks <event>`: the Claude Code hooks (session-start, pre-read, pre-write, user-prompt, stop,
+pre-compact).
 
 Each hook reads one JSON object on stdin and writes at most one JSON object on stdout.
 Why this shape: Claude Code starts a fresh process for every Read/Write/Edit, so the hot
@@ -21,7 +22,7 @@ from pinky.locations import Locations, locate, start_folder
 
 __all__ = ["EVENTS", "StateFiles", "dumps", "hook_locations", "loads", "main", "run"]
 
-EVENTS = ("session-start", "pre-read", "pre-write", "stop")
+EVENTS = ("session-start", "pre-read", "pre-write", "user-prompt", "stop", "pre-compact")
 INTERNAL = ("rollup",)  # spawned by the Stop hook itself, never registered in hooks.json
 MAX_STDIN = 8 * 1024 * 1024
 
@@ -153,6 +154,10 @@ def run(event: str, payload: dict) -> dict | None:
         from pinky.hooks.files import pre_write
 
         return pre_write(payload, loc)
+    if event == "user-prompt":
+        from pinky.hooks.prompt import user_prompt
+
+        return user_prompt(payload, loc, StateFiles())
     if event == "session-start":
         from pinky.hooks.session import session_start
 
@@ -160,8 +165,12 @@ def run(event: str, payload: dict) -> dict | None:
     if event == "stop":
         from pinky.hooks.stop import stop
 
-        stop(payload, loc, StateFiles())
-        return None  # Stop must print nothing: any output would make Claude continue the turn
+        return stop(payload, loc, StateFiles())  # None, or the capture ask: any output makes Claude continue
+    if event == "pre-compact":
+        from pinky.hooks.compact import pre_compact
+
+        pre_compact(payload, loc, StateFiles())
+        return None  # compaction proceeds; the diary now holds what it would drop
     if event == "rollup":
         from pinky.hooks.stop import rollup
 

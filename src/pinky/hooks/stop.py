@@ -7,9 +7,12 @@ is written twice), redacts credential-shaped strings and appends a few lines to
 When a week or month has just closed, its rollup is written by a detached `pinky-hooks
 rollup` process, because reading every note's frontmatter does not fit the Stop budget.
 
-Skipped: `stop_hook_active` (Claude is already continuing because of a Stop hook),
-SubagentStop (the parent's transcript records the subagent's work; the empty-agent_type
-one that /compact fires is noise), and projects without a save dir (never `pinky init`ed).
+Then the capture step (`pinky.hooks.learned`) may ask the agent, once per session, to save what
+the turn learned: the only output this hook ever prints, since any output makes Claude continue.
+
+Skipped: SubagentStop (the parent's transcript records the subagent's work; the empty-agent_type
+one that /compact fires is noise) and projects without a save dir (never `pinky init`ed). With
+`stop_hook_active` (Claude continues because a Stop hook asked) the turn is recorded, never asked.
 """
 
 from __future__ import annotations
@@ -28,26 +31,33 @@ def _offsets_path(loc: Locations) -> str:
     return os.path.join(loc.state_dir, "diary-offsets.json")
 
 
-def stop(payload: dict, loc: Locations, state: StateFiles) -> None:
-    if payload.get("hook_event_name") == "SubagentStop" or payload.get("stop_hook_active") is True:
-        return
+def stop(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
+    """Record the turn in the diary; return the capture ask (`decision: block`) or None."""
+    if payload.get("hook_event_name") == "SubagentStop":
+        return None
     session_id, transcript = payload.get("session_id"), payload.get("transcript_path")
     if not isinstance(session_id, str) or not session_id or not isinstance(transcript, str) or not transcript:
-        return
+        return None
     if loc.save_dir is None or not os.path.isdir(loc.save_dir):
-        return
+        return None
     from pathlib import Path
 
-    from pinky.recorder import record_stop
+    from pinky.hooks.learned import capture_turn, diary_capture_lines
+    from pinky.recorder import record_turn
 
-    diary = record_stop(Path(os.path.expanduser(transcript)), session_id, Path(loc.save_dir),
-                        Path(_offsets_path(loc)))
+    diary, events = record_turn(Path(os.path.expanduser(transcript)), session_id, Path(loc.save_dir),
+                                Path(_offsets_path(loc)))
+    # While Claude continues because a Stop hook asked it to, record the turn but never ask again.
+    ask, notes = capture_turn(payload, loc, state, events, continuing=payload.get("stop_hook_active") is True)
+    del events  # a 2 MB transcript is ~6 MB of objects: not kept alive (and re-scanned by the GC) while indexing
+    diary = diary_capture_lines(payload, notes, loc.save_dir) or diary
     if diary is not None:
         index_files(loc, [diary])
     if _rollups_due(loc, state) and not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
         from pinky.hooks.session import spawn_detached
 
         spawn_detached(["-c", "import sys; from pinky.hooks import main; sys.exit(main(['rollup']))"], loc)
+    return ask
 
 
 def index_files(loc: Locations, paths: list) -> None:

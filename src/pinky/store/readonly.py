@@ -178,6 +178,54 @@ def stale_entries(conn: Connection, types: tuple[str, ...], cutoff_day: str,
     return count[0][0], [(slug, str(day)) for slug, day in oldest]
 
 
+# --- recall on every prompt (UserPromptSubmit) ----------------------------------------------------
+
+
+def _quoted(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def chunk_total(conn: Connection) -> int:
+    found = rows(conn, "SELECT count(*) FROM chunk")
+    return found[0][0] if found else 0
+
+
+def term_chunk_counts(conn: Connection, terms: list[str]) -> list[tuple[str, int]]:
+    """How many chunks contain each word, stemmed like the index (FTS5 counts its own doclist)."""
+    counts = []
+    for term in terms:
+        found = rows(conn, "SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?", (_quoted(term),))
+        counts.append((term, found[0][0] if found else 0))
+    return counts
+
+
+def best_chunks(conn: Connection, terms: list[str], depth: int) -> list[tuple[int, str]]:
+    """(chunk id, entry id) of the best BM25 chunks for the words OR-ed, diary entries left out: a
+    diary line is what happened, not knowledge to bring back."""
+    if not terms:
+        return []
+    match = " OR ".join(_quoted(t) for t in terms)
+    return rows(conn, "SELECT c.id, c.entry_id FROM (SELECT rowid, bm25(chunk_fts) AS s FROM chunk_fts "
+                      "WHERE chunk_fts MATCH ? ORDER BY s LIMIT ?) f JOIN chunk c ON c.id = f.rowid "
+                      "JOIN entry e ON e.id = c.entry_id WHERE e.type != 'diary' ORDER BY f.s",
+                (match, depth))
+
+
+def chunks_with_term(conn: Connection, term: str, chunk_ids: list[int]) -> set[int]:
+    """Which of these chunks contain the word (one doclist walk for all of them)."""
+    marks = ",".join("?" * len(chunk_ids))
+    return {r[0] for r in rows(conn, f"SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ? AND rowid IN ({marks})",
+                               (_quoted(term), *chunk_ids))}
+
+
+def recall_entries(conn: Connection, entry_ids: list[str]) -> dict[str, tuple]:
+    """id -> (slug, type, title, body preview, created, last_verified) for the entries to show."""
+    marks = ",".join("?" * len(entry_ids))
+    found = rows(conn, f"SELECT id, slug, type, title, substr(body, 1, {BODY_PREVIEW}), created, last_verified "
+                       f"FROM entry WHERE id IN ({marks})", tuple(entry_ids))
+    return {r[0]: r[1:] for r in found}
+
+
 def flagged_entries(conn: Connection, limit: int) -> list[tuple[str, str, str]]:
     """(slug, verdict, day) of entries marked wrong or outdated since their note last changed, newest first:
     for the session-start digest (`pinky feedback`, documentation/HYGIENE.md). None before migration m007."""

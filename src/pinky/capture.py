@@ -1,0 +1,262 @@
+"""Capture at the right moment: does this turn show that something was learned?
+
+The Stop hook passes the turn's transcript events here. Three signs count, each with the
+evidence quoted back to the agent:
+- *fixed*: a command failed and a later run of the same command passed, after an edit or with a
+  changed command line (a flaky rerun of the identical command with no edit is not knowledge);
+- *error fixed*: a command failed with an error naming a file, that file was then edited, and no
+  later run of the command failed again;
+- *correction*: the user corrected the agent or stated a rule ("no, use X", "never Y", "X instead").
+Exploration is not evidence: a `grep` with no match or an `ls` of a missing folder exits non-zero
+too. The rules are measured on the transcript fixtures in tests/capture_fixtures.py
+(`benchmarks/bench_capture.py` prints precision and recall). Stdlib only: the Stop hook runs it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = ["Evidence", "command_key", "find_evidence", "saved_in"]
+
+# Commands that look things up: their failures say nothing learned.
+EXPLORATORY = frozenset("""ls cat head tail less more grep egrep fgrep rg ag find fd which type command test [ echo
+printf pwd cd diff stat file wc tree du df env printenv whoami id ps top sleep true false man help curl wget
+""".split())
+GIT_LOOKUPS = frozenset("status diff log show grep rev-parse branch remote config ls-files blame fetch".split())
+WRAPPERS = ("uv run", "poetry run", "pipenv run", "pdm run", "hatch run", "bundle exec", "pnpm exec", "npx",
+            "bunx", "sudo", "time", "nice", "command")
+SUBCOMMAND_TOOLS = frozenset("""npm yarn pnpm bun deno cargo go make just git docker docker-compose kubectl helm
+terraform dotnet mvn gradle gradlew pip pip3 uv poetry tox nox python python3 node ruby bash sh rake mix
+""".split())
+WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
+
+_ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
+_EXIT_CODE = re.compile(r"^\s*Exit code (\d+)")
+_ERROR_LINE = re.compile(
+    r"(?:Traceback|Error\b|error\b|error\[|FAILED|FAIL\b|panicked|Exception|fatal:|cannot|not found|No such)")
+_FILE_IN_TEXT = re.compile(r"[\w./-]*\w\.(?:py|js|jsx|ts|tsx|go|rs|rb|java|kt|c|h|cc|cpp|cs|php|swift|sh|toml|"
+                           r"yaml|yml|json|cfg|ini|md|sql|html|css|vue|ex|exs)\b")
+_CORRECTION = re.compile(
+    r"""^\s*(?:no|nope|wrong|not\s+quite|stop)(?!\s+(?:problem|worries|rush|thanks|need))\b[\s,.!:;-]
+      |\b(?:that'?s|that\s+is|this\s+is|it'?s)\s+(?:wrong|not\s+right|incorrect|not\s+how|not\s+what)
+      |\b(?:don'?t|do\s+not|never)\s+(?:use|call|run|edit|touch|add|import|commit|push|put|write)\b
+      |\b(?:always|must)\s+(?:use|run|call)\b
+      |\buse\s+\S+(?:\s+\S+)?\s+instead\b|\binstead\s+of\b
+      |\bwe\s+(?:always|never|don'?t)\s+\w+
+      |\byou\s+(?:should\s+have|forgot\s+to|need\s+to\s+use)\b
+      |\bactually[,\s]+(?:it|we|you|the|that|this)\b""",
+    re.IGNORECASE | re.VERBOSE)
+# Every correction pattern contains one of these words: a prompt without any skips the patterns.
+_CORRECTION_WORDS = ("no", "wrong", "stop", "not", "don", "never", "always", "must", "instead", "you", "actually")
+_SYNTHETIC = re.compile(r"^\s*(?:<[a-z-]+>|\[Request interrupted|Caveat:)")
+RECENT_PROMPTS = 20  # a turn has a prompt or a few; older ones were judged at their own Stop
+_SAVE_COMMAND = re.compile(r"(?:^|[\s;&|(])(?:pinky|pinky-brain)\s+save\b")
+LINE = 140
+OUTPUT_KEPT = 8000  # of a failed command's output, searched for the file names it blames
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One sign that the turn learned something: its kind and a one-line quote to show the agent."""
+
+    kind: str  # "fixed" | "error-fixed" | "correction"
+    text: str
+
+
+@dataclass
+class _Run:
+    key: str
+    command: str
+    failed: bool
+    error: str
+    at: int
+    output: str = ""
+
+
+def _clip(text: str, limit: int = LINE) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _strip_wrappers(words: list[str]) -> list[str]:
+    changed = True
+    while words and changed:
+        changed = False
+        while words and _ENV_ASSIGN.match(words[0]):
+            words, changed = words[1:], True
+        for wrapper in WRAPPERS:
+            parts = wrapper.split()
+            if words[: len(parts)] == parts:
+                words, changed = words[len(parts):], True
+        if words[:1] == ["timeout"] and len(words) > 1:
+            words, changed = words[2:], True
+        if len(words) > 2 and words[0].rsplit("/", 1)[-1].startswith("python") and words[1] == "-m":
+            words, changed = words[2:], True
+    return words
+
+
+def command_key(command: str) -> str:
+    """What makes two runs 'the same command': the program (after `cd x &&`, env assignments and
+    runners like `uv run`/`python -m`), plus its subcommand or script for tools that have one."""
+    segment = re.split(r"&&|\|\||;|\n", command)
+    words: list[str] = []
+    for part in segment:
+        words = part.split()
+        if words and words[0] != "cd":
+            break
+    words = _strip_wrappers(words)
+    if not words:
+        return ""
+    program = words[0].rsplit("/", 1)[-1]
+    if program in SUBCOMMAND_TOOLS:
+        rest = [w for w in words[1:] if not w.startswith("-")]
+        return f"{program} {rest[0]}" if rest else program
+    return program
+
+
+def _exploratory(key: str) -> bool:
+    program, _, sub = key.partition(" ")
+    return program in EXPLORATORY or (program == "git" and sub in GIT_LOOKUPS) or not program
+
+
+def _result_text(block: dict) -> str:
+    content = block.get("content")
+    if isinstance(content, list):
+        content = "\n".join(b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+    return content if isinstance(content, str) else ""
+
+
+def _failed(block: dict, text: str) -> bool:
+    code = _EXIT_CODE.match(text)
+    return bool(block.get("is_error")) or bool(code and code.group(1) != "0")
+
+
+def _error_line(text: str) -> str:
+    for line in text.splitlines():
+        if _ERROR_LINE.search(line) and not _EXIT_CODE.match(line):
+            return _clip(line.strip(), 100)
+    return next((_clip(ln.strip(), 100) for ln in text.splitlines() if ln.strip() and not _EXIT_CODE.match(ln)), "")
+
+
+def _content(event: dict) -> list:
+    message = event.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, list) else []
+
+
+def _prompt(event: dict) -> str:
+    if event.get("isMeta") or event.get("isCompactSummary") or event.get("isSidechain"):
+        return ""
+    message = event.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            return ""
+        content = " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return content if isinstance(content, str) and not _SYNTHETIC.match(content) else ""
+
+
+def _timeline(events: Iterable[dict]) -> tuple[list[_Run], list[tuple[int, str]], list[str]]:
+    """(command runs with their outcome, (position, edited file) pairs, user prompts) in order."""
+    pending: dict[str, tuple[str, int]] = {}
+    runs: list[_Run] = []
+    edits: list[tuple[int, str]] = []
+    prompts: list[str] = []
+    for at, event in enumerate(events):
+        if event.get("isSidechain"):
+            continue
+        if event.get("type") == "assistant":
+            for block in _content(event):
+                if not isinstance(block, dict) or block.get("type") != "tool_use":
+                    continue
+                name, args = block.get("name"), block.get("input")
+                if not isinstance(args, dict):
+                    continue
+                if name == "Bash" and isinstance(args.get("command"), str):
+                    pending[str(block.get("id"))] = (args["command"], at)
+                elif name in WRITE_TOOLS and isinstance(args.get(WRITE_TOOLS[name]), str):
+                    edits.append((at, args[WRITE_TOOLS[name]]))
+        elif event.get("type") == "user":
+            prompt = _prompt(event)
+            if prompt.strip():
+                prompts.append(prompt.strip())
+            for block in _content(event):
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    started = pending.pop(str(block.get("tool_use_id")), None)
+                    if started:
+                        text = _result_text(block)
+                        runs.append(_Run(command_key(started[0]), started[0], _failed(block, text),
+                                         _error_line(text), started[1], text[:OUTPUT_KEPT]))
+    return runs, edits, prompts
+
+
+def _edited_between(edits: list[tuple[int, str]], start: int, end: int) -> list[str]:
+    return list(dict.fromkeys(path.rsplit("/", 1)[-1] for at, path in edits if start < at < end))
+
+
+def _fixed(runs: list[_Run], edits: list[tuple[int, str]]) -> list[Evidence]:
+    found: list[Evidence] = []
+    for i, failure in enumerate(runs):
+        if not failure.failed or _exploratory(failure.key):
+            continue
+        later = [r for r in runs[i + 1:] if r.key == failure.key]
+        if not later or later[-1].failed:
+            continue  # never re-run, or still failing at the end of the turn
+        success = next(r for r in later if not r.failed)
+        files = _edited_between(edits, failure.at, success.at)
+        if not files and " ".join(success.command.split()) == " ".join(failure.command.split()):
+            continue  # the same command passing on a rerun with nothing changed: flaky, not learned
+        how = f"after editing {', '.join(files[:3])}" if files else f"as `{_clip(success.command, 60)}`"
+        error = f" ({failure.error})" if failure.error else ""
+        found.append(Evidence("fixed", f"`{_clip(failure.command, 60)}` failed{error}, then passed {how}"))
+        break  # one is enough to ask
+    return found
+
+
+def _error_fixed(runs: list[_Run], edits: list[tuple[int, str]]) -> list[Evidence]:
+    for i, failure in enumerate(runs):
+        if not failure.failed or _exploratory(failure.key) or not failure.error:
+            continue
+        if any(r.key == failure.key and r.failed for r in runs[i + 1:]):
+            continue
+        named = {m.group(0).rsplit("/", 1)[-1] for m in _FILE_IN_TEXT.finditer(failure.output)}
+        touched = [f for f in _edited_between(edits, failure.at, 1 << 62) if f in named]
+        if touched:
+            return [Evidence("error-fixed", f"`{_clip(failure.command, 60)}` failed ({failure.error}); "
+                                            f"{touched[0]} was then edited")]
+    return []
+
+
+def _corrections(prompts: list[str]) -> list[Evidence]:
+    for prompt in prompts[-RECENT_PROMPTS:]:
+        lowered = prompt[:4000].lower()
+        if not any(word in lowered for word in _CORRECTION_WORDS):
+            continue
+        for sentence in re.split(r"(?<=[.!?])\s+|\n+", prompt[:4000]):
+            if _CORRECTION.search(sentence):
+                return [Evidence("correction", f"the user said: \"{_clip(sentence, 120)}\"")]
+    return []
+
+
+def find_evidence(events: Iterable[dict]) -> list[Evidence]:
+    """The signs of learned knowledge in a turn's events: fixed failures first, then corrections."""
+    runs, edits, prompts = _timeline(events)
+    return _fixed(runs, edits) + _error_fixed(runs, edits) + _corrections(prompts)
+
+
+def saved_in(events: Iterable[dict]) -> bool:
+    """Whether the agent saved to the brain in these events (MCP brain_save or `pinky save`)."""
+    for event in events:
+        if event.get("type") != "assistant":
+            continue
+        for block in _content(event):
+            if not isinstance(block, dict) or block.get("type") != "tool_use":
+                continue
+            name, args = str(block.get("name") or ""), block.get("input")
+            if name == "brain_save" or name.endswith("__brain_save"):
+                return True
+            if name == "Bash" and isinstance(args, dict) and _SAVE_COMMAND.search(str(args.get("command") or "")):
+                return True
+    return False

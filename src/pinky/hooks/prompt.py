@@ -1,0 +1,94 @@
+"""UserPromptSubmit: bring back the few brain entries the prompt is clearly about, or nothing.
+
+Full-text only (`pinky.recall`): the hook has 150 ms, and loading the embedder alone takes a
+second. An entry is shown at most once per session (the model still has it in context), within
+PINKY_RECALL_CHARS characters (default 600); PINKY_RECALL=off turns the hook off.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from pinky.locations import ENV_RECALL, ENV_RECALL_CHARS, ENV_RECALL_MIN_SCORE, ENV_REVERIFY_DAYS, Locations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pinky.hooks import StateFiles
+
+DEFAULT_CHARS = 600
+DEFAULT_REVERIFY_DAYS = 90
+SEEN_MAX_AGE_S = 3 * 24 * 3600
+SEEN_MAX_SESSIONS = 200
+
+
+def _env_number(name: str, default: float, low: float, high: float) -> float:
+    try:
+        return max(low, min(high, float(os.environ.get(name, "") or default)))
+    except ValueError:
+        return default
+
+
+def _seen_path(loc: Locations) -> str:
+    return os.path.join(loc.state_dir, "hooks", "recalled.json")
+
+
+def user_prompt(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
+    if os.environ.get(ENV_RECALL, "").strip().lower() in ("off", "0", "false", "no"):
+        return None
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip() or prompt.lstrip().startswith("/"):
+        return None  # a slash command is Claude Code's business, not a question
+    from pinky.store.readonly import connect_ro
+
+    conn = connect_ro(loc.db)
+    if conn is None:
+        return None
+    session = str(payload.get("session_id") or "")
+    seen_file = _seen_path(loc)
+    seen = state.read(seen_file)
+    shown = _seen_ids(seen, session)
+    try:
+        context, ids = _context(conn, prompt, shown)
+    finally:
+        conn.close()
+    if not context:
+        return None
+    if session:
+        _remember(seen, session, shown + ids)
+        state.write(seen_file, seen)
+    return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context}}
+
+
+def _context(conn: object, prompt: str, shown: list[str]) -> tuple[str, list[str]]:
+    from pinky.recall import DEFAULT_THRESHOLD, recall, render
+    from pinky.store.readonly import recall_entries
+
+    threshold = _env_number(ENV_RECALL_MIN_SCORE, DEFAULT_THRESHOLD, -100.0, 100.0)
+    found = recall(conn, prompt, threshold=threshold, exclude=set(shown))  # type: ignore[arg-type]
+    if not found:
+        return "", []
+    rows = recall_entries(conn, [r.entry_id for r in found])  # type: ignore[arg-type]
+    picked = [r.entry_id for r in found if r.entry_id in rows]
+    text = render([rows[i] for i in picked], budget=int(_env_number(ENV_RECALL_CHARS, DEFAULT_CHARS, 120, 4000)),
+                  reverify_days=int(_env_number(ENV_REVERIFY_DAYS, DEFAULT_REVERIFY_DAYS, 1, 36500)))
+    shown_count = text.count("\n")  # one line per entry after the header
+    return text, picked[:shown_count]
+
+
+def _seen_ids(seen: dict, session: str) -> list[str]:
+    entry = seen.get(session) if session else None
+    ids = entry.get("ids") if isinstance(entry, dict) else None
+    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+
+
+def _remember(seen: dict, session: str, ids: list[str]) -> None:
+    """Record what this session was shown; forget sessions idle for days (the file stays small)."""
+    now = time.time()
+    seen[session] = {"ids": ids, "at": now}
+    stale = [k for k, v in seen.items() if not isinstance(v, dict) or now - float(v.get("at") or 0) > SEEN_MAX_AGE_S]
+    for key in stale:
+        seen.pop(key, None)
+    if len(seen) > SEEN_MAX_SESSIONS:
+        for key in sorted(seen, key=lambda k: seen[k].get("at") or 0)[: len(seen) - SEEN_MAX_SESSIONS]:
+            seen.pop(key, None)

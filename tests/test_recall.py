@@ -1,0 +1,183 @@
+"""Recall on every prompt: the relevance gate on a real index, the rendering, and the hook process."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from helpers import write_note
+from hook_helpers import base, context_of, run_hook
+
+from pinky.config import load_config
+from pinky.kb import KnowledgeBase
+from pinky.recall import HEADER, age_note, candidates, gist, prompt_terms, recall, render
+from pinky.store.readonly import connect_ro
+
+NOTES = {
+    "gotcha/pg-pool-xdist.md": ("Pool timeout under pytest-xdist", "gotcha",
+                                "Each xdist worker opens its own pool of ten connections; with -n 8 Postgres runs "
+                                "out of max_connections and tests hang on pool checkout. Set POOL_SIZE=2 in conftest."),
+    "decision/wal.md": ("Use WAL journaling for SQLite", "decision",
+                        "Chosen for concurrent readers; checkpoints run from the upkeep thread."),
+    "guide/release.md": ("How to cut a release", "guide",
+                         "Tag vMAJOR.MINOR.PATCH, let CI build the wheel, then twine upload from the artifacts."),
+    "gotcha/docker-dns.md": ("Docker builds fail to resolve hosts behind the VPN", "gotcha",
+                             "The VPN rewrites resolv.conf; pass --network host to docker build or set dns in "
+                             "daemon.json."),
+    "pattern/retry.md": ("Retry with jittered exponential backoff", "pattern",
+                         "Wrap flaky network calls in tenacity with wait_random_exponential(max=30)."),
+}
+IRRELEVANT = ["commit this with a good message", "run the tests and fix whatever fails", "continue",
+              "rename the variable to something clearer", "make the README shorter", "yes go ahead"]
+
+
+@pytest.fixture
+def brain(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    write_note(root, "pinky.toml", "")
+    for rel, (title, type_, body) in NOTES.items():
+        front = f"---\ntitle: {title}\ntype: {type_}\ncreated: 2026-01-05\n---\n"
+        write_note(root, f"documentation/{rel}", front + body + "\n")
+    write_note(root, "documentation/diary/2026-11-20.md",
+               "# 2026-11-20\n\n- 10:00 [abcd1234] asked: why do tests hang on pool checkout under xdist\n")
+    with KnowledgeBase(load_config(cwd=root)) as kb:
+        kb.reindex(embed=False)
+    return root
+
+
+def slugs(root: Path, prompt: str, **kwargs: object) -> list[str]:
+    conn = connect_ro(str(root / "brain.db"))
+    assert conn is not None
+    try:
+        found = recall(conn, prompt, **kwargs)  # type: ignore[arg-type]
+        ids = {r.entry_id for r in found}
+        return [slug for eid, slug in conn.execute("SELECT id, slug FROM entry") if eid in ids]
+    finally:
+        conn.close()
+
+
+# --- the gate on a real index ------------------------------------------------------------------------
+
+
+def test_a_prompt_about_a_note_recalls_it(brain: Path) -> None:
+    assert slugs(brain, "tests hang on pool checkout when I run pytest with xdist") == ["gotcha/pg-pool-xdist"]
+    assert slugs(brain, "docker build cannot resolve hosts on the VPN") == ["gotcha/docker-dns"]
+
+
+@pytest.mark.parametrize("prompt", IRRELEVANT)
+def test_everyday_prompts_recall_nothing(brain: Path, prompt: str) -> None:
+    assert slugs(brain, prompt) == []
+
+
+def test_diary_lines_are_never_recalled(brain: Path) -> None:
+    assert "diary/2026-11-20" not in slugs(brain, "why do tests hang on pool checkout under xdist", threshold=-100)
+
+
+def test_excluded_entries_are_left_out(brain: Path) -> None:
+    conn = connect_ro(str(brain / "brain.db"))
+    assert conn is not None
+    prompt = "tests hang on pool checkout when I run pytest with xdist"
+    first = recall(conn, prompt)
+    assert first and recall(conn, prompt, exclude={first[0].entry_id}) == []
+    conn.close()
+
+
+def test_relevance_falls_as_the_prompt_leaves_more_of_itself_unmatched(brain: Path) -> None:
+    conn = connect_ro(str(brain / "brain.db"))
+    assert conn is not None
+    tight = candidates(conn, "pool checkout xdist")[0].score
+    loose = candidates(conn, "pool checkout xdist kubernetes helm terraform ingress autoscaler")[0].score
+    conn.close()
+    assert tight > loose
+
+
+def test_a_brain_of_one_note_still_recalls_it(tmp_path: Path) -> None:
+    root = tmp_path / "tiny"
+    write_note(root, "pinky.toml", "")
+    write_note(root, "documentation/gotcha/pool.md", "---\ntitle: PG pool hangs on shutdown\ntype: gotcha\n---\n"
+                                                      "Call pool.close(timeout=5) before the process exits.\n")
+    with KnowledgeBase(load_config(cwd=root)) as kb:
+        kb.reindex(embed=False)
+    assert slugs(root, "Why does the pool hang on shutdown? Run the check and fix it.") == ["gotcha/pool"]
+    assert slugs(root, "fix the connection timeout in the worker") == []  # one shared word is not enough
+    assert slugs(root, "commit this with a good message") == []
+
+
+# --- pure pieces -------------------------------------------------------------------------------------
+
+
+def test_prompt_terms_keep_content_words_once() -> None:
+    assert prompt_terms("Please, can you FIX the Pool timeout? the pool!") == ["pool", "timeout"]
+    assert prompt_terms("port 5432 on v2") == ["port", "5432", "v2"]
+    assert len(prompt_terms(" ".join(f"word{i}" for i in range(500)))) == 32
+
+
+def test_render_fits_the_budget_and_says_how_old_each_entry_is() -> None:
+    now = time.mktime(time.strptime("2026-11-26", "%Y-%m-%d"))
+    rows = [("gotcha/a", "gotcha", "A title", "# A title\n\nThe first real line. " * 20, "2026-01-01", "2026-11-20"),
+            ("guide/b", "guide", "B", "Body of b.", "2025-01-01", None)]
+    text = render(rows, budget=600, reverify_days=90, now=now)
+    assert text.startswith(HEADER) and len(text) <= 600
+    assert "gotcha/a [gotcha] A title — The first real line." in text and "(verified 6 d ago)" in text
+    assert "written 694 d ago, may be stale" in text
+    assert render(rows, budget=len(HEADER) + 5, reverify_days=90, now=now) == ""
+
+
+def test_gist_skips_the_repeated_title_and_markup() -> None:
+    assert gist("Use WAL", "# Use WAL\n\n- Chosen for readers.") == "Chosen for readers."
+    assert gist("T", "") == ""
+
+
+def test_age_note_without_a_date_says_nothing() -> None:
+    assert age_note(None, None, 90) == "" and age_note("garbage!!!", None, 90) == ""
+    assert age_note("2026-11-26", None, 90, now=time.mktime(time.strptime("2026-11-26", "%Y-%m-%d"))) == (
+        "written today")
+
+
+# --- the hook process --------------------------------------------------------------------------------
+
+
+def prompt_payload(root: Path, prompt: str, session: str = "f7d3a9c2-1111-2222-3333-444455556666") -> dict:
+    return {**base(root, "UserPromptSubmit", prompt_id="4f7f0000", permission_mode="default", prompt=prompt),
+            "session_id": session}
+
+
+def test_hook_injects_a_relevant_entry_once_per_session(brain: Path) -> None:
+    payload = prompt_payload(brain, "tests hang on pool checkout when I run pytest with xdist")
+    context = context_of(run_hook("user-prompt", payload, brain), "UserPromptSubmit")
+    assert "gotcha/pg-pool-xdist" in context and len(context) <= 600
+    again = run_hook("user-prompt", payload, brain)
+    assert again.returncode == 0 and again.stdout == ""  # already in this session's context
+    other = run_hook("user-prompt", prompt_payload(brain, payload["prompt"], session="another"), brain)
+    assert "gotcha/pg-pool-xdist" in context_of(other, "UserPromptSubmit")
+
+
+@pytest.mark.parametrize("prompt", ["commit this with a good message", "/compact", "", "   "])
+def test_hook_is_silent_when_nothing_is_relevant(brain: Path, prompt: str) -> None:
+    result = run_hook("user-prompt", prompt_payload(brain, prompt), brain)
+    assert result.returncode == 0 and result.stdout == "" and result.stderr == ""
+
+
+def test_hook_can_be_turned_off_and_budgeted(brain: Path) -> None:
+    payload = prompt_payload(brain, "tests hang on pool checkout when I run pytest with xdist")
+    off = run_hook("user-prompt", payload, brain, PINKY_RECALL="off")
+    assert off.returncode == 0 and off.stdout == ""
+    short = context_of(run_hook("user-prompt", payload, brain, PINKY_RECALL_CHARS="200"), "UserPromptSubmit")
+    assert len(short) <= 200 and "gotcha/pg-pool-xdist" in short
+
+
+def test_hook_fails_open_on_a_damaged_index(brain: Path) -> None:
+    (brain / "brain.db").write_bytes(b"not a database at all" * 100)
+    for name in ("brain.db-wal", "brain.db-shm"):
+        (brain / name).unlink(missing_ok=True)
+    result = run_hook("user-prompt", prompt_payload(brain, "pool checkout xdist"), brain)
+    assert result.returncode == 0 and result.stdout == ""
+    assert "pinky-hooks user-prompt" in result.stderr
+
+
+def test_hook_output_is_one_json_object(brain: Path) -> None:
+    result = run_hook("user-prompt", prompt_payload(brain, "docker build cannot resolve hosts on the VPN"), brain)
+    out = json.loads(result.stdout)
+    assert set(out) == {"hookSpecificOutput"} and out["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
