@@ -117,3 +117,17 @@ async def test_mcp_save_with_key_and_search_at(tmp_path: Path) -> None:
         today = now_utc().date().isoformat()
         now = await client.call_tool("brain_list", {"at": today})
         assert [e["slug"] for e in now.structured_content["entries"]] == [new.structured_content["slug"]]
+
+
+def test_the_prompt_recall_hook_leaves_superseded_entries_out(kb: KnowledgeBase) -> None:
+    from pinky.recall import candidates
+    from pinky.store.readonly import connect_ro
+
+    old = kb.save("Grafana retention", "Grafana keeps dashboards history for 30 days.", key="grafana.retention")
+    new = kb.save("Grafana retention", "Grafana keeps dashboards history for 90 days.", key="grafana.retention")
+    conn = connect_ro(str(kb.config.db_path))
+    assert conn is not None
+    ids = {r.entry_id for r in candidates(conn, "grafana dashboards history retention")}
+    conn.close()
+    assert ids == {kb.db.conn.execute("SELECT id FROM entry WHERE slug = ?", (new.slug,)).fetchone()[0]}
+    assert old.slug != new.slug

@@ -201,13 +201,15 @@ def term_chunk_counts(conn: Connection, terms: list[str]) -> list[tuple[str, int
 
 def best_chunks(conn: Connection, terms: list[str], depth: int) -> list[tuple[int, str]]:
     """(chunk id, entry id) of the best BM25 chunks for the words OR-ed, diary entries left out: a
-    diary line is what happened, not knowledge to bring back."""
+    diary line is what happened, not knowledge to bring back. Superseded entries too (a newer one with
+    the same key or subject replaced them; LIKE, not json_extract: the hooks' SQLite may lack JSON)."""
     if not terms:
         return []
     match = " OR ".join(_quoted(t) for t in terms)
     return rows(conn, "SELECT c.id, c.entry_id FROM (SELECT rowid, bm25(chunk_fts) AS s FROM chunk_fts "
                       "WHERE chunk_fts MATCH ? ORDER BY s LIMIT ?) f JOIN chunk c ON c.id = f.rowid "
-                      "JOIN entry e ON e.id = c.entry_id WHERE e.type != 'diary' ORDER BY f.s",
+                      "JOIN entry e ON e.id = c.entry_id WHERE e.type != 'diary' "
+                      "AND e.meta NOT LIKE '%\"superseded_by\"%' ORDER BY f.s",
                 (match, depth))
 
 
