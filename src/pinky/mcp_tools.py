@@ -112,7 +112,9 @@ async def brain_search(
     full-text + semantic ranking. Use it first: before debugging an error (paste the message),
     before changing unfamiliar code, before a design decision, and whenever asked what is known
     about something. Hits carry slug, path and line: cite the path; read a whole entry with
-    brain_get, or pass format='full'. Records which entries were retrieved (usage telemetry)."""
+    brain_get, or pass format='full'. A hit marked stale was not verified for long: check it before
+    relying on it. Superseded entries are left out unless include_superseded. Records which entries were
+    retrieved (usage telemetry); after relying on a hit, rate it with brain_feedback."""
 
     def work(kb: KnowledgeBase) -> SearchOut:
         result = kb.search(query, limit=limit, scope=scope, project=project, type=type, tags=tags,
@@ -256,9 +258,10 @@ async def brain_update(
         "true: you checked it still holds today (sets last_verified to today; a stale hit stops being stale)."))]
     = False,
 ) -> Annotated[CallToolResult, EntryMetaOut]:
-    """Correct or refresh an existing entry: body, title, tags, type or last_verified. Optimistic
-    concurrency: pass the `version` you read; if someone changed the entry since, you get a
-    Conflict error and must re-read (brain_get) and reapply. Never overwrites silently."""
+    """Correct or refresh an existing entry: body, title, tags, type or last_verified (verified=true once
+    you checked a stale entry still holds). Optimistic concurrency: pass the `version` you read; if
+    someone changed the entry since, you get a Conflict error and must re-read (brain_get) and
+    reapply. Never overwrites silently."""
     if verified and last_verified is None:
         last_verified = now_utc().date().isoformat()
     if all(v is None for v in (title, body, tags, type, last_verified)):
