@@ -174,6 +174,9 @@ async def test_mcp_admin_export_and_import(tmp_path: Path) -> None:
         assert inline.structured_content["count"] == 1 and '"gotcha/a.md"' in inline.structured_content["jsonl"]
         done = await client.call_tool("brain_export", {"file": str(dump)})
         assert done.structured_content == {"count": 1, "file": str(dump), "jsonl": None}
+        again = await client.call_tool("brain_export", {"file": str(dump)})
+        assert again.is_error and "never overwrites" in again.content[0].text
+        assert (await client.call_tool("brain_export", {"file": str(tmp_path / "x.txt")})).is_error
     (tmp_path / "b" / "documentation").mkdir(parents=True)
     async with in_process(tmp_path / "b", "admin") as (client, _):
         report = await client.call_tool("brain_import", {"file": str(dump)})

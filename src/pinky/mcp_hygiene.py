@@ -14,7 +14,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
-from pinky.fileio import atomic_write
+from pinky.fileio import create_new
 from pinky.kb import KnowledgeBase
 from pinky.mcp_common import EntryType, Slug, State, result, run_core
 
@@ -164,7 +164,8 @@ class ImportOut(BaseModel):
 async def brain_export(
     state: State,
     file: Annotated[str | None, Field(max_length=4096, description=(
-        "Write the JSON lines to this file (absolute path) instead of returning them."))] = None,
+        "Write the JSON lines to this new file (an absolute path ending in .jsonl; an existing file is never "
+        "overwritten) instead of returning them."))] = None,
     scope: Annotated[str | None, Field(description="Only 'global' or 'project:<name>' entries.")] = None,
     type: Annotated[EntryType | None, Field(description="Only entries of this type.")] = None,
     tags: Annotated[list[str] | None, Field(max_length=32, description="Only entries with ALL these tags.")] = None,
@@ -183,7 +184,11 @@ async def brain_export(
             raise ToolError(f"the export is {len(text):,} characters; pass `file` to write it to a file")
         out = ExportOut(count=len(records), jsonl=text)
         return result(f"Exported {len(records)} notes (in structuredContent.jsonl).", out)
-    await anyio.to_thread.run_sync(lambda: atomic_write(Path(file).expanduser(), text))
+    target = Path(file).expanduser()
+    if not target.is_absolute() or target.suffix != ".jsonl":
+        raise ToolError(f"file must be an absolute path ending in .jsonl, got {file!r}")
+    if not await anyio.to_thread.run_sync(lambda: create_new(target, text)):
+        raise ToolError(f"{target} exists: brain_export never overwrites a file; choose a new name")
     out = ExportOut(count=len(records), file=file)
     return result(f"Exported {len(records)} notes to {file}.", out)
 
