@@ -8,8 +8,8 @@ values reworded, a related note); the last ten, marked "hard", were written afte
 find where it breaks (values in words, reordered sentences, different periods). A pair is reported,
 as `pinky check` would, when the two texts are near-duplicates (cosine of the whole texts >=
 entries.DUPLICATE_SIMILARITY with the configured embedder, or the hashing one with --hash; `pinky
-check` compares stored first-chunk vectors) and `contradictions.differences` finds a value-carrying
-span. Prints precision, recall,
+check` compares stored chunk vectors) and `contradictions.contradicts` finds a value-carrying span
+in two texts that share most of their words. Prints precision, recall,
 the kind found for each positive, and the detector alone (without the similarity gate).
 """
 
@@ -43,7 +43,7 @@ def main() -> None:
     import numpy as np
 
     from pinky.config import load_config
-    from pinky.contradictions import differences
+    from pinky.contradictions import contradicts, differences
     from pinky.embedding import get_embedder
     from pinky.entries import DUPLICATE_SIMILARITY
 
@@ -51,15 +51,16 @@ def main() -> None:
     embedder = get_embedder(load_config())
     vectors = embedder.embed([text for pair in pairs for text in (pair["a"], pair["b"])]).astype("float32")
     truth = [pair["contradiction"] for pair in pairs]
-    found = [differences(pair["a"], pair["b"]) for pair in pairs]
+    found = [contradicts(pair["a"], pair["b"]) for pair in pairs]
     cosines = [float(np.dot(vectors[2 * n], vectors[2 * n + 1])) for n in range(len(pairs))]
     gated = [bool(diff) and cos >= DUPLICATE_SIMILARITY for diff, cos in zip(found, cosines, strict=True)]
-    alone = [bool(diff) for diff in found]
+    alone = [bool(differences(pair["a"], pair["b"])) for pair in pairs]
     print(f"{len(pairs)} pairs ({sum(truth)} contradictions), embedder {embedder.name}, "
           f"similarity gate {DUPLICATE_SIMILARITY}\n")
     print("| check | precision | recall |\n|---|---:|---:|")
     hard = [n for n, pair in enumerate(pairs) if pair.get("hard")]
-    rows = [("pinky check (similar + differing value)", gated, truth), ("differing value alone", alone, truth),
+    rows = [("pinky check (similar in meaning and words + differing value)", gated, truth),
+            ("differing value alone (no similarity gate)", alone, truth),
             (f"pinky check, the {len(hard)} hard cases only", [gated[n] for n in hard], [truth[n] for n in hard])]
     for label, predicted, labels in rows:
         precision, recall = scores(predicted, labels)

@@ -14,7 +14,7 @@ from mcp_helpers import in_process
 
 from pinky.cli import cli
 from pinky.config import load_config
-from pinky.contradictions import differences
+from pinky.contradictions import contradicts, differences, overlap
 from pinky.doctor import run_checks
 from pinky.kb import KnowledgeBase
 
@@ -46,6 +46,17 @@ def test_wording_and_added_details_are_not_contradictions() -> None:
     assert differences("Retry 3 times with backoff.", "Retry three times, with exponential backoff.") == []
     assert differences("Keeps 14 snapshots.", "Keeps 14 snapshots, encrypted with the backup key.") == []
     assert differences("Use 8080 for the API and 9090 for metrics.", "Use 9090 for metrics and 8080 for the API.") == []
+
+
+def test_code_blocks_long_rewordings_and_mere_topics_are_left_alone() -> None:
+    fenced = "Call the health check.\n```python\nreturn {status}\n```\n"
+    assert differences(fenced.format(status=403), fenced.format(status=401)) == []
+    assert differences("Creates a folder.", "Create folders if they do not exist, otherwise do nothing.") == []
+    first = "The web pool holds 10 connections."
+    topical = ("For reporting we keep a separate setup: the batch pool holds 25 connections, sized for nightly "
+               "exports and long queries.")
+    assert differences(first, topical) and contradicts(first, topical) == []  # a topic, not the same statement
+    assert overlap(first, first) == 1.0 and contradicts(first, first.replace("10", "12"))[0].kind == "number"
 
 
 def test_the_labelled_fixture_is_large_enough_and_mostly_right() -> None:

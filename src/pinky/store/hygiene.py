@@ -158,17 +158,13 @@ def current_entries(conn: Any) -> list[Any]:
         "AND json_extract(meta, '$.superseded_by') IS NULL ORDER BY slug").fetchall()
 
 
-def first_chunk_vectors(conn: Any, entry_ids: Sequence[str]) -> dict[str, bytes]:
-    """The stored vector of each entry's first chunk (the title and opening text): no embedding needed."""
+def chunk_vectors(conn: Any) -> list[tuple[str, int, bytes]]:
+    """(entry id, chunk ord, vector) of every embedded chunk of a current entry (diaries aside)."""
     from pinky.store.vectors import VEC_TABLE, vector_table_exists
 
-    if not entry_ids or not vector_table_exists(conn):
-        return {}
-    found: dict[str, bytes] = {}
-    for start in range(0, len(entry_ids), 500):
-        part = list(entry_ids[start:start + 500])
-        marks = ",".join("?" * len(part))
-        found.update((r[0], r[1]) for r in conn.execute(
-            f"SELECT c.entry_id, v.embedding FROM chunk c JOIN {VEC_TABLE} v ON v.chunk_id = c.id "
-            f"WHERE c.ord = 0 AND c.entry_id IN ({marks})", part))
-    return found
+    if not vector_table_exists(conn):
+        return []
+    return conn.execute(
+        f"SELECT c.entry_id, c.ord, v.embedding FROM chunk c JOIN {VEC_TABLE} v ON v.chunk_id = c.id "
+        f"JOIN entry e ON e.id = c.entry_id WHERE e.type != 'diary' "
+        f"AND json_extract(e.meta, '$.superseded_by') IS NULL").fetchall()
