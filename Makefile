@@ -27,6 +27,7 @@ bench: venv  ## speed and memory figures (prints them; not a test)
 	$(BIN)/python benchmarks/bench_sync.py
 	$(BIN)/python benchmarks/bench_contradictions.py
 	$(BIN)/python benchmarks/bench_age_ranking.py
+	$(BIN)/python benchmarks/bench_hygiene.py
 
 EVAL_DATA ?= ../shared/eval
 

@@ -123,13 +123,13 @@ def import_lines(index: Index, lines: Iterable[str], *, root: str | None = None,
             continue
         if path is not None:
             written.append((path, record))
+    if written:  # one catch-up, batched, instead of a transaction per file
+        indexer.reindex(index, embed=embed)
     for path, record in written:
-        slug = indexer.index_file(index, path, embed=False)
-        row = eq.entry_by(index.conn, "slug", slug) if slug else None
+        row = eq.entry_at(index.conn, root or record.root, path.relative_to(index.root_dir(root or record.root))
+                          .as_posix())
         if row is not None and record.scope and row["scope"] != record.scope:  # another project's name here
-            report["rescoped"].append({"slug": slug, "was": record.scope, "now": row["scope"]})
-    if embed and written:
-        indexer.embed_pending(index)
+            report["rescoped"].append({"slug": row["slug"], "was": record.scope, "now": row["scope"]})
     return report
 
 
