@@ -33,6 +33,7 @@ def front(kb: KnowledgeBase, slug: str) -> dict:
 def test_a_newer_entry_with_the_same_key_supersedes_the_older(kb: KnowledgeBase) -> None:
     old = kb.save("CI runs Node 18", "The CI pipeline uses node 18.", key="ci.node-version")
     new = kb.save("CI runs Node 20", "The CI pipeline uses node 20.", key=" ci.node-version ")
+    assert kb.similar(new.slug, threshold=0.0) == []  # the entry it replaced is not a duplicate to merge
     today = now_utc().date().isoformat()
     assert front(kb, new.slug)["supersedes"] == old.slug and front(kb, new.slug)["valid_from"] == today
     assert front(kb, old.slug)["superseded_by"] == new.slug and front(kb, old.slug)["valid_until"] == today

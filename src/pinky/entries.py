@@ -151,13 +151,13 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
     fallback = slug_for(root, path.relative_to(index.root_dir(root)).as_posix())
     saved = healing.after_write(index, path, lambda slug: get(index, slug or fallback), embed=embed)
     if older:
-        _supersede(index, older, saved.slug, today.date().isoformat())
+        _supersede(index, older, saved.slug, today.date().isoformat(), embed)
     if index.config.telemetry:
         gaps.close_answered(index, saved.slug, f"{title}\n{body}")
     return replace(saved, redacted=hidden)
 
 
-def _supersede(index: Index, older: list[Any], new_slug: str, day: str) -> list[str]:
+def _supersede(index: Index, older: list[Any], new_slug: str, day: str, embed: bool) -> list[str]:
     """Mark each older entry superseded by `new_slug` as of `day`; returns the slugs marked.
 
     Each file is rewritten under its edit lock; one with malformed frontmatter is left as it is."""
@@ -174,7 +174,7 @@ def _supersede(index: Index, older: list[Any], new_slug: str, day: str) -> list[
             meta["superseded_by"] = new_slug
             meta.setdefault("valid_until", day)
             atomic_write(path, render(meta, body))
-            healing.after_write(index, path, lambda slug: slug, embed=False)
+            healing.after_write(index, path, lambda slug: slug, embed=embed)  # vectors from the cache
         marked.append(row["slug"])
     return marked
 
@@ -322,5 +322,6 @@ def similar(index: Index, slug: str, *, threshold: float = DUPLICATE_SIMILARITY,
     if not query.any():
         return []
     matches = [(chunk, round(score, 4)) for entry, score, chunk in search.vector_hits(index, query, rq.Filters())
-               if entry != row["id"] and score >= threshold][:limit]
-    return search.hits_for(index, matches, row["title"])
+               if entry != row["id"] and score >= threshold]
+    # a superseded entry is not a duplicate to merge: a newer one (often this one) replaced it
+    return [hit for hit in search.hits_for(index, matches, row["title"]) if not hit.superseded_by][:limit]

@@ -51,6 +51,6 @@ def rename_tag(index: Index, old: str, new: str) -> dict[str, Any]:
                 continue
             meta["tags"] = tags
             atomic_write(path, render(meta, body))
-            healing.after_write(index, path, lambda slug: slug, embed=False)
+            healing.after_write(index, path, lambda slug: slug)  # the text is unchanged: vectors come from the cache
         renamed.append(row["slug"])
     return {"old": old_tag, "new": new_tag, "renamed": renamed, "skipped": skipped}
