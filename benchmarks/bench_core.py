@@ -1,18 +1,23 @@
 """Core speed and memory figures (a script, not a test): prints them, asserts nothing.
 
-    python benchmarks/bench_core.py [--notes 10000] [--embedder use|hash] [--queries 200]
+    python benchmarks/bench_core.py [--notes 10000] [--embedder use|hash] [--queries 200] [--keep DIR]
+                                    [--cli-runs 10]
 
-Generates N notes of ~150 words in a temporary brain, then measures a full reindex, a no-op
-reindex, warm search latency (query embedding included) and peak RSS.
+Generates N notes of ~150 words in a temporary brain (or in --keep DIR, reused by the next run),
+then measures a full reindex (time, notes/s, bytes written per byte of index), a no-op reindex,
+warm search latency (query embedding included), one-shot CLI search and save (a fresh
+`pinky-brain` process each, start to exit), the index size and peak RSS.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -76,48 +81,87 @@ def time_searches(kb, queries: list[str], label: str, **filters: str) -> None:  
           f"   ({len(timings)} queries, hybrid, limit 10, query embedding included; {label})")
 
 
+def written_bytes() -> int:
+    """Bytes this process has caused to be written to storage so far (Linux; 0 elsewhere)."""
+    try:
+        with open("/proc/self/io", encoding="ascii") as handle:
+            return next(int(line.split()[1]) for line in handle if line.startswith("write_bytes"))
+    except (OSError, StopIteration):
+        return 0
+
+
+def one_shot(args: list[str], cwd: Path, runs: int, stdin: str | None = None) -> float:
+    """Median wall milliseconds of a fresh `pinky-brain` process, start to exit."""
+    exe = Path(sys.executable).parent / "pinky-brain"
+    timings = []
+    for run in range(runs + 1):
+        started = time.perf_counter()
+        subprocess.run([str(exe), *args], cwd=cwd, input=(stdin or "").replace("{n}", str(run)), text=True,
+                       capture_output=True, check=True)
+        if run:  # the first run warms the page cache and writes the model cache
+            timings.append((time.perf_counter() - started) * 1000)
+    return statistics.median(timings)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--embedder", choices=["use", "hash"], default="use")
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--keep", type=Path, help="build (or reuse) the brain in this folder")
+    parser.add_argument("--cli-runs", type=int, default=10)
     args = parser.parse_args()
+    with contextlib.ExitStack() as stack:
+        base = args.keep or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pinky-bench-")))
+        run(args, base)
 
-    with tempfile.TemporaryDirectory(prefix="pinky-bench-") as tmp:
-        base = Path(tmp)
-        os.environ["PINKY_HOME"] = str(base / "home")
-        os.environ.pop("PINKY_HASH_EMBED", None)
-        if args.embedder == "hash":
-            os.environ["PINKY_HASH_EMBED"] = "1"
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-        from pinky.config import load_config
-        from pinky.kb import KnowledgeBase
 
-        make_notes(base / "project/documentation", args.notes)
-        config = load_config(db=base / "project/brain.db", save_dir=base / "project/documentation")
-        print(f"notes: {args.notes:,}  embedder: {args.embedder}  python: {sys.version.split()[0]}")
+def run(args: argparse.Namespace, base: Path) -> None:
+    os.environ["PINKY_HOME"] = str(base / "home")
+    os.environ.pop("PINKY_HASH_EMBED", None)
+    if args.embedder == "hash":
+        os.environ["PINKY_HASH_EMBED"] = "1"
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+    from pinky.config import load_config
+    from pinky.kb import KnowledgeBase
 
-        with KnowledgeBase(config) as kb:
-            started = time.perf_counter()
-            report = kb.reindex()
-            full = time.perf_counter() - started
-            print(f"full reindex:   {full:8.2f} s  ({args.notes / full:,.0f} notes/s, "
-                  f"{report.chunks_embedded:,} chunks embedded)")
-            started = time.perf_counter()
-            noop = kb.reindex()
-            print(f"no-op reindex:  {time.perf_counter() - started:8.3f} s  (embedded {noop.chunks_embedded})")
+    project = base / "project"
+    if not (project / "documentation").is_dir():
+        make_notes(project / "documentation", args.notes)
+        (project / "pinky.toml").write_text("# the benchmark's project\n", encoding="utf-8")
+    config = load_config(db=project / "brain.db", save_dir=project / "documentation")
+    print(f"notes: {args.notes:,}  embedder: {args.embedder}  python: {sys.version.split()[0]}")
 
-            rng = random.Random(11)
-            words, weights = vocabulary()
-            queries = [" ".join(rng.choices(words, weights, k=rng.randint(2, 6))) for _ in range(args.queries)]
-            time_searches(kb, queries, "sqlite-vec scan, as a one-shot CLI")
-        with KnowledgeBase(config, cache_vectors=True) as kb:
-            time_searches(kb, queries, "in-memory vectors, as pinky-mcp")
-            time_searches(kb, queries[:50], "in-memory vectors, type=gotcha filter", type="gotcha")
-            stats = kb.stats()
-            print(f"index:          {stats['entries']:,} entries, {stats['chunks']:,} chunks, "
-                  f"{stats['db_bytes'] / 1e6:.1f} MB")
-        print(f"peak RSS:       {peak_rss_mb():8.1f} MB")
+    with KnowledgeBase(config) as kb:
+        before = written_bytes()
+        started = time.perf_counter()
+        report = kb.reindex(full=True)
+        full = time.perf_counter() - started
+        wrote = written_bytes() - before
+        print(f"full reindex:   {full:8.2f} s  ({args.notes / full:,.0f} notes/s, "
+              f"{report.chunks_embedded:,} chunks embedded)")
+        started = time.perf_counter()
+        noop = kb.reindex()
+        print(f"no-op reindex:  {time.perf_counter() - started:8.3f} s  (embedded {noop.chunks_embedded})")
+
+        rng = random.Random(11)
+        words, weights = vocabulary()
+        queries = [" ".join(rng.choices(words, weights, k=rng.randint(2, 6))) for _ in range(args.queries)]
+        time_searches(kb, queries, "sqlite-vec scan, as a one-shot CLI")
+    with KnowledgeBase(config, cache_vectors=True) as kb:
+        time_searches(kb, queries, "in-memory vectors, as pinky-mcp")
+        time_searches(kb, queries[:50], "in-memory vectors, type=gotcha filter", type="gotcha")
+        stats = kb.stats()
+    size = stats["db_bytes"]
+    print(f"index:          {stats['entries']:,} entries, {stats['chunks']:,} chunks, {size / 1e6:.1f} MB; "
+          f"the full reindex wrote {wrote / 1e6:,.0f} MB ({wrote / max(size, 1):.1f}x the index)")
+    if args.cli_runs:
+        search = one_shot(["search", queries[0]], project, args.cli_runs)
+        save = one_shot(["save", "-t", "bench save {n}", "--type", "note"], project, args.cli_runs,
+                        stdin="A note saved by the benchmark, number {n}, about pool timeouts.")
+        print(f"one-shot CLI:   search p50 {search:6.0f} ms   save p50 {save:6.0f} ms   "
+              f"({args.cli_runs} fresh processes each, start to exit)")
+    print(f"peak RSS:       {peak_rss_mb():8.1f} MB")
 
 
 if __name__ == "__main__":

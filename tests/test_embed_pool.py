@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from helpers import write_note
 
-from pinky import indexer
+from pinky import vector_fill
 from pinky.config import load_config
 from pinky.embed_pool import EmbedPool, auto_workers
 from pinky.errors import InvalidInput
@@ -35,7 +35,7 @@ def test_a_large_reindex_uses_the_pool_and_stores_every_vector(tmp_path: Path,
     for i in range(40):
         write_note(tmp_path, f"documentation/note/n{i}.md", f"---\ntitle: Note {i}\n---\nText {i} about pool {i}.\n")
     used: list[int] = []
-    monkeypatch.setattr(indexer, "_workers_for", lambda index, pending: used.append(pending) or 2)
+    monkeypatch.setattr(vector_fill, "_workers_for", lambda index, pending: used.append(pending) or 2)
     with KnowledgeBase(load_config(cwd=tmp_path)) as kb:
         report = kb.reindex()
         assert used == [40] and report.chunks_embedded == 40

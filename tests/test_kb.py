@@ -275,13 +275,17 @@ def test_drift_reports_unindexed_changes(kb: KnowledgeBase, project: Path) -> No
     assert drift["deleted"] == ["documentation/note/bread.md"]
 
 
-def test_gc_removes_stale_cache_rows(kb: KnowledgeBase, project: Path) -> None:
+def test_a_deleted_notes_vectors_are_kept_for_its_return(kb: KnowledgeBase, project: Path) -> None:
     kb.reindex()
-    (project / "documentation/note/bread.md").unlink()
+    note = project / "documentation/note/bread.md"
+    text = note.read_text(encoding="utf-8")
+    note.unlink()
     kb.reindex()
-    removed = kb.gc()
-    assert removed["stale_cached_embeddings"] == 1
+    assert kb.stats()["cached_embeddings"] == 1  # bread's vector, kept by its text's hash
     assert kb.gc()["stale_cached_embeddings"] == 0
+    note.write_text(text, encoding="utf-8")  # a revert, or the same note under another name
+    assert kb.reindex().chunks_embedded == 0
+    assert kb.stats()["cached_embeddings"] == 0  # live again: the index holds it
 
 
 def test_stats_shape(kb: KnowledgeBase) -> None:
@@ -402,3 +406,16 @@ def test_stats_report_entries_no_search_returned_for_months(kb: KnowledgeBase, p
     kb.search("sourdough starter", record_usage=True)  # bread is retrieved, so it is in use
     stats = kb.stats()
     assert (stats["unused"], stats["unused_sample"]) == (1, ["gotcha/pool"])
+
+
+def test_the_chunk_count_follows_writes_by_this_and_other_processes(kb: KnowledgeBase, project: Path) -> None:
+    kb.reindex()
+    before = kb.index.chunk_total()
+    assert before == kb.stats()["chunks"] == 2
+    with KnowledgeBase(load_config()) as other:  # another connection, as another process has
+        write_note(project / "documentation", "note/third.md", "A third note.\n")
+        other.reindex()
+    assert kb.index.chunk_total() == 3
+    (project / "documentation/note/third.md").unlink()
+    kb.reindex()  # this connection's own write
+    assert kb.index.chunk_total() == 2

@@ -25,8 +25,12 @@ def slugs(rows: list[Any]) -> list[str]:
     return [r["slug"] for r in rows]
 
 
-def fts_rowids(conn: Any) -> list[int]:
-    return [r[0] for r in conn.execute("SELECT rowid FROM chunk_fts ORDER BY rowid")]
+def fts_rowids(conn: Any, words: str) -> list[int]:
+    """The chunks the full-text index finds for any of these words, after checking the index matches
+    its content (it keeps no copy of the text, so there is no table of its rows to list)."""
+    assert eq.fts_matches_chunks(conn)
+    match = " OR ".join(words.split())
+    return [r[0] for r in conn.execute("SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ? ORDER BY rowid", (match,))]
 
 
 # --- writing ---------------------------------------------------------------------------------------------
@@ -43,7 +47,7 @@ def test_upsert_writes_the_entry_its_chunks_fts_rows_and_links(db: Database) -> 
     assert eq.entry_at(conn, "global", "gotcha/pool.md") is None
     chunk_ids = [r[0] for r in conn.execute("SELECT id FROM chunk WHERE entry_id = ? ORDER BY ord", (eid,))]
     assert len(chunk_ids) == 2
-    assert fts_rowids(conn) == chunk_ids
+    assert fts_rowids(conn, "pool hangs restart") == chunk_ids
     assert conn.execute("SELECT path FROM entry_file").fetchall()[0][0] == "src/db/pool.py"
     assert conn.execute("SELECT target FROM entry_link").fetchall()[0][0] == "decision/wal"
     assert conn.execute("SELECT name FROM entry_mention").fetchall()[0][0] == "pool.py"
@@ -56,8 +60,8 @@ def test_upsert_replaces_every_chunk_and_link_of_the_entry(db: Database) -> None
     add_entry(conn, "gotcha/pool", chunks=["only"], files=("d.py",), links=(), body="new")
     assert conn.execute("SELECT count(*) FROM entry").fetchone()[0] == 2
     assert [r[0] for r in conn.execute("SELECT text FROM chunk WHERE entry_id = ?", (eid,))] == ["only"]
-    assert len(fts_rowids(conn)) == 2
-    assert conn.execute("SELECT text FROM chunk_fts WHERE chunk_fts MATCH 'three'").fetchall() == []
+    assert len(fts_rowids(conn, "one two three keep only")) == 2
+    assert fts_rowids(conn, "three") == []
     assert sorted(r[0] for r in conn.execute("SELECT path FROM entry_file")) == ["c.py", "d.py"]
     assert conn.execute("SELECT count(*) FROM entry_link").fetchone()[0] == 0
     assert eq.entry_by(conn, "id", eid)["body"] == "new"
@@ -71,7 +75,7 @@ def test_delete_entry_removes_its_chunks_and_fts_rows_only(db: Database) -> None
     assert eq.entry_by(conn, "id", gone) is None
     assert eq.entry_by(conn, "id", kept) is not None
     assert conn.execute("SELECT count(*) FROM chunk").fetchone()[0] == 1
-    assert len(fts_rowids(conn)) == 1
+    assert len(fts_rowids(conn, "x y z")) == 1
     assert conn.execute("SELECT count(*) FROM entry_file").fetchone()[0] == 0  # foreign keys cascade
     eq.delete_entry(conn, "no-such-id", has_vec_table=False)  # deleting nothing is fine
 
@@ -231,18 +235,18 @@ def test_collect_garbage_removes_orphans_and_stale_cache_rows_only(db: Database)
     conn.execute("DELETE FROM entry WHERE id = ?", (gone,))
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("INSERT INTO chunk_fts(rowid, title, heading, text) VALUES (9999, 't', '', 'stray')")
+    assert not eq.fts_matches_chunks(conn)
     conn.executemany("INSERT INTO embedding_cache(hash, fingerprint, vector) VALUES (?, ?, x'00')",
                      [(live_hash, "fp-now"), (live_hash, "fp-old"), ("no-chunk-has-this", "fp-now")])
     conn.executemany("INSERT INTO usage VALUES (?, 'now', 'q')", [(kept,), (gone,), (gone,)])
 
     removed = eq.collect_garbage(conn, "fp-now", has_vec_table=False)
 
-    assert removed == {"orphan_chunks": 2, "orphan_fts_rows": 3, "stale_cached_embeddings": 2,
-                       "orphan_usage_rows": 2}
+    assert removed == {"orphan_chunks": 2, "fts_rebuilt": 1, "stale_cached_embeddings": 1, "orphan_usage_rows": 2}
     assert [r[0] for r in conn.execute("SELECT entry_id FROM chunk")] == [kept]
-    assert len(fts_rowids(conn)) == 1
-    assert [tuple(r) for r in conn.execute("SELECT hash, fingerprint FROM embedding_cache")] == [(live_hash,
-                                                                                                  "fp-now")]
+    assert len(fts_rowids(conn, "alive orphan stray")) == 1
+    kept_vectors = sorted(tuple(r) for r in conn.execute("SELECT hash, fingerprint FROM embedding_cache"))
+    assert kept_vectors == sorted([(live_hash, "fp-now"), ("no-chunk-has-this", "fp-now")])  # only fp-old goes
     assert [r[0] for r in conn.execute("SELECT entry_id FROM usage")] == [kept]
     assert eq.collect_garbage(conn, "fp-now", has_vec_table=False) == dict.fromkeys(removed, 0)
 

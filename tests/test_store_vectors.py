@@ -146,22 +146,54 @@ def test_collect_garbage_drops_orphan_vectors_too(vdb: Database) -> None:
     assert vq.vector_rows(conn) == 0
 
 
-# --- the embedding cache --------------------------------------------------------------------------------------
+# --- vectors made before: kept from deleted chunks, or found on live ones ---------------------------------------
 
 
-def test_the_cache_is_keyed_by_text_hash_and_fingerprint(db: Database) -> None:
+def keep(conn: Any, rows: list[tuple[str, bytes]], fingerprint: str) -> None:
+    conn.executemany("INSERT OR IGNORE INTO embedding_cache(hash, fingerprint, vector) VALUES (?, ?, ?)",
+                     [(h, fingerprint, v) for h, v in rows])
+
+
+def test_kept_vectors_are_keyed_by_text_hash_and_fingerprint(db: Database) -> None:
     conn = db.conn
-    vq.cache_vectors(conn, [("h1", vec(1)), ("h2", vec(2))], "fp-1")
-    vq.cache_vectors(conn, [("h1", vec(9))], "fp-1")  # first write wins: the same text, the same vector
-    vq.cache_vectors(conn, [("h1", vec(5))], "fp-2")
+    keep(conn, [("h1", vec(1)), ("h2", vec(2))], "fp-1")
+    keep(conn, [("h1", vec(5))], "fp-2")
     assert vq.cached_vectors(conn, ["h1", "h2", "h3"], "fp-1") == {"h1": vec(1), "h2": vec(2)}
     assert vq.cached_vectors(conn, iter(["h1", "h1"]), "fp-2") == {"h1": vec(5)}
     assert vq.cached_vectors(conn, [], "fp-1") == {}
     assert vq.cached_vectors(conn, ["h1"], "fp-3") == {}
 
 
-def test_cache_lookups_of_many_hashes_go_in_batches(db: Database) -> None:
+def test_lookups_of_many_hashes_go_in_batches(db: Database) -> None:
     rows = [(f"h{n}", vec(n)) for n in range(1203)]
-    vq.cache_vectors(db.conn, rows, "fp")
+    keep(db.conn, rows, "fp")
     found = vq.cached_vectors(db.conn, [h for h, _ in rows] + ["missing"], "fp")
     assert found == dict(rows)
+
+
+def test_deleting_chunks_keeps_their_vectors_and_trimming_bounds_them(vdb: Database) -> None:
+    conn = vdb.conn
+    gone = add_entry(conn, "gone", chunks=["one", "two"])
+    ids = chunk_ids(conn)
+    vq.store_vectors(conn, [(ids[0], vec(1, 0, 0, 0)), (ids[1], vec(0, 1, 0, 0))])
+    hashes = [r[0] for r in conn.execute("SELECT hash FROM chunk ORDER BY id")]
+    eq.delete_entry(conn, gone, has_vec_table=True)
+    assert vq.cached_vectors(conn, hashes, "fp-1") == {hashes[0]: vec(1, 0, 0, 0), hashes[1]: vec(0, 1, 0, 0)}
+    assert vq.cached_vectors(conn, hashes, "fp-other") == {}  # made by another embedder: useless
+    assert vq.stash_size(conn) == 2
+    add_entry(conn, "back", chunks=["one"])  # the first text is live again
+    vq.store_vectors(conn, [(chunk_ids(conn)[-1], vec(1, 0, 0, 0))])
+    keep(conn, [("from-another-embedder", vec(3))], "fp-0")
+    assert vq.trim_stash(conn) == 2  # the live one and the other embedder's
+    assert vq.stash_size(conn) == 1 and vq.cached_vectors(conn, hashes[1:], "fp-1") == {hashes[1]: vec(0, 1, 0, 0)}
+    keep(conn, [(f"x{n}", vec(n)) for n in range(5)], "fp-1")
+    assert vq.trim_stash(conn, keep=3) == 3 and vq.stash_size(conn) == 3
+
+
+def test_a_live_chunk_with_the_same_text_lends_its_vector(vdb: Database) -> None:
+    conn = vdb.conn
+    add_entry(conn, "a", chunks=["shared paragraph"])
+    vq.store_vectors(conn, [(chunk_ids(conn)[0], vec(0, 0, 1, 0))])
+    (text_hash,) = [r[0] for r in conn.execute("SELECT hash FROM chunk")]
+    assert vq.cached_vectors(conn, [text_hash, "other"], "fp-1") == {text_hash: vec(0, 0, 1, 0)}
+    assert vq.cached_vectors(conn, [text_hash], "fp-2") == {}  # the table holds fp-1's vectors

@@ -24,6 +24,7 @@ from pinky.config import Config
 from pinky.errors import IndexUnavailable, InvalidInput, NotInProject, PinkyError
 from pinky.fileio import FileLock, file_lock
 from pinky.store import migrations as mig
+from pinky.store import retrieval as rq
 from pinky.store import vectors as vq
 from pinky.store.connect import Database, file_identity, open_database, write_transaction
 
@@ -77,6 +78,7 @@ class Index:
             self.vector_cache = VectorCache()
         self.rebuilt_reason: str | None = None  # set when a corrupt/unknown index was replaced
         self.corruption: str | None = None  # set when that was because the file was damaged
+        self._chunk_total: tuple[tuple[int, int, int], int] | None = None
 
     # --- the file ---------------------------------------------------------------------------------
 
@@ -271,6 +273,15 @@ class Index:
 
         embedder = self.embedder
         return fingerprint(embedder.name, embedder.dims, self.config.chunk_words)
+
+    def chunk_total(self) -> int:
+        """How many chunks the index holds, counted again only after a write by anyone: counting is a
+        scan of the chunk table (2 ms of a 45 ms search at 200,000 chunks)."""
+        conn = self.conn
+        version = (id(conn), rq.data_version(conn), conn.total_changes)
+        if self._chunk_total is None or self._chunk_total[0] != version:
+            self._chunk_total = (version, rq.chunk_count(conn))
+        return self._chunk_total[1]
 
     def vector_status(self) -> tuple[bool, str]:
         """Whether vector search can run now, and why not."""

@@ -322,7 +322,7 @@ def lexical_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidat
     conn = index.conn
     terms = query_terms(query)
     if len(terms) > 1:
-        terms = informative_terms(rq.term_chunk_counts(conn, terms), rq.chunk_count(conn))
+        terms = informative_terms(rq.term_chunk_counts(conn, terms), index.chunk_total())
     match = match_expression(terms)
     return rq.fts_hits(conn, match, filters, index.config.fusion.depth) if match else []
 

@@ -175,7 +175,22 @@ def m006_skipped_files(conn: Any) -> None:
 
 
 @migration
-def m007_feedback_and_gaps(conn: Any) -> None:
+def m007_fts_reads_chunk_text(conn: Any) -> None:
+    """The full-text index keeps no copy of the text: an external-content FTS5 table over a view of the
+    chunks and their entry's title. The copy was a sixth of the index. FTS5 reads the view only to
+    delete a chunk's terms (a chunk's FTS row is deleted before the chunk and its entry change) and to
+    rebuild; MATCH and bm25() use the index alone."""
+    conn.execute("DROP TABLE IF EXISTS chunk_fts")
+    conn.execute("DROP VIEW IF EXISTS chunk_fts_source")
+    conn.execute("CREATE VIEW chunk_fts_source AS SELECT c.id AS id, e.title AS title, c.heading AS heading, "
+                 "c.text AS text FROM chunk c JOIN entry e ON e.id = c.entry_id")
+    conn.execute("CREATE VIRTUAL TABLE chunk_fts USING fts5(title, heading, text, content='chunk_fts_source', "
+                 "content_rowid='id', tokenize='porter unicode61')")
+    conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')")
+
+
+@migration
+def m008_feedback_and_gaps(conn: Any) -> None:
     # Telemetry like `usage` (m005 dropped its never-written was_useful column): what agents and people
     # said about a hit, and the searches that found nothing good. Losing it loses nothing written.
     conn.execute(

@@ -80,6 +80,11 @@ def term_chunk_counts(conn: Any, terms: Sequence[str]) -> list[tuple[str, int]]:
                                 ('"' + term.replace('"', '""') + '"',)).fetchone()[0]) for term in terms]
 
 
+def data_version(conn: Any) -> int:
+    """Changes when another connection commits to the file (this connection's own writes: total_changes)."""
+    return conn.execute("PRAGMA data_version").fetchone()[0]
+
+
 def chunk_count(conn: Any) -> int:
     return conn.execute("SELECT count(*) FROM chunk").fetchone()[0]
 

@@ -1,5 +1,12 @@
 """The vector side of the index: the vec0 table, the embedder fingerprint and settings in `meta`,
-chunks still waiting for a vector, and the embedding cache keyed by chunk-text hash."""
+chunks still waiting for a vector, and where a chunk's vector can be had without the model.
+
+A chunk whose text was embedded before reuses that vector, looked up by the text's hash: among the
+live chunks (a paragraph that also appears elsewhere), and in `embedding_cache`, which holds the
+vectors of chunks deleted since the last embedding run (an edited note's unchanged paragraphs, a
+renamed file, a reverted edit). After each embedding run it is trimmed to vectors no live chunk
+holds, at most STASH_MAX of them: a cache of every vector ever made was 47 % of the index (each
+2 KB blob on an overflow page of its own) and duplicated the vectors the index already holds."""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 VEC_TABLE = "chunk_vec"
+STASH_MAX = 2000  # kept vectors of deleted chunks (~4.7 KB each at 512 dimensions)
 REBUILD_PENDING = "rebuild_pending"  # meta key: emptied for a rebuild that has not completed yet
 
 
@@ -75,24 +83,64 @@ def count_pending(conn: Any) -> int:
 
 
 def cached_vectors(conn: Any, hashes: Iterable[str], fingerprint: str) -> dict[str, bytes]:
+    """Vectors already made for these chunk-text hashes: kept from deleted chunks, or on live ones."""
     hashes = list(set(hashes))
     found: dict[str, bytes] = {}
+    live_ok = get_meta(conn, "fingerprint") == fingerprint and vector_table_exists(conn)
     for i in range(0, len(hashes), 500):
         part = hashes[i : i + 500]
         marks = ",".join("?" * len(part))
-        rows = conn.execute(
+        found.update(conn.execute(
             f"SELECT hash, vector FROM embedding_cache WHERE fingerprint = ? AND hash IN ({marks})",
-            (fingerprint, *part),
-        )
-        found.update((h, v) for h, v in rows)
+            (fingerprint, *part)))
+        missing = [h for h in part if h not in found]
+        if live_ok and missing:
+            found.update(_live_vectors(conn, missing))
     return found
 
 
-def cache_vectors(conn: Any, rows: Iterable[tuple[str, bytes]], fingerprint: str) -> None:
-    conn.executemany(
-        "INSERT OR IGNORE INTO embedding_cache(hash, fingerprint, vector) VALUES (?, ?, ?)",
-        [(h, fingerprint, v) for h, v in rows],
-    )
+def _live_vectors(conn: Any, hashes: list[str]) -> dict[str, bytes]:
+    marks = ",".join("?" * len(hashes))
+    owners = dict(conn.execute(
+        f"SELECT hash, min(id) FROM chunk WHERE has_vector = 1 AND hash IN ({marks}) GROUP BY hash", hashes))
+    found = {}
+    for text_hash, chunk_id in owners.items():  # vec0 answers point lookups by its primary key
+        row = conn.execute(f"SELECT embedding FROM {VEC_TABLE} WHERE chunk_id = ?", (chunk_id,)).fetchone()
+        if row:
+            found[text_hash] = row[0]
+    return found
+
+
+def stash_vectors(conn: Any, chunk_ids: Sequence[int]) -> None:
+    """Keep the vectors of chunks about to be deleted, by text hash, for the next embedding run."""
+    fingerprint = get_meta(conn, "fingerprint")
+    if fingerprint is None:
+        return
+    marks = ",".join("?" * len(chunk_ids))
+    hashes = dict(conn.execute(f"SELECT id, hash FROM chunk WHERE has_vector = 1 AND id IN ({marks})",
+                               list(chunk_ids)))
+    for chunk_id, text_hash in hashes.items():
+        row = conn.execute(f"SELECT embedding FROM {VEC_TABLE} WHERE chunk_id = ?", (chunk_id,)).fetchone()
+        if row:
+            conn.execute("INSERT OR IGNORE INTO embedding_cache(hash, fingerprint, vector) VALUES (?, ?, ?)",
+                         (text_hash, fingerprint, row[0]))
+
+
+def stash_size(conn: Any) -> int:
+    return conn.execute("SELECT count(*) FROM embedding_cache").fetchone()[0]
+
+
+def trim_stash(conn: Any, keep: int = STASH_MAX) -> int:
+    """Drop kept vectors of another embedder or that a live chunk now holds (found there anyway),
+    then any beyond `keep`."""
+    removed = conn.execute("DELETE FROM embedding_cache WHERE fingerprint != coalesce("
+                           "(SELECT value FROM meta WHERE key = 'fingerprint'), '') OR hash IN "
+                           "(SELECT hash FROM chunk WHERE has_vector = 1)").rowcount
+    excess = stash_size(conn) - keep
+    if excess > 0:
+        removed += conn.execute("DELETE FROM embedding_cache WHERE (hash, fingerprint) IN "
+                                "(SELECT hash, fingerprint FROM embedding_cache LIMIT ?)", (excess,)).rowcount
+    return removed
 
 
 def store_vectors(conn: Any, rows: Sequence[tuple[int, bytes]]) -> int:
