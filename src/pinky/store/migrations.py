@@ -189,6 +189,10 @@ def m007_fts_reads_chunk_text(conn: Any) -> None:
     conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')")
 
 
+NOT_CURRENT_WHERE = ("json_extract(meta, '$.superseded_by') IS NOT NULL "
+                     "OR json_extract(meta, '$.valid_until') IS NOT NULL")
+
+
 @migration
 def m008_feedback_and_gaps(conn: Any) -> None:
     # Telemetry like `usage` (m005 dropped its never-written was_useful column): what agents and people
@@ -216,6 +220,9 @@ def m008_feedback_and_gaps(conn: Any) -> None:
             closed_at  TEXT
         ) WITHOUT ROWID"""
     )
+    # The few entries that may have left the default results (superseded, or valid until a day): a search
+    # reads them through this partial index instead of parsing the frontmatter of every candidate.
+    conn.execute(f"CREATE INDEX entry_not_current ON entry(id) WHERE {NOT_CURRENT_WHERE}")
 
 
 KNOWN = [name for name, _ in MIGRATIONS]
