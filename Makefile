@@ -22,8 +22,11 @@ lint: venv  ## ruff and mypy (CI runs it after the tests)
 	$(BIN)/ruff check src tests benchmarks plugin
 	$(BIN)/mypy
 
-bench: venv  ## speed and memory figures (prints them; not a test)
+bench: venv  ## speed and memory figures (prints them; not a test; ~15 minutes on 2 cores)
 	$(BIN)/python benchmarks/bench_core.py
+	$(BIN)/python benchmarks/bench_mcp.py
+	$(BIN)/python benchmarks/bench_hooks.py
+	$(BIN)/python benchmarks/bench_capture.py
 	$(BIN)/python benchmarks/bench_sync.py
 	$(BIN)/python benchmarks/bench_contradictions.py
 	$(BIN)/python benchmarks/bench_age_ranking.py

@@ -63,7 +63,10 @@ def add_entry(conn, slug: str, *, root: str = "project", path: str | None = None
     chunk_rows = [{"ord": n, "heading": "", "line": 1, "text": text,
                    "hash": hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]}
                   for n, text in enumerate(texts)]
-    upsert_entry(conn, row, links, mentions, chunk_rows, has_vec_table)
+    from pinky.linkrefs import LinkRef
+
+    refs = [LinkRef("wiki", target, 1) for target in links] + [LinkRef("files", f, 1) for f in files]
+    upsert_entry(conn, row, refs, mentions, chunk_rows, has_vec_table)
     return eid
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -65,3 +66,20 @@ def test_the_worker_count_is_checked(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("PINKY_EMBED_WORKERS", "auto")
     assert load_config(cwd=tmp_path).embed_workers is None
     assert 0 <= auto_workers() <= 4
+
+
+def test_when_the_workers_cannot_start_this_process_embeds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setenv("PINKY_HASH_EMBED", "1")
+    write_note(tmp_path, "pinky.toml", "")
+    for i in range(5):
+        write_note(tmp_path, f"documentation/note/n{i}.md", f"---\ntitle: Note {i}\n---\nText {i}.\n")
+    monkeypatch.setattr(vector_fill, "_workers_for", lambda index, pending: 2)
+    from multiprocessing import resource_tracker, spawn
+
+    resource_tracker.ensure_running()  # started with the real interpreter: only the workers fail
+    monkeypatch.setattr(spawn, "_python_exe", os.fsencode(tmp_path / "no-such-python"))  # spawning fails for real
+    with KnowledgeBase(load_config(cwd=tmp_path)) as kb:
+        assert kb.reindex().chunks_embedded == 5
+        assert vq.count_pending(kb.index.conn) == 0
+    assert "embedding workers failed" in caplog.text

@@ -49,9 +49,9 @@ def test_a_fresh_file_gets_every_migration_once_in_order(db: Database) -> None:
     assert mig.migrate(db.conn) == mig.KNOWN
     assert mig.applied(db.conn) == mig.KNOWN
     found = tables(db.conn)
-    assert {"entry", "chunk", "chunk_fts", "embedding_cache", "meta", "entry_file", "entry_link", "usage",
-            "entry_mention", "code_file", "breadcrumb", "usage_entry", "breadcrumb_slug"} <= found
-    assert "backlink" not in found
+    assert {"entry", "chunk", "chunk_fts", "embedding_cache", "meta", "entry_file", "link", "usage",
+            "entry_mention", "code_file", "usage_entry", "link_target", "link_key"} <= found
+    assert not {"backlink", "entry_link", "breadcrumb"} & found  # one link table replaced them
     assert columns(db.conn, "usage") == ["entry_id", "retrieved_at", "query"]
     mig.check_readable(db.conn)
     assert not db.conn.in_transaction

@@ -49,7 +49,7 @@ def test_upsert_writes_the_entry_its_chunks_fts_rows_and_links(db: Database) -> 
     assert len(chunk_ids) == 2
     assert fts_rowids(conn, "pool hangs restart") == chunk_ids
     assert conn.execute("SELECT path FROM entry_file").fetchall()[0][0] == "src/db/pool.py"
-    assert conn.execute("SELECT target FROM entry_link").fetchall()[0][0] == "decision/wal"
+    assert conn.execute("SELECT target FROM link WHERE kind = 'wiki'").fetchall()[0][0] == "decision/wal"
     assert conn.execute("SELECT name FROM entry_mention").fetchall()[0][0] == "pool.py"
 
 
@@ -63,7 +63,7 @@ def test_upsert_replaces_every_chunk_and_link_of_the_entry(db: Database) -> None
     assert len(fts_rowids(conn, "one two three keep only")) == 2
     assert fts_rowids(conn, "three") == []
     assert sorted(r[0] for r in conn.execute("SELECT path FROM entry_file")) == ["c.py", "d.py"]
-    assert conn.execute("SELECT count(*) FROM entry_link").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM link WHERE kind = 'wiki'").fetchone()[0] == 0
     assert eq.entry_by(conn, "id", eid)["body"] == "new"
 
 

@@ -29,22 +29,38 @@ def test_linked_file_names_are_base_names_from_files_and_mentions(db: Database) 
     assert gq.linked_file_names(conn, "nobody") == set()
 
 
-def test_outgoing_links_and_listed_files_keep_their_order(db: Database) -> None:
-    eid = add_entry(db.conn, "a", files=("z.py", "a.py", "m.py"), links=("zeta", "alpha", "[[mid]]"))
-    assert gq.listed_files(db.conn, eid) == ["z.py", "a.py", "m.py"]
-    assert gq.outgoing_links(db.conn, eid) == ["zeta", "alpha", "[[mid]]"]
-    assert gq.listed_files(db.conn, "nobody") == []
+def test_a_notes_links_are_stored_in_file_order_with_kind_and_code_paths(db: Database) -> None:
+    eid = add_entry(db.conn, "a", files=("./z.py", "src\\a.py"), links=("zeta", "alpha"))
+    rows = gq.links_from(db.conn, [eid], None, 100)
+    assert [(r["kind"], r["target"], r["target_file"]) for r in rows] == [
+        ("wiki", "zeta", None), ("wiki", "alpha", None), ("files", "./z.py", "z.py"),
+        ("files", "src\\a.py", "src/a.py")]
+    assert gq.links_from(db.conn, ["nobody"], None, 100) == []
+    assert gq.link_count(db.conn) == 4
 
 
-def test_link_candidates_by_stem_or_title_never_the_entry_itself(db: Database) -> None:
+def test_links_to_resolve_by_source_and_by_key_and_only_notes_or_code(db: Database) -> None:
     conn = db.conn
-    target = add_entry(conn, "gotcha/pool_hangs", title="Pool hangs", links=("gotcha/pool_hangs",))
-    add_entry(conn, "b", links=("gotcha/pool_hangs.md",))
-    add_entry(conn, "c", links=("POOL HANGS",))
-    add_entry(conn, "d", links=("poolXhangs",))  # `_` is literal, not a LIKE wildcard
-    add_entry(conn, "e", links=("other",))
-    found = gq.link_candidates(conn, target, "pool_hangs", "Pool hangs")
-    assert [(r["slug"], r["target"]) for r in found] == [("b", "gotcha/pool_hangs.md"), ("c", "POOL HANGS")]
+    a = add_entry(conn, "a", links=("gotcha/Pool-Hangs.md",), files=("pool.py",))
+    add_entry(conn, "b", links=("other",))
+    gq.store_breadcrumbs(conn, "src/x.py", 1, 1, [(3, "gotcha/pool-hangs")])
+    by_key = gq.links_to_resolve(conn, [], [], ["pool-hangs"])
+    assert sorted(r["target"] for r in by_key) == ["gotcha/Pool-Hangs.md", "gotcha/pool-hangs"]
+    assert [r["target"] for r in gq.links_to_resolve(conn, [a], [], [])] == ["gotcha/Pool-Hangs.md"]  # never files:
+    assert [r["root"] for r in gq.links_to_resolve(conn, [], ["src/x.py"], [])] == [None]
+
+
+def test_typed_links_hold_from_since_until_until(db: Database) -> None:
+    from pinky.linkrefs import LinkRef
+    from pinky.store.entries import upsert_entry
+
+    eid = add_entry(db.conn, "a")
+    row = dict(db.conn.execute("SELECT * FROM entry WHERE id = ?", (eid,)).fetchone())
+    upsert_entry(db.conn, row, [LinkRef("typed", "b", 2, "depends_on", "2026-01-01", "2026-06-01")], (), [], False)
+    assert [r["rel"] for r in gq.links_from(db.conn, [eid], "2026-03-01", 10)] == ["depends_on"]
+    assert gq.links_from(db.conn, [eid], "2026-06-01", 10) == []  # until is exclusive
+    assert gq.links_from(db.conn, [eid], "2025-12-31", 10) == []
+    assert len(gq.links_from(db.conn, [eid], None, 10)) == 1
 
 
 def test_breadcrumbs_are_stored_per_file_and_replaced_whole(db: Database) -> None:
@@ -73,12 +89,3 @@ def test_forgetting_a_code_file_drops_its_breadcrumbs(db: Database) -> None:
     assert gq.all_breadcrumbs(conn) == [("x", "src/b.py", 1)]
     assert list(gq.scanned_code_files(conn)) == ["src/b.py"]
     gq.forget_code_file(conn, "never/scanned.py")
-
-
-def test_breadcrumbs_naming_any_of_an_entrys_names(db: Database) -> None:
-    conn = db.conn
-    gq.store_breadcrumbs(conn, "src/b.py", 1, 1, [(7, "pool"), (2, "gotcha/pool")])
-    gq.store_breadcrumbs(conn, "src/a.py", 1, 1, [(5, "global/gotcha/pool"), (6, "poolish")])
-    assert gq.breadcrumbs_naming(conn, ["gotcha/pool", "pool"]) == [("src/b.py", 2), ("src/b.py", 7)]
-    assert gq.breadcrumbs_naming(conn, ["global/gotcha/pool"]) == [("src/a.py", 5)]
-    assert gq.breadcrumbs_naming(conn, []) == []

@@ -197,3 +197,16 @@ def test_a_live_chunk_with_the_same_text_lends_its_vector(vdb: Database) -> None
     (text_hash,) = [r[0] for r in conn.execute("SELECT hash FROM chunk")]
     assert vq.cached_vectors(conn, [text_hash, "other"], "fp-1") == {text_hash: vec(0, 0, 1, 0)}
     assert vq.cached_vectors(conn, [text_hash], "fp-2") == {}  # the table holds fp-1's vectors
+
+
+def test_an_edited_entry_keeps_the_vectors_of_its_unchanged_chunks(vdb: Database) -> None:
+    conn = vdb.conn
+    add_entry(conn, "a", chunks=["same", "old"], has_vec_table=True)
+    ids = chunk_ids(conn)
+    vq.store_vectors(conn, [(ids[0], vec(1, 0, 0, 0)), (ids[1], vec(0, 1, 0, 0))])
+    add_entry(conn, "a", chunks=["same", "new"], has_vec_table=True)  # one paragraph edited
+    rows = {text: (has, cid) for cid, text, has in conn.execute("SELECT id, text, has_vector FROM chunk")}
+    assert rows["same"][0] == 1 and rows["new"][0] == 0  # only the edited paragraph waits for the model
+    kept = conn.execute(f"SELECT embedding FROM {vq.VEC_TABLE} WHERE chunk_id = ?", (rows["same"][1],)).fetchone()
+    assert kept[0] == vec(1, 0, 0, 0)
+    assert vq.stash_size(conn) == 1  # "old" is kept for a revert, "same" needed no stash

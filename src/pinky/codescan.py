@@ -19,6 +19,7 @@ from typing import Any
 
 from pinky import fileio
 from pinky.breadcrumbs import breadcrumbs_by_line
+from pinky.linkresolve import resolve_links
 from pinky.store import graph as gq
 from pinky.store.connect import write_transaction
 
@@ -92,5 +93,6 @@ def scan_code(conn: Any, root: Path, excluded: list[Path], skip_prefix: str = ""
                 gq.store_breadcrumbs(conn, rel, stat.st_mtime_ns, stat.st_size, crumbs)
             for rel in gone:
                 gq.forget_code_file(conn, rel)
+            resolve_links(conn, files=[rel for rel, _, _ in changed])
     report.breadcrumbs = gq.breadcrumb_count(conn)
     return report

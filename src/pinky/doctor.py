@@ -10,7 +10,6 @@ from pathlib import Path
 from pinky.check import Check
 from pinky.kb import KnowledgeBase
 from pinky.locations import ENV_MAX_NOTE_BYTES
-from pinky.store import entries as eq
 from pinky.store import graph as gq
 from pinky.store import migrations as mig
 from pinky.store import vectors as vq
@@ -207,17 +206,30 @@ def _origin_url(brain: Path) -> str | None:
 
 def _breadcrumbs(kb: KnowledgeBase) -> Check:
     """`Brain: <slug>` comments in code that name no entry (renamed or deleted knowledge)."""
-    conn = kb.db.conn
-    crumbs = gq.all_breadcrumbs(conn)
-    dangling = [f"{file}:{line} ({slug})" for slug, file, line in crumbs if not eq.resolve_slug(conn, slug, limit=1)]
+    dangling = [f"{file}:{line} ({target})" for root, file, line, target, kind in gq.unresolved_links(kb.db.conn)
+                if kind == "breadcrumb"]
     if not dangling:
-        return Check("code breadcrumbs", "ok", f"{len(crumbs)} breadcrumbs, all pointing at entries")
+        count = gq.breadcrumb_count(kb.db.conn)
+        return Check("code breadcrumbs", "ok", f"{count} breadcrumbs, all pointing at entries")
     return Check("code breadcrumbs", "warn",
-                 f"{len(dangling)} name no entry: " + "; ".join(dangling[:5]) + ("; …" if len(dangling) > 5 else ""),
+                 f"{len(dangling)} name no single entry: " + "; ".join(dangling[:5])
+                 + ("; …" if len(dangling) > 5 else ""),
                  "point them at an existing slug (pinky search …), or restore the entry (pinky restore SLUG)")
 
 
-CHECK_CONTRADICTIONS_UP_TO = 5000  # entries: one vector search each; beyond, `pinky check` does it
+def _links(kb: KnowledgeBase) -> Check:
+    """`[[links]]`, `.md` links and typed `links:` in notes that name no entry, with file and line."""
+    broken = [f"{kb.display_path(root, path)}:{line} ({target})"
+              for root, path, line, target, kind in gq.unresolved_links(kb.db.conn) if kind != "breadcrumb"]
+    if not broken:
+        return Check("note links", "ok", f"{gq.link_count(kb.db.conn)} links, none broken")
+    return Check("note links", "warn",
+                 f"{len(broken)} name no single entry: " + "; ".join(broken[:5]) + ("; …" if len(broken) > 5 else ""),
+                 "fix the link (a slug, a title or a relative .md path), or rename notes with `pinky mv`, "
+                 "which rewrites the links that point at them")
+
+
+CHECK_CONTRADICTIONS_UP_TO = 5000  # entries (~1 s at 5,000); beyond, `pinky check` does it
 
 
 def _review(kb: KnowledgeBase) -> Check:
@@ -239,7 +251,7 @@ def _review(kb: KnowledgeBase) -> Check:
 
 CHECKS: list[Callable[[KnowledgeBase], Check]] = [
     _driver, _fts, _vectors, _embedder, _schema, _integrity, _fingerprint, _cli_on_path, _project, _roots, _drift,
-    _malformed, _oversized, _skipped, _breadcrumbs, _sync, _review,
+    _malformed, _oversized, _skipped, _breadcrumbs, _links, _sync, _review,
 ]
 
 

@@ -25,6 +25,8 @@ from pinky.errors import InvalidInput
 from pinky.fileio import atomic_write, ensure_inside, file_lock, read_regular
 from pinky.index import Index
 from pinky.layout import entry_id, slug_for
+from pinky.linkrefs import LinkRef
+from pinky.linkresolve import NoteLinks, keys_of, resolve_links, write_note_links
 from pinky.locations import FILE_INDEX_HEADER, file_index_path
 from pinky.markdown import Document, file_names_mentioned
 from pinky.sources import Skipped, SourceFile, file_hash, parse_file, scan, source_at, unreadable_prefix
@@ -114,7 +116,7 @@ class Prepared:
     note takes time; other processes must not wait for it holding the lock)."""
 
     row: dict[str, Any]
-    links: tuple[str, ...]
+    links: tuple[LinkRef, ...]
     mentions: tuple[str, ...]
     chunks: list[dict[str, Any]]
 
@@ -124,15 +126,15 @@ def prepare_document(source: SourceFile, doc: Document, default_project: str | N
     row = entry_row(source, doc, slug_for(source.root, source.rel), default_project)
     # A diary names every file a session touched: that is history, not knowledge about the file.
     mentions = () if doc.type == "diary" else file_names_mentioned(doc.body)
-    return Prepared(row, doc.links, mentions, chunk_rows(doc, chunk_words))
+    return Prepared(row, doc.link_refs, mentions, chunk_rows(doc, chunk_words))
 
 
-def store_document(conn: Any, prepared: Prepared, has_vec_table: bool) -> None:
-    """Upsert one prepared file (caller holds the write transaction): only the rows are written here."""
+def store_document(conn: Any, prepared: Prepared, has_vec_table: bool, *, links: bool = True) -> None:
+    """Upsert one prepared file (caller holds the write transaction); `links=False` leaves its links to the caller."""
     row = prepared.row
     if eq.slug_taken(conn, row["slug"], row["id"]):
         row = {**row, "slug": f"{row['slug']}-{row['id'][:4]}"}
-    eq.upsert_entry(conn, row, prepared.links, prepared.mentions, prepared.chunks, has_vec_table)
+    eq.upsert_entry(conn, row, prepared.links if links else None, prepared.mentions, prepared.chunks, has_vec_table)
 
 
 # --- bringing the index up to date ---------------------------------------------------------------------
@@ -198,8 +200,12 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
                    known: dict[tuple[str, str], eq.IndexedFile], report: ReindexReport,
                    has_vec: bool, progress: Progress | None) -> None:
     conn = index.conn
+    keys: set[str] = set()  # names of entries that came, went or changed: links naming them resolve again
+    touched: list[str] = []
+    written: dict[str, NoteLinks] = {}  # notes stored without their links: written resolved at the end
     if removed:
         with write_transaction(conn):
+            keys |= keys_of(conn, [old.id for old in removed])
             for old in removed:
                 eq.delete_entry(conn, old.id, has_vec)
                 report.removed += 1
@@ -207,14 +213,24 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
     for start in range(0, total, WRITE_BATCH):
         parsed = _parse_batch(index, changed[start : start + WRITE_BATCH], known, report)
         with write_transaction(conn):  # only rows are written here: everything slow was done above
+            ids = [entry_id(source.root, source.rel) for source, doc, prepared in parsed
+                   if prepared is not None or isinstance(doc, Skipped)]
+            keys |= keys_of(conn, ids)
+            touched += ids
             for source, doc, prepared in parsed:
                 before = known.get((source.root, source.rel))
                 if isinstance(doc, Skipped):
                     _store_skipped(index, source, str(doc), before, has_vec)
                 else:
                     _store_changed(index, source, doc, prepared, before, report, has_vec)
+                    if prepared is not None:
+                        row = prepared.row
+                        written[row["id"]] = (row["root"], row["path"], row["content_hash"], prepared.links)
         if progress:
             progress("parse", min(start + WRITE_BATCH, total), total)
+    if keys or touched:  # once, after every batch: a link may name a note of a later batch
+        with write_transaction(conn):
+            write_note_links(conn, written, keys | keys_of(conn, touched))
 
 
 Parsed = tuple[SourceFile, Document | Skipped, Prepared | None]
@@ -257,7 +273,7 @@ def _store_changed(index: Index, source: SourceFile, doc: Document, prepared: Pr
         eq.touch_entry(index.conn, entry_id(source.root, source.rel), source.mtime_ns, source.size)
         report.unchanged += 1
         return
-    store_document(index.conn, prepared, has_vec)
+    store_document(index.conn, prepared, has_vec, links=False)
     if doc.parse_error:
         report.warnings.append(f"{index.display_path(source.root, source.rel)}: {doc.parse_error}")
     if old:
@@ -280,7 +296,9 @@ def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
     source = source_at(root, index.root_dir(root), rel, path)
     if source is None:
         with write_transaction(conn):
+            keys = keys_of(conn, [eid])
             eq.delete_entry(conn, eid, has_vec)
+            resolve_links(conn, keys=keys)
         if linked_before:
             refresh_file_index(index)
         return None
@@ -288,7 +306,9 @@ def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
         doc = parse_file(source, index.config.max_note_bytes)
     except Skipped as why:
         with write_transaction(conn):
+            keys = keys_of(conn, [eid])
             _store_skipped(index, source, str(why), eq.indexed_files_by_id(conn, eid), has_vec)
+            resolve_links(conn, keys=keys)
         return None
     known = eq.entry_by(conn, "id", eid)
     if known is not None and known["content_hash"] == doc.content_hash:
@@ -298,8 +318,10 @@ def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
         return str(known["slug"])
     prepared = prepare_document(source, doc, index.config.project, index.config.chunk_words)
     with write_transaction(conn):
+        keys = keys_of(conn, [eid])
         eq.forget_skipped(conn, root, rel)
         store_document(conn, prepared, has_vec)
+        resolve_links(conn, sources=[eid], keys=keys | keys_of(conn, [eid]))
     if doc.parse_error:
         log.warning("%s: %s", index.display_path(root, rel), doc.parse_error)
     # The hooks' list of linked file names changes only if this entry's names did (a diary

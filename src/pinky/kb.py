@@ -16,6 +16,7 @@ from typing import Any
 from pinky import entries, healing, indexer, listing, maintenance, search
 from pinky.config import Config, load_config
 from pinky.entries import Entry
+from pinky.graph_api import KnowledgeGraph
 from pinky.hygiene import Hygiene
 from pinky.index import Index
 from pinky.indexer import Progress, ReindexReport
@@ -105,16 +106,19 @@ class KnowledgeBase:
 
     def search(self, query: str, *, limit: int = 10, scope: str | None = None, project: str | None = None,
                type: str | None = None, tags: list[str] | tuple[str, ...] | None = None,
-               since: str | None = None, mode: str = "hybrid", record_usage: bool = False, at: str | None = None,
+               since: str | None = None, mode: str = "hybrid", record_usage: bool = False,
+               context_file: str | None = None, at: str | None = None,
                include_superseded: bool = False) -> SearchResult:
         """Hybrid search over project and global knowledge in one ranking.
 
         `since` (ISO date/time or a span like 30d) keeps only fresh entries: verified, created or
-        changed since then. Superseded entries are left out unless `include_superseded`; `at` (a date)
-        searches what was valid on that day."""
+        changed since then. `context_file`: the file being worked on; entries linked to it rank higher.
+        Superseded entries are left out unless `include_superseded`; `at` (a date) searches what was
+        valid on that day."""
         filters = search.filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since,
                                      at=at, include_superseded=include_superseded)
-        return search.search(self.index, query, limit=limit, filters=filters, mode=mode, record_usage=record_usage)
+        return search.search(self.index, query, limit=limit, filters=filters, mode=mode, record_usage=record_usage,
+                             context_file=context_file)
 
     # --- entries -----------------------------------------------------------------------------------
 
@@ -148,10 +152,13 @@ class KnowledgeBase:
         return entries.similar(self.index, slug, threshold=threshold, limit=limit)
 
     def related(self, slug: str) -> dict[str, Any]:
-        """An entry's outgoing links, backlinks and the code it is about."""
-        from pinky.links import related
+        """An entry's outgoing links, backlinks and the code it is about (links that hold today)."""
+        return self.graph.related(slug)
 
-        return related(self.index, slug)
+    @property
+    def graph(self) -> KnowledgeGraph:
+        """Neighbourhoods, timelines, typed links and renames (`pinky.graph_api`)."""
+        return KnowledgeGraph(self.index)
 
     # --- overview ----------------------------------------------------------------------------------
 

@@ -1,60 +1,74 @@
 """What an entry is connected to: the entries it links to, the entries linking to it, and its code.
 
-Links are kept as written (`[[slug]]`, `[[Title]]`, `../gotcha/x.md`) and resolved when read, so a
-link written before its target exists starts working as soon as the target is saved.
+Every answer is a lookup in the link table (resolved when written, see `pinky.linkresolve`):
+no note is read and no text is scanned. Typed links hold from `since` until `until`; by default
+only the links that hold today are shown, `at` asks for another day.
 """
 
 from __future__ import annotations
 
-import posixpath
+from collections.abc import Sequence
 from typing import Any
 
 from pinky import entries
+from pinky.dates import now_utc, valid_day
+from pinky.errors import InvalidInput
 from pinky.index import Index
-from pinky.layout import names_of
-from pinky.store import entries as eq
+from pinky.linkrefs import valid_relation
+from pinky.linkresolve import resolve_link
 from pinky.store import graph as gq
 
+__all__ = ["day_of", "related", "relations", "resolve_link"]
 
-def related(index: Index, slug: str) -> dict[str, Any]:
-    """Outgoing links (resolved to slugs where possible), backlinks, and code references of an entry."""
+MAX_LINKS = 500
+
+
+def day_of(at: str | None) -> str:
+    """The day links are read at: `at` (a date), else today (UTC)."""
+    return valid_day(at, "at") if at else now_utc().date().isoformat()
+
+
+def relations(rels: Sequence[str] | None) -> set[str] | None:
+    """The relation filter, checked: None keeps every link."""
+    if not rels:
+        return None
+    checked = {valid_relation(r) for r in rels}
+    if None in checked:
+        raise InvalidInput(f"rel {', '.join(map(repr, rels))}: a relation is a lowercase word like depends_on")
+    return {r for r in checked if r}
+
+
+def related(index: Index, slug: str, *, rels: Sequence[str] | None = None, at: str | None = None) -> dict[str, Any]:
+    """Outgoing links (with the entry each resolves to), backlinks, and the code of an entry."""
     me = entries.find(index, slug)
-    links: list[dict[str, Any]] = []
-    for target in gq.outgoing_links(index.conn, me["id"]):
-        hit = resolve_link(index.conn, me["root"], me["path"], target)
-        links.append({"target": target, "slug": hit["slug"] if hit else None, "title": hit["title"] if hit else None,
-                      "path": index.display_path(hit["root"], hit["path"]) if hit else None})
-    code: list[dict[str, Any]] = [{"file": f, "line": None, "repo": None, "source": "frontmatter"}
-            for f in gq.listed_files(index.conn, me["id"])]
-    code += [{"file": f, "line": line, "repo": None, "source": "breadcrumb"}
-             for f, line in gq.breadcrumbs_naming(index.conn, names_of(me["slug"], me["path"]))]
+    day, wanted = day_of(at), relations(rels)
+    conn = index.conn
+    out = [r for r in gq.links_from(conn, [me["id"]], day, MAX_LINKS) if wanted is None or r["rel"] in wanted]
+    into = [r for r in gq.links_to(conn, [me["id"]], day, MAX_LINKS) if wanted is None or r["rel"] in wanted]
+    nodes = gq.entry_nodes(conn, list({r["target_id"] for r in out if r["target_id"]}
+                                      | {r["source_id"] for r in into if r["source_id"]}))
+    links, seen = [], set()
+    for row in out:
+        if row["kind"] == "files" or (row["kind"], row["target"], row["rel"]) in seen:
+            continue
+        seen.add((row["kind"], row["target"], row["rel"]))
+        hit = nodes.get(row["target_id"])
+        links.append({"target": row["target"], "slug": hit["slug"] if hit else None,
+                      "title": hit["title"] if hit else None,
+                      "path": index.display_path(hit["root"], hit["path"]) if hit else None, **_how(row)})
+    backlinks: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in into:
+        hit = nodes.get(row["source_id"])
+        if hit is not None and (hit["slug"], row["rel"]) not in backlinks:
+            backlinks[(hit["slug"], row["rel"])] = {"slug": hit["slug"], "title": hit["title"],
+                                                    "path": index.display_path(hit["root"], hit["path"]), **_how(row)}
+    code = [{"file": r["target_file"], "line": None, "repo": None, "source": "frontmatter"}
+            for r in out if r["kind"] == "files"]
+    code += [{"file": r["source_file"], "line": r["line"], "repo": None, "source": "breadcrumb"}
+             for r in into if r["kind"] == "breadcrumb"]
     return {"slug": me["slug"], "title": me["title"], "path": index.display_path(me["root"], me["path"]),
-            "links": links, "backlinks": backlinks(index, me), "code": code}
+            "at": day, "links": links, "backlinks": list(backlinks.values()), "code": code}
 
 
-def backlinks(index: Index, me: Any) -> list[dict[str, Any]]:
-    """Entries whose links resolve to this one, by slug."""
-    stem = posixpath.splitext(posixpath.basename(me["path"]))[0]
-    seen: dict[str, dict[str, Any]] = {}
-    for row in gq.link_candidates(index.conn, me["id"], stem, me["title"]):
-        hit = resolve_link(index.conn, row["root"], row["path"], row["target"])
-        if hit is not None and hit["id"] == me["id"] and row["slug"] not in seen:
-            seen[row["slug"]] = {"slug": row["slug"], "title": row["title"],
-                                 "path": index.display_path(row["root"], row["path"])}
-    return list(seen.values())
-
-
-def resolve_link(conn: Any, root: str, source_path: str, target: str) -> Any:
-    """The entry row a link in `source_path` points at: a relative .md path, a slug, or a title."""
-    target = target.strip()
-    if target.lower().endswith(".md"):
-        rel = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), target))
-        row = eq.entry_at(conn, root, rel)
-        if row is not None:
-            return row
-        target = target[:-3]
-    found = eq.resolve_slug(conn, target.strip("./"), limit=2)
-    if len(found) == 1:
-        return found[0]
-    titled = eq.entries_titled(conn, target)
-    return titled[0] if len(titled) == 1 else None
+def _how(row: Any) -> dict[str, Any]:
+    return {"kind": row["kind"], "rel": row["rel"], "line": row["line"], "since": row["since"], "until": row["until"]}

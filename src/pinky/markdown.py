@@ -21,12 +21,8 @@ from typing import Any
 
 from pinky.chunking import heading
 from pinky.config import ENTRY_TYPES
+from pinky.linkrefs import LinkRef, body_links, frontmatter_line, typed_links
 
-# `[[slug]]`, `[[slug|shown]]`, `[[slug#part]]`. Neither part holds `[`, so the scans that start at
-# two `[[` never overlap: linear however many brackets a note has.
-_WIKI_LINK = re.compile(r"\[\[([^\[\]|#\n]{1,200}+)(?:[#|][^\[\]\n]*+)?\]\]")
-# `](other.md)`, `](../x.md#part)`; a target holds no `]` (where the next link starts).
-_MD_LINK = re.compile(r"\]\(([^)\]\s]{1,300}?\.md)(?:#[^)\]\s]*+)?\)")
 _FENCE_LINE = re.compile(r"^-{3,}\s*$", re.MULTILINE)
 # `src/db/pool.py` (two or more parts joined by `/`) or `pool.py`. Each alternative starts only where
 # its token starts (the look-behinds): `[\w.-]+` from every position of a 100,000-character token
@@ -57,6 +53,7 @@ class Document:
     content_hash: str
     meta: dict[str, Any] = field(default_factory=dict)
     parse_error: str | None = None
+    link_refs: tuple[LinkRef, ...] = ()  # every link with its kind and line: body, `links:`, `files:`
 
 
 def content_hash(data: bytes) -> str:
@@ -235,10 +232,13 @@ def _type_from(meta_type: Any, rel_path: str) -> tuple[str, str | None]:
     return kind, f"unknown type {given[:40]!r} (use one of {', '.join(ENTRY_TYPES)}); indexed as {kind}"
 
 
-def _links(body: str) -> tuple[str, ...]:
-    found = [m.group(1).strip() for m in _WIKI_LINK.finditer(body)]
-    found += [m.group(1) for m in _MD_LINK.finditer(body) if "://" not in m.group(1)]
-    return tuple(dict.fromkeys(found))
+def _link_refs(text: str, meta: dict[str, Any], body: str, body_line: int,
+               files: tuple[str, ...]) -> tuple[tuple[LinkRef, ...], list[str]]:
+    """Typed `links:` first, then the body's links, then `files:` (knowledge -> code), with problems."""
+    typed, problems = typed_links(meta.get("links"), frontmatter_line(text, "links")) if "links" in meta else ([], [])
+    files_line = frontmatter_line(text, "files") if files else 1
+    refs = typed + body_links(body, body_line) + [LinkRef("files", f, files_line) for f in files]
+    return tuple(refs), problems
 
 
 def file_names_mentioned(body: str) -> tuple[str, ...]:
@@ -260,6 +260,9 @@ def parse_text(text: str, rel_path: str, raw: bytes | None = None) -> Document:
     meta, body, body_line, error = split_frontmatter(text)
     title = _scalar(meta.get("title")) or first_heading(body) or title_from_path(rel_path)
     kind, type_problem = _type_from(meta.get("type"), rel_path)
+    files = _string_list(meta.get("files"))
+    refs, link_problems = _link_refs(text, meta, body, body_line, files)
+    problem = "; ".join(p for p in (error or type_problem, *link_problems) if p) or None
     return Document(
         path=rel_path,
         title=" ".join(title.split())[:300],
@@ -268,13 +271,14 @@ def parse_text(text: str, rel_path: str, raw: bytes | None = None) -> Document:
         tags=_string_list(meta.get("tags")),
         created=_scalar(meta.get("created") or meta.get("date")),
         last_verified=_scalar(meta.get("last_verified")),
-        files=_string_list(meta.get("files")),
-        links=_links(body),
+        files=files,
+        links=tuple(dict.fromkeys(r.target for r in refs if r.kind in ("wiki", "md"))),
         body=body,
         body_line=body_line,
         content_hash=content_hash(raw if raw is not None else text.encode("utf-8")),
         meta=meta,
-        parse_error=error or type_problem,
+        parse_error=problem,
+        link_refs=refs,
     )
 
 

@@ -6,7 +6,7 @@ No `from __future__ import annotations`: pydantic and the SDK read these at runt
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class HitOut(BaseModel):
@@ -30,6 +30,7 @@ class HitOut(BaseModel):
         "Older than its type allows (HYGIENE.md): check it still holds before relying on it, then "
         "brain_update verified=true."))
     body: str | None = Field(None, description="The whole entry (format='full' only).")
+    why: str | None = Field(None, description="Why it ranks higher: linked to the context_file, or one link from it.")
 
 
 class SearchOut(BaseModel):
@@ -95,9 +96,18 @@ class ListOut(BaseModel):
     entries: list[ListedOut] = Field(description="Most recently changed first.")
 
 
+class TimelineEventOut(BaseModel):
+    date: str
+    kind: str = Field(description="created, changed (a git commit), linked, unlinked or diary.")
+    text: str
+    commit: str | None = None
+
+
 class EntryOut(EntryMetaOut):
     body: str
     meta: dict[str, Any] = Field(default_factory=dict, description="All frontmatter fields.")
+    timeline: list[TimelineEventOut] | None = Field(None, description=(
+        "With timeline=true: created, each change from git, links added and closed, diary lines naming it."))
 
 
 class DeleteOut(BaseModel):
@@ -141,14 +151,24 @@ class BriefingOut(BaseModel):
         "(marked wrong or outdated with brain_feedback): fix or verify these before relying on them."))
 
 
-class LinkOut(BaseModel):
+class LinkHowOut(BaseModel):
+    kind: str = Field("wiki", description="How it is written: wiki ([[…]]), md (a relative .md link), typed "
+                      "(frontmatter links:), files, breadcrumb.")
+    rel: str = Field("relates", description="The relation: relates, depends_on, supersedes, contradicts, caused_by, "
+                     "fixed_by, or a project's own.")
+    line: int | None = Field(None, description="Line of the note (or code file) the link is written on.")
+    since: str | None = None
+    until: str | None = Field(None, description="Set when the link was closed (it held until that day).")
+
+
+class LinkOut(LinkHowOut):
     target: str = Field(description="The link as written.")
-    slug: str | None = Field(None, description="The entry it resolves to, if any.")
+    slug: str | None = Field(None, description="The entry it resolves to; null when it names no entry (broken).")
     title: str | None = None
     path: str | None = None
 
 
-class EntryRefOut(BaseModel):
+class EntryRefOut(LinkHowOut):
     slug: str
     title: str
     path: str
@@ -161,13 +181,40 @@ class CodeRefOut(BaseModel):
     source: str = Field(description="frontmatter (files:) or breadcrumb (a `Brain: <slug>` comment in code).")
 
 
+class NodeOut(BaseModel):
+    id: str = Field(description="An entry's slug, or a code file's path.")
+    kind: str = Field(description="entry or file.")
+    depth: int = Field(description="How many links from the entry asked about.")
+    title: str | None = None
+    type: str | None = None
+    path: str
+
+
+class EdgeOut(LinkHowOut):
+    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True)
+
+    source: str = Field(alias="from", description="Node id the link is written in (a note, or code for a breadcrumb).")
+    to: str = Field(description="Node id it points at.")
+
+
+class GraphOut(BaseModel):
+    nodes: list[NodeOut]
+    edges: list[EdgeOut]
+    truncated: bool = Field(description="True when the bounded walk (fan-out, node count) left links out.")
+
+
 class RelatedOut(BaseModel):
     slug: str
     title: str
     path: str
+    at: str | None = Field(None, description="The day whose links are shown (typed links hold from since to until).")
     links: list[LinkOut]
     backlinks: list[EntryRefOut]
     code: list[CodeRefOut]
+    graph: GraphOut | None = Field(None, description="With depth > 1: every entry and code file within that "
+                                   "many links, either way.")
+
+
 
 
 class StatsOut(BaseModel):

@@ -61,6 +61,8 @@ def search_text(out: SearchOut) -> str:
         notes = "".join([f"; STALE: unverified for {hit.age_days} days" if hit.stale else "",
                          f"; superseded by {hit.superseded_by}" if hit.superseded_by else ""])
         block = f"{n}. {hit.title} [{hit.type}] — {where}  (slug: {hit.slug}{notes})\n   {text}"
+        if hit.why:
+            block += f"\n   ({hit.why})"
         if used + len(block) > budget:
             lines.append(f"… {len(out.hits) - n + 1} more in structuredContent")
             break
@@ -71,8 +73,10 @@ def search_text(out: SearchOut) -> str:
 
 def related_text(out: RelatedOut) -> str:
     lines = [f"{out.title} — {out.path} (slug: {out.slug})"]
-    lines.append("links: " + (", ".join(lk.slug or f"{lk.target} (unresolved)" for lk in out.links) or "none"))
-    lines.append("backlinks: " + (", ".join(b.slug for b in out.backlinks) or "none"))
+    rel = lambda link: f" ({link.rel})" if link.kind == "typed" else ""  # noqa: E731
+    lines.append("links: " + (", ".join((lk.slug or f"{lk.target} (unresolved)") + rel(lk) for lk in out.links)
+                              or "none"))
+    lines.append("backlinks: " + (", ".join(b.slug + rel(b) for b in out.backlinks) or "none"))
     lines.append("code: " + (", ".join(c.file + (f":{c.line}" if c.line else "") for c in out.code) or "none"))
     return "\n".join(lines)
 

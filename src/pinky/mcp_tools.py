@@ -21,7 +21,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from pinky import mcp_hygiene, mcp_text
+from pinky import mcp_graph, mcp_hygiene, mcp_text
 from pinky.config import Config
 from pinky.dates import now_utc
 from pinky.errors import PinkyError
@@ -105,6 +105,7 @@ async def brain_search(
         "Only fresh entries: verified, created or changed since this ISO date/time or span (e.g. 30d)."))]
     = None,
     format: Annotated[Format, Field(description="compact: snippets (default); full: whole bodies.")] = "compact",
+    context_file: mcp_graph.ContextFile = None,
     at: At = None,
     include_superseded: IncludeSuperseded = False,
 ) -> Annotated[CallToolResult, SearchOut]:
@@ -118,30 +119,36 @@ async def brain_search(
 
     def work(kb: KnowledgeBase) -> SearchOut:
         result = kb.search(query, limit=limit, scope=scope, project=project, type=type, tags=tags,
-                           since=since, record_usage=True, at=at, include_superseded=include_superseded)
+                           since=since, record_usage=True, context_file=context_file, at=at,
+                           include_superseded=include_superseded)
         bodies, truncated = _bodies(kb, result.hits) if format == "full" else ({}, False)
         hits = [HitOut(**hit.as_dict(), body=bodies.get(hit.slug)) for hit in result.hits]
         return SearchOut(query=query, mode=result.mode, notice=result.notice, count=len(hits), hits=hits,
                          truncated=truncated)
 
     out = await run_core(state.runtime, work)
-    return _result(mcp_text.search_text(out), out, drop_none=("body", "superseded_by", "valid_until"))
+    return _result(mcp_text.search_text(out), out, drop_none=("body", "why", "superseded_by", "valid_until"))
 
 
-async def brain_get(state: State, slug: Slug) -> Annotated[CallToolResult, EntryOut]:
+async def brain_get(state: State, slug: Slug, timeline: mcp_graph.WithTimeline = False
+                    ) -> Annotated[CallToolResult, EntryOut]:
     """Read one whole entry by slug: body, metadata and `version`. Use it after brain_search when
     a snippet is not enough, and before brain_update (which needs the version)."""
-    entry = await run_core(state.runtime, lambda kb: kb.get(slug))
-    out = EntryOut(**_entry_meta(entry).model_dump(), body=entry.body, meta=entry.meta)
-    return _result(mcp_text.entry_text(entry, body=True), out)
+    entry, events = await run_core(state.runtime, lambda kb: (
+        kb.get(slug), kb.graph.timeline(slug)["events"] if timeline else None))
+    out = EntryOut(**_entry_meta(entry).model_dump(), body=entry.body, meta=entry.meta, timeline=events)
+    return _result(mcp_text.entry_text(entry, body=True) + mcp_graph.timeline_text(out.timeline), out,
+                   drop_none=("timeline",))
 
 
-async def brain_related(state: State, slug: Slug) -> Annotated[CallToolResult, RelatedOut]:
-    """What an entry is connected to: the entries it links to ([[slug]] or .md links), the entries
-    linking to it (backlinks), and the code files it is about. Use it to explore around a hit
-    before relying on it, or to find the knowledge attached to a file."""
-    out = RelatedOut(**await run_core(state.runtime, lambda kb: kb.related(slug)))
-    return _result(mcp_text.related_text(out), out)
+async def brain_related(state: State, slug: Slug, depth: mcp_graph.Depth = 1, rel: mcp_graph.Rels = None,
+                        at: mcp_graph.At = None) -> Annotated[CallToolResult, RelatedOut]:
+    """What an entry is connected to: the entries it links to ([[slug]], .md and typed links such as
+    depends_on), the entries linking to it (backlinks), and the code files it is about; depth 2-3
+    walks further. Use it to explore around a hit before relying on it, or to find the knowledge
+    attached to a file."""
+    out = RelatedOut(**await run_core(state.runtime, lambda kb: mcp_graph.related(kb, slug, depth, rel, at)))
+    return _result(mcp_graph.related_text(out), out, drop_none=("graph",))
 
 
 async def brain_briefing(

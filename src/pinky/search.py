@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pinky import gaps
+from pinky import context_rank, gaps
 from pinky.dates import freshness, now_utc, valid_day
 from pinky.errors import InvalidInput, NotInProject
 from pinky.index import Index
@@ -216,6 +216,7 @@ class Hit:
     valid_until: str | None = None
     age_days: int | None = None  # since last_verified (else created)
     stale: bool = False  # age past its type's threshold (pinky.staleness): check it before relying on it
+    why: str | None = None  # set when the search's context file lifted it (pinky.context_rank)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -268,8 +269,9 @@ def filters_for(index: Index, *, scope: str | None = None, project: str | None =
 
 
 def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | None = None,
-           mode: str = "hybrid", record_usage: bool = False) -> SearchResult:
-    """Hybrid search over both roots in one ranking; filters narrow before ranking."""
+           mode: str = "hybrid", record_usage: bool = False, context_file: str | None = None) -> SearchResult:
+    """Hybrid search over both roots in one ranking; filters narrow before ranking. `context_file`:
+    the file the caller works on; entries linked to it rank a little higher (pinky.context_rank)."""
     query = clean_text(query, "query", MAX_QUERY_CHARS)
     limit = validate_limit(limit)
     if mode not in SEARCH_MODES:
@@ -288,8 +290,10 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
     if filters.current_on and not filters.active:  # the fast path did not filter: drop what is no longer current
         gone = hq.not_current(index.conn, list({e for e, _, _ in lexical + vector}), filters.current_on)
         lexical, vector = [c for c in lexical if c[0] not in gone], [c for c in vector if c[0] not in gone]
-    ranked = fuse(index, query, lexical, vector, limit)
-    hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query)
+    boosts = context_rank.boosts_for(index, context_file) if context_file else {}
+    ranked = fuse(index, query, lexical, vector, limit, boosts)
+    whys = {chunk: boosts[entry].why for entry, _, chunk in ranked if entry in boosts}
+    hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query, whys)
     if record_usage and index.config.telemetry:
         if ranked:
             _record_usage(index, [entry for entry, _, _ in ranked], query)
@@ -344,7 +348,7 @@ def vector_hits(index: Index, qvec: Any, filters: rq.Filters) -> list[Candidate]
 
 
 def fuse(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate],
-         limit: int) -> list[Candidate]:
+         limit: int, boosts: dict[str, context_rank.Boost] | None = None) -> list[Candidate]:
     """The top `limit` entries of one ranking, with the best chunk of each (a lexical match shows where
     the words are)."""
     settings = index.config.fusion
@@ -365,10 +369,12 @@ def fuse(index: Index, query: str, lexical: list[Candidate], vector: list[Candid
             fused = score_fusion(lists, weights)
         else:
             fused = zscore_fusion(lists, weights, settings.depth)
+    fused = context_rank.boosted(fused, boosts or {})
     return [(e, round(float(score), 6), best_chunk[e]) for e, score in fused[:limit]]
 
 
-def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str) -> list[Hit]:
+def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str,
+             whys: dict[int, str] | None = None) -> list[Hit]:
     """Hits for (best chunk id, score) pairs, in that order; the snippet centres on `query`."""
     rows = rq.hit_rows(index.conn, [chunk for chunk, _ in scored_chunks])
     today = now_utc().date()
@@ -377,7 +383,7 @@ def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str) -
                 snippet=snippet(r["text"], query), heading=r["heading"], line=r["line"],
                 last_verified=r["last_verified"], **_validity(r["meta"]),
                 age_days=(age := age_days(r["last_verified"], r["created"], today)),
-                stale=is_stale(r["type"], age, index.config.stale_days))
+                stale=is_stale(r["type"], age, index.config.stale_days), why=(whys or {}).get(chunk))
             for chunk, score in scored_chunks if (r := rows.get(chunk)) is not None]
     # Equal scores (the same text twice, say) go to the fresher entry; nothing else moves (HYGIENE.md).
     return sorted(hits, key=lambda hit: (-hit.score, hit.age_days if hit.age_days is not None else 0))

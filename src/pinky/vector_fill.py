@@ -7,6 +7,7 @@ and each batch of vectors is committed as it comes.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from pinky.store import vectors as vq
@@ -15,6 +16,8 @@ from pinky.store.connect import write_transaction
 if TYPE_CHECKING:
     from pinky.index import Index
     from pinky.indexer import Progress
+
+log = logging.getLogger(__name__)
 
 EMBED_BATCH = 64
 PENDING_BATCH = 512
@@ -33,8 +36,14 @@ def embed_pending(index: Index, progress: Progress | None = None) -> int:
         return _embed_pending(index, total, progress, None)
     from pinky.embed_pool import EmbedPool
 
-    with EmbedPool(index.config, workers) as pool:
-        return _embed_pending(index, total, progress, pool)
+    try:
+        with EmbedPool(index.config, workers) as pool:
+            return _embed_pending(index, total, progress, pool)
+    except (OSError, RuntimeError) as exc:  # BrokenProcessPool is a RuntimeError: a worker died or never started
+        # What the workers finished is committed; this process embeds the rest (and, if the model itself
+        # is the problem, raises the same error where it can be reported plainly).
+        log.warning("embedding workers failed (%s); embedding in this process", exc)
+        return _embed_pending(index, vq.count_pending(index.conn), progress, None)
 
 
 def _workers_for(index: Index, pending: int) -> int:

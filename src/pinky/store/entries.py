@@ -8,7 +8,16 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from pinky.layout import slug_candidates
-from pinky.store.vectors import VEC_TABLE, bump_vector_generation, drop_orphan_vectors, stash_vectors
+from pinky.linkrefs import LinkRef, link_row
+from pinky.store.graph import replace_note_links
+from pinky.store.vectors import (
+    VEC_TABLE,
+    bump_vector_generation,
+    drop_orphan_vectors,
+    stash_vectors,
+    store_vectors,
+    vectors_by_hash,
+)
 
 
 class IndexedFile(NamedTuple):  # a tuple: 100,000 of them are built on every reindex (~3x cheaper)
@@ -56,21 +65,38 @@ def forget_skipped(conn: Any, root: str, path: str) -> None:
     conn.execute("DELETE FROM skipped_file WHERE root = ? AND path = ?", (root, path))
 
 
+def content_hashes(conn: Any, entry_ids: list[str]) -> dict[str, str]:
+    """Entry id -> content hash, for the ids that are indexed."""
+    found: dict[str, str] = {}
+    for start in range(0, len(entry_ids), 500):
+        part = entry_ids[start : start + 500]
+        found.update(conn.execute(f"SELECT id, content_hash FROM entry WHERE id IN ({','.join('?' * len(part))})",
+                                  part).fetchall())
+    return found
+
+
 def touch_entry(conn: Any, entry_id: str, mtime_ns: int, size: int) -> None:
     conn.execute("UPDATE entry SET mtime_ns = ?, size = ? WHERE id = ?", (mtime_ns, size, entry_id))
 
 
-def _delete_chunks(conn: Any, entry_id: str, has_vec_table: bool) -> None:
+def _delete_chunks(conn: Any, entry_id: str, has_vec_table: bool,
+                   reused: frozenset[str] = frozenset()) -> dict[str, bytes]:
+    """Delete an entry's chunks; return the vectors of those whose text hash is in `reused` (the
+    entry's new chunks take them back at once). The others' vectors are stashed for later runs."""
     ids = [r[0] for r in conn.execute("SELECT id FROM chunk WHERE entry_id = ?", (entry_id,))]
     if not ids:
-        return
+        return {}
     marks = ",".join("?" * len(ids))
     conn.execute(f"DELETE FROM chunk_fts WHERE rowid IN ({marks})", ids)
+    carried: dict[str, bytes] = {}
     if has_vec_table:
-        stash_vectors(conn, ids)
+        vectors = vectors_by_hash(conn, ids)
+        carried = {h: v for h, v in vectors.items() if h in reused}
+        stash_vectors(conn, {h: v for h, v in vectors.items() if h not in reused})
         conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id IN ({marks})", ids)
         bump_vector_generation(conn)
     conn.execute("DELETE FROM chunk WHERE entry_id = ?", (entry_id,))
+    return carried
 
 
 def delete_entry(conn: Any, entry_id: str, has_vec_table: bool) -> None:
@@ -83,10 +109,13 @@ def slug_taken(conn: Any, slug: str, entry_id: str) -> bool:
     return row is not None
 
 
-def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[str], mentions: Sequence[str],
+def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef] | None, mentions: Sequence[str],
                  chunks: Sequence[dict[str, Any]], has_vec_table: bool) -> None:
-    """Replace an entry and all of its chunks (FTS rows and vectors included) in one go."""
-    _delete_chunks(conn, row["id"], has_vec_table)
+    """Replace an entry, its links and all of its chunks (FTS rows and vectors included) in one go.
+
+    Its links are stored unresolved (the caller resolves them); None leaves them to the caller. A chunk
+    whose text is unchanged keeps its vector (an edit re-embeds only the paragraphs it changed)."""
+    carried = _delete_chunks(conn, row["id"], has_vec_table, frozenset(c["hash"] for c in chunks))
     columns = list(row)
     updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "id")
     conn.execute(
@@ -94,12 +123,13 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[str], mentions:
         f"ON CONFLICT(id) DO UPDATE SET {updates}",
         [row[c] for c in columns],
     )
-    for table in ("entry_file", "entry_link", "entry_mention"):
+    for table in ("entry_file", "entry_mention"):
         conn.execute(f"DELETE FROM {table} WHERE entry_id = ?", (row["id"],))
+    if links is not None:
+        replace_note_links(conn, row["id"], [link_row(ref) for ref in links])
     conn.executemany("INSERT INTO entry_mention(entry_id, name) VALUES (?, ?)", [(row["id"], n) for n in mentions])
     conn.executemany("INSERT INTO entry_file(entry_id, path) VALUES (?, ?)",
                      [(row["id"], f) for f in json.loads(row["files"])])
-    conn.executemany("INSERT INTO entry_link(entry_id, target) VALUES (?, ?)", [(row["id"], t) for t in links])
     for chunk in chunks:
         cur = conn.execute(
             "INSERT INTO chunk(entry_id, ord, heading, line, text, hash) VALUES (?, ?, ?, ?, ?, ?)",
@@ -109,6 +139,8 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[str], mentions:
             "INSERT INTO chunk_fts(rowid, title, heading, text) VALUES (?, ?, ?, ?)",
             (cur.lastrowid, row["title"], chunk["heading"], chunk["text"]),
         )
+        if chunk["hash"] in carried:
+            store_vectors(conn, [(cur.lastrowid, carried[chunk["hash"]])])
 
 
 ENTRY_COLUMNS = ("id, root, path, slug, scope, type, project, tags, files, created, last_verified, "

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pinky.linkrefs import target_key
+
 
 def linked_file_names(conn: Any, entry_id: str | None = None) -> set[str]:
     """Base names of every file some entry (or this one) lists in `files:` or names in its text."""
@@ -15,28 +17,149 @@ def linked_file_names(conn: Any, entry_id: str | None = None) -> set[str]:
     return names
 
 
-# --- knowledge -> knowledge and knowledge -> code ------------------------------------------------
+# --- the link table: one row per link, resolved when written ---------------------------------------
+
+LINK_COLUMNS = ("l.id, l.source_id, l.source_file, l.kind, l.rel, l.target, l.target_id, l.target_file, l.line, "
+                "l.since, l.until")
+_VALID_ON = "(l.since IS NULL OR l.since <= ?) AND (l.until IS NULL OR l.until > ?)"
 
 
-def outgoing_links(conn: Any, entry_id: str) -> list[str]:
-    """Targets of an entry's `[[links]]` and `.md` links, as written, in order."""
-    return [r[0] for r in conn.execute("SELECT target FROM entry_link WHERE entry_id = ? ORDER BY rowid", (entry_id,))]
+def valid_on(day: str | None) -> tuple[str, tuple[str, ...]]:
+    """A WHERE clause (and its arguments) keeping links that hold on `day`; every link when None."""
+    return (_VALID_ON, (day, day)) if day else ("1", ())
 
 
-def listed_files(conn: Any, entry_id: str) -> list[str]:
-    """The code files an entry's frontmatter `files:` names, in order."""
-    return [r[0] for r in conn.execute("SELECT path FROM entry_file WHERE entry_id = ? ORDER BY rowid", (entry_id,))]
+NoteLink = tuple[str, str, str, str, str | None, int, str | None, str | None, str | None]
 
 
-def link_candidates(conn: Any, entry_id: str, stem: str, title: str) -> list[Any]:
-    """Other entries with a link that may point at this one (its file stem in the target, or its title)."""
-    escaped = stem.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+def replace_note_links(conn: Any, entry_id: str, rows: list[NoteLink]) -> None:
+    """Replace the links a note writes: (kind, rel, target, target_key, target_file, line, since,
+    until, target_id)."""
+    conn.execute("DELETE FROM link WHERE source_id = ?", (entry_id,))
+    conn.executemany("INSERT INTO link(source_id, kind, rel, target, target_key, target_file, line, since, until, "
+                     "target_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [(entry_id, *row) for row in rows])
+
+
+def replace_links_of(conn: Any, rows_by_note: dict[str, list[NoteLink]]) -> None:
+    """replace_note_links for many notes at once: a few deletes and one insert, not two statements a note."""
+    ids = list(rows_by_note)
+    for start in range(0, len(ids), 500):
+        part = ids[start : start + 500]
+        conn.execute(f"DELETE FROM link WHERE source_id IN ({','.join('?' * len(part))})", part)
+    conn.executemany("INSERT INTO link(source_id, kind, rel, target, target_key, target_file, line, since, until, "
+                     "target_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     [(eid, *row) for eid, rows in rows_by_note.items() for row in rows])
+
+
+def entry_keys_rows(conn: Any, entry_ids: list[str]) -> list[Any]:
+    """(slug, path, title) of the entries with these ids (to know which links may name them)."""
+    found: list[Any] = []
+    for start in range(0, len(entry_ids), 500):
+        part = entry_ids[start : start + 500]
+        found += conn.execute(f"SELECT slug, path, title FROM entry WHERE id IN ({','.join('?' * len(part))})",
+                              part).fetchall()
+    return found
+
+
+def links_to_resolve(conn: Any, sources: list[str], files: list[str], keys: list[str],
+                     code_only: bool = False) -> list[Any]:
+    """Links written by these notes or code files, or whose target_key is one of `keys`, with where
+    they are written (root and path of the note; NULL for code): the rows whose target may change.
+    Past 2,000 names, every link (resolving one again changes nothing); `code_only`: only breadcrumbs."""
+    if len(sources) + len(files) + len(keys) > 2000:  # a big reindex: resolving every link beats many IN lists
+        where = "l.source_file IS NOT NULL" if code_only else "l.kind != 'files'"
+        return conn.execute("SELECT l.id, l.kind, l.target, l.target_id, e.root, e.path, l.source_id FROM link l "
+                            f"LEFT JOIN entry e ON e.id = l.source_id WHERE {where}").fetchall()
+    found: dict[int, Any] = {}
+    for column, values in (("l.source_id", sources), ("l.source_file", files), ("l.target_key", keys)):
+        for start in range(0, len(values), 500):
+            part = values[start : start + 500]
+            for row in conn.execute(
+                    "SELECT l.id, l.kind, l.target, l.target_id, e.root, e.path, l.source_id FROM link l "
+                    f"LEFT JOIN entry e ON e.id = l.source_id WHERE {column} IN ({','.join('?' * len(part))}) "
+                    "AND l.kind != 'files'", part):
+                found[row[0]] = row
+    return list(found.values())
+
+
+def entry_names(conn: Any) -> list[Any]:
+    """(id, root, path, slug, title) of every entry: the names links resolve by."""
+    return conn.execute("SELECT id, root, path, slug, title FROM entry").fetchall()
+
+
+def set_link_targets(conn: Any, updates: list[tuple[str | None, int]]) -> None:
+    conn.executemany("UPDATE link SET target_id = ? WHERE id = ?", updates)
+
+
+def links_from(conn: Any, entry_ids: list[str], day: str | None, limit: int) -> list[Any]:
+    """Links the notes write (to notes, to code, unresolved), at most `limit` per query, in file order."""
+    clause, args = valid_on(day)
+    marks = ",".join("?" * len(entry_ids))
+    return conn.execute(f"SELECT {LINK_COLUMNS} FROM link l WHERE l.source_id IN ({marks}) AND {clause} "
+                        "ORDER BY l.source_id, l.line, l.id LIMIT ?", (*entry_ids, *args, limit)).fetchall()
+
+
+def links_to(conn: Any, entry_ids: list[str], day: str | None, limit: int) -> list[Any]:
+    """Links that resolve to these notes: from other notes and from code (breadcrumbs)."""
+    clause, args = valid_on(day)
+    marks = ",".join("?" * len(entry_ids))
+    return conn.execute(f"SELECT {LINK_COLUMNS} FROM link l WHERE l.target_id IN ({marks}) AND {clause} "
+                        "ORDER BY l.target_id, l.source_file, l.id LIMIT ?", (*entry_ids, *args, limit)).fetchall()
+
+
+def links_of_files(conn: Any, files: list[str], limit: int) -> list[Any]:
+    """Links that touch these code files: notes listing them in `files:`, and their breadcrumbs."""
+    marks = ",".join("?" * len(files))
+    return conn.execute(f"SELECT {LINK_COLUMNS} FROM link l WHERE l.target_file IN ({marks}) "
+                        f"OR (l.source_file IN ({marks}) AND l.target_id IS NOT NULL) ORDER BY l.id LIMIT ?",
+                        (*files, *files, limit)).fetchall()
+
+
+def link_targets(conn: Any, link_ids: list[int]) -> list[tuple[int, str | None]]:
+    """(link id, the entry it resolves to now) for these links."""
+    found: list[tuple[int, str | None]] = []
+    for start in range(0, len(link_ids), 500):
+        part = link_ids[start : start + 500]
+        found += [(r[0], r[1]) for r in conn.execute(
+            f"SELECT id, target_id FROM link WHERE id IN ({','.join('?' * len(part))})", part)]
+    return found
+
+
+def entry_nodes(conn: Any, entry_ids: list[str]) -> dict[str, Any]:
+    """id -> (id, slug, title, type, root, path) for the entries in a neighbourhood."""
+    marks = ",".join("?" * len(entry_ids))
+    rows = conn.execute(f"SELECT id, slug, title, type, root, path FROM entry WHERE id IN ({marks})", entry_ids)
+    return {row[0]: row for row in rows}
+
+
+def unresolved_links(conn: Any) -> list[Any]:
+    """Links that name no entry: (root, path, line, target) of a note's, or (NULL, file, line, target) of code."""
     return conn.execute(
-        "SELECT DISTINCT e.slug, e.root, e.path, e.title, l.target FROM entry_link l "
-        "JOIN entry e ON e.id = l.entry_id WHERE e.id != ? AND (l.target LIKE ? ESCAPE '\\' "
-        "OR lower(l.target) = lower(?)) ORDER BY e.slug",
-        (entry_id, f"%{escaped}%", title),
-    ).fetchall()
+        "SELECT e.root, COALESCE(e.path, l.source_file), l.line, l.target, l.kind FROM link l "
+        "LEFT JOIN entry e ON e.id = l.source_id WHERE l.target_id IS NULL AND l.kind != 'files' "
+        "ORDER BY l.source_file IS NOT NULL, e.root, 2, l.line").fetchall()
+
+
+def link_count(conn: Any) -> int:
+    return conn.execute("SELECT count(*) FROM link").fetchone()[0]
+
+
+def entries_linked_to_file(conn: Any, paths: list[str]) -> list[tuple[str, str]]:
+    """(entry id, how) of the notes tied to a code file: `files:` lists it or it carries their breadcrumb."""
+    marks = ",".join("?" * len(paths))
+    return [(r[0], r[1]) for r in conn.execute(
+        f"SELECT source_id, 'files' FROM link WHERE kind = 'files' AND target_file IN ({marks}) UNION "
+        f"SELECT target_id, 'breadcrumb' FROM link WHERE kind = 'breadcrumb' AND source_file IN ({marks}) "
+        "AND target_id IS NOT NULL", (*paths, *paths))]
+
+
+def diary_lines_naming(conn: Any, names: list[str], limit: int = 200) -> list[Any]:
+    """(path, created, body) of diary entries whose text names any of `names` (instr: no LIKE escaping)."""
+    if not names:
+        return []
+    where = " OR ".join("instr(body, ?) > 0" for _ in names)
+    return conn.execute(f"SELECT path, created, body FROM entry WHERE type = 'diary' AND ({where}) "
+                        "ORDER BY path LIMIT ?", (*names, limit)).fetchall()
 
 
 # --- code -> knowledge: `Brain: <slug>` breadcrumbs ------------------------------------------------
@@ -48,12 +171,12 @@ def scanned_code_files(conn: Any) -> dict[str, tuple[int, int]]:
 
 
 def store_breadcrumbs(conn: Any, path: str, mtime_ns: int, size: int, crumbs: list[tuple[int, str]]) -> None:
-    """Replace what one code file says (caller holds the write transaction)."""
-    conn.execute("DELETE FROM breadcrumb WHERE file_path = ?", (path,))
+    """Replace what one code file says (caller holds the write transaction); the caller resolves them."""
+    conn.execute("DELETE FROM link WHERE source_file = ?", (path,))
     conn.execute("INSERT INTO code_file(path, mtime_ns, size) VALUES (?, ?, ?) ON CONFLICT(path) DO "
                  "UPDATE SET mtime_ns = excluded.mtime_ns, size = excluded.size", (path, mtime_ns, size))
-    conn.executemany("INSERT INTO breadcrumb(file_path, line, slug) VALUES (?, ?, ?)",
-                     [(path, line, slug) for line, slug in crumbs])
+    conn.executemany("INSERT INTO link(source_file, kind, target, target_key, line) VALUES (?, 'breadcrumb', ?, ?, ?)",
+                     [(path, slug, target_key(slug), line) for line, slug in crumbs])
 
 
 def forget_code_file(conn: Any, path: str) -> None:
@@ -61,18 +184,10 @@ def forget_code_file(conn: Any, path: str) -> None:
 
 
 def breadcrumb_count(conn: Any) -> int:
-    return conn.execute("SELECT count(*) FROM breadcrumb").fetchone()[0]
+    return conn.execute("SELECT count(*) FROM link WHERE kind = 'breadcrumb'").fetchone()[0]
 
 
 def all_breadcrumbs(conn: Any) -> list[tuple[str, str, int]]:
     """(slug as written, file, line) of every breadcrumb, by file and line."""
-    return [tuple(r) for r in conn.execute("SELECT slug, file_path, line FROM breadcrumb ORDER BY file_path, line")]
-
-
-def breadcrumbs_naming(conn: Any, names: list[str]) -> list[tuple[str, int]]:
-    """(file, line) of the breadcrumbs that name an entry by any of `names`."""
-    if not names:
-        return []
-    marks = ",".join("?" * len(names))
-    return [(r[0], r[1]) for r in conn.execute(
-        f"SELECT file_path, line FROM breadcrumb WHERE slug IN ({marks}) ORDER BY file_path, line", names)]
+    return [tuple(r) for r in conn.execute(
+        "SELECT target, source_file, line FROM link WHERE kind = 'breadcrumb' ORDER BY source_file, line")]

@@ -189,12 +189,46 @@ def m007_fts_reads_chunk_text(conn: Any) -> None:
     conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')")
 
 
+@migration
+def m008_one_link_table(conn: Any) -> None:
+    """Every link as data, resolved when written: note -> note (`[[wiki]]`, `.md`, typed `links:`),
+    note -> code (`files:`) and code -> note (breadcrumbs)."""
+    conn.execute(
+        """CREATE TABLE link(
+            id          INTEGER PRIMARY KEY,
+            source_id   TEXT REFERENCES entry(id) ON DELETE CASCADE,          -- the note that writes it
+            source_file TEXT REFERENCES code_file(path) ON DELETE CASCADE,    -- or the code file (breadcrumb)
+            kind        TEXT NOT NULL,      -- wiki | md | typed | files | breadcrumb
+            rel         TEXT NOT NULL DEFAULT 'relates',
+            target      TEXT NOT NULL,      -- as written
+            target_key  TEXT NOT NULL,      -- last part, lowercased: which entries may resolve it
+            target_id   TEXT REFERENCES entry(id) ON DELETE SET NULL,        -- NULL: unresolved (or code)
+            target_file TEXT,               -- the code file a `files:` link names
+            line        INTEGER,
+            since       TEXT,               -- typed links: valid from (inclusive) ...
+            until       TEXT                -- ... until (exclusive); NULL: open
+        )"""
+    )
+    conn.execute("CREATE INDEX link_source ON link(source_id)")
+    conn.execute("CREATE INDEX link_source_file ON link(source_file) WHERE source_file IS NOT NULL")
+    conn.execute("CREATE INDEX link_target ON link(target_id) WHERE target_id IS NOT NULL")
+    conn.execute("CREATE INDEX link_key ON link(target_key)")
+    conn.execute("CREATE INDEX link_target_file ON link(target_file) WHERE target_file IS NOT NULL")
+    # Both old tables are replaced by `link`. Their rows carry no lines, so every note is parsed
+    # again by the next reindex (only its rows are rewritten: vectors come from the cache) and
+    # every code file is read again.
+    conn.execute("DROP TABLE entry_link")
+    conn.execute("DROP TABLE breadcrumb")
+    conn.execute("DELETE FROM code_file")
+    conn.execute("UPDATE entry SET content_hash = '', mtime_ns = -1")
+
+
 NOT_CURRENT_WHERE = ("json_extract(meta, '$.superseded_by') IS NOT NULL "
                      "OR json_extract(meta, '$.valid_until') IS NOT NULL")
 
 
 @migration
-def m008_feedback_and_gaps(conn: Any) -> None:
+def m009_feedback_and_gaps(conn: Any) -> None:
     # Telemetry like `usage` (m005 dropped its never-written was_useful column): what agents and people
     # said about a hit, and the searches that found nothing good. Losing it loses nothing written.
     conn.execute(

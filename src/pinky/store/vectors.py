@@ -111,19 +111,26 @@ def _live_vectors(conn: Any, hashes: list[str]) -> dict[str, bytes]:
     return found
 
 
-def stash_vectors(conn: Any, chunk_ids: Sequence[int]) -> None:
-    """Keep the vectors of chunks about to be deleted, by text hash, for the next embedding run."""
-    fingerprint = get_meta(conn, "fingerprint")
-    if fingerprint is None:
-        return
+def vectors_by_hash(conn: Any, chunk_ids: Sequence[int]) -> dict[str, bytes]:
+    """text hash -> vector of those chunks that have one (vec0 answers point lookups by its key)."""
     marks = ",".join("?" * len(chunk_ids))
     hashes = dict(conn.execute(f"SELECT id, hash FROM chunk WHERE has_vector = 1 AND id IN ({marks})",
                                list(chunk_ids)))
+    found = {}
     for chunk_id, text_hash in hashes.items():
         row = conn.execute(f"SELECT embedding FROM {VEC_TABLE} WHERE chunk_id = ?", (chunk_id,)).fetchone()
         if row:
-            conn.execute("INSERT OR IGNORE INTO embedding_cache(hash, fingerprint, vector) VALUES (?, ?, ?)",
-                         (text_hash, fingerprint, row[0]))
+            found[text_hash] = row[0]
+    return found
+
+
+def stash_vectors(conn: Any, vectors: dict[str, bytes]) -> None:
+    """Keep the vectors of chunks about to be deleted, by text hash, for the next embedding run."""
+    fingerprint = get_meta(conn, "fingerprint")
+    if fingerprint is None or not vectors:
+        return
+    conn.executemany("INSERT OR IGNORE INTO embedding_cache(hash, fingerprint, vector) VALUES (?, ?, ?)",
+                     [(text_hash, fingerprint, vector) for text_hash, vector in vectors.items()])
 
 
 def stash_size(conn: Any) -> int:
