@@ -40,7 +40,7 @@ def same_fact(conn: Any, field: str, value: str, scope: str, exclude_id: str) ->
 def not_current(conn: Any, entry_ids: Sequence[str], today: str) -> set[str]:
     """Which of these entries left the default results: superseded, or valid only until `today` or before.
 
-    Reads the few such entries through the partial index `entry_not_current` (migration m008), not
+    Reads the few such entries through the partial index `entry_not_current` (migration m009), not
     the frontmatter of every candidate: a search pays ~0.005 ms for it instead of ~0.3 ms (200 candidates, SciFact)."""
     if not entry_ids:
         return set()
