@@ -28,6 +28,9 @@ bench: venv  ## speed and memory figures (prints them; not a test; ~15 minutes o
 	$(BIN)/python benchmarks/bench_hooks.py
 	$(BIN)/python benchmarks/bench_capture.py
 	$(BIN)/python benchmarks/bench_sync.py
+	$(BIN)/python benchmarks/bench_contradictions.py
+	$(BIN)/python benchmarks/bench_age_ranking.py
+	$(BIN)/python benchmarks/bench_hygiene.py
 
 EVAL_DATA ?= ../shared/eval
 
@@ -36,6 +39,7 @@ eval: venv  ## retrieval quality on ../shared/eval (BM25 vs vector vs hybrid)
 	  echo "make eval needs the retrieval datasets in $(EVAL_DATA)/{scifact,cosqa}/{notes,queries}.jsonl" >&2; \
 	  echo "(the team's shared/eval folder beside this clone; point EVAL_DATA=DIR at another copy)" >&2; exit 2; }
 	$(BIN)/python benchmarks/eval_retrieval.py --data "$(EVAL_DATA)"
+	$(BIN)/python benchmarks/calibrate_gaps.py --data "$(EVAL_DATA)"
 
 clean:
 	rm -rf $(VENV) .demo .pytest_cache

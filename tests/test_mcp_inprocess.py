@@ -6,6 +6,7 @@ The real-process tests (test_mcp_protocol, test_mcp_tools) cover the wire; these
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,15 +17,16 @@ from helpers import write_note
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_helpers import hermetic_config, in_process
 
-from pinky import mcp_tools
+from pinky import mcp_hygiene, mcp_tools
 from pinky.config import load_config
 from pinky.mcp_tools import TIERS, TOOL_TIERS, ServerState, save_target, tier_of, tools_for
 from pinky.runtime import Runtime
 
 pytestmark = pytest.mark.anyio
-READ = ["brain_search", "brain_get", "brain_related", "brain_briefing", "brain_list", "brain_stats"]
-WRITE = ["brain_save", "brain_update", "brain_delete"]
-ADMIN = ["brain_reindex", "brain_sync"]
+READ = ["brain_search", "brain_get", "brain_related", "brain_briefing", "brain_list", "brain_stats", "brain_tags",
+        "brain_gaps", "brain_check"]
+WRITE = ["brain_save", "brain_update", "brain_delete", "brain_feedback"]
+ADMIN = ["brain_reindex", "brain_sync", "brain_export", "brain_import"]
 
 
 @pytest.fixture
@@ -50,7 +52,8 @@ def test_each_tool_has_one_tier_and_is_a_module_level_function() -> None:
     assert tier_of("brain_nope") is None
     for specs in TOOL_TIERS.values():
         for spec in specs:
-            assert getattr(mcp_tools, spec.name) is spec.fn
+            assert getattr(sys.modules[spec.fn.__module__], spec.name) is spec.fn
+            assert spec.fn.__module__ in {mcp_tools.__name__, mcp_hygiene.__name__}
             assert spec.annotations.read_only_hint is (spec.name in READ)
 
 

@@ -17,7 +17,9 @@ from pinky.mcp_server import log_level, tier_from_env
 
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 ALL_TOOLS = {"brain_search", "brain_save", "brain_stats", "brain_get", "brain_update", "brain_delete",
-             "brain_briefing", "brain_related", "brain_list", "brain_reindex", "brain_sync"}
+             "brain_briefing", "brain_related", "brain_list", "brain_reindex", "brain_sync", "brain_tags",
+             "brain_export", "brain_import", "brain_feedback", "brain_gaps",
+             "brain_check"}
 
 # The seed's "Testing it by hand" lines, verbatim.
 HAND_TEST = [
@@ -79,7 +81,8 @@ def test_every_protocol_version_is_echoed(tmp_path: Path) -> None:
             assert reply["result"]["protocolVersion"] == version
             assert reply["result"]["serverInfo"]["name"] == "pinky-brain"
             tools = server.request("tools/list")["result"]["tools"]
-            assert {t["name"] for t in tools} == ALL_TOOLS - {"brain_reindex", "brain_sync"}
+            admin = {"brain_reindex", "brain_sync", "brain_export", "brain_import"}
+            assert {t["name"] for t in tools} == ALL_TOOLS - admin
             stats = server.call("brain_stats")
             assert stats["isError"] is False and "entries" in stats["structuredContent"]
             assert server.request("ping")["result"] == {}
@@ -153,7 +156,8 @@ def test_stdout_stays_pure_with_debug_logging(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("tier", "expected"), [
-    ("read", {"brain_search", "brain_get", "brain_related", "brain_briefing", "brain_list", "brain_stats"}),
+    ("read", {"brain_search", "brain_get", "brain_related", "brain_briefing", "brain_list", "brain_stats",
+              "brain_tags", "brain_gaps", "brain_check"}),
     ("admin", ALL_TOOLS),
 ])
 def test_tiers_choose_the_tools(tmp_path: Path, tier: str, expected: set[str]) -> None:

@@ -64,6 +64,28 @@ def test_update_redacts_the_new_body_and_an_old_secret_kept_in_place(kb: Knowled
     assert PASSWORD not in path.read_text(encoding="utf-8") and entry.redacted == ["secret"]
 
 
+def test_a_secret_pasted_as_a_tag_or_a_path_is_redacted_too(kb: KnowledgeBase, project: Path) -> None:
+    entry = kb.save("Tagged", "body", tags=["ci", TOKEN], files=[f"deploy/{TOKEN}.sh"])
+    assert TOKEN not in all_text(project / "documentation") and entry.redacted == ["github-token"]
+    assert "ci" in entry.tags and TOKEN not in " ".join(entry.tags + entry.files)
+    entry = kb.update(entry.slug, entry.version, tags=[f"token {TOKEN}"])
+    assert TOKEN not in all_text(project / "documentation") and entry.redacted == ["github-token"]
+
+
+def test_a_secret_in_a_key_or_subject_is_redacted(kb: KnowledgeBase, project: Path) -> None:
+    entry = kb.save("Deploy token", "body", key=f"deploy.{TOKEN}", subject=f"deploy with {TOKEN}")
+    assert TOKEN not in all_text(project / "documentation") and entry.redacted == ["github-token"]
+    assert entry.meta["key"] == "deploy.[REDACTED:github-token]"
+
+
+def test_import_redacts_and_says_so(kb: KnowledgeBase, project: Path) -> None:
+    line = json.dumps({"pinky_export": 1, "root": "project", "path": "note/leak.md",
+                       "text": f"---\ntitle: Leak\ntoken: {TOKEN}\n---\npush with {TOKEN}\n"})
+    report = kb.hygiene.import_lines([line], embed=False)
+    assert report["redacted"] == [{"slug": "note/leak", "kinds": ["github-token"]}]
+    assert TOKEN not in all_text(project / "documentation")
+
+
 def test_delete_reason_is_redacted(kb: KnowledgeBase, project: Path) -> None:
     entry = kb.save("Gone", "body")
     archived = kb.delete(entry.slug, f"leaked {TOKEN}")
@@ -123,3 +145,16 @@ async def test_mcp_save_update_and_get_report_redacted_kinds(tmp_path: Path) -> 
         assert updated.structured_content["redacted"] == ["password"]
         got = await client.call_tool("brain_get", {"slug": data["slug"]})
         assert got.structured_content["redacted"] == [] and PASSWORD not in json.dumps(got.structured_content)
+        keyed = await client.call_tool("brain_save", {"title": "Key", "body": "b", "key": f"ci.{TOKEN}"})
+        assert keyed.structured_content["redacted"] == ["github-token"]
+
+
+@pytest.mark.anyio
+async def test_mcp_import_reports_redacted_kinds(tmp_path: Path) -> None:
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text(json.dumps({"pinky_export": 1, "root": "project", "path": "note/leak.md",
+                                "text": f"---\ntitle: Leak\n---\nuse {TOKEN}\n"}) + "\n", encoding="utf-8")
+    async with in_process(tmp_path, "admin") as (client, _):
+        done = await client.call_tool("brain_import", {"file": str(dump)})
+        assert done.structured_content["redacted"] == [{"slug": "note/leak", "kinds": ["github-token"]}]
+        assert TOKEN not in all_text(tmp_path / "documentation")

@@ -14,6 +14,7 @@ from typing import Any
 from pinky.dates import iso_utc, parse_moment, parse_since, to_ns
 from pinky.diary import read_diary
 from pinky.index import Index
+from pinky.review import needs_review
 from pinky.store import entries as eq
 
 COMPACT_ITEMS = 50
@@ -48,6 +49,7 @@ def briefing(index: Index, since: str, compact: bool = True) -> dict[str, Any]:
         "updated": [item for _, item in sorted(updated, key=lambda p: p[0], reverse=True)[:cap]],
         "diary": diary[:line_cap],
         "truncated": len(new) > cap or len(updated) > cap or len(diary) > line_cap,
+        "needs_review": needs_review(index, 5 if compact else 50),
     }
 
 

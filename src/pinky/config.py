@@ -32,6 +32,10 @@ from pinky.locations import (
     Locations,
     locate,
 )
+from pinky.staleness import ENV_STALE_DAYS, parse_stale_days
+
+ENV_TELEMETRY = "PINKY_TELEMETRY"
+ENV_LOG_QUERIES = "PINKY_LOG_QUERIES"
 
 __all__ = ["ENTRY_TYPES", "Config", "FusionSettings", "config_from", "load_config"]
 
@@ -117,6 +121,9 @@ class Config:
     chunk_words: int = DEFAULT_CHUNK_WORDS
     max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES
     fusion: FusionSettings = field(default_factory=FusionSettings)
+    stale_days: dict[str, int | None] = field(default_factory=lambda: parse_stale_days(None))  # by type
+    telemetry: bool = True  # PINKY_TELEMETRY=0: no usage, feedback or gap is recorded
+    log_queries: bool = False  # PINKY_LOG_QUERIES=1: a knowledge gap keeps its query's text, not just a hash
     model_cache_off: bool = False
     embed_workers: int | None = None  # processes for large embedding runs; None: one per core (embed_pool)
 
@@ -185,6 +192,9 @@ def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
         chunk_words=chunk_words,
         max_note_bytes=max_note_bytes,
         fusion=_fusion(env),
+        stale_days=parse_stale_days(env.get(ENV_STALE_DAYS)),
+        telemetry=(env.get(ENV_TELEMETRY) or "1").strip().lower() not in {"0", "false", "no", "off"},
+        log_queries=_truthy(env.get(ENV_LOG_QUERIES)),
         model_cache_off=(env.get(ENV_MODEL_CACHE) or "").strip().lower() in ("off", "0", "false", "no"),
         embed_workers=_embed_workers(env),
     )

@@ -229,9 +229,29 @@ def _links(kb: KnowledgeBase) -> Check:
                  "which rewrites the links that point at them")
 
 
+CHECK_CONTRADICTIONS_UP_TO = 5000  # entries (~1 s at 5,000); beyond, `pinky check` does it
+
+
+def _review(kb: KnowledgeBase) -> Check:
+    """Knowledge to check before relying on it (documentation/HYGIENE.md)."""
+    review = kb.hygiene.needs_review(5)
+    flagged = [f"{i['slug']} ({i['verdict']})" for i in review["flagged"]]
+    detail = f"{review['stale_count']} stale (unverified past their type's threshold), {len(flagged)} flagged"
+    if kb.stats()["entries"] <= CHECK_CONTRADICTIONS_UP_TO:
+        pairs = kb.hygiene.check()["pairs"]
+        detail += f", {len(pairs)} possible contradictions"
+        flagged += [f"{p['a']} vs {p['b']} (pinky check)" for p in pairs[:3]]
+    if not flagged:
+        hint = ": pinky list --json marks them `stale`" if review["stale"] else ""
+        return Check("knowledge review", "ok", detail + hint)
+    return Check("knowledge review", "warn", detail + ": " + ", ".join(flagged),
+                 "fix each (pinky check shows the differing spans; pinky verify SLUG if it still holds); "
+                 "see documentation/HYGIENE.md")
+
+
 CHECKS: list[Callable[[KnowledgeBase], Check]] = [
     _driver, _fts, _vectors, _embedder, _schema, _integrity, _fingerprint, _cli_on_path, _project, _roots, _drift,
-    _malformed, _oversized, _skipped, _breadcrumbs, _links, _sync,
+    _malformed, _oversized, _skipped, _breadcrumbs, _links, _sync, _review,
 ]
 
 

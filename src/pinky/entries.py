@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pinky import healing, indexer, search
+from pinky import gaps, healing, indexer, search, supersession
 from pinky.dates import now_utc, valid_day
 from pinky.errors import Conflict, InvalidInput, NotFound
 from pinky.fileio import FileLock, atomic_write, create_new, ensure_inside, file_lock, write_numbered
@@ -36,6 +36,7 @@ from pinky.validate import (
     MAX_BODY_CHARS,
     clean_text,
     clean_title,
+    normalise_tag,
     validate_slug,
     validate_tags,
     validate_type,
@@ -116,11 +117,17 @@ def file_of(index: Index, slug: str) -> Path:
 
 def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,
          scope: str | None = None, project: str | None = None, files: list[str] | None = None,
-         embed: bool = True, draft: bool = False) -> Entry:
+         embed: bool = True, draft: bool = False, key: str | None = None, subject: str | None = None) -> Entry:
     """Write a new note atomically into the right root, then index it at once. A draft (written by
-    the Stop hook's capture, not by a person or the agent) says so in its frontmatter."""
+    the Stop hook's capture, not by a person or the agent) says so in its frontmatter.
+
+    With a `key` or `subject`, the current entries of the same scope with the same one are superseded
+    (`pinky.supersession`); a `subject` makes a default `note` a `status`."""
     title, hidden = _redacted(clean_title(title), [])
-    meta: dict[str, Any] = {"title": title, "type": validate_type(type), "tags": validate_tags(tags)}
+    fact, found = supersession.fact_meta(key, subject)
+    tag_list, hidden = _tags(tags, hidden + found)
+    kind = "status" if subject is not None and type == "note" else validate_type(type)
+    meta: dict[str, Any] = {"title": title, "type": kind, "tags": tag_list, **fact}
     body, hidden = _redacted(clean_text(body, "body", MAX_BODY_CHARS), hidden)
     resolved = search.resolve_scope(index, scope, project) or search.resolve_scope(index, "project", None)
     root = "global" if resolved == "global" else "project"
@@ -132,20 +139,65 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
     meta["created"] = today.isoformat()
     meta["last_verified"] = today.date().isoformat()
     if files:
-        meta["files"] = validate_tags(files, "files")
+        meta["files"], hidden = _redacted_list(validate_tags(files, "files"), hidden)
     if draft:
         meta["draft"] = True
+    older = supersession.older_versions(index, str(resolved), fact) if fact else []
+    if older:
+        meta["supersedes"] = older[0]["slug"] if len(older) == 1 else [row["slug"] for row in older]
+        meta["valid_from"] = today.date().isoformat()
     directory = Path(ensure_inside(index.root_dir(root) / meta["type"], index.root_dir(root)))
     path = Path(write_numbered(directory, slugify(meta["title"]), render(meta, body)))
     fallback = slug_for(root, path.relative_to(index.root_dir(root)).as_posix())
     saved = healing.after_write(index, path, lambda slug: get(index, slug or fallback), embed=embed)
+    if older:
+        _supersede(index, older, saved.slug, today.date().isoformat(), embed)
+    if index.config.telemetry:
+        gaps.close_answered(index, saved.slug, f"{title}\n{body}")
     return replace(saved, redacted=hidden)
+
+
+def _supersede(index: Index, older: list[Any], new_slug: str, day: str, embed: bool) -> list[str]:
+    """Mark each older entry superseded by `new_slug` as of `day`; returns the slugs marked.
+
+    Each file is rewritten under its edit lock; one with malformed frontmatter is left as it is."""
+    marked = []
+    for row in older:
+        path = file_of(index, row["slug"])
+        with edit_lock(index, row["root"], row["path"]):
+            try:
+                meta, body, _, error = split_frontmatter(path.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                continue
+            if error:
+                continue
+            meta["superseded_by"] = new_slug
+            meta.setdefault("valid_until", day)
+            atomic_write(path, render(meta, body))
+            healing.after_write(index, path, lambda slug: slug, embed=embed)  # vectors from the cache
+        marked.append(row["slug"])
+    return marked
 
 
 def _redacted(text: str, kinds: list[str]) -> tuple[str, list[str]]:
     """`text` with its secrets replaced, and `kinds` plus the kinds replaced in it."""
     clean, found = redact_kinds(text)
     return clean, sorted({*kinds, *found})
+
+
+def _redacted_list(values: list[str], kinds: list[str]) -> tuple[list[str], list[str]]:
+    """Each value with its secrets replaced (a token pasted as a tag or a path), and the kinds so far."""
+    cleaned = []
+    for value in values:
+        value, kinds = _redacted(value, kinds)
+        cleaned.append(value)
+    return list(dict.fromkeys(cleaned)), kinds
+
+
+def _tags(values: Any, kinds: list[str]) -> tuple[list[str], list[str]]:
+    """Tags as kept: redacted (before any case change hides a key's shape), then normalised."""
+    cleaned, kinds = _redacted_list(validate_tags(values), kinds)
+    return list(dict.fromkeys(normalise_tag(tag) for tag in cleaned)), kinds
 
 
 def get(index: Index, slug: str) -> Entry:
@@ -188,15 +240,18 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
         if error:
             raise InvalidInput(f"{path} has malformed frontmatter ({error}); fix it by hand first")
         title, hidden = (None, []) if title is None else _redacted(clean_title(title), [])
+        tag_list, hidden = (None, hidden) if tags is None else _tags(tags, hidden)
         changes = {"title": title,
                    "type": None if type is None else validate_type(type),
-                   "tags": None if tags is None else validate_tags(tags),
+                   "tags": tag_list,
                    "last_verified": None if last_verified is None else valid_day(last_verified, "last_verified")}
         meta.update({key: value for key, value in changes.items() if value is not None})
         new_body = old_body if body is None else clean_text(body, "body", MAX_BODY_CHARS)
         new_body, hidden = _redacted(new_body, hidden)  # an old secret in a kept body goes too
         atomic_write(path, render(meta, new_body))
         updated = healing.after_write(index, path, lambda _: get(index, row["slug"]))
+    if index.config.telemetry and body is not None:  # a new body may answer what searches missed
+        gaps.close_answered(index, updated.slug, f"{updated.title}\n{new_body}")
     return replace(updated, redacted=hidden)
 
 
@@ -267,5 +322,6 @@ def similar(index: Index, slug: str, *, threshold: float = DUPLICATE_SIMILARITY,
     if not query.any():
         return []
     matches = [(chunk, round(score, 4)) for entry, score, chunk in search.vector_hits(index, query, rq.Filters())
-               if entry != row["id"] and score >= threshold][:limit]
-    return search.hits_for(index, matches, row["title"])
+               if entry != row["id"] and score >= threshold]
+    # a superseded entry is not a duplicate to merge: a newer one (often this one) replaced it
+    return [hit for hit in search.hits_for(index, matches, row["title"]) if not hit.superseded_by][:limit]

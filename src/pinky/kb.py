@@ -17,6 +17,7 @@ from pinky import entries, healing, indexer, listing, maintenance, search
 from pinky.config import Config, load_config
 from pinky.entries import Entry
 from pinky.graph_api import KnowledgeGraph
+from pinky.hygiene import Hygiene
 from pinky.index import Index
 from pinky.indexer import Progress, ReindexReport
 from pinky.search import Hit, SearchResult
@@ -106,12 +107,16 @@ class KnowledgeBase:
     def search(self, query: str, *, limit: int = 10, scope: str | None = None, project: str | None = None,
                type: str | None = None, tags: list[str] | tuple[str, ...] | None = None,
                since: str | None = None, mode: str = "hybrid", record_usage: bool = False,
-               context_file: str | None = None) -> SearchResult:
+               context_file: str | None = None, at: str | None = None,
+               include_superseded: bool = False) -> SearchResult:
         """Hybrid search over project and global knowledge in one ranking.
 
         `since` (ISO date/time or a span like 30d) keeps only fresh entries: verified, created or
-        changed since then. `context_file`: the file being worked on; entries linked to it rank higher."""
-        filters = search.filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since)
+        changed since then. `context_file`: the file being worked on; entries linked to it rank higher.
+        Superseded entries are left out unless `include_superseded`; `at` (a date) searches what was
+        valid on that day."""
+        filters = search.filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since,
+                                     at=at, include_superseded=include_superseded)
         return search.search(self.index, query, limit=limit, filters=filters, mode=mode, record_usage=record_usage,
                              context_file=context_file)
 
@@ -119,10 +124,12 @@ class KnowledgeBase:
 
     def save(self, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,
              scope: str | None = "project", project: str | None = None, files: list[str] | None = None,
-             embed: bool = True, draft: bool = False) -> Entry:
-        """Write a new note into the project's (or the global) knowledge folder and index it."""
+             embed: bool = True, draft: bool = False, key: str | None = None,
+             subject: str | None = None) -> Entry:
+        """Write a new note into the project's (or the global) knowledge folder and index it; with a `key`
+        or `subject` it supersedes the current entry with the same one."""
         return entries.save(self.index, title, body, type=type, tags=tags, scope=scope, project=project,
-                            files=files, embed=embed, draft=draft)
+                            files=files, embed=embed, draft=draft, key=key, subject=subject)
 
     def get(self, slug: str) -> Entry:
         return entries.get(self.index, slug)
@@ -163,9 +170,11 @@ class KnowledgeBase:
 
     def list_entries(self, *, limit: int = 50, scope: str | None = None, project: str | None = None,
              type: str | None = None, tags: list[str] | tuple[str, ...] | None = None,
-             since: str | None = None) -> list[dict[str, Any]]:
-        """Entries without a query: those the filters keep, most recently changed first."""
-        filters = search.filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since)
+             since: str | None = None, at: str | None = None, include_superseded: bool = False) -> list[dict[str, Any]]:
+        """Entries without a query: those the filters keep (current ones, or those valid `at` a date),
+        most recently changed first."""
+        filters = search.filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since,
+                                     at=at, include_superseded=include_superseded)
         return listing.list_entries(self.index, filters, limit)
 
     def file_of(self, slug: str) -> Path:
@@ -184,6 +193,11 @@ class KnowledgeBase:
 
     def gc(self) -> dict[str, int]:
         return maintenance.gc(self.index)
+
+    @property
+    def hygiene(self) -> Hygiene:
+        """Tags, supersession, verification, feedback, pruning, gaps, contradictions, export and import."""
+        return Hygiene(self.index)
 
     def verify(self) -> str | None:
         """SQLite's quick_check of the whole index: None when sound, else the damage (then repaired)."""

@@ -7,7 +7,7 @@ OpenSSL module, is loaded by `entry_id` when it is first called).
 
 from __future__ import annotations
 
-ENTRY_TYPES: tuple[str, ...] = ("gotcha", "pattern", "bug", "decision", "diary", "guide", "note")
+ENTRY_TYPES: tuple[str, ...] = ("gotcha", "pattern", "bug", "decision", "diary", "guide", "note", "status")
 ROOTS: tuple[str, ...] = ("project", "global")
 ARCHIVE_DIR = ".archive"
 DIARY_DIR = "diary"

@@ -9,6 +9,7 @@ from typing import Any
 from pinky.dates import iso_utc
 from pinky.errors import InvalidInput
 from pinky.index import Index
+from pinky.staleness import age_days, is_stale
 from pinky.store import entries as eq
 from pinky.store import retrieval as rq
 
@@ -26,8 +27,12 @@ def list_entries(index: Index, filters: rq.Filters, limit: int = 50) -> list[dic
     """Every entry the filters keep, most recently changed first; no query, no ranking."""
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIST:
         raise InvalidInput(f"limit must be a whole number from 1 to {MAX_LIST:,}, got {limit!r}")
+    today = dt.datetime.now(dt.UTC).date()
     return [{"slug": r["slug"], "title": r["title"], "type": r["type"], "scope": r["scope"],
              "project": r["project"], "tags": json.loads(r["tags"]), "path": index.display_path(r["root"], r["path"]),
              "created": r["created"], "last_verified": r["last_verified"],
-             "modified": iso_utc(dt.datetime.fromtimestamp(r["mtime_ns"] / 1e9, dt.UTC))}
+             "modified": iso_utc(dt.datetime.fromtimestamp(r["mtime_ns"] / 1e9, dt.UTC)),
+             "superseded_by": json.loads(r["meta"]).get("superseded_by"),
+             "age_days": (age := age_days(r["last_verified"], r["created"], today)),
+             "stale": is_stale(r["type"], age, index.config.stale_days)}
             for r in rq.filtered_entries(index.conn, filters, limit)]

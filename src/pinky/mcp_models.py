@@ -22,6 +22,13 @@ class HitOut(BaseModel):
     heading: str = Field(description="Section of the passage.")
     line: int = Field(description="Line in the file where the passage starts.")
     last_verified: str | None = None
+    superseded_by: str | None = Field(None, description="Set when a newer entry replaced this one (seen only "
+                                      "with include_superseded or at): rely on that one instead.")
+    valid_until: str | None = None
+    age_days: int | None = Field(None, description="Days since it was last verified (else created).")
+    stale: bool = Field(False, description=(
+        "Older than its type allows (HYGIENE.md): check it still holds before relying on it, then "
+        "brain_update verified=true."))
     body: str | None = Field(None, description="The whole entry (format='full' only).")
     why: str | None = Field(None, description="Why it ranks higher: linked to the context_file, or one link from it.")
 
@@ -62,6 +69,8 @@ class SimilarOut(BaseModel):
 class SavedOut(EntryMetaOut):
     saved_to: str = Field(description="Where the file went, in words: the project's knowledge folder "
                           "(committed with the code) or the global brain.")
+    supersedes: list[str] = Field(default_factory=list, description=(
+        "Older entries with the same key or subject that this one replaced: they leave default results."))
     similar: list[SimilarOut] = Field(default_factory=list, description=(
         "Existing entries that say nearly the same thing: if this repeats one, update that one instead."))
 
@@ -77,6 +86,9 @@ class ListedOut(BaseModel):
     created: str | None = None
     last_verified: str | None = None
     modified: str = Field(description="When the file last changed (UTC).")
+    superseded_by: str | None = Field(None, description="Set when a newer entry replaced this one.")
+    age_days: int | None = None
+    stale: bool = False
 
 
 class ListOut(BaseModel):
@@ -134,6 +146,9 @@ class BriefingOut(BaseModel):
     updated: list[BriefingItemOut]
     diary: list[DiaryLineOut]
     truncated: bool
+    needs_review: dict[str, Any] = Field(default_factory=dict, description=(
+        "stale (unverified past their type's threshold: check, then brain_update verified=true) and flagged "
+        "(marked wrong or outdated with brain_feedback): fix or verify these before relying on them."))
 
 
 class LinkHowOut(BaseModel):

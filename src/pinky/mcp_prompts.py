@@ -16,7 +16,9 @@ def save_knowledge() -> str:
         "fix (type gotcha), how this codebase does something (pattern), a choice and its reasons (decision), "
         "steps to set something up (guide). Do not save what the code or git log already says.\n"
         "First brain_search for it: if an entry exists, brain_get it and brain_update it with its version "
-        "instead of saving a duplicate.\n"
+        "instead of saving a duplicate. A fact that can change (a version, a limit, a port) gets a `key` "
+        "such as 'ci.node-version', the current state of something a `subject`: the next save with the same "
+        "one supersedes the old entry instead of contradicting it.\n"
         "Write a specific one-line title (the symptom or the rule), a body that states the problem, the fix "
         "and why, with the exact error message if any, 2-5 lowercase tags, and `files` for the code involved."
     )
@@ -26,8 +28,9 @@ def session_briefing(since: str = "24h") -> str:
     """Summarise what changed in the brain and the diary since a time (default: the last 24 hours)."""
     return (
         f"Call brain_briefing with since='{since}'. Summarise in a few bullets what was learned (new and "
-        "updated entries, with their paths) and what was worked on (the diary). Then, for the task at hand, "
-        "brain_search the two or three most relevant topics and mention any gotcha that applies."
+        "updated entries, with their paths) and what was worked on (the diary), and name the entries it "
+        "lists under needs_review (stale or flagged). Then, for the task at hand, brain_search the two or "
+        "three most relevant topics and mention any gotcha that applies."
     )
 
 
@@ -37,8 +40,8 @@ def research_topic(topic: str) -> str:
         f"Research what the brain knows about: {topic}\n"
         "1. brain_search it with two or three phrasings (keywords, the likely error message, a question).\n"
         "2. brain_get the most relevant hits and brain_related them to follow links and backlinks.\n"
-        "3. Answer with what is known, citing each entry's path; point out contradictions and entries "
-        "whose last_verified is old.\n"
+        "3. Answer with what is known, citing each entry's path; point out contradictions (brain_check) and "
+        "stale entries.\n"
         "4. List what is missing, and offer to save new findings with brain_save."
     )
 

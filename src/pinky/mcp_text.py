@@ -58,7 +58,9 @@ def search_text(out: SearchOut) -> str:
     for n, hit in enumerate(out.hits, 1):
         where = f"{hit.path}:{hit.line}" if hit.line else hit.path
         text = hit.body.strip() if hit.body is not None else one_line(hit.snippet)
-        block = f"{n}. {hit.title} [{hit.type}] — {where}  (slug: {hit.slug})\n   {text}"
+        notes = "".join([f"; STALE: unverified for {hit.age_days} days" if hit.stale else "",
+                         f"; superseded by {hit.superseded_by}" if hit.superseded_by else ""])
+        block = f"{n}. {hit.title} [{hit.type}] — {where}  (slug: {hit.slug}{notes})\n   {text}"
         if hit.why:
             block += f"\n   ({hit.why})"
         if used + len(block) > budget:
@@ -89,6 +91,13 @@ def briefing_text(out: BriefingOut) -> str:
     if out.diary:
         lines.append("Diary:")
         lines += [f"- {d.date} {d.time} [{d.session}] {d.kind}: {one_line(d.text, 200)}" for d in out.diary]
+    review = out.needs_review
+    if review.get("flagged"):
+        lines.append("Flagged wrong or outdated (fix, or brain_update verified=true):")
+        lines += [f"- {i['slug']}: {i['verdict']} since {i['at'][:10]}" for i in review["flagged"]]
+    if review.get("stale"):
+        lines.append(f"Needs re-verification ({review['stale_count']} stale; check, then brain_update verified=true):")
+        lines += [f"- {i['slug']} ({i['age_days']} days)" for i in review["stale"]]
     if out.truncated:
         lines.append("(more in structuredContent or with format='full')")
     return "\n".join(lines)

@@ -15,19 +15,20 @@ No `from __future__ import annotations`: the SDK reads these signatures at runti
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
-import anyio
-from mcp.server.mcpserver import Resolve
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import Field
 
-from pinky import mcp_graph, mcp_text
+from pinky import mcp_graph, mcp_hygiene, mcp_text
 from pinky.config import Config
+from pinky.dates import now_utc
 from pinky.errors import PinkyError
 from pinky.kb import KnowledgeBase
-from pinky.layout import ENTRY_TYPES
+from pinky.mcp_common import At, EntryType, IncludeSuperseded, Key, Slug, State, Subject, run_core
+from pinky.mcp_common import ServerState as ServerState  # re-exported: the server and tests import it from here
+from pinky.mcp_common import result as _result
 from pinky.mcp_models import (
     BriefingOut,
     DeleteOut,
@@ -43,59 +44,11 @@ from pinky.mcp_models import (
     StatsOut,
     SyncOut,
 )
-from pinky.mcp_sdk import lifespan_state
 from pinky.runtime import Runtime
 from pinky.validate import MAX_BODY_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
 
-T = TypeVar("T")
-EntryType = Literal[ENTRY_TYPES]  # type: ignore[valid-type]
 Format = Literal["compact", "full"]
 FULL_BODY_CHARS = 20_000
-
-
-@dataclass(frozen=True)
-class ServerState:
-    """What the server's lifespan yields to every tool call."""
-
-    runtime: Runtime
-    tier: str
-
-
-State = Annotated[ServerState, Resolve(lifespan_state)]
-
-
-# --- helpers ------------------------------------------------------------------------------------
-
-
-async def run_core(runtime: Runtime, fn: Callable[[KnowledgeBase], T], *, exclusive: bool = False,
-                   error: type[Exception] = ToolError) -> T:
-    """Run a core call in a worker thread; turn core errors into messages the model can act on."""
-    call = runtime.call_exclusive if exclusive else runtime.call
-    try:
-        return await anyio.to_thread.run_sync(call, fn)
-    except PinkyError as exc:
-        raise error(str(exc)) from exc
-    except OSError as exc:
-        where = f" ({exc.filename})" if exc.filename else ""
-        raise error(f"file system error: {exc.strerror or exc}{where}") from exc
-
-
-def _result(text: str, model: BaseModel, *, drop_none: tuple[str, ...] = ()) -> CallToolResult:
-    data = model.model_dump(mode="json")
-    _drop_nones(data, drop_none)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
-
-
-def _drop_nones(data: Any, keys: tuple[str, ...]) -> None:
-    if isinstance(data, dict):
-        for key in keys:
-            if key in data and data[key] is None:
-                del data[key]
-        for value in data.values():
-            _drop_nones(value, keys)
-    elif isinstance(data, list):
-        for value in data:
-            _drop_nones(value, keys)
 
 
 def _entry_meta(entry: Any) -> EntryMetaOut:
@@ -134,8 +87,6 @@ def save_target(config: Config, scope: str | None, project: str | None) -> tuple
 
 # --- read tools ---------------------------------------------------------------------------------
 
-Slug = Annotated[str, Field(min_length=1, max_length=500,
-                            description="Entry slug from a search hit, e.g. 'gotcha/pg-pool-timeout'.")]
 Tags = Annotated[list[str] | None, Field(max_length=MAX_TAGS, description=f"Tags, at most {MAX_TAGS}.")]
 
 
@@ -155,23 +106,28 @@ async def brain_search(
     = None,
     format: Annotated[Format, Field(description="compact: snippets (default); full: whole bodies.")] = "compact",
     context_file: mcp_graph.ContextFile = None,
+    at: At = None,
+    include_superseded: IncludeSuperseded = False,
 ) -> Annotated[CallToolResult, SearchOut]:
     """Search the team's memory (gotchas, patterns, decisions, guides, notes, diary) with hybrid
     full-text + semantic ranking. Use it first: before debugging an error (paste the message),
     before changing unfamiliar code, before a design decision, and whenever asked what is known
     about something. Hits carry slug, path and line: cite the path; read a whole entry with
-    brain_get, or pass format='full'. Records which entries were retrieved (usage telemetry)."""
+    brain_get, or pass format='full'. A hit marked stale was not verified for long: check it before
+    relying on it. Superseded entries are left out unless include_superseded. Records which entries were
+    retrieved (usage telemetry); after relying on a hit, rate it with brain_feedback."""
 
     def work(kb: KnowledgeBase) -> SearchOut:
         result = kb.search(query, limit=limit, scope=scope, project=project, type=type, tags=tags,
-                           since=since, record_usage=True, context_file=context_file)
+                           since=since, record_usage=True, context_file=context_file, at=at,
+                           include_superseded=include_superseded)
         bodies, truncated = _bodies(kb, result.hits) if format == "full" else ({}, False)
         hits = [HitOut(**hit.as_dict(), body=bodies.get(hit.slug)) for hit in result.hits]
         return SearchOut(query=query, mode=result.mode, notice=result.notice, count=len(hits), hits=hits,
                          truncated=truncated)
 
     out = await run_core(state.runtime, work)
-    return _result(mcp_text.search_text(out), out, drop_none=("body", "why"))
+    return _result(mcp_text.search_text(out), out, drop_none=("body", "why", "superseded_by", "valid_until"))
 
 
 async def brain_get(state: State, slug: Slug, timeline: mcp_graph.WithTimeline = False
@@ -219,13 +175,16 @@ async def brain_list(
     since: Annotated[str | None, Field(max_length=60, description=(
         "Only entries verified, created or changed since this ISO date/time or span (e.g. 30d)."))] = None,
     limit: Annotated[int, Field(ge=1, le=500, description="Maximum entries, 1-500.")] = 50,
+    at: At = None,
+    include_superseded: IncludeSuperseded = False,
 ) -> Annotated[CallToolResult, ListOut]:
     """List entries without a query, most recently changed first: what the brain holds of a type,
     with a tag, or lately. Use brain_search instead when you are looking for something."""
     found = await run_core(state.runtime, lambda kb: kb.list_entries(
-        limit=limit, scope=scope, project=project, type=type, tags=tags, since=since))
+        limit=limit, scope=scope, project=project, type=type, tags=tags, since=since, at=at,
+        include_superseded=include_superseded))
     out = ListOut.model_validate({"count": len(found), "entries": found})
-    return _result(mcp_text.list_text(out), out, drop_none=("project", "created", "last_verified"))
+    return _result(mcp_text.list_text(out), out, drop_none=("project", "created", "last_verified", "superseded_by"))
 
 
 async def brain_stats(state: State) -> Annotated[CallToolResult, StatsOut]:
@@ -264,23 +223,30 @@ async def brain_save(
         "machines), or 'project:<name>'. Default: this project."))] = None,
     files: Annotated[list[str] | None, Field(max_length=MAX_TAGS, description=(
         "Code files (repo-relative paths) this knowledge is about."))] = None,
+    key: Key = None,
+    subject: Subject = None,
 ) -> Annotated[CallToolResult, SavedOut]:
     """Save new reusable knowledge as a markdown entry, indexed at once (the next brain_search
     finds it). Use it when you learned something a future session would otherwise rediscover:
     a non-obvious bug and its fix, a convention, a decision and its reasons, a setup step.
-    Search first to avoid duplicates; to change an existing entry use brain_update."""
+    Search first to avoid duplicates; to change an existing entry use brain_update. Give a `key` for a
+    single fact that can change, a `subject` for the current state of something: the newer entry then
+    supersedes the older one instead of contradicting it."""
 
     def work(kb: KnowledgeBase) -> Any:
         target_scope, target_project = save_target(state.runtime.config, scope, project)
         saved = kb.save(title, body, type=type, tags=tags, scope=target_scope, project=target_project,
-                        files=files, embed=False)
+                        files=files, embed=False, key=key, subject=subject)
         return saved, kb.similar(saved.slug)
 
     entry, similar = await run_core(state.runtime, work)
     state.runtime.embed_soon()
+    replaced = entry.meta.get("supersedes") or []
     out = SavedOut(**_entry_meta(entry).model_dump(), saved_to=mcp_text.saved_to(entry),
+                   supersedes=replaced if isinstance(replaced, list) else [replaced],
                    similar=[SimilarOut(slug=h.slug, title=h.title, path=h.path, score=h.score) for h in similar])
-    return _result(mcp_text.saved_text(entry, similar), out)
+    text = mcp_text.saved_text(entry, similar)
+    return _result(text + "".join(f"\nSupersedes {slug} (it leaves default results)." for slug in out.supersedes), out)
 
 
 async def brain_update(
@@ -295,12 +261,18 @@ async def brain_update(
     type: Annotated[EntryType | None, Field(description="New type.")] = None,
     last_verified: Annotated[str | None, Field(max_length=40, description=(
         "Date you confirmed it still holds, e.g. 2026-11-25."))] = None,
+    verified: Annotated[bool, Field(description=(
+        "true: you checked it still holds today (sets last_verified to today; a stale hit stops being stale)."))]
+    = False,
 ) -> Annotated[CallToolResult, EntryMetaOut]:
-    """Correct or refresh an existing entry: body, title, tags, type or last_verified. Optimistic
-    concurrency: pass the `version` you read; if someone changed the entry since, you get a
-    Conflict error and must re-read (brain_get) and reapply. Never overwrites silently."""
+    """Correct or refresh an existing entry: body, title, tags, type or last_verified (verified=true once
+    you checked a stale entry still holds). Optimistic concurrency: pass the `version` you read; if
+    someone changed the entry since, you get a Conflict error and must re-read (brain_get) and
+    reapply. Never overwrites silently."""
+    if verified and last_verified is None:
+        last_verified = now_utc().date().isoformat()
     if all(v is None for v in (title, body, tags, type, last_verified)):
-        raise ToolError("nothing to change: give at least one of title, body, tags, type, last_verified")
+        raise ToolError("nothing to change: give at least one of title, body, tags, type, last_verified, verified")
 
     def work(kb: KnowledgeBase) -> Any:
         return kb.update(slug, expected_version, title=title, body=body, tags=tags, type=type,
@@ -413,15 +385,21 @@ TOOL_TIERS: dict[str, tuple[ToolSpec, ...]] = {
         ToolSpec(brain_briefing, "What changed lately", READ_ONLY),
         ToolSpec(brain_list, "List entries", READ_ONLY),
         ToolSpec(brain_stats, "Brain size and health", READ_ONLY),
+        ToolSpec(mcp_hygiene.brain_tags, "Tag vocabulary", READ_ONLY),
+        ToolSpec(mcp_hygiene.brain_gaps, "Knowledge gaps", READ_ONLY),
+        ToolSpec(mcp_hygiene.brain_check, "Find contradictions", READ_ONLY),
     ),
     "write": (
         ToolSpec(brain_save, "Save knowledge", _writes(destructive=False)),
         ToolSpec(brain_update, "Update an entry", _writes(destructive=True)),
         ToolSpec(brain_delete, "Archive an entry", _writes(destructive=True)),
+        ToolSpec(mcp_hygiene.brain_feedback, "Rate a search hit", _writes(destructive=False)),
     ),
     "admin": (
         ToolSpec(brain_reindex, "Reindex the brain", _writes(destructive=False, idempotent=True)),
         ToolSpec(brain_sync, "Sync the global brain", _writes(destructive=False, open_world=True)),
+        ToolSpec(mcp_hygiene.brain_export, "Export the brain", _writes(destructive=False, idempotent=True)),
+        ToolSpec(mcp_hygiene.brain_import, "Import notes", _writes(destructive=False)),
     ),
 }
 TIERS = tuple(TOOL_TIERS)

@@ -13,15 +13,17 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pinky import context_rank
-from pinky.dates import freshness, now_utc
+from pinky import context_rank, gaps
+from pinky.dates import freshness, now_utc, valid_day
 from pinky.errors import InvalidInput, NotInProject
 from pinky.index import Index
 from pinky.redact import redact
+from pinky.staleness import age_days, is_stale
+from pinky.store import hygiene as hq
 from pinky.store import retrieval as rq
 from pinky.store import vectors as vq
 from pinky.store.connect import write_transaction
-from pinky.validate import MAX_QUERY_CHARS, clean_text, validate_limit, validate_tags, validate_type
+from pinky.validate import MAX_QUERY_CHARS, clean_text, normalise_tag, validate_limit, validate_tags, validate_type
 
 log = logging.getLogger("pinky.search")
 SEARCH_MODES = ("hybrid", "bm25", "vector")
@@ -210,6 +212,10 @@ class Hit:
     heading: str
     line: int
     last_verified: str | None
+    superseded_by: str | None = None  # shown only with include_superseded / at: the entry that replaced it
+    valid_until: str | None = None
+    age_days: int | None = None  # since last_verified (else created)
+    stale: bool = False  # age past its type's threshold (pinky.staleness): check it before relying on it
     why: str | None = None  # set when the search's context file lifted it (pinky.context_rank)
 
     def as_dict(self) -> dict[str, Any]:
@@ -251,9 +257,15 @@ def resolve_scope(index: Index, scope: str | None, project: str | None) -> str |
 
 
 def filters_for(index: Index, *, scope: str | None = None, project: str | None = None, type: str | None = None,
-                tags: Sequence[str] | None = None, since: str | None = None) -> rq.Filters:
+                tags: Sequence[str] | None = None, since: str | None = None, at: str | None = None,
+                include_superseded: bool = False) -> rq.Filters:
+    """Filters from caller arguments. By default only current entries (not superseded, not expired);
+    `at` (a date) keeps what was valid then instead, `include_superseded` everything."""
+    day = None if at is None or at == "" else valid_day(at, "at")
+    current = None if include_superseded or day else now_utc().date().isoformat()
     return rq.Filters(scope=resolve_scope(index, scope, project), type=validate_type(type) if type else None,
-                      tags=tuple(validate_tags(tags)), fresh_since=freshness(since))
+                      tags=tuple(normalise_tag(t) for t in validate_tags(tags)), fresh_since=freshness(since),
+                      at=day, current_on=current)
 
 
 def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | None = None,
@@ -275,13 +287,28 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
             notice = pending_notice(index)
         else:
             notice, ran = f"vector search unavailable ({why}); results are full-text only", "bm25"
+    if filters.current_on and not filters.active:  # the fast path did not filter: drop what is no longer current
+        gone = hq.not_current(index.conn, list({e for e, _, _ in lexical + vector}), filters.current_on)
+        lexical, vector = [c for c in lexical if c[0] not in gone], [c for c in vector if c[0] not in gone]
     boosts = context_rank.boosts_for(index, context_file) if context_file else {}
     ranked = fuse(index, query, lexical, vector, limit, boosts)
     whys = {chunk: boosts[entry].why for entry, _, chunk in ranked if entry in boosts}
     hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query, whys)
-    if record_usage and ranked:
-        _record_usage(index, [entry for entry, _, _ in ranked], query)
+    if record_usage and index.config.telemetry:
+        if ranked:
+            _record_usage(index, [entry for entry, _, _ in ranked], query)
+        coverage, similarity = match_strength(index, query, lexical, vector)
+        if gaps.is_weak(coverage, similarity):
+            gaps.record(index, query, max(coverage, similarity))
     return SearchResult(hits, ran, notice)
+
+
+def match_strength(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate]) -> tuple[float, float]:
+    """How well the best candidates answer a query: the share of its words the best lexical chunk holds,
+    and the best cosine similarity (0 below the noise floor). Absolute, unlike fused scores."""
+    terms = query_terms(query)
+    coverage = rq.terms_matching_chunk(index.conn, lexical[0][2], terms) / len(terms) if lexical and terms else 0.0
+    return coverage, max((score for _, score, _ in vector), default=0.0)
 
 
 def pending_notice(index: Index) -> str | None:
@@ -350,11 +377,21 @@ def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str,
              whys: dict[int, str] | None = None) -> list[Hit]:
     """Hits for (best chunk id, score) pairs, in that order; the snippet centres on `query`."""
     rows = rq.hit_rows(index.conn, [chunk for chunk, _ in scored_chunks])
-    return [Hit(slug=r["slug"], path=index.display_path(r["root"], r["path"]), title=r["title"], type=r["type"],
+    today = now_utc().date()
+    hits = [Hit(slug=r["slug"], path=index.display_path(r["root"], r["path"]), title=r["title"], type=r["type"],
                 scope=r["scope"], project=r["project"], tags=json.loads(r["tags"]), score=score,
                 snippet=snippet(r["text"], query), heading=r["heading"], line=r["line"],
-                last_verified=r["last_verified"], why=(whys or {}).get(chunk))
+                last_verified=r["last_verified"], **_validity(r["meta"]),
+                age_days=(age := age_days(r["last_verified"], r["created"], today)),
+                stale=is_stale(r["type"], age, index.config.stale_days), why=(whys or {}).get(chunk))
             for chunk, score in scored_chunks if (r := rows.get(chunk)) is not None]
+    # Equal scores (the same text twice, say) go to the fresher entry; nothing else moves (HYGIENE.md).
+    return sorted(hits, key=lambda hit: (-hit.score, hit.age_days if hit.age_days is not None else 0))
+
+
+def _validity(meta_json: str) -> dict[str, Any]:
+    meta = json.loads(meta_json or "{}")
+    return {name: str(meta[name]) if meta.get(name) else None for name in ("superseded_by", "valid_until")}
 
 
 def _record_usage(index: Index, entry_ids: list[str], query: str) -> None:

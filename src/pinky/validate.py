@@ -72,3 +72,8 @@ def validate_slug(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput("slug must be a non-empty string")
     return value.strip()
+
+
+def normalise_tag(tag: str) -> str:
+    """How a tag is kept: lower case, one space between words, none around ('  CI  Cache' -> 'ci cache')."""
+    return " ".join(tag.split()).lower()

@@ -81,10 +81,13 @@ def reindex(ctx: click.Context, full: bool, as_json: bool) -> None:
 @click.option("--since", help="Only entries verified, created or changed since then: 2026-11-01, or a span like 30d.")
 @click.option("--mode", type=click.Choice(["hybrid", "bm25", "vector"]), default="hybrid", show_default=True,
               help="Which retrieval to run.")
+@click.option("--at", "at", metavar="DATE", help="What was valid on that day (superseded entries included).")
+@click.option("--all", "include_superseded", is_flag=True, help="Also entries a newer one superseded.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a `hits` array.")
 @click.pass_context
 def search(ctx: click.Context, query: str, limit: int, scope: str | None, project_filter: str | None,
-           type_: str | None, tags: tuple[str, ...], since: str | None, mode: str, as_json: bool) -> None:
+           type_: str | None, tags: tuple[str, ...], since: str | None, mode: str, at: str | None,
+           include_superseded: bool, as_json: bool) -> None:
     """Hybrid search (BM25 + vectors) over project and global knowledge.
 
     Example:
@@ -95,7 +98,7 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
     if kb.rebuilt_reason or kb.is_empty():
         kb.reindex()  # a fresh or rebuilt index would otherwise answer nothing
     result = kb.search(query, limit=limit, scope=scope, project=project_filter, type=type_,
-                       tags=list(tags), since=since, mode=mode)
+                       tags=list(tags), since=since, mode=mode, at=at, include_superseded=include_superseded)
     if as_json:
         emit_json(result.as_dict())
         return
@@ -105,7 +108,9 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
         click.echo("no results")
     for rank, hit in enumerate(result.hits, 1):
         where = f"{hit.path}:{hit.line}"
-        click.echo(f"{rank:>2}. {click.style(hit.title, bold=True)}  [{hit.type}, {hit.scope}]  {hit.slug}")
+        gone = f"  (superseded by {hit.superseded_by})" if hit.superseded_by else ""
+        gone += f"  (stale: unverified for {hit.age_days} days; pinky verify {hit.slug})" if hit.stale else ""
+        click.echo(f"{rank:>2}. {click.style(hit.title, bold=True)}  [{hit.type}, {hit.scope}]  {hit.slug}{gone}")
         click.echo(f"    {where}{'  § ' + hit.heading if hit.heading else ''}")
         click.echo(f"    {hit.snippet}")
 
@@ -118,10 +123,12 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
 @click.option("--scope", type=click.Choice(["project", "global"]), default="project", show_default=True,
               help="global writes into the global brain ($PINKY_HOME/brain).")
 @click.option("--file", "files", multiple=True, help="A code path this note is about (repeatable).")
+@click.option("--key", help="The one fact it states ('ci.node-version'): supersedes the entry with the same key.")
+@click.option("--subject", help="What its status describes ('deploy pipeline'): supersedes the last status of it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the saved entry as JSON.")
 @click.pass_context
 def save(ctx: click.Context, title: str, type_: str, tags: tuple[str, ...], project_name: str | None,
-         scope: str, files: tuple[str, ...], as_json: bool) -> None:
+         scope: str, files: tuple[str, ...], key: str | None, subject: str | None, as_json: bool) -> None:
     """Save a note; the markdown body is read from standard input.
 
     Example:
@@ -132,7 +139,8 @@ def save(ctx: click.Context, title: str, type_: str, tags: tuple[str, ...], proj
         click.echo("reading the body from standard input; end with Ctrl-D", err=True)
     body = sys.stdin.read()
     kb = open_kb(ctx)
-    entry = kb.save(title, body, type=type_, tags=list(tags), scope=scope, project=project_name, files=list(files))
+    entry = kb.save(title, body, type=type_, tags=list(tags), scope=scope, project=project_name, files=list(files),
+                    key=key, subject=subject)
     similar = kb.similar(entry.slug)
     if as_json:
         emit_json({**entry.as_dict(), "similar": [h.as_dict() for h in similar]})
@@ -141,6 +149,8 @@ def save(ctx: click.Context, title: str, type_: str, tags: tuple[str, ...], proj
     click.echo(f"saved {entry.slug} -> {entry.path}  ({where})")
     if entry.redacted:
         click.echo(f"redacted: {', '.join(entry.redacted)} (replaced by [REDACTED:<kind>] markers before writing)")
+    if entry.meta.get("supersedes"):
+        click.echo(f"supersedes: {entry.meta['supersedes']} (it leaves default results; pinky history shows both)")
     for hit in similar:
         click.echo(f"note: {hit.slug} says nearly the same ({hit.score:.2f}); if this repeats it, "
                    f"edit that one and `pinky delete {entry.slug}`", err=True)
@@ -165,6 +175,9 @@ def get(ctx: click.Context, slug: str, as_json: bool) -> None:
     click.echo(f"{entry.slug}  [{entry.type}, {entry.scope}]  {entry.path}  version {entry.version}")
     if entry.tags:
         click.echo("tags: " + ", ".join(entry.tags))
+    for field in ("supersedes", "superseded_by"):
+        if entry.meta.get(field):
+            click.echo(f"{field.replace('_', ' ')}: {entry.meta[field]}")
     if entry.redacted:
         click.echo(f"redacted: {', '.join(entry.redacted)} (shown as [REDACTED:<kind>]; the file still holds them)")
     click.echo("")

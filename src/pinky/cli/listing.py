@@ -16,17 +16,20 @@ TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
 @click.option("--scope", help="'global', 'project' (this project) or 'project:<name>'.")
 @click.option("--since", help="Only entries verified, created or changed since then: 2026-11-01, or a span like 30d.")
 @click.option("--limit", "-n", type=int, default=50, show_default=True, help="How many entries (1-10000).")
+@click.option("--at", "at", metavar="DATE", help="What was valid on that day (superseded entries included).")
+@click.option("--all", "include_superseded", is_flag=True, help="Also entries a newer one superseded.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with an `entries` array.")
 @click.pass_context
 def list_cmd(ctx: click.Context, type_: str | None, tags: tuple[str, ...], scope: str | None, since: str | None,
-             limit: int, as_json: bool) -> None:
+             limit: int, at: str | None, include_superseded: bool, as_json: bool) -> None:
     """List entries without a query, most recently changed first.
 
     Example:
 
         pinky list --type gotcha --since 30d
     """
-    found = open_kb(ctx).list_entries(limit=limit, scope=scope, type=type_, tags=list(tags), since=since)
+    found = open_kb(ctx).list_entries(limit=limit, scope=scope, type=type_, tags=list(tags), since=since, at=at,
+                                      include_superseded=include_superseded)
     if as_json:
         emit_json({"count": len(found), "entries": found})
         return
@@ -34,8 +37,10 @@ def list_cmd(ctx: click.Context, type_: str | None, tags: tuple[str, ...], scope
         click.echo("no entries")
     for item in found:
         tags_text = f"  #{' #'.join(item['tags'])}" if item["tags"] else ""
+        marks = "".join([f"  (stale: {item['age_days']} days)" if item["stale"] else "",
+                         f"  (superseded by {item['superseded_by']})" if item["superseded_by"] else ""])
         click.echo(f"{item['modified'][:10]}  {item['slug']}  [{item['type']}, {item['scope']}]  "
-                   f"{item['title']}{tags_text}")
+                   f"{item['title']}{tags_text}{marks}")
 
 
 @cli.command()

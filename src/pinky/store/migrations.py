@@ -223,6 +223,42 @@ def m008_one_link_table(conn: Any) -> None:
     conn.execute("UPDATE entry SET content_hash = '', mtime_ns = -1")
 
 
+NOT_CURRENT_WHERE = ("json_extract(meta, '$.superseded_by') IS NOT NULL "
+                     "OR json_extract(meta, '$.valid_until') IS NOT NULL")
+
+
+@migration
+def m009_feedback_and_gaps(conn: Any) -> None:
+    # Telemetry like `usage` (m005 dropped its never-written was_useful column): what agents and people
+    # said about a hit, and the searches that found nothing good. Losing it loses nothing written.
+    conn.execute(
+        """CREATE TABLE feedback(           -- `pinky feedback` / brain_feedback: was this hit any good?
+            entry_id TEXT NOT NULL,
+            verdict  TEXT NOT NULL,         -- useful | wrong | outdated
+            query    TEXT,                  -- the search that returned it, when known
+            at       TEXT NOT NULL,         -- ISO time (UTC)
+            at_ns    INTEGER NOT NULL       -- the same in ns: an edit of the note after it settles a flag
+        )"""
+    )
+    conn.execute("CREATE INDEX feedback_entry ON feedback(entry_id)")
+    conn.execute(
+        """CREATE TABLE gap(                -- searches whose best hit was weak: knowledge the brain lacks
+            query_hash TEXT PRIMARY KEY,    -- of the normalised query; the text only when queries are logged
+            query      TEXT,
+            terms      TEXT NOT NULL,       -- JSON list of hashed query words: a later save that holds
+            count      INTEGER NOT NULL,    -- them closes the gap without the text being kept
+            best_score REAL,
+            first_seen TEXT NOT NULL,
+            last_seen  TEXT NOT NULL,
+            closed_by  TEXT,                -- the slug of the note that answered it
+            closed_at  TEXT
+        ) WITHOUT ROWID"""
+    )
+    # The few entries that may have left the default results (superseded, or valid until a day): a search
+    # reads them through this partial index instead of parsing the frontmatter of every candidate.
+    conn.execute(f"CREATE INDEX entry_not_current ON entry(id) WHERE {NOT_CURRENT_WHERE}")
+
+
 KNOWN = [name for name, _ in MIGRATIONS]
 
 

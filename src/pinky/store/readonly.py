@@ -201,13 +201,15 @@ def term_chunk_counts(conn: Connection, terms: list[str]) -> list[tuple[str, int
 
 def best_chunks(conn: Connection, terms: list[str], depth: int) -> list[tuple[int, str]]:
     """(chunk id, entry id) of the best BM25 chunks for the words OR-ed, diary entries left out: a
-    diary line is what happened, not knowledge to bring back."""
+    diary line is what happened, not knowledge to bring back. Superseded entries too (a newer one with
+    the same key or subject replaced them; LIKE, not json_extract: the hooks' SQLite may lack JSON)."""
     if not terms:
         return []
     match = " OR ".join(_quoted(t) for t in terms)
     return rows(conn, "SELECT c.id, c.entry_id FROM (SELECT rowid, bm25(chunk_fts) AS s FROM chunk_fts "
                       "WHERE chunk_fts MATCH ? ORDER BY s LIMIT ?) f JOIN chunk c ON c.id = f.rowid "
-                      "JOIN entry e ON e.id = c.entry_id WHERE e.type != 'diary' ORDER BY f.s",
+                      "JOIN entry e ON e.id = c.entry_id WHERE e.type != 'diary' "
+                      "AND e.meta NOT LIKE '%\"superseded_by\"%' ORDER BY f.s",
                 (match, depth))
 
 
@@ -224,3 +226,12 @@ def recall_entries(conn: Connection, entry_ids: list[str]) -> dict[str, tuple]:
     found = rows(conn, f"SELECT id, slug, type, title, substr(body, 1, {BODY_PREVIEW}), created, last_verified "
                        f"FROM entry WHERE id IN ({marks})", tuple(entry_ids))
     return {r[0]: r[1:] for r in found}
+
+
+def flagged_entries(conn: Connection, limit: int) -> list[tuple[str, str, str]]:
+    """(slug, verdict, day) of entries marked wrong or outdated since their note last changed, newest first:
+    for the session-start digest (`pinky feedback`, documentation/HYGIENE.md). None before migration m009."""
+    return [(slug, verdict, str(at)[:10]) for slug, verdict, at in rows(
+        conn, "SELECT e.slug, f.verdict, max(f.at) FROM feedback f JOIN entry e ON e.id = f.entry_id "
+              "WHERE f.verdict IN ('wrong', 'outdated') AND f.at_ns > e.mtime_ns "
+              "GROUP BY e.id ORDER BY max(f.at) DESC LIMIT ?", (limit,))]

@@ -16,10 +16,14 @@ class Filters:
     type: str | None = None
     tags: tuple[str, ...] = ()
     fresh_since: tuple[str, int] | None = None  # (ISO date, ns): verified, created or changed since
+    at: str | None = None  # ISO day: only entries valid then (valid_from/created .. valid_until)
+    # ISO day (today): leave out entries superseded or valid only until then. Not `active`: an
+    # unfiltered search keeps its fast path and drops such entries from its candidates instead.
+    current_on: str | None = None
 
     @property
     def active(self) -> bool:
-        return bool(self.scope or self.type or self.tags or self.fresh_since)
+        return bool(self.scope or self.type or self.tags or self.fresh_since or self.at)
 
     def sql(self) -> tuple[str, list[Any]]:
         clauses: list[str] = ["1"]
@@ -31,12 +35,20 @@ class Filters:
             clauses.append("e.type = ?")
             params.append(self.type)
         for tag in self.tags:
-            clauses.append("EXISTS (SELECT 1 FROM json_each(e.tags) WHERE json_each.value = ?)")
+            clauses.append("EXISTS (SELECT 1 FROM json_each(e.tags) WHERE lower(trim(json_each.value)) = ?)")
             params.append(tag)
         if self.fresh_since:
             day, ns = self.fresh_since
             clauses.append("(e.last_verified >= ? OR e.created >= ? OR e.mtime_ns >= ?)")
             params += [day, day, ns]
+        if self.at:
+            clauses.append("substr(coalesce(json_extract(e.meta, '$.valid_from'), e.created, ''), 1, 10) <= ? "
+                           "AND coalesce(substr(json_extract(e.meta, '$.valid_until'), 1, 10) > ?, 1)")
+            params += [self.at, self.at]
+        if self.current_on:
+            clauses.append("json_extract(e.meta, '$.superseded_by') IS NULL "
+                           "AND coalesce(substr(json_extract(e.meta, '$.valid_until'), 1, 10) > ?, 1)")
+            params.append(self.current_on)
         return " AND ".join(clauses), params
 
 
@@ -136,7 +148,7 @@ def hit_rows(conn: Any, chunk_ids: Sequence[int]) -> dict[int, Any]:
     marks = ",".join("?" * len(chunk_ids))
     rows = conn.execute(
         f"SELECT c.id AS chunk_id, c.heading, c.line, c.text, e.slug, e.path, e.root, e.title, e.type, "
-        f"e.scope, e.project, e.tags, e.last_verified, e.id AS entry_id FROM chunk c "
+        f"e.scope, e.project, e.tags, e.last_verified, e.created, e.meta, e.id AS entry_id FROM chunk c "
         f"JOIN entry e ON e.id = c.entry_id WHERE c.id IN ({marks})",
         list(chunk_ids),
     )
@@ -155,6 +167,6 @@ def filtered_entries(conn: Any, filters: Filters, limit: int) -> list[Any]:
     where, params = filters.sql()
     return conn.execute(
         f"SELECT e.slug, e.root, e.path, e.title, e.type, e.scope, e.project, e.tags, e.created, e.last_verified, "
-        f"e.mtime_ns FROM entry e WHERE {where} ORDER BY e.mtime_ns DESC, e.slug LIMIT ?",
+        f"e.mtime_ns, e.meta FROM entry e WHERE {where} ORDER BY e.mtime_ns DESC, e.slug LIMIT ?",
         (*params, limit),
     ).fetchall()

@@ -1,0 +1,104 @@
+"""Hygiene: the operations that keep the brain true, as one healed facade (`KnowledgeBase.hygiene`).
+
+Tags as a vocabulary, supersession chains, verification, feedback and pruning, knowledge gaps,
+contradictions, export and import. Each method is one line into the module that owns it; like
+KnowledgeBase, each runs through `pinky.healing`, so a replaced or damaged index is followed or
+repaired and the call runs again. documentation/HYGIENE.md says what each does and how to turn it off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pinky import healing
+from pinky.entries import Entry
+from pinky.index import Index
+
+
+@healing.healed
+class Hygiene:
+    def __init__(self, index: Index) -> None:
+        self.index = index
+
+    # --- tags ----------------------------------------------------------------------------------------
+
+    def tags(self) -> list[dict[str, Any]]:
+        """Every tag with how many entries carry it, most used first."""
+        from pinky.tags import list_tags
+
+        return list_tags(self.index)
+
+    def rename_tag(self, old: str, new: str) -> dict[str, Any]:
+        """Rewrite every note tagged `old` to carry `new`; returns the slugs renamed and skipped."""
+        from pinky.tags import rename_tag
+
+        return rename_tag(self.index, old, new)
+
+    # --- supersession ----------------------------------------------------------------------------------
+
+    def chain(self, slug: str) -> list[dict[str, Any]]:
+        """Every version of the fact or status `slug` belongs to, oldest first (the last one is current)."""
+        from pinky.supersession import chain
+
+        return chain(self.index, slug)
+
+    # --- review ----------------------------------------------------------------------------------------
+
+    def verify_entry(self, slug: str) -> Entry:
+        """Set the entry's last_verified to today (it was checked and still holds)."""
+        from pinky.review import verify
+
+        return verify(self.index, slug)
+
+    def feedback(self, slug: str, verdict: str, query: str | None = None) -> dict[str, Any]:
+        """Record useful / wrong / outdated for a hit, against the search that returned it."""
+        from pinky.review import feedback
+
+        return feedback(self.index, slug, verdict, query)
+
+    def prune(self, months: int = 6, *, apply: bool = False) -> dict[str, Any]:
+        """Entries nobody retrieved or marked useful in `months`; `apply` archives them (pinky restore undoes)."""
+        from pinky.review import prune
+
+        return prune(self.index, months, apply=apply)
+
+    def needs_review(self, limit: int = 10) -> dict[str, Any]:
+        """Stale entries and entries flagged wrong or outdated: what to check before relying on it."""
+        from pinky.review import needs_review
+
+        return needs_review(self.index, limit)
+
+    # --- knowledge gaps --------------------------------------------------------------------------------
+
+    def gaps(self, *, include_closed: bool = False, limit: int = 50) -> list[dict[str, Any]]:
+        """Searches whose best hit was weak, most frequent first (open ones, or all)."""
+        from pinky.gaps import list_gaps
+
+        return list_gaps(self.index, include_closed=include_closed, limit=limit)
+
+    # --- contradictions --------------------------------------------------------------------------------
+
+    def check(self, slug: str | None = None) -> dict[str, Any]:
+        """Pairs of current entries that may contradict each other (all, or those involving `slug`)."""
+        from pinky.contradictions import check
+
+        return check(self.index, slug)
+
+    # --- export and import -------------------------------------------------------------------------------
+
+    def export(self, *, scope: str | None = None, project: str | None = None, type: str | None = None,
+               tags: list[str] | None = None, since: str | None = None) -> list[dict[str, Any]]:
+        """One record per entry the filters keep (superseded ones included), each file's text exactly."""
+        from pinky.search import filters_for
+        from pinky.transfer import export_records
+
+        filters = filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since,
+                              include_superseded=True)
+        return list(export_records(self.index, filters))
+
+    def import_lines(self, lines: Iterable[str], *, root: str | None = None, embed: bool = True) -> dict[str, Any]:
+        """Write every exported record not already in the brain, never over another note; then index them."""
+        from pinky.transfer import import_lines
+
+        return import_lines(self.index, lines, root=root, embed=embed)

@@ -1,0 +1,79 @@
+"""What every module of MCP tools shares: the server state a tool receives, running a core call off
+the event loop with errors the model can act on, the result shape, and the common parameter types.
+
+No `from __future__ import annotations`: the SDK reads the tools' signatures at runtime.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, TypeVar
+
+import anyio
+from mcp.server.mcpserver import Resolve
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel, Field
+
+from pinky.errors import PinkyError
+from pinky.kb import KnowledgeBase
+from pinky.layout import ENTRY_TYPES
+from pinky.mcp_sdk import lifespan_state
+from pinky.runtime import Runtime
+
+T = TypeVar("T")
+EntryType = Literal[ENTRY_TYPES]  # type: ignore[valid-type]
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """What the server's lifespan yields to every tool call."""
+
+    runtime: Runtime
+    tier: str
+
+
+State = Annotated[ServerState, Resolve(lifespan_state)]
+Slug = Annotated[str, Field(min_length=1, max_length=500,
+                            description="Entry slug from a search hit, e.g. 'gotcha/pg-pool-timeout'.")]
+At = Annotated[str | None, Field(max_length=40, description=(
+    "A date (2026-03-01): what was valid on that day, superseded entries included. Default: what is current."))]
+IncludeSuperseded = Annotated[bool, Field(description=(
+    "Also entries a newer one with the same key or subject replaced (they carry superseded_by)."))]
+Key = Annotated[str | None, Field(max_length=200, description=(
+    "Use when the entry states ONE fact that can change, named like 'ci.node-version' or 'db.max-connections': "
+    "a later save with the same key supersedes this one (the old one leaves default results, linked both ways)."))]
+Subject = Annotated[str | None, Field(max_length=200, description=(
+    "Use for the current state of something ('deploy pipeline', 'payments migration'): makes a `status` "
+    "entry; the next status saved with the same subject supersedes it."))]
+
+
+async def run_core(runtime: Runtime, fn: Callable[[KnowledgeBase], T], *, exclusive: bool = False,
+                   error: type[Exception] = ToolError) -> T:
+    """Run a core call in a worker thread; turn core errors into messages the model can act on."""
+    call = runtime.call_exclusive if exclusive else runtime.call
+    try:
+        return await anyio.to_thread.run_sync(call, fn)
+    except PinkyError as exc:
+        raise error(str(exc)) from exc
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise error(f"file system error: {exc.strerror or exc}{where}") from exc
+
+
+def result(text: str, model: BaseModel, *, drop_none: tuple[str, ...] = ()) -> CallToolResult:
+    """A tool's answer: `text` for the model to read, the model as structuredContent."""
+    data = model.model_dump(mode="json")
+    _drop_nones(data, drop_none)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def _drop_nones(data: Any, keys: tuple[str, ...]) -> None:
+    if isinstance(data, dict):
+        for key in keys:
+            if key in data and data[key] is None:
+                del data[key]
+        for value in data.values():
+            _drop_nones(value, keys)
+    elif isinstance(data, list):
+        for value in data:
+            _drop_nones(value, keys)

@@ -1,0 +1,89 @@
+"""Review: confirming an entry still holds (`pinky verify`), what people and agents said about hits
+(`pinky feedback`, brain_feedback), and pruning what nobody uses (`pinky prune`).
+
+Feedback is telemetry kept in the index (like `usage`): `PINKY_TELEMETRY=0` turns it off, and a full
+rebuild of the index forgets it (the markdown never depended on it). A `wrong` or `outdated` verdict
+flags the entry for review in `pinky doctor` and the briefing until the note is edited or verified
+after it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from pinky import entries
+from pinky.dates import iso_utc, now_utc, to_ns
+from pinky.entries import Entry
+from pinky.errors import InvalidInput
+from pinky.index import Index
+from pinky.staleness import age_days
+from pinky.store import hygiene as hq
+from pinky.store.connect import write_transaction
+from pinky.validate import clean_text
+
+
+def verify(index: Index, slug: str) -> Entry:
+    """Set the entry's `last_verified` to today: someone checked it still holds (it is no longer stale)."""
+    current = entries.get(index, slug)
+    return entries.update(index, current.slug, current.version, last_verified=now_utc().date().isoformat())
+
+
+def needs_review(index: Index, limit: int = 10) -> dict[str, Any]:
+    """What to check before relying on it: stale entries (past their type's threshold, longest unverified
+    first) and entries flagged wrong or outdated since they last changed."""
+    today = now_utc().date()
+    cutoffs = {kind: (today - dt.timedelta(days=days)).isoformat()
+               for kind, days in index.config.stale_days.items() if days is not None}
+    count, rows = hq.stale_entries(index.conn, cutoffs, limit)
+    stale = [{"slug": r["slug"], "title": r["title"], "type": r["type"],
+              "path": index.display_path(r["root"], r["path"]),
+              "age_days": age_days(r["last_verified"], r["created"], today)} for r in rows]
+    flagged = [{"slug": r["slug"], "title": r["title"], "type": r["type"],
+                "path": index.display_path(r["root"], r["path"]), "verdict": r["verdict"], "at": r["at"],
+                "query": r["query"]} for r in hq.flagged_entries(index.conn, limit)]
+    return {"stale_count": count, "stale": stale, "flagged": flagged}
+
+
+VERDICTS = ("useful", "wrong", "outdated")
+MAX_FEEDBACK_QUERY = 2000
+
+
+def feedback(index: Index, slug: str, verdict: str, query: str | None = None) -> dict[str, Any]:
+    """Record what a hit was worth, against the search that returned it (`query`, else the last search
+    that did). `wrong` and `outdated` flag the entry for review until the note is edited or verified."""
+    if verdict not in VERDICTS:
+        raise InvalidInput(f"verdict must be one of {', '.join(VERDICTS)}, got {verdict!r}")
+    if query is not None:
+        query = clean_text(query, "query", MAX_FEEDBACK_QUERY)
+    row = entries.find(index, slug)
+    out: dict[str, Any] = {"slug": row["slug"], "verdict": verdict, "flagged": verdict != "useful"}
+    if not index.config.telemetry:
+        return {**out, "recorded": False, "flagged": False, "query": query,
+                "notice": "PINKY_TELEMETRY=0: feedback is not recorded"}
+    query = query or hq.last_query_for(index.conn, row["id"])
+    moment = dt.datetime.now(dt.UTC)
+    with write_transaction(index.conn):
+        hq.record_feedback(index.conn, row["id"], verdict, query, iso_utc(moment), to_ns(moment))
+    return {**out, "recorded": True, "query": query, "counts": hq.feedback_counts(index.conn, row["id"])}
+
+
+def prune(index: Index, months: int = 6, *, apply: bool = False) -> dict[str, Any]:
+    """Entries never retrieved and never marked useful in `months` (and not changed or verified since);
+    with `apply`, each is archived like `pinky delete` (`pinky restore SLUG` brings it back)."""
+    if isinstance(months, bool) or not isinstance(months, int) or not 1 <= months <= 1200:
+        raise InvalidInput(f"months must be a whole number from 1 to 1200, got {months!r}")
+    if apply and not index.config.telemetry:
+        raise InvalidInput("usage is not recorded (PINKY_TELEMETRY=0), so every entry would look unused: "
+                           "nothing archived")
+    cutoff = dt.datetime.now(dt.UTC) - dt.timedelta(days=round(months * 30.44))
+    rows = hq.prune_candidates(index.conn, iso_utc(cutoff), to_ns(cutoff))
+    found = [{"slug": r["slug"], "title": r["title"], "type": r["type"], "created": r["created"],
+              "last_verified": r["last_verified"]} for r in rows]
+    archived = []
+    if apply:
+        reason = f"pruned: not retrieved by any search or marked useful in {months} months"
+        for item in found:
+            archived.append({"slug": item["slug"], "archived_to": str(entries.delete(index, item["slug"], reason))})
+    return {"months": months, "since": iso_utc(cutoff), "candidates": found, "archived": archived,
+            "telemetry": index.config.telemetry}
