@@ -42,6 +42,19 @@ def brain(tmp_path: Path) -> Path:
 # --- SessionStart ---------------------------------------------------------------------------------
 
 
+def test_session_start_lists_entries_flagged_wrong_or_outdated_until_fixed(brain: Path) -> None:
+    with KnowledgeBase(load_config(cwd=brain)) as kb:
+        kb.hygiene.feedback("wal", "outdated")
+    digest = context_of(run_hook("session-start", base(brain, "SessionStart", source="startup"), brain),
+                        "SessionStart")
+    assert "Flagged for review" in digest and "- decision/wal (outdated on " in digest
+    with KnowledgeBase(load_config(cwd=brain)) as kb:
+        kb.hygiene.verify_entry("wal")  # confirmed: no longer flagged
+    digest = context_of(run_hook("session-start", base(brain, "SessionStart", source="resume"), brain),
+                        "SessionStart")
+    assert "Flagged for review" not in digest
+
+
 @pytest.mark.parametrize("source", ["startup", "resume", "clear", "compact", "fork"])
 def test_session_start_gives_a_budgeted_digest_for_every_source(brain: Path, source: str) -> None:
     result = run_hook("session-start", base(brain, "SessionStart", source=source, model="claude-x"), brain)

@@ -118,11 +118,12 @@ def test_render_fits_the_budget_and_says_how_old_each_entry_is() -> None:
     now = time.mktime(time.strptime("2026-11-26", "%Y-%m-%d"))
     rows = [("gotcha/a", "gotcha", "A title", "# A title\n\nThe first real line. " * 20, "2026-01-01", "2026-11-20"),
             ("guide/b", "guide", "B", "Body of b.", "2025-01-01", None)]
-    text = render(rows, budget=600, reverify_days=90, now=now)
+    text = render(rows, budget=600, stale_days={"gotcha": 180, "guide": 365}, now=now)
     assert text.startswith(HEADER) and len(text) <= 600
     assert "gotcha/a [gotcha] A title — The first real line." in text and "(verified 6 d ago)" in text
     assert "written 694 d ago, may be stale" in text
-    assert render(rows, budget=len(HEADER) + 5, reverify_days=90, now=now) == ""
+    assert render(rows, budget=len(HEADER) + 5, stale_days={}, now=now) == ""
+    assert "may be stale" not in render(rows, budget=600, stale_days={"guide": None}, now=now)  # never stale
 
 
 def test_gist_skips_the_repeated_title_and_markup() -> None:
@@ -132,7 +133,7 @@ def test_gist_skips_the_repeated_title_and_markup() -> None:
 
 def test_age_note_without_a_date_says_nothing() -> None:
     assert age_note(None, None, 90) == "" and age_note("garbage!!!", None, 90) == ""
-    assert age_note("2026-11-26", None, 90, now=time.mktime(time.strptime("2026-11-26", "%Y-%m-%d"))) == (
+    assert age_note("2026-11-26", None, None, now=time.mktime(time.strptime("2026-11-26", "%Y-%m-%d"))) == (
         "written today")
 
 

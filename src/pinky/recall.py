@@ -27,6 +27,7 @@ from pinky.store import readonly
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from sqlite3 import Connection
 
 DEFAULT_THRESHOLD = 0.68
@@ -135,8 +136,9 @@ def gist(title: str, body: str) -> str:
     return ""
 
 
-def age_note(created: object, verified: object, reverify_days: int, now: float | None = None) -> str:
-    """'verified 12 d ago', or a staleness warning past `reverify_days`; '' without a date."""
+def age_note(created: object, verified: object, stale_after: int | None, now: float | None = None) -> str:
+    """'verified 12 d ago', or a staleness warning past `stale_after` days (None: never stale); '' without
+    a date."""
     day = verified if isinstance(verified, str) and verified else created
     if not isinstance(day, str) or len(day) < 10:
         return ""
@@ -147,19 +149,21 @@ def age_note(created: object, verified: object, reverify_days: int, now: float |
     days = max(0, int(((time.time() if now is None else now) - then) // 86400))
     what = "verified" if isinstance(verified, str) and verified else "written"
     when = "today" if days == 0 else f"{days} d ago"
-    if days > reverify_days:
+    if stale_after is not None and days > stale_after:
         return f"{what} {when}, may be stale"
     return f"{what} {when}"
 
 
-def render(rows: list[tuple], *, budget: int, reverify_days: int, now: float | None = None) -> str:
-    """HEADER, then one line per entry — slug, type, title, gist, age — cut to fit `budget` chars: the
-    gist shrinks first, then the title. rows: (slug, type, title, body, created, last_verified).
+def render(rows: list[tuple], *, budget: int, stale_days: Mapping[str, int | None],
+           now: float | None = None) -> str:
+    """HEADER, then one line per entry — slug, type, title, gist, age (stale past its type's days, as
+    every search hit says) — cut to fit `budget` chars: the gist shrinks first, then the title.
+    rows: (slug, type, title, body, created, last_verified).
     '' when not even one line fits."""
     lines = [HEADER]
     used = len(HEADER)
     for slug, type_, title, body, created, verified in rows:
-        age = age_note(created, verified, reverify_days, now)
+        age = age_note(created, verified, stale_days.get(type_), now)
         tail = f" ({age})" if age else ""
         room = budget - used - 1 - len(f"- {slug} [{type_}] ") - len(tail)
         if room < min(len(title), 20):

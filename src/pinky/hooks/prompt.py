@@ -10,14 +10,13 @@ from __future__ import annotations
 import os
 import time
 
-from pinky.locations import ENV_RECALL, ENV_RECALL_CHARS, ENV_RECALL_MIN_SCORE, ENV_REVERIFY_DAYS, Locations
+from pinky.locations import ENV_RECALL, ENV_RECALL_CHARS, ENV_RECALL_MIN_SCORE, Locations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pinky.hooks import StateFiles
 
 DEFAULT_CHARS = 600
-DEFAULT_REVERIFY_DAYS = 90
 SEEN_MAX_AGE_S = 3 * 24 * 3600
 SEEN_MAX_SESSIONS = 200
 
@@ -71,9 +70,21 @@ def _context(conn: object, prompt: str, shown: list[str]) -> tuple[str, list[str
     rows = recall_entries(conn, [r.entry_id for r in found])  # type: ignore[arg-type]
     picked = [r.entry_id for r in found if r.entry_id in rows]
     text = render([rows[i] for i in picked], budget=int(_env_number(ENV_RECALL_CHARS, DEFAULT_CHARS, 120, 4000)),
-                  reverify_days=int(_env_number(ENV_REVERIFY_DAYS, DEFAULT_REVERIFY_DAYS, 1, 36500)))
+                  stale_days=_stale_days())
     shown_count = text.count("\n")  # one line per entry after the header
     return text, picked[:shown_count]
+
+
+def _stale_days() -> dict[str, int | None]:
+    """The per-type staleness thresholds search uses (PINKY_STALE_DAYS); the defaults when it is malformed:
+    a bad setting must not silence recall (doctor and the CLI report it)."""
+    from pinky.errors import InvalidInput
+    from pinky.staleness import DEFAULT_STALE_DAYS, ENV_STALE_DAYS, parse_stale_days
+
+    try:
+        return parse_stale_days(os.environ.get(ENV_STALE_DAYS))
+    except InvalidInput:
+        return dict(DEFAULT_STALE_DAYS)
 
 
 def _seen_ids(seen: dict, session: str) -> list[str]:

@@ -1,9 +1,10 @@
 """SessionStart: a compact, budgeted digest of the brain, and a background reindex.
 
 The digest (default at most 1,500 characters, PINKY_DIGEST_CHARS) carries the brain's size,
-the project's most important and most recently changed gotchas and decisions, entries due
-for re-verification (last_verified older than PINKY_REVERIFY_DAYS, default 90), what the
-diary recorded since the previous session, and a reminder to use brain_search/brain_save.
+the project's most important and most recently changed gotchas and decisions, entries someone
+marked wrong or outdated (`pinky feedback`, brain_feedback), entries due for re-verification
+(last_verified older than PINKY_REVERIFY_DAYS, default 90), what the diary recorded since the
+previous session, and a reminder to use brain_search/brain_save.
 
 Markdown may have changed on disk (a `git pull`), so the hook starts `pinky reindex` as a
 detached process with all three standard streams on /dev/null: Claude Code waits for the
@@ -170,6 +171,10 @@ def _sections(conn: Connection, reverify_days: int, project: str) -> tuple[str, 
     if shared:
         sections.append(["From the global brain (about this project first, then the most used):"]
                         + [f"- {slug} [{type_}] {_clip(title, 100)}" for slug, type_, title in shared])
+    flagged = readonly.flagged_entries(conn, 4)
+    if flagged:
+        sections.append(["Flagged for review (marked wrong or outdated; fix the note, or `pinky verify` it):"]
+                        + [f"- {slug} ({verdict} on {day})" for slug, verdict, day in flagged])
     cutoff = time.strftime("%Y-%m-%d", time.localtime(time.time() - reverify_days * 86400))
     count, stale = readonly.stale_entries(conn, REVERIFY_TYPES, cutoff, 4)
     if count:
