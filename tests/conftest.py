@@ -37,3 +37,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "pinky.toml").write_text("# a pinky project\n", encoding="utf-8")
     monkeypatch.chdir(root)
     return root
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """The MCP tests run on asyncio, the loop the SDK and pinky-mcp use."""
+    return "asyncio"

@@ -98,11 +98,6 @@ def test_cli_check(kb: KnowledgeBase) -> None:
     assert CliRunner().invoke(cli, ["check", "--json"]).output.count('"kind": "flag"') == 1
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_mcp_brain_check(tmp_path: Path) -> None:
     async with in_process(tmp_path, "read") as (client, runtime):

@@ -113,11 +113,6 @@ def test_cli_feedback_and_prune(kb: KnowledgeBase, project: Path) -> None:
     assert "archived 1 entries" in applied.output and not (project / "documentation/gotcha/trap.md").exists()
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_mcp_feedback_after_a_search(tmp_path: Path) -> None:
     async with in_process(tmp_path, "write") as (client, _):

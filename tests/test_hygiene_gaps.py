@@ -73,11 +73,6 @@ def test_cli_gaps(kb: KnowledgeBase) -> None:
     assert '"count": 1' in CliRunner().invoke(cli, ["gaps", "--json"]).output
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_mcp_search_records_and_brain_gaps_lists(tmp_path: Path) -> None:
     async with in_process(tmp_path, "write") as (client, _):

@@ -110,11 +110,6 @@ def test_cli_verify(kb: KnowledgeBase, project: Path) -> None:
     assert "stale" not in CliRunner().invoke(cli, ["search", "redis"]).output
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_mcp_stale_hit_verified_by_brain_update(tmp_path: Path) -> None:
     write_note(tmp_path / "documentation", "gotcha/old.md", f"---\nlast_verified: {days_ago(400)}\n---\nredis pool\n")

@@ -93,11 +93,6 @@ def test_cli_save_key_search_all_and_history(project: Path) -> None:
     assert "superseded by: note/node-20-in-ci" in runner.invoke(cli, ["get", "node-18-in-ci"]).output
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_mcp_save_with_key_and_search_at(tmp_path: Path) -> None:
     async with in_process(tmp_path, "write") as (client, _):

@@ -69,11 +69,6 @@ def test_cli_lists_and_renames(kb: KnowledgeBase, project: Path) -> None:
     assert "new-name" in runner.invoke(cli, ["tags", "--json"]).output
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_mcp_brain_tags(tmp_path: Path) -> None:
     async with in_process(tmp_path, "write") as (client, _):

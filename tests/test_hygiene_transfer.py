@@ -160,11 +160,6 @@ def test_cli_export_and_import(project: Path, tmp_path: Path) -> None:
     assert failed.exit_code == 1 and "line 1: not JSON" in failed.output
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_mcp_admin_export_and_import(tmp_path: Path) -> None:
     write_note(tmp_path / "a" / "documentation", "gotcha/a.md", "---\ntitle: A\n---\nalpha\n")

@@ -29,11 +29,6 @@ WRITE = ["brain_save", "brain_update", "brain_delete", "brain_feedback"]
 ADMIN = ["brain_reindex", "brain_sync", "brain_export", "brain_import"]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 # --- the tier table -----------------------------------------------------------------------------
 
 

@@ -37,11 +37,6 @@ pytestmark = pytest.mark.anyio
 READ_ONLY = ToolAnnotations(readOnlyHint=True)
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Echoed(BaseModel):
     text: str
     answer: int

@@ -15,11 +15,6 @@ from mcp_helpers import RawServer, server_env
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def client_for(root: Path, mode: str = "legacy", **extra_env: str) -> Any:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters

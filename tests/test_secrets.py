@@ -129,11 +129,6 @@ def test_cli_save_says_what_was_redacted(project: Path) -> None:
     assert TOKEN not in all_text(project / "documentation")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_mcp_save_update_and_get_report_redacted_kinds(tmp_path: Path) -> None:
     async with in_process(tmp_path, "write") as (client, _):
