@@ -78,3 +78,30 @@ def test_stopping_a_watcher_that_never_started_is_harmless(tmp_path: Path) -> No
     from pinky.watch import NoteWatcher
 
     NoteWatcher([tmp_path], lambda paths: None).stop()
+
+
+def test_stopping_a_watcher_whose_observer_hangs_returns(tmp_path: Path) -> None:
+    """watchdog joins its inotify threads without a timeout; a hang there must not hang pinky."""
+    import threading
+    import time
+
+    from pinky.watch import NoteWatcher
+
+    class HangingObserver(threading.Thread):  # stands in for a watchdog Observer stuck in stop()
+        def __init__(self) -> None:
+            super().__init__(daemon=True)
+            self.release = threading.Event()
+
+        def run(self) -> None:
+            self.release.wait(30)
+
+        def stop(self) -> None:
+            self.release.wait(30)
+
+    watcher = NoteWatcher([tmp_path], lambda paths: None)
+    watcher._observer = HangingObserver()
+    watcher._observer.start()
+    started = time.monotonic()
+    watcher.stop(timeout=0.3)
+    assert time.monotonic() - started < 5
+    watcher._observer.release.set()

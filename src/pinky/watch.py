@@ -29,6 +29,9 @@ def is_note(path: Path, roots: Iterable[Path]) -> bool:
     return False
 
 
+STOP_TIMEOUT_S = 3.0
+
+
 class NoteWatcher:
     """Calls `on_change(paths)` with the notes created, changed, moved or deleted under `roots`."""
 
@@ -94,14 +97,26 @@ class NoteWatcher:
             except Exception as exc:  # a failed update must not stop the watching
                 log.warning("indexing changed notes failed: %s", exc)
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = STOP_TIMEOUT_S) -> None:
+        """Stop watching, waiting at most `timeout` seconds. watchdog's stop joins its inotify threads
+        without a timeout, and under load it has hung there (a `pinky watch` outlived its Ctrl-C by
+        more than 20 s), so it runs on a daemon thread of its own that is left behind if it hangs."""
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
         observer = self._observer
-        if observer is not None and observer.is_alive():
+        if observer is None or not observer.is_alive():
+            return
+
+        def stop_observer() -> None:
             observer.stop()
-            observer.join(2)
+            observer.join(timeout)
+
+        stopper = threading.Thread(target=stop_observer, name="pinky-watch-stop", daemon=True)
+        stopper.start()
+        stopper.join(timeout)
+        if stopper.is_alive():
+            log.warning("the file watcher did not stop within %.0f s; leaving it behind", timeout)
 
 
 def index_changes(kb: Any, paths: Iterable[Path], *, embed: bool) -> int:
