@@ -30,19 +30,29 @@ def _search(project: Path, query: str) -> list[str]:
 
 
 def test_pinky_watch_indexes_new_changed_and_deleted_notes(project: Path) -> None:
+    import threading
+
     write_note(project / "documentation", "note/first.md", "# First\n\nAbout walruses.\n")
     proc = subprocess.Popen([*console_script("pinky"), "watch", "--no-embed"], cwd=project,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    said: list[str] = []
+    assert proc.stderr is not None
+    reader = threading.Thread(target=lambda: said.extend(proc.stderr), daemon=True)  # type: ignore[arg-type]
+    reader.start()
     try:
-        assert wait_for(lambda: _search(project, "walruses") == ["note/first"])
+        # Writing before it watches would test its catch-up, not its watching (a slow start under load)
+        assert wait_for(lambda: any(line.startswith("caught up") for line in said), 60)
+        assert _search(project, "walruses") == ["note/first"]
         write_note(project / "documentation", "gotcha/new.md", "# New\n\nNarwhals bite.\n")
         assert wait_for(lambda: _search(project, "narwhals") == ["gotcha/new"])
         (project / "documentation/note/first.md").unlink()
         assert wait_for(lambda: _search(project, "walruses") == [])
     finally:
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=20)
-    assert "indexed" in err and "gotcha/new.md" in err and "Traceback" not in err
+        proc.wait(timeout=20)
+        reader.join(5)
+    err = "".join(said)
+    assert "indexed" in err and "gotcha/new.md" in err and "removed" in err and "Traceback" not in err
 
 
 def test_a_root_created_later_is_watched_after_refresh(tmp_path: Path) -> None:
