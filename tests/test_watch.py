@@ -8,6 +8,7 @@ import signal
 import subprocess
 from pathlib import Path
 
+import pytest
 from helpers import console_script, write_note
 from mcp_helpers import RawServer, wait_for
 
@@ -115,3 +116,30 @@ def test_stopping_a_watcher_whose_observer_hangs_returns(tmp_path: Path) -> None
     watcher.stop(timeout=0.3)
     assert time.monotonic() - started < 5
     watcher._observer.release.set()
+
+
+def test_pinky_watch_stops_when_ctrl_c_lands_on_another_thread(project: Path) -> None:
+    """The kernel may hand a process's SIGINT to any thread that does not block it. Python then raises
+    KeyboardInterrupt only when the main thread runs bytecode again: a long sleep there never ended."""
+    import ctypes
+    import threading
+
+    tgkill = getattr(ctypes.CDLL(None, use_errno=True), "tgkill", None)
+    if tgkill is None or not Path("/proc/self/task").is_dir():
+        pytest.skip("needs Linux's tgkill to aim a signal at one thread")
+    write_note(project / "documentation", "note/first.md", "# First\n\nAbout walruses.\n")
+    proc = subprocess.Popen([*console_script("pinky"), "watch", "--no-embed"], cwd=project,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    said: list[str] = []
+    reader = threading.Thread(target=lambda: said.extend(proc.stderr), daemon=True)  # type: ignore[arg-type]
+    reader.start()
+    try:
+        assert wait_for(lambda: any(line.startswith("caught up") for line in said), 60)
+        others = [int(t) for t in os.listdir(f"/proc/{proc.pid}/task") if int(t) != proc.pid]
+        assert others, "pinky watch runs its watcher on threads of its own"
+        assert tgkill(proc.pid, others[-1], signal.SIGINT) == 0
+        assert proc.wait(timeout=15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

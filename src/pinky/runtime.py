@@ -124,8 +124,8 @@ class Runtime:
         """
         import threading
 
-        # A watcher thread that has not finished stopping would hold the interpreter's exit open as
-        # surely as a busy upkeep thread (a `pinky watch` once outlived its Ctrl-C by 20 s under load).
+        # A thread that has not finished stopping would hold the interpreter's exit open as surely
+        # as a busy upkeep thread.
         lingering = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
         if self.upkeep_running or lingering:
             sys.stdout.flush()

@@ -99,8 +99,7 @@ class NoteWatcher:
 
     def stop(self, timeout: float = STOP_TIMEOUT_S) -> None:
         """Stop watching, waiting at most `timeout` seconds. watchdog's stop joins its inotify threads
-        without a timeout, and under load it has hung there (a `pinky watch` outlived its Ctrl-C by
-        more than 20 s), so it runs on a daemon thread of its own that is left behind if it hangs."""
+        without a timeout, so it runs on a daemon thread of its own, left behind if it ever hangs."""
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()

@@ -13,6 +13,7 @@ from pinky.cli.plugin import claude_options
 from pinky.layout import ENTRY_TYPES
 
 TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
+WAIT_SLICE_S = 0.5  # pinky watch: how long the main thread ever blocks before it can see Ctrl-C
 
 
 def _progress_printer() -> tuple[Any, Any]:
@@ -373,7 +374,11 @@ def watch(ctx: click.Context, no_embed: bool) -> None:
     runtime = Runtime(config_of(ctx), embed=not no_embed, warm_search=False, on_indexed=report)
     runtime.start()  # watches first, then catches up: a note edited meanwhile is not missed
     try:
-        runtime.caught_up.wait()
+        # Every wait in the main thread is short: the kernel may hand Ctrl-C's SIGINT to one of the
+        # watcher's threads, and then only the main thread's next bytecode, not an interrupted
+        # sleep, raises KeyboardInterrupt (a `time.sleep(3600)` here outlived SIGINT under load).
+        while not runtime.caught_up.wait(WAIT_SLICE_S):
+            pass
         if runtime.status["catch_up"] != "done":
             raise click.ClickException(f"catching up failed: {runtime.status['last_error']}")
         counts = runtime.status["catch_up_report"]
@@ -381,7 +386,7 @@ def watch(ctx: click.Context, no_embed: bool) -> None:
                    f"watching {', '.join(str(p) for p in runtime.watched) or 'nothing (no knowledge folder yet)'}",
                    err=True)
         while True:
-            time.sleep(3600)
+            time.sleep(WAIT_SLICE_S)
     except KeyboardInterrupt:
         pass
     finally:
