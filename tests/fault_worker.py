@@ -22,7 +22,9 @@ from pathlib import Path
 
 
 def ack(*what: object) -> None:
-    print("ack", *what, flush=True)
+    # One write per line: print() writes its pieces one by one, and a kill between them left "ack" alone.
+    sys.stdout.write(" ".join(["ack", *map(str, what)]) + "\n")
+    sys.stdout.flush()
 
 
 def lockstep(n: int) -> None:
