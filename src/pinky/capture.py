@@ -18,6 +18,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from pinky.transcript import WRITE_TOOLS, message_content, prompt_text, tool_uses
+
 __all__ = ["Evidence", "command_key", "find_evidence", "saved_in"]
 
 # Commands that look things up: their failures say nothing learned.
@@ -30,7 +32,6 @@ WRAPPERS = ("uv run", "poetry run", "pipenv run", "pdm run", "hatch run", "bundl
 SUBCOMMAND_TOOLS = frozenset("""npm yarn pnpm bun deno cargo go make just git docker docker-compose kubectl helm
 terraform dotnet mvn gradle gradlew pip pip3 uv poetry tox nox python python3 node ruby bash sh rake mix
 """.split())
-WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
 
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
 _EXIT_CODE = re.compile(r"^\s*Exit code (\d+)")
@@ -50,7 +51,6 @@ _CORRECTION = re.compile(
     re.IGNORECASE | re.VERBOSE)
 # Every correction pattern contains one of these words: a prompt without any skips the patterns.
 _CORRECTION_WORDS = ("no", "wrong", "stop", "not", "don", "never", "always", "must", "instead", "you", "actually")
-_SYNTHETIC = re.compile(r"^\s*(?:<[a-z-]+>|\[Request interrupted|Caveat:)")
 RECENT_PROMPTS = 20  # a turn has a prompt or a few; older ones were judged at their own Stop
 _SAVE_COMMAND = re.compile(r"(?:^|[\s;&|(])(?:pinky|pinky-brain)\s+save\b")
 LINE = 140
@@ -140,24 +140,6 @@ def _error_line(text: str) -> str:
     return next((_clip(ln.strip(), 100) for ln in text.splitlines() if ln.strip() and not _EXIT_CODE.match(ln)), "")
 
 
-def _content(event: dict) -> list:
-    message = event.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    return content if isinstance(content, list) else []
-
-
-def _prompt(event: dict) -> str:
-    if event.get("isMeta") or event.get("isCompactSummary") or event.get("isSidechain"):
-        return ""
-    message = event.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, list):
-        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
-            return ""
-        content = " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-    return content if isinstance(content, str) and not _SYNTHETIC.match(content) else ""
-
-
 def _timeline(events: Iterable[dict]) -> tuple[list[_Run], list[tuple[int, str]], list[str]]:
     """(command runs with their outcome, (position, edited file) pairs, user prompts) in order."""
     pending: dict[str, tuple[str, int]] = {}
@@ -168,21 +150,18 @@ def _timeline(events: Iterable[dict]) -> tuple[list[_Run], list[tuple[int, str]]
         if event.get("isSidechain"):
             continue
         if event.get("type") == "assistant":
-            for block in _content(event):
-                if not isinstance(block, dict) or block.get("type") != "tool_use":
-                    continue
-                name, args = block.get("name"), block.get("input")
-                if not isinstance(args, dict):
-                    continue
+            for block in tool_uses(event):
+                name, args = block["name"], block["input"]
                 if name == "Bash" and isinstance(args.get("command"), str):
                     pending[str(block.get("id"))] = (args["command"], at)
                 elif name in WRITE_TOOLS and isinstance(args.get(WRITE_TOOLS[name]), str):
                     edits.append((at, args[WRITE_TOOLS[name]]))
         elif event.get("type") == "user":
-            prompt = _prompt(event)
-            if prompt.strip():
-                prompts.append(prompt.strip())
-            for block in _content(event):
+            prompt = prompt_text(event)
+            if prompt:
+                prompts.append(prompt)
+            content = message_content(event)
+            for block in content if isinstance(content, list) else []:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     started = pending.pop(str(block.get("tool_use_id")), None)
                     if started:
@@ -251,12 +230,10 @@ def saved_in(events: Iterable[dict]) -> bool:
     for event in events:
         if event.get("type") != "assistant":
             continue
-        for block in _content(event):
-            if not isinstance(block, dict) or block.get("type") != "tool_use":
-                continue
-            name, args = str(block.get("name") or ""), block.get("input")
+        for block in tool_uses(event):
+            name, args = block["name"], block["input"]
             if name == "brain_save" or name.endswith("__brain_save"):
                 return True
-            if name == "Bash" and isinstance(args, dict) and _SAVE_COMMAND.search(str(args.get("command") or "")):
+            if name == "Bash" and _SAVE_COMMAND.search(str(args.get("command") or "")):
                 return True
     return False

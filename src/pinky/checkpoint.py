@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from pinky.transcript import message_content, prompt_text
+
 __all__ = ["MAX_ITEMS", "decisions_and_open_threads"]
 
 MAX_ITEMS = 5
@@ -31,7 +33,6 @@ _CUE_WORDS = ("decid", "we'll", "we will", "going with", "chose", "chosen", "cho
               "the plan", "decision", "instead", "todo", "fixme", "next step", "still", "remaining", "left to do",
               "follow", "not yet", "open question", "blocked", "haven't", "havent", "later")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_SYNTHETIC = re.compile(r"^\s*(?:<[a-z-]+>|\[Request interrupted|Caveat:)")
 
 
 def _texts(events: Iterable[dict]) -> Iterable[str]:
@@ -39,12 +40,13 @@ def _texts(events: Iterable[dict]) -> Iterable[str]:
     for event in events:
         if event.get("isSidechain") or event.get("isMeta") or event.get("isCompactSummary"):
             continue
-        message = event.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        if event.get("type") == "user" and isinstance(content, str) and not _SYNTHETIC.match(content):
-            yield content
-        elif event.get("type") == "assistant" and isinstance(content, list):
-            for block in content:
+        if event.get("type") == "user":
+            prompt = prompt_text(event)
+            if prompt:
+                yield prompt
+        elif event.get("type") == "assistant":
+            content = message_content(event)
+            for block in content if isinstance(content, list) else []:
                 if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
                     yield block["text"]
 

@@ -19,9 +19,10 @@ from pathlib import Path, PurePath
 from pinky import fileio
 from pinky.errors import InvalidInput, NotFound
 
-__all__ = ["SessionSummary", "commit_subject", "read_new_events", "summarize"]
+__all__ = ["WRITE_TOOLS", "SessionSummary", "commit_subject", "message_content", "prompt_text", "read_new_events",
+           "summarize", "tool_uses"]
 
-_WRITE_TOOLS = {
+WRITE_TOOLS = {
     "Write": "file_path",
     "Edit": "file_path",
     "MultiEdit": "file_path",
@@ -105,12 +106,12 @@ def summarize(events: Iterable[dict]) -> SessionSummary:
     commits: dict[str, None] = {}
     for event in events:
         if event.get("type") == "user":
-            prompt = _prompt_text(event)
+            prompt = prompt_text(event)
             if prompt:
                 prompts.setdefault(prompt)
         elif event.get("type") == "assistant":
             cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
-            for block in _tool_uses(event):
+            for block in tool_uses(event):
                 name, tool_input = block["name"], block["input"]
                 tools[name] = tools.get(name, 0) + 1
                 changed = _changed_file(name, tool_input, cwd)
@@ -131,16 +132,16 @@ def summarize(events: Iterable[dict]) -> SessionSummary:
     )
 
 
-def _message_content(event: dict) -> object:
+def message_content(event: dict) -> object:
     message = event.get("message")
     return message.get("content") if isinstance(message, dict) else None
 
 
-def _prompt_text(event: dict) -> str | None:
+def prompt_text(event: dict) -> str | None:
     """The prompt the user typed, or None for meta, compact summaries, command output and tool results."""
     if event.get("isMeta") or event.get("isCompactSummary") or event.get("isSidechain"):
         return None
-    content = _message_content(event)
+    content = message_content(event)
     if isinstance(content, list):  # pasted images arrive as text + image blocks; tool results as tool_result
         if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
             return None
@@ -154,9 +155,9 @@ def _prompt_text(event: dict) -> str | None:
     return content.strip()
 
 
-def _tool_uses(event: dict) -> Iterator[dict]:
+def tool_uses(event: dict) -> Iterator[dict]:
     """The well-formed tool_use blocks of an assistant event."""
-    content = _message_content(event)
+    content = message_content(event)
     if not isinstance(content, list):
         return
     for block in content:
@@ -173,7 +174,7 @@ def _failed_tool_ids(events: list[dict]) -> set[str]:
     """Ids of tool calls whose result was an error, so a rejected `git commit` is not logged as a commit."""
     failed: set[str] = set()
     for event in events:
-        content = _message_content(event) if event.get("type") == "user" else None
+        content = message_content(event) if event.get("type") == "user" else None
         if isinstance(content, list):
             failed.update(
                 b["tool_use_id"]
@@ -188,7 +189,7 @@ def _failed_tool_ids(events: list[dict]) -> set[str]:
 
 def _changed_file(tool: str, tool_input: dict, cwd: str | None) -> str | None:
     """The path a write tool touched, relative to the session cwd when it lies inside it."""
-    key = _WRITE_TOOLS.get(tool)
+    key = WRITE_TOOLS.get(tool)
     path = tool_input.get(key) if key else None
     if not isinstance(path, str) or not path:
         return None
