@@ -22,7 +22,7 @@ from pinky.errors import InvalidInput, NotFound
 from pinky.redact import redact
 from pinky.transcript import SessionSummary, read_new_events, summarize
 
-__all__ = ["OffsetStore", "clean_line", "format_lines", "record_stop", "record_turn"]
+__all__ = ["OffsetStore", "append_notes", "format_lines", "record_stop", "record_turn"]
 
 LINE_LIMIT = 300
 COMMAND_LIMIT = 80
@@ -101,9 +101,16 @@ def format_lines(summary: SessionSummary, *, when: datetime, session_id: str) ->
     return lines
 
 
-def clean_line(text: str, limit: int = LINE_LIMIT - 40) -> str:
-    """One diary text, redacted, on one line and capped (the Stop hook's capture notes use it)."""
-    return _clean(text, limit)
+def append_notes(save_dir: Path, session_id: str, notes: Sequence[tuple[str, str]],
+                 now: datetime | None = None) -> Path | None:
+    """Append (kind, text) notes of the hooks themselves (capture, checkpoint) to today's diary, each
+    redacted and capped like the turn's own lines; None when there is nothing to write."""
+    if not notes:
+        return None
+    now = datetime.now().astimezone() if now is None else now
+    at, session = as_local(now), short_session(session_id)
+    lines = [format_line(at, session, kind, _clean(text, LINE_LIMIT - 40)) for kind, text in notes]
+    return append_diary(save_dir, lines, now)
 
 
 def _clean(text: str, limit: int) -> str:

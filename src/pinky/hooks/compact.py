@@ -22,19 +22,16 @@ def pre_compact(payload: dict, loc: Locations, state: StateFiles) -> None:
         return
     if loc.save_dir is None or not os.path.isdir(loc.save_dir):
         return
-    from datetime import datetime
     from pathlib import Path
 
     from pinky.checkpoint import decisions_and_open_threads
-    from pinky.diary import append_diary, as_local, format_line, short_session
     from pinky.errors import NotFound
-    from pinky.hooks.stop import index_files
-    from pinky.recorder import OffsetStore, clean_line, record_turn
+    from pinky.hooks.stop import index_files, offsets_path
+    from pinky.recorder import OffsetStore, append_notes, record_turn
     from pinky.transcript import read_new_events
 
     transcript_path = Path(os.path.expanduser(transcript))
-    diary, _ = record_turn(transcript_path, session_id, Path(loc.save_dir),
-                           Path(os.path.join(loc.state_dir, "diary-offsets.json")))
+    diary, _ = record_turn(transcript_path, session_id, Path(loc.save_dir), Path(offsets_path(loc)))
     store = OffsetStore(Path(os.path.join(loc.state_dir, "hooks", "checkpoint-offsets.json")))
     with store.lock():
         start = store.get(session_id, transcript_path)
@@ -43,12 +40,8 @@ def pre_compact(payload: dict, loc: Locations, state: StateFiles) -> None:
         except NotFound:
             events, end = [], start
         decided, still_open = decisions_and_open_threads(events)
-        now = datetime.now().astimezone()
-        at, session = as_local(now), short_session(session_id)
-        lines = [format_line(at, session, "decided", clean_line(t)) for t in decided]
-        lines += [format_line(at, session, "open", clean_line(t)) for t in still_open]
-        if lines:
-            diary = append_diary(Path(loc.save_dir), lines, now)
+        notes = [("decided", text) for text in decided] + [("open", text) for text in still_open]
+        diary = append_notes(Path(loc.save_dir), session_id, notes) or diary
         if end != start:
             store.set(session_id, end, transcript_path)
     if diary is not None:

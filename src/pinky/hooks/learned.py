@@ -13,8 +13,6 @@ from pinky.locations import ENV_CAPTURE, Locations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from pinky.capture import Evidence
     from pinky.hooks import StateFiles
 
@@ -103,19 +101,3 @@ def _prune(data: dict) -> None:
     for key in [k for k, v in data.items() if not isinstance(v, dict) or now - float(v.get("seen") or 0)
                 > STATE_MAX_AGE_S]:
         data.pop(key, None)
-
-
-def diary_capture_lines(payload: dict, texts: list[str], save_dir: str) -> Path | None:
-    """Append the capture notes to today's diary (redacted, capped like every diary line)."""
-    if not texts:
-        return None
-    from datetime import datetime
-    from pathlib import Path
-
-    from pinky.diary import append_diary, as_local, format_line, short_session
-    from pinky.recorder import clean_line
-
-    now = datetime.now().astimezone()
-    session = short_session(str(payload.get("session_id") or ""))
-    lines = [format_line(as_local(now), session, "capture", clean_line(text)) for text in texts]
-    return append_diary(Path(save_dir), lines, now)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from pinky.hooks import StateFiles
 
 
-def _offsets_path(loc: Locations) -> str:
+def offsets_path(loc: Locations) -> str:
     return os.path.join(loc.state_dir, "diary-offsets.json")
 
 
@@ -42,15 +42,15 @@ def stop(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
         return None
     from pathlib import Path
 
-    from pinky.hooks.learned import capture_turn, diary_capture_lines
-    from pinky.recorder import record_turn
+    from pinky.hooks.learned import capture_turn
+    from pinky.recorder import append_notes, record_turn
 
     diary, events = record_turn(Path(os.path.expanduser(transcript)), session_id, Path(loc.save_dir),
-                                Path(_offsets_path(loc)))
+                                Path(offsets_path(loc)))
     # While Claude continues because a Stop hook asked it to, record the turn but never ask again.
     ask, notes = capture_turn(payload, loc, state, events, continuing=payload.get("stop_hook_active") is True)
     del events  # a 2 MB transcript is ~6 MB of objects: not kept alive (and re-scanned by the GC) while indexing
-    diary = diary_capture_lines(payload, notes, loc.save_dir) or diary
+    diary = append_notes(Path(loc.save_dir), session_id, [("capture", text) for text in notes]) or diary
     if diary is not None:
         index_files(loc, [diary])
     if _rollups_due(loc, state) and not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
