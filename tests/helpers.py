@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import string
 import sys
 from pathlib import Path
 
@@ -122,3 +123,20 @@ def notes(root: Path, count: int, *, words: int = 300, seed: int = 1) -> dict[st
         write_note(root, f"gotcha/note-{n}.md", f"---\ntitle: Note {n}\n---\n{word} {body}\n")
         unique[word] = f"gotcha/note-{n}"
     return unique
+
+
+B62 = string.ascii_letters + string.digits
+
+
+def fake(n: int, seed: int, alphabet: str = B62) -> str:
+    """A deterministic random-looking string (upper, lower and digits when the alphabet has them), built
+    at run time so no literal credential sits in the repository."""
+    import random
+
+    rng = random.Random(seed)
+    while True:
+        s = "".join(rng.choice(alphabet) for _ in range(n))
+        if alphabet != B62 or (
+            any(c.isupper() for c in s) and any(c.islower() for c in s) and any(c.isdigit() for c in s)
+        ):
+            return s

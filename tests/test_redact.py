@@ -2,28 +2,14 @@
 
 from __future__ import annotations
 
-import random
 import string
 
 import pytest
+from helpers import B62, fake
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pinky.redact import redact
-
-_B62 = string.ascii_letters + string.digits
-
-
-def fake(n: int, seed: int, alphabet: str = _B62) -> str:
-    """A deterministic random-looking string; built at run time so no literal key sits in the repo."""
-    rng = random.Random(seed)
-    while True:
-        s = "".join(rng.choice(alphabet) for _ in range(n))
-        if alphabet != _B62 or (
-            any(c.isupper() for c in s) and any(c.islower() for c in s) and any(c.isdigit() for c in s)
-        ):
-            return s
-
 
 ANTHROPIC = "sk-ant-api03-" + fake(80, 1) + "-" + fake(6, 2) + "AA"
 OPENAI = "sk-proj-" + fake(48, 3)
@@ -99,7 +85,7 @@ def test_authorization_header_keeps_its_scheme() -> None:
 
 
 def test_pem_private_key_block_is_removed_whole() -> None:
-    body = "\n".join(fake(64, 20 + i, _B62 + "+/") for i in range(5))
+    body = "\n".join(fake(64, 20 + i, B62 + "+/") for i in range(5))
     text = f"before\n-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----\nafter"
     assert redact(text) == "before\n[REDACTED:private-key]\nafter"
 
@@ -233,7 +219,7 @@ def test_a_long_hex_labelled_as_a_digest_is_kept() -> None:
 
 
 def test_high_entropy_base64_is_redacted_as_a_last_resort() -> None:
-    blob = fake(44, 32, _B62 + "+/") + "=="
+    blob = fake(44, 32, B62 + "+/") + "=="
     out = redact(f"the value is {blob}.")
     assert blob not in out
     assert out == "the value is [REDACTED:high-entropy]."

@@ -125,6 +125,15 @@ def _absolute(base: str, value: str) -> str:
     return os.path.normpath(os.path.join(base, os.path.expanduser(value)))
 
 
+def env_number(name: str, default: float, low: float, high: float) -> float:
+    """A hook's numeric setting, clamped to [low, high]; the default when unset or not a number (a hook
+    fails open: a typo in a budget must not silence it)."""
+    try:
+        return max(low, min(high, float(os.environ.get(name, "") or default)))
+    except ValueError:
+        return default
+
+
 def default_home() -> str:
     return os.path.join(os.path.expanduser("~"), ".pinky")
 

@@ -74,5 +74,13 @@ def open_kb(ctx: click.Context, **extra: Any) -> Any:
     return kb
 
 
+def ready_kb(ctx: click.Context) -> Any:
+    """The knowledge base, indexed first when the index is new or was rebuilt (it would know no entry)."""
+    kb = open_kb(ctx)
+    if kb.rebuilt_reason or kb.is_empty():
+        kb.reindex()
+    return kb
+
+
 def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))

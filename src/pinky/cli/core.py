@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from pinky.cli.app import cli, config_of, emit_json, open_kb
+from pinky.cli.app import cli, config_of, emit_json, open_kb, ready_kb
 from pinky.cli.plugin import claude_options
 from pinky.layout import ENTRY_TYPES
 
@@ -95,9 +95,7 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
 
         pinky search "timeout al cerrar el pool de postgres" --type gotcha --limit 5
     """
-    kb = open_kb(ctx)
-    if kb.rebuilt_reason or kb.is_empty():
-        kb.reindex()  # a fresh or rebuilt index would otherwise answer nothing
+    kb = ready_kb(ctx)
     result = kb.search(query, limit=limit, scope=scope, project=project_filter, type=type_,
                        tags=list(tags), since=since, mode=mode, at=at, include_superseded=include_superseded)
     if as_json:

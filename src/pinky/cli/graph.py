@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from pinky.cli.app import cli, emit_json, open_kb
+from pinky.cli.app import cli, emit_json, open_kb, ready_kb
 
 AT_HELP = "Read the links that held on this day (YYYY-MM-DD) instead of today."
-
-
-def _ready_kb(ctx: click.Context) -> Any:
-    """The knowledge base, indexed first when the index is new or was rebuilt (it would know no entry)."""
-    kb = open_kb(ctx)
-    if kb.rebuilt_reason or kb.is_empty():
-        kb.reindex()
-    return kb
 
 
 @cli.command()
@@ -40,7 +30,7 @@ def graph(ctx: click.Context, slug: str, depth: int, rels: tuple[str, ...], at: 
     from pinky.graph_render import dot as to_dot
     from pinky.graph_render import tree
 
-    found = _ready_kb(ctx).graph.neighbourhood(slug, depth=depth, rels=list(rels), at=at)
+    found = ready_kb(ctx).graph.neighbourhood(slug, depth=depth, rels=list(rels), at=at)
     if as_json:
         emit_json(found)
     elif dot:
@@ -62,7 +52,7 @@ def timeline(ctx: click.Context, slug: str, as_json: bool) -> None:
 
         pinky timeline decision/use-wal
     """
-    found = _ready_kb(ctx).graph.timeline(slug)
+    found = ready_kb(ctx).graph.timeline(slug)
     if as_json:
         emit_json(found)
         return

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 
-from pinky.locations import ENV_RECALL, ENV_RECALL_CHARS, ENV_RECALL_MIN_SCORE, Locations
+from pinky.locations import ENV_RECALL, ENV_RECALL_CHARS, ENV_RECALL_MIN_SCORE, Locations, env_number
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,13 +19,6 @@ if TYPE_CHECKING:
 DEFAULT_CHARS = 600
 SEEN_MAX_AGE_S = 3 * 24 * 3600
 SEEN_MAX_SESSIONS = 200
-
-
-def _env_number(name: str, default: float, low: float, high: float) -> float:
-    try:
-        return max(low, min(high, float(os.environ.get(name, "") or default)))
-    except ValueError:
-        return default
 
 
 def _seen_path(loc: Locations) -> str:
@@ -63,13 +56,13 @@ def _context(conn: object, prompt: str, shown: list[str]) -> tuple[str, list[str
     from pinky.recall import DEFAULT_THRESHOLD, recall, render
     from pinky.store.readonly import recall_entries
 
-    threshold = _env_number(ENV_RECALL_MIN_SCORE, DEFAULT_THRESHOLD, -100.0, 100.0)
+    threshold = env_number(ENV_RECALL_MIN_SCORE, DEFAULT_THRESHOLD, -100.0, 100.0)
     found = recall(conn, prompt, threshold=threshold, exclude=set(shown))  # type: ignore[arg-type]
     if not found:
         return "", []
     rows = recall_entries(conn, [r.entry_id for r in found])  # type: ignore[arg-type]
     picked = [r.entry_id for r in found if r.entry_id in rows]
-    text = render([rows[i] for i in picked], budget=int(_env_number(ENV_RECALL_CHARS, DEFAULT_CHARS, 120, 4000)),
+    text = render([rows[i] for i in picked], budget=int(env_number(ENV_RECALL_CHARS, DEFAULT_CHARS, 120, 4000)),
                   stale_days=_stale_days())
     shown_count = text.count("\n")  # one line per entry after the header
     return text, picked[:shown_count]

@@ -17,7 +17,7 @@ import os
 import sys
 import time
 
-from pinky.locations import ENV_DIGEST_CHARS, ENV_HOOKS_NO_BACKGROUND, ENV_REVERIFY_DAYS, Locations
+from pinky.locations import ENV_DIGEST_CHARS, ENV_HOOKS_NO_BACKGROUND, ENV_REVERIFY_DAYS, Locations, env_number
 from pinky.store import readonly
 
 TYPE_CHECKING = False
@@ -36,13 +36,6 @@ REMINDER = ("Before non-trivial work, brain_search the brain (pinky MCP); when y
             "decision or pattern worth keeping, brain_save it.")
 
 
-def _env_int(name: str, default: int, low: int, high: int) -> int:
-    try:
-        return max(low, min(high, int(os.environ.get(name, "") or default)))
-    except ValueError:
-        return default
-
-
 def session_start(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
     if not loc.in_project:
         return None  # not a pinky project: stay silent
@@ -50,9 +43,9 @@ def session_start(payload: dict, loc: Locations, state: StateFiles) -> dict | No
         spawn_reindex(loc)
     session_id = str(payload.get("session_id") or "")
     since = _remember_session(loc, session_id, state)
-    budget = _env_int(ENV_DIGEST_CHARS, DEFAULT_DIGEST_CHARS, 200, 9000)
+    budget = int(env_number(ENV_DIGEST_CHARS, DEFAULT_DIGEST_CHARS, 200, 9000))
     digest = build_digest(loc, since=since, session_id=session_id, budget=budget,
-                          reverify_days=_env_int(ENV_REVERIFY_DAYS, DEFAULT_REVERIFY_DAYS, 1, 36500))
+                          reverify_days=int(env_number(ENV_REVERIFY_DAYS, DEFAULT_REVERIFY_DAYS, 1, 36500)))
     return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": digest}}
 
 

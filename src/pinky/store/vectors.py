@@ -101,14 +101,9 @@ def cached_vectors(conn: Any, hashes: Iterable[str], fingerprint: str) -> dict[s
 
 def _live_vectors(conn: Any, hashes: list[str]) -> dict[str, bytes]:
     marks = ",".join("?" * len(hashes))
-    owners = dict(conn.execute(
-        f"SELECT hash, min(id) FROM chunk WHERE has_vector = 1 AND hash IN ({marks}) GROUP BY hash", hashes))
-    found = {}
-    for text_hash, chunk_id in owners.items():  # vec0 answers point lookups by its primary key
-        row = conn.execute(f"SELECT embedding FROM {VEC_TABLE} WHERE chunk_id = ?", (chunk_id,)).fetchone()
-        if row:
-            found[text_hash] = row[0]
-    return found
+    owners = [r[0] for r in conn.execute(
+        f"SELECT min(id) FROM chunk WHERE has_vector = 1 AND hash IN ({marks}) GROUP BY hash", hashes)]
+    return vectors_by_hash(conn, owners) if owners else {}
 
 
 def vectors_by_hash(conn: Any, chunk_ids: Sequence[int]) -> dict[str, bytes]:
