@@ -116,18 +116,12 @@ class Runtime:
         return self._thread is not None and self._thread.is_alive()
 
     def exit_if_busy(self, code: int = 0) -> None:
-        """After stop(): if upkeep is still mid-work (embedding, say), or another thread has not ended,
-        leave without interpreter teardown.
+        """After stop(): if upkeep is still mid-work (embedding, say), leave without interpreter teardown.
 
         SQLite rolls the open batch back; tearing the interpreter down under a live thread that is
         inside numpy or SQLite can crash or hang instead.
         """
-        import threading
-
-        # A thread that has not finished stopping would hold the interpreter's exit open as surely
-        # as a busy upkeep thread.
-        lingering = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
-        if self.upkeep_running or lingering:
+        if self.upkeep_running:
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)
