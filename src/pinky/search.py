@@ -23,6 +23,7 @@ from pinky.store import hygiene as hq
 from pinky.store import retrieval as rq
 from pinky.store import vectors as vq
 from pinky.store.connect import write_transaction
+from pinky.store.readonly import fts_term
 from pinky.validate import MAX_QUERY_CHARS, clean_text, normalise_tag, validate_limit, validate_tags, validate_type
 
 log = logging.getLogger("pinky.search")
@@ -46,7 +47,7 @@ def fts_query(text: str) -> str | None:
 def match_expression(terms: Sequence[str]) -> str | None:
     if not terms:
         return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+    return " OR ".join(fts_term(t) for t in terms)
 
 
 PRUNE_FROM_CHUNKS = 1000  # below this, scoring every chunk is cheap: keep exact semantics

@@ -181,7 +181,8 @@ def stale_entries(conn: Connection, types: tuple[str, ...], cutoff_day: str,
 # --- recall on every prompt (UserPromptSubmit) ----------------------------------------------------
 
 
-def _quoted(term: str) -> str:
+def fts_term(term: str) -> str:
+    """One word as an FTS5 string: quoted, so operators and punctuation in it are plain text."""
     return '"' + term.replace('"', '""') + '"'
 
 
@@ -194,7 +195,7 @@ def term_chunk_counts(conn: Connection, terms: list[str]) -> list[tuple[str, int
     """How many chunks contain each word, stemmed like the index (FTS5 counts its own doclist)."""
     counts = []
     for term in terms:
-        found = rows(conn, "SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?", (_quoted(term),))
+        found = rows(conn, "SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?", (fts_term(term),))
         counts.append((term, found[0][0] if found else 0))
     return counts
 
@@ -205,7 +206,7 @@ def best_chunks(conn: Connection, terms: list[str], depth: int) -> list[tuple[in
     the same key or subject replaced them; LIKE, not json_extract: the hooks' SQLite may lack JSON)."""
     if not terms:
         return []
-    match = " OR ".join(_quoted(t) for t in terms)
+    match = " OR ".join(fts_term(t) for t in terms)
     return rows(conn, "SELECT c.id, c.entry_id FROM (SELECT rowid, bm25(chunk_fts) AS s FROM chunk_fts "
                       "WHERE chunk_fts MATCH ? ORDER BY s LIMIT ?) f JOIN chunk c ON c.id = f.rowid "
                       "JOIN entry e ON e.id = c.entry_id WHERE e.type != 'diary' "
@@ -217,7 +218,7 @@ def chunks_with_term(conn: Connection, term: str, chunk_ids: list[int]) -> set[i
     """Which of these chunks contain the word (one doclist walk for all of them)."""
     marks = ",".join("?" * len(chunk_ids))
     return {r[0] for r in rows(conn, f"SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ? AND rowid IN ({marks})",
-                               (_quoted(term), *chunk_ids))}
+                               (fts_term(term), *chunk_ids))}
 
 
 def recall_entries(conn: Connection, entry_ids: list[str]) -> dict[str, tuple]:

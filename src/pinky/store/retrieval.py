@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pinky.store.readonly import fts_term
 from pinky.store.vectors import VEC_TABLE
 
 
@@ -77,7 +78,7 @@ def fts_hits(conn: Any, match: str, filters: Filters, depth: int,
 def term_chunk_counts(conn: Any, terms: Sequence[str]) -> list[tuple[str, int]]:
     """How many chunks contain each word (stemmed like the index)."""
     return [(term, conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?",
-                                ('"' + term.replace('"', '""') + '"',)).fetchone()[0]) for term in terms]
+                                (fts_term(term),)).fetchone()[0]) for term in terms]
 
 
 def data_version(conn: Any) -> int:
@@ -94,7 +95,7 @@ def terms_matching_chunk(conn: Any, chunk_id: int, terms: Sequence[str]) -> int:
     found = 0
     for term in terms:
         row = conn.execute("SELECT 1 FROM chunk_fts WHERE chunk_fts MATCH ? AND rowid = ?",
-                           ('"' + term.replace('"', '""') + '"', chunk_id)).fetchone()
+                           (fts_term(term), chunk_id)).fetchone()
         found += row is not None
     return found
 
