@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from helpers import add_entry, migrated_database
 
+from pinky.lexical import field_weights
 from pinky.store import retrieval as rq
 from pinky.store import vectors as vq
 from pinky.store.connect import Database
@@ -115,8 +116,8 @@ def test_fts_hits_under_a_filter(db: Database, brain: dict[str, str]) -> None:
 def test_fts_title_weight_changes_the_ranking(db: Database) -> None:
     add_entry(db.conn, "a", title="pool", chunks=["something else entirely here"])
     add_entry(db.conn, "b", title="other", chunks=["pool pool pool"])
-    by_text = rq.fts_hits(db.conn, "pool", rq.Filters(), 10, weights=(0.0, 0.0, 1.0))
-    by_title = rq.fts_hits(db.conn, "pool", rq.Filters(), 10, weights=(10.0, 0.0, 0.0))
+    by_text = rq.fts_hits(db.conn, "pool", rq.Filters(), 10, weights=field_weights({"title": 0.0}))
+    by_title = rq.fts_hits(db.conn, "pool", rq.Filters(), 10, weights=field_weights({"title": 10.0, "text": 0.0}))
     ids = {slug: db.conn.execute("SELECT id FROM entry WHERE slug = ?", (slug,)).fetchone()[0] for slug in "ab"}
     assert by_text[0][0] == ids["b"]
     assert by_title[0][0] == ids["a"]

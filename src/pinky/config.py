@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pinky.errors import InvalidInput
 from pinky.layout import ENTRY_TYPES
+from pinky.lexical import FTS_COLUMNS, field_weights
 from pinky.locations import (
     ENV_BM25_WEIGHT,
     ENV_CHUNK_WORDS,
@@ -85,6 +86,10 @@ class FusionSettings:
     depth: int = 100
     min_similarity: float = DEFAULT_MIN_SIMILARITY
     coverage_gate: float = DEFAULT_COVERAGE_GATE
+    # The lexical side (pinky.lexical): bm25() weight of each full-text field, in FTS_COLUMNS order, and
+    # whether a query's identifiers are also asked for by their parts.
+    field_weights: tuple[float, ...] = field(default_factory=field_weights)
+    split_identifiers: bool = True
 
     def __post_init__(self) -> None:
         if self.method not in FUSION_METHODS:
@@ -98,6 +103,10 @@ class FusionSettings:
             raise InvalidInput("fusion weights must be non-negative and not both zero")
         if not -1 <= self.min_similarity <= 1:
             raise InvalidInput(f"the minimum similarity is a cosine, from -1 to 1; got {self.min_similarity}")
+        if len(self.field_weights) != len(FTS_COLUMNS) or not all(
+                math.isfinite(w) and w >= 0 for w in self.field_weights):
+            raise InvalidInput(f"field weights must be {len(FTS_COLUMNS)} non-negative numbers "
+                               f"({', '.join(FTS_COLUMNS)})")
         if not 0 <= self.coverage_gate <= 1:
             raise InvalidInput(f"the coverage gate is a share of query words, from 0 to 1; got {self.coverage_gate}")
 

@@ -25,6 +25,7 @@ from pinky.errors import InvalidInput
 from pinky.fileio import atomic_write, ensure_inside, file_lock, read_regular
 from pinky.index import Index
 from pinky.layout import entry_id, slug_for
+from pinky.lexical import identifier_parts
 from pinky.linkrefs import LinkRef
 from pinky.linkresolve import NoteLinks, keys_of, resolve_links, write_note_links
 from pinky.locations import FILE_INDEX_HEADER, file_index_path
@@ -98,11 +99,13 @@ def chunk_rows(doc: Document, chunk_words: int) -> list[dict[str, Any]]:
     chunks = chunk_markdown(doc.body, target_words=chunk_words, first_line=doc.body_line)
     if not chunks:  # a note with a title and no body is still findable by its title
         rows.append({"ord": 0, "heading": "", "line": doc.body_line, "text": doc.title,
-                     "hash": _chunk_hash(embed_input(doc.title, "", doc.title))})
+                     "hash": _chunk_hash(embed_input(doc.title, "", doc.title)),
+                     "idents": identifier_parts([doc.title])})
     for ord_, chunk in enumerate(chunks):
         text_for_vector = embed_input(doc.title, chunk.heading, chunk.text)
         rows.append({"ord": ord_, "heading": chunk.heading, "line": chunk.line, "text": chunk.text,
-                     "hash": _chunk_hash(text_for_vector)})
+                     "hash": _chunk_hash(text_for_vector),
+                     "idents": identifier_parts([doc.title, chunk.heading, chunk.text])})
     return rows
 
 

@@ -17,6 +17,7 @@ from pinky import context_rank, gaps
 from pinky.dates import freshness, now_utc, valid_day
 from pinky.errors import InvalidInput, NotInProject
 from pinky.index import Index
+from pinky.lexical import query_identifier_parts
 from pinky.redact import redact
 from pinky.staleness import age_days, is_stale
 from pinky.store import hygiene as hq
@@ -323,13 +324,22 @@ def pending_notice(index: Index) -> str | None:
             f"{'it is' if pending == 1 else 'they are'} found by full text only")
 
 
+def lexical_terms(query: str, split_identifiers: bool = True) -> list[str]:
+    """The words a full-text search asks for: the query's own, then the parts of the identifiers it names."""
+    terms = query_terms(query)
+    if split_identifiers:
+        terms = list(dict.fromkeys(terms + query_identifier_parts(query)))[:MAX_QUERY_TERMS]
+    return terms
+
+
 def lexical_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidate]:
     conn = index.conn
-    terms = query_terms(query)
+    settings = index.config.fusion
+    terms = lexical_terms(query, settings.split_identifiers)
     if len(terms) > 1:
         terms = informative_terms(rq.term_chunk_counts(conn, terms), index.chunk_total())
     match = match_expression(terms)
-    return rq.fts_hits(conn, match, filters, index.config.fusion.depth) if match else []
+    return rq.fts_hits(conn, match, filters, settings.depth, settings.field_weights) if match else []
 
 
 def semantic_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidate]:

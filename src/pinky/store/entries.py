@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from pinky.layout import slug_candidates
+from pinky.lexical import FTS_COLUMNS
 from pinky.linkrefs import LinkRef, link_row
 from pinky.store.graph import replace_note_links
 from pinky.store.vectors import (
@@ -59,6 +60,9 @@ def record_skipped(conn: Any, skipped: SkippedFile) -> None:
                  "ON CONFLICT(root, path) DO UPDATE SET mtime_ns = excluded.mtime_ns, size = excluded.size, "
                  "reason = excluded.reason",
                  (skipped.root, skipped.path, skipped.mtime_ns, skipped.size, skipped.reason))
+
+
+FTS_FIELDS = ", ".join(FTS_COLUMNS)
 
 
 def forget_skipped(conn: Any, root: str, path: str) -> None:
@@ -132,13 +136,13 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef] | None
                      [(row["id"], f) for f in json.loads(row["files"])])
     for chunk in chunks:
         cur = conn.execute(
-            "INSERT INTO chunk(entry_id, ord, heading, line, text, hash) VALUES (?, ?, ?, ?, ?, ?)",
-            (row["id"], chunk["ord"], chunk["heading"], chunk["line"], chunk["text"], chunk["hash"]),
+            "INSERT INTO chunk(entry_id, ord, heading, line, text, hash, idents) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (row["id"], chunk["ord"], chunk["heading"], chunk["line"], chunk["text"], chunk["hash"],
+             chunk.get("idents", "")),
         )
-        conn.execute(
-            "INSERT INTO chunk_fts(rowid, title, heading, text) VALUES (?, ?, ?, ?)",
-            (cur.lastrowid, row["title"], chunk["heading"], chunk["text"]),
-        )
+        # From the view FTS5 reads to delete the row again, so both always see the same values.
+        conn.execute(f"INSERT INTO chunk_fts(rowid, {FTS_FIELDS}) SELECT id, {FTS_FIELDS} FROM chunk_fts_source "
+                     "WHERE id = ?", (cur.lastrowid,))
         if chunk["hash"] in carried:
             store_vectors(conn, [(cur.lastrowid, carried[chunk["hash"]])])
 

@@ -259,6 +259,28 @@ def m009_feedback_and_gaps(conn: Any) -> None:
     conn.execute(f"CREATE INDEX entry_not_current ON entry(id) WHERE {NOT_CURRENT_WHERE}")
 
 
+@migration
+def m011_weighted_fields(conn: Any) -> None:
+    """Full-text fields of their own, so bm25() can weigh them: the note's tags and `questions` (the questions
+    the note answers, from its frontmatter) beside title, heading and text, and `idents`, the parts of the
+    chunk's camelCase identifiers (`pinky.lexical`). Built from the rows already indexed: no reindex."""
+    from pinky.lexical import identifier_parts
+
+    conn.execute("ALTER TABLE chunk ADD COLUMN idents TEXT NOT NULL DEFAULT ''")
+    rows = conn.execute("SELECT c.id, e.title, c.heading, c.text FROM chunk c JOIN entry e ON e.id = c.entry_id")
+    conn.executemany("UPDATE chunk SET idents = ? WHERE id = ?",
+                     [(identifier_parts(texts), chunk_id) for chunk_id, *texts in rows.fetchall()])
+    conn.execute("DROP TABLE IF EXISTS chunk_fts")
+    conn.execute("DROP VIEW IF EXISTS chunk_fts_source")
+    conn.execute("CREATE VIEW chunk_fts_source AS SELECT c.id AS id, e.title AS title, e.tags AS tags, "
+                 "c.heading AS heading, c.text AS text, "
+                 "coalesce(json_extract(e.meta, '$.questions'), '') AS questions, c.idents AS idents "
+                 "FROM chunk c JOIN entry e ON e.id = c.entry_id")
+    conn.execute("CREATE VIRTUAL TABLE chunk_fts USING fts5(title, tags, heading, text, questions, idents, "
+                 "content='chunk_fts_source', content_rowid='id', tokenize='porter unicode61')")
+    conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')")
+
+
 KNOWN = [name for name, _ in MIGRATIONS]
 
 
@@ -297,6 +319,9 @@ def reset(conn: Any) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         generation = int(vq.vector_generation(conn))
+        # Views first: a view naming a column the tables are rebuilt without fails every later ALTER TABLE.
+        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
+            conn.execute(f'DROP VIEW "{name}"')
         for kind in ("virtual", "plain"):  # virtual tables first: they drop their own shadow tables
             where = "sql LIKE 'CREATE VIRTUAL TABLE%'" if kind == "virtual" else "name NOT LIKE 'sqlite_%'"
             names = [r[0] for r in conn.execute(f"SELECT name FROM sqlite_master WHERE type = 'table' AND {where}")]

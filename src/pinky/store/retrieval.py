@@ -54,20 +54,22 @@ class Filters:
 
 
 def fts_hits(conn: Any, match: str, filters: Filters, depth: int,
-             weights: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> list[tuple[str, float, int]]:
-    """(entry id, score where higher is better, best chunk id), one per entry, best first."""
+             weights: Sequence[float] = ()) -> list[tuple[str, float, int]]:
+    """(entry id, score where higher is better, best chunk id), one per entry, best first; `weights`: one
+    bm25() weight per full-text column (pinky.lexical.FTS_COLUMNS; missing ones weigh 1)."""
+    bm25 = f"bm25(chunk_fts{', ?' * len(weights)})"
     if not filters.active:
         # Rank inside FTS5 first and join only the top rows: joining every match before
         # sorting costs more than the ranking itself on a large brain.
         rows = conn.execute(
-            "SELECT c.entry_id, f.s, c.id FROM (SELECT rowid, bm25(chunk_fts, ?, ?, ?) AS s FROM chunk_fts "
+            f"SELECT c.entry_id, f.s, c.id FROM (SELECT rowid, {bm25} AS s FROM chunk_fts "
             "WHERE chunk_fts MATCH ? ORDER BY s LIMIT ?) f JOIN chunk c ON c.id = f.rowid",
             (*weights, match, depth * 2),
         )
     else:
         where, params = filters.sql()
         rows = conn.execute(
-            f"SELECT c.entry_id, bm25(chunk_fts, ?, ?, ?) AS s, c.id FROM chunk_fts "
+            f"SELECT c.entry_id, {bm25} AS s, c.id FROM chunk_fts "
             f"JOIN chunk c ON c.id = chunk_fts.rowid JOIN entry e ON e.id = c.entry_id "
             f"WHERE chunk_fts MATCH ? AND {where} ORDER BY s LIMIT ?",
             (*weights, match, *params, depth * 2),

@@ -1,0 +1,69 @@
+"""What the full-text side indexes and asks beyond plain words: the weighted fields and identifier parts.
+
+Pure and stdlib only. FTS5's `unicode61` tokenizer already cuts snake_case and dotted names at `_`
+and `.` (`os.path.join` is `os`, `path`, `join`), but keeps camelCase whole: `writeBoolean` is the
+one token `writeboolean`, which a question about "write a boolean" never meets. So each chunk also
+indexes the parts of its camelCase identifiers (`write boolean`) in a column of their own, and a
+query that names an identifier asks for its parts too, beside the identifier itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from pinky.errors import InvalidInput
+
+# The columns of `chunk_fts`, in order (migration m011); bm25() takes one weight per column.
+FTS_COLUMNS = ("title", "tags", "heading", "text", "questions", "idents")
+# Measured on ../shared/eval (documentation/HOW-IT-WORKS.md, "Measurements behind the defaults").
+DEFAULT_FIELD_WEIGHTS: dict[str, float] = {
+    "title": 1.0, "tags": 1.0, "heading": 1.0, "text": 1.0, "questions": 1.0, "idents": 1.0,
+}
+
+MAX_IDENT_PARTS = 2000  # distinct parts kept per chunk: a generated file must not double the index
+_TOKEN = re.compile(r"[A-Za-z0-9_]+")
+# A lower-case letter or digit followed by a capital, or an acronym followed by a capitalised word.
+_CAMEL_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def camel_parts(token: str) -> list[str]:
+    """The lower-cased parts of a camelCase or PascalCase name ('parseXMLDoc' -> parse, xml, doc);
+    [] for a token with no case break (a plain word, snake_case, ALLCAPS)."""
+    parts = [p for piece in token.split("_") for p in _CAMEL_BREAK.split(piece) if p]
+    if len(parts) < 2 or not any(_CAMEL_BREAK.search(piece) for piece in token.split("_")):
+        return []
+    return [p.lower() for p in parts]
+
+
+def identifier_parts(texts: Iterable[str]) -> str:
+    """The distinct parts of every camelCase identifier in the texts, space separated, first seen first:
+    what the `idents` column holds. snake_case and dotted names need nothing: the tokenizer cuts them."""
+    seen: dict[str, None] = {}
+    for text in texts:
+        for token in _TOKEN.findall(text):
+            for part in camel_parts(token):
+                seen.setdefault(part, None)
+                if len(seen) >= MAX_IDENT_PARTS:
+                    return " ".join(seen)
+    return " ".join(seen)
+
+
+def query_identifier_parts(text: str) -> list[str]:
+    """The parts of the identifiers a query names, camelCase and snake_case alike, lower-cased: asked for
+    beside the identifier itself, so `getUserName` also finds `get_user_name` and prose about a user name."""
+    parts: dict[str, None] = {}
+    for token in _TOKEN.findall(text):
+        pieces = camel_parts(token) or ([p.lower() for p in token.split("_") if p] if "_" in token.strip("_") else [])
+        for part in pieces:
+            parts.setdefault(part, None)
+    return list(parts)
+
+
+def field_weights(overrides: dict[str, float] | None = None) -> tuple[float, ...]:
+    """bm25() column weights in `FTS_COLUMNS` order: the defaults, with `overrides` by column name."""
+    weights = {**DEFAULT_FIELD_WEIGHTS, **(overrides or {})}
+    unknown = set(weights) - set(FTS_COLUMNS)
+    if unknown:
+        raise InvalidInput(f"unknown full-text field(s): {', '.join(sorted(unknown))}")
+    return tuple(float(weights[name]) for name in FTS_COLUMNS)
