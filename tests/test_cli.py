@@ -66,6 +66,23 @@ def test_save_reads_stdin_and_get_shows_it(project: Path) -> None:
     assert found["hits"][0]["slug"] == "pattern/use-uv-for-tools"
 
 
+def test_save_and_update_take_questions(project: Path) -> None:
+    saved = pinky("save", "--title", "Pool close", "--question", "why does the worker hang on shutdown?", "--json",
+                  cwd=project, stdin="Call pool.close(timeout=5).")
+    assert saved.returncode == 0, saved.stderr
+    assert json.loads(saved.stdout)["meta"]["questions"] == ["why does the worker hang on shutdown?"]
+    found = json.loads(pinky("search", "worker shutdown", "--json", cwd=project).stdout)
+    assert found["hits"][0]["slug"] == "note/pool-close"
+    updated = pinky("update", "pool-close", "--question", "how long may draining take?", cwd=project)
+    assert updated.returncode == 0 and "updated note/pool-close" in updated.stdout, updated.stderr
+    assert "how long may draining take?" in (project / "documentation/note/pool-close.md").read_text()
+    stale = pinky("update", "pool-close", "--expected-version", "0000", "--no-questions", cwd=project)
+    assert stale.returncode == 1 and "changed" in stale.stderr and "Traceback" not in stale.stderr
+    cleared = pinky("update", "pool-close", "--no-questions", "--body", "--json", cwd=project, stdin="Drain first.")
+    entry = json.loads(cleared.stdout)
+    assert "questions" not in entry["meta"] and entry["body"].strip() == "Drain first."
+
+
 def test_global_save_and_search_scope(project: Path, isolated_env: Path) -> None:
     saved = pinky("save", "--title", "Global tip", "--scope", "global", cwd=project, stdin="ripgrep tip")
     assert saved.returncode == 0, saved.stderr
@@ -91,6 +108,9 @@ def test_delete_and_restore(project: Path) -> None:
     (["search", "x", "--scope", "nowhere"], "scope 'nowhere'"),
     (["get", "no/such-entry"], "no entry with slug 'no/such-entry'"),
     (["save", "--title", "x", "--tag", ""], "tag '' must be"),
+    (["save", "--title", "x", "--question", "x" * 301], "must be 1-300 printable characters"),
+    (["update", "no/such-entry", "--title", "y"], "no entry with slug 'no/such-entry'"),
+    (["update", "no/such-entry"], "nothing to change"),
     (["--db", "/proc/forbidden/brain.db", "stats"], "brain.db"),
 ])
 def test_bad_input_is_one_clear_line_and_non_zero(project: Path, args: list[str], message: str) -> None:

@@ -238,3 +238,64 @@ def test_restore_errors(index: Index, docs: Path) -> None:
     with pytest.raises(Conflict, match="exists again; move or rename it before restoring"):
         entries.restore(index, "note/pool")
     assert (docs / ".archive/note/pool.md").exists()
+
+
+# --- questions: what a note answers, a searched field of its own ---------------------------------------------
+
+
+def _found(index: Index, query: str) -> list[str]:
+    from pinky import search
+
+    return [hit.slug for hit in search.search(index, query, mode="bm25").hits]
+
+
+def test_questions_are_kept_in_the_frontmatter_and_found_by_their_words(index: Index, docs: Path) -> None:
+    entries.save(index, "Other note", "Nothing about the pool here.", embed=False)
+    saved = entries.save(index, "Pool close", "Call pool.close(timeout=5) first.", type="gotcha", embed=False,
+                         questions=["Why does the worker  hang on shutdown?", "why does the worker hang on shutdown?"])
+    assert front(docs / "gotcha/pool-close.md")["questions"] == ["Why does the worker hang on shutdown?",
+                                                                 "why does the worker hang on shutdown?"]
+    assert saved.meta["questions"] == front(docs / "gotcha/pool-close.md")["questions"]
+    assert _found(index, "worker shutdown") == ["gotcha/pool-close"]
+    # Markdown is the truth: a full rebuild finds the note by its questions again.
+    indexer.reindex(index, full=True, embed=False)
+    assert _found(index, "worker shutdown") == ["gotcha/pool-close"]
+
+
+def test_update_replaces_keeps_or_removes_the_questions(index: Index, docs: Path) -> None:
+    saved = entries.save(index, "Pool close", "Call pool.close(timeout=5) first.", embed=False,
+                         questions=["why does the worker hang?"])
+    kept = entries.update(index, "pool-close", saved.version, body="Call pool.close(timeout=10) first.")
+    assert front(docs / "note/pool-close.md")["questions"] == ["why does the worker hang?"]
+    asked = entries.update(index, "pool-close", kept.version, questions=["how long may the drain take?"])
+    assert front(docs / "note/pool-close.md")["questions"] == ["how long may the drain take?"]
+    assert _found(index, "drain") == ["note/pool-close"] and _found(index, "worker") == []
+    entries.update(index, "pool-close", asked.version, questions=[])
+    assert "questions" not in front(docs / "note/pool-close.md")
+    assert _found(index, "drain") == []
+
+
+@pytest.mark.parametrize(("questions", "message"), [
+    ("why?", "questions must be a list of strings"),
+    ([f"question {n}?" for n in range(21)], "21 questions given; at most 20 are allowed"),
+    (["  "], "must be 1-300 printable characters"),
+    (["x" * 301], "must be 1-300 printable characters"),
+    (["two\x00parts"], "must be 1-300 printable characters"),
+    ([3], "question 3 is not a string"),
+])
+def test_bad_questions_are_refused_before_anything_is_written(index: Index, docs: Path, questions: object,
+                                                             message: str) -> None:
+    with pytest.raises(InvalidInput, match=message):
+        entries.save(index, "Pool", "body", embed=False, questions=questions)  # type: ignore[arg-type]
+    assert not (docs / "note").exists()
+    saved = entries.save(index, "Pool", "body", embed=False)
+    with pytest.raises(InvalidInput, match=message):
+        entries.update(index, "note/pool", saved.version, questions=questions)  # type: ignore[arg-type]
+    assert "questions" not in front(docs / "note/pool.md")
+
+
+def test_a_secret_in_a_question_is_redacted_before_writing(index: Index, docs: Path) -> None:
+    saved = entries.save(index, "Deploy", "body", embed=False,
+                         questions=["why does ghp_abcdefghijklmnopqrstuvwxyz0123456789 fail?"])
+    assert "github-token" in saved.redacted
+    assert "ghp_" not in (docs / "note/deploy.md").read_text(encoding="utf-8")

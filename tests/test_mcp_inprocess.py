@@ -194,3 +194,21 @@ def test_save_target_rule(tmp_path: Path) -> None:
     assert save_target(pinned, "global", "other") == ("project:other", "other")
     assert save_target(plain, "", None) == (f"project:{plain.project}", None)
     assert save_target(outside, "", None) == ("global", None)
+
+
+async def test_save_and_update_take_the_questions_a_note_answers(tmp_path: Path) -> None:
+    async with in_process(tmp_path, project="demo") as (client, _):
+        schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
+        saved = await ok(client, schemas, "brain_save", title="Pool close", body="Call pool.close(timeout=5).",
+                         questions=["why does the worker hang on shutdown?"])
+        assert (await ok(client, schemas, "brain_search", query="worker shutdown"))["hits"][0]["slug"] == saved["slug"]
+        updated = await ok(client, schemas, "brain_update", slug=saved["slug"], expected_version=saved["version"],
+                           questions=["how long may draining take?"])
+        entry = await ok(client, schemas, "brain_get", slug=saved["slug"])
+        assert entry["meta"]["questions"] == ["how long may draining take?"]
+        assert (await ok(client, schemas, "brain_search", query="worker shutdown"))["count"] == 0
+        too_many = await client.call_tool("brain_save", {"title": "t", "body": "b", "questions": ["q?"] * 21})
+        too_long = await client.call_tool("brain_update", {"slug": saved["slug"], "expected_version":
+                                                           updated["version"], "questions": ["x" * 301]})
+    assert too_many.is_error and "questions" in too_many.content[0].text
+    assert too_long.is_error and "must be 1-300 printable characters" in too_long.content[0].text

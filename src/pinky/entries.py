@@ -37,6 +37,7 @@ from pinky.validate import (
     clean_text,
     clean_title,
     normalise_tag,
+    validate_questions,
     validate_slug,
     validate_tags,
     validate_type,
@@ -117,9 +118,11 @@ def file_of(index: Index, slug: str) -> Path:
 
 def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,
          scope: str | None = None, project: str | None = None, files: list[str] | None = None,
-         embed: bool = True, draft: bool = False, key: str | None = None, subject: str | None = None) -> Entry:
+         embed: bool = True, draft: bool = False, key: str | None = None, subject: str | None = None,
+         questions: list[str] | None = None) -> Entry:
     """Write a new note atomically into the right root, then index it at once. A draft (written by
-    the Stop hook's capture, not by a person or the agent) says so in its frontmatter.
+    the Stop hook's capture, not by a person or the agent) says so in its frontmatter. `questions`: the
+    questions the note answers, kept in its frontmatter and searched as a field of their own.
 
     With a `key` or `subject`, the current entries of the same scope with the same one are superseded
     (`pinky.supersession`); a `subject` makes a default `note` a `status`."""
@@ -140,6 +143,8 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
     meta["last_verified"] = today.date().isoformat()
     if files:
         meta["files"], hidden = _redacted_list(validate_tags(files, "files"), hidden)
+    if questions:
+        meta["questions"], hidden = _redacted_list(validate_questions(questions), hidden)
     if draft:
         meta["draft"] = True
     older = supersession.older_versions(index, str(resolved), fact) if fact else []
@@ -221,8 +226,10 @@ def get(index: Index, slug: str) -> Entry:
 
 
 def update(index: Index, slug: str, expected_version: str, *, title: str | None = None, body: str | None = None,
-           tags: list[str] | None = None, type: str | None = None, last_verified: str | None = None) -> Entry:
-    """Change an entry only if nobody changed it since `expected_version` (its content hash)."""
+           tags: list[str] | None = None, type: str | None = None, last_verified: str | None = None,
+           questions: list[str] | None = None) -> Entry:
+    """Change an entry only if nobody changed it since `expected_version` (its content hash). None keeps a
+    field as it is; `questions=[]` removes them."""
     if not isinstance(expected_version, str) or not expected_version.strip():
         raise InvalidInput("expected_version is required: take it from brain_get / pinky get")
     row = find(index, slug)
@@ -246,6 +253,10 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
                    "tags": tag_list,
                    "last_verified": None if last_verified is None else valid_day(last_verified, "last_verified")}
         meta.update({key: value for key, value in changes.items() if value is not None})
+        if questions is not None:
+            asked, hidden = _redacted_list(validate_questions(questions), hidden)
+            meta.pop("questions", None)
+            meta.update({"questions": asked} if asked else {})
         new_body = old_body if body is None else clean_text(body, "body", MAX_BODY_CHARS)
         new_body, hidden = _redacted(new_body, hidden)  # an old secret in a kept body goes too
         atomic_write(path, render(meta, new_body))

@@ -125,20 +125,21 @@ class KnowledgeBase:
     def save(self, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,
              scope: str | None = "project", project: str | None = None, files: list[str] | None = None,
              embed: bool = True, draft: bool = False, key: str | None = None,
-             subject: str | None = None) -> Entry:
+             subject: str | None = None, questions: list[str] | None = None) -> Entry:
         """Write a new note into the project's (or the global) knowledge folder and index it; with a `key`
         or `subject` it supersedes the current entry with the same one."""
         return entries.save(self.index, title, body, type=type, tags=tags, scope=scope, project=project,
-                            files=files, embed=embed, draft=draft, key=key, subject=subject)
+                            files=files, embed=embed, draft=draft, key=key, subject=subject, questions=questions)
 
     def get(self, slug: str) -> Entry:
         return entries.get(self.index, slug)
 
     def update(self, slug: str, expected_version: str, *, title: str | None = None, body: str | None = None,
-               tags: list[str] | None = None, type: str | None = None, last_verified: str | None = None) -> Entry:
+               tags: list[str] | None = None, type: str | None = None, last_verified: str | None = None,
+               questions: list[str] | None = None) -> Entry:
         """Change an entry only if nobody changed it since `expected_version`."""
         return entries.update(self.index, slug, expected_version, title=title, body=body, tags=tags, type=type,
-                              last_verified=last_verified)
+                              last_verified=last_verified, questions=questions)
 
     def delete(self, slug: str, reason: str) -> Path:
         """Soft delete into the root's .archive/; returns where the file went."""

@@ -45,7 +45,7 @@ from pinky.mcp_models import (
     SyncOut,
 )
 from pinky.runtime import Runtime
-from pinky.validate import MAX_BODY_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
+from pinky.validate import MAX_BODY_CHARS, MAX_QUERY_CHARS, MAX_QUESTION_CHARS, MAX_QUESTIONS, MAX_TAGS, MAX_TITLE_CHARS
 
 Format = Literal["compact", "full"]
 FULL_BODY_CHARS = 20_000
@@ -88,6 +88,10 @@ def save_target(config: Config, scope: str | None, project: str | None) -> tuple
 # --- read tools ---------------------------------------------------------------------------------
 
 Tags = Annotated[list[str] | None, Field(max_length=MAX_TAGS, description=f"Tags, at most {MAX_TAGS}.")]
+Questions = Annotated[list[str] | None, Field(max_length=MAX_QUESTIONS, description=(
+    f"Questions this entry answers, as a future session would ask them (at most {MAX_QUESTIONS}, one line of "
+    f"at most {MAX_QUESTION_CHARS} characters each): searched as a field of their own, so the entry is found "
+    "by the words of the question even when its text uses others."))]
 
 
 async def brain_search(
@@ -225,6 +229,7 @@ async def brain_save(
         "Code files (repo-relative paths) this knowledge is about."))] = None,
     key: Key = None,
     subject: Subject = None,
+    questions: Questions = None,
 ) -> Annotated[CallToolResult, SavedOut]:
     """Save new reusable knowledge as a markdown entry, indexed at once (the next brain_search
     finds it). Use it when you learned something a future session would otherwise rediscover:
@@ -236,7 +241,7 @@ async def brain_save(
     def work(kb: KnowledgeBase) -> Any:
         target_scope, target_project = save_target(state.runtime.config, scope, project)
         saved = kb.save(title, body, type=type, tags=tags, scope=target_scope, project=target_project,
-                        files=files, embed=False, key=key, subject=subject)
+                        files=files, embed=False, key=key, subject=subject, questions=questions)
         return saved, kb.similar(saved.slug)
 
     entry, similar = await run_core(state.runtime, work)
@@ -264,19 +269,21 @@ async def brain_update(
     verified: Annotated[bool, Field(description=(
         "true: you checked it still holds today (sets last_verified to today; a stale hit stops being stale)."))]
     = False,
+    questions: Questions = None,
 ) -> Annotated[CallToolResult, EntryMetaOut]:
-    """Correct or refresh an existing entry: body, title, tags, type or last_verified (verified=true once
+    """Correct or refresh an existing entry: body, title, tags, type, questions or last_verified (verified=true once
     you checked a stale entry still holds). Optimistic concurrency: pass the `version` you read; if
     someone changed the entry since, you get a Conflict error and must re-read (brain_get) and
     reapply. Never overwrites silently."""
     if verified and last_verified is None:
         last_verified = now_utc().date().isoformat()
-    if all(v is None for v in (title, body, tags, type, last_verified)):
-        raise ToolError("nothing to change: give at least one of title, body, tags, type, last_verified, verified")
+    if all(v is None for v in (title, body, tags, type, last_verified, questions)):
+        raise ToolError("nothing to change: give at least one of title, body, tags, type, last_verified, verified, "
+                        "questions")
 
     def work(kb: KnowledgeBase) -> Any:
         return kb.update(slug, expected_version, title=title, body=body, tags=tags, type=type,
-                         last_verified=last_verified)
+                         last_verified=last_verified, questions=questions)
 
     entry = await run_core(state.runtime, work)
     state.runtime.embed_soon()

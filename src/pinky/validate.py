@@ -16,6 +16,8 @@ MAX_BODY_CHARS = 100_000
 MAX_TAGS = 32
 MAX_TAG_CHARS = 100
 MAX_LIMIT = 100
+MAX_QUESTIONS = 20
+MAX_QUESTION_CHARS = 300
 
 
 def clean_text(value: Any, name: str, limit: int, *, required: bool = True) -> str:
@@ -60,6 +62,26 @@ def validate_tags(value: Any, name: str = "tags") -> list[str]:
         if cleaned not in tags:
             tags.append(cleaned)
     return tags
+
+
+def validate_questions(value: Any) -> list[str]:
+    """The questions a note answers (frontmatter `questions:`): a list of one-line strings, each given once."""
+    if value is None:
+        return []
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        raise InvalidInput("questions must be a list of strings")
+    if len(value) > MAX_QUESTIONS:
+        raise InvalidInput(f"{len(value)} questions given; at most {MAX_QUESTIONS} are allowed")
+    questions: list[str] = []
+    for question in value:
+        if not isinstance(question, str):
+            raise InvalidInput(f"question {question!r} is not a string")
+        cleaned = " ".join(question.split())
+        if not cleaned or len(cleaned) > MAX_QUESTION_CHARS or any(ord(c) < 32 for c in cleaned):
+            raise InvalidInput(f"question {question[:40]!r} must be 1-{MAX_QUESTION_CHARS} printable characters")
+        if cleaned not in questions:
+            questions.append(cleaned)
+    return questions
 
 
 def validate_limit(value: Any) -> int:

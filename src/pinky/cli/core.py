@@ -124,10 +124,13 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
 @click.option("--file", "files", multiple=True, help="A code path this note is about (repeatable).")
 @click.option("--key", help="The one fact it states ('ci.node-version'): supersedes the entry with the same key.")
 @click.option("--subject", help="What its status describes ('deploy pipeline'): supersedes the last status of it.")
+@click.option("--question", "questions", multiple=True,
+              help="A question the note answers (repeatable, at most 20): searched as a field of its own.")
 @click.option("--json", "as_json", is_flag=True, help="Print the saved entry as JSON.")
 @click.pass_context
 def save(ctx: click.Context, title: str, type_: str, tags: tuple[str, ...], project_name: str | None,
-         scope: str, files: tuple[str, ...], key: str | None, subject: str | None, as_json: bool) -> None:
+         scope: str, files: tuple[str, ...], key: str | None, subject: str | None, questions: tuple[str, ...],
+         as_json: bool) -> None:
     """Save a note; the markdown body is read from standard input.
 
     Example:
@@ -139,7 +142,7 @@ def save(ctx: click.Context, title: str, type_: str, tags: tuple[str, ...], proj
     body = sys.stdin.read()
     kb = open_kb(ctx)
     entry = kb.save(title, body, type=type_, tags=list(tags), scope=scope, project=project_name, files=list(files),
-                    key=key, subject=subject)
+                    key=key, subject=subject, questions=list(questions))
     similar = kb.similar(entry.slug)
     if as_json:
         emit_json({**entry.as_dict(), "similar": [h.as_dict() for h in similar]})
@@ -153,6 +156,46 @@ def save(ctx: click.Context, title: str, type_: str, tags: tuple[str, ...], proj
     for hit in similar:
         click.echo(f"note: {hit.slug} says nearly the same ({hit.score:.2f}); if this repeats it, "
                    f"edit that one and `pinky delete {entry.slug}`", err=True)
+
+
+@cli.command()
+@click.argument("slug")
+@click.option("--expected-version", help="Write only if the entry still has this version (from pinky get).")
+@click.option("--title", "-t", help="A new title.")
+@click.option("--type", "type_", type=TYPE_CHOICE, help="A new type.")
+@click.option("--tag", "tags", multiple=True, help="Replace the tags with these (repeatable).")
+@click.option("--question", "questions", multiple=True, help="Replace the questions it answers (repeatable).")
+@click.option("--no-questions", is_flag=True, help="Remove the questions it answers.")
+@click.option("--body", "body_from_stdin", is_flag=True, help="Replace the body with standard input.")
+@click.option("--json", "as_json", is_flag=True, help="Print the updated entry as JSON.")
+@click.pass_context
+def update(ctx: click.Context, slug: str, expected_version: str | None, title: str | None, type_: str | None,
+           tags: tuple[str, ...], questions: tuple[str, ...], no_questions: bool, body_from_stdin: bool,
+           as_json: bool) -> None:
+    """Change an entry's title, type, tags, questions or body; what is not given stays.
+
+    Without --expected-version it changes the version it reads now; with it, a file changed since is a
+    conflict.
+
+    Example:
+
+        pinky update gotcha/pg-pool-hangs-on-exit --question "why does the worker hang on shutdown?"
+    """
+    if questions and no_questions:
+        raise click.UsageError("give --question or --no-questions, not both")
+    if not (title or type_ or tags or questions or no_questions or body_from_stdin):
+        raise click.UsageError("nothing to change: give --title, --type, --tag, --question, --no-questions or --body")
+    kb = open_kb(ctx)
+    body = sys.stdin.read() if body_from_stdin else None
+    entry = kb.update(slug, expected_version or kb.get(slug).version, title=title, body=body,
+                      tags=list(tags) or None, type=type_,
+                      questions=[] if no_questions else (list(questions) or None))
+    if as_json:
+        emit_json(entry.as_dict())
+        return
+    click.echo(f"updated {entry.slug} -> {entry.path}  version {entry.version}")
+    if entry.redacted:
+        click.echo(f"redacted: {', '.join(entry.redacted)} (replaced by [REDACTED:<kind>] markers before writing)")
 
 
 @cli.command()
