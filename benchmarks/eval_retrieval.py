@@ -1,14 +1,25 @@
 """Retrieval quality on the real datasets in ../shared/eval (a script, not a test).
 
     python benchmarks/eval_retrieval.py [--dataset scifact|cosqa|all] [--workdir DIR] [--queries N] [--context]
+        [--lexical] [--weights NAME=W,...]... [--proximity W]... [--feedback W]... [--questions]
+        [--modes bm25,vector,hybrid]
 
 Writes each dataset's notes into a brain (kept in --workdir so a re-run only re-checks it), indexes
 them with the configured embedder (the default: USE multilingual v3), then prints R@10 and nDCG@10
 for BM25 only, vectors only, and hybrid search with each fusion method (`--context`: and with a
-context file, see `context_rows`). The data is read from
-../shared/eval at run time and never copied into the repository.
-"""
+context file, see `context_rows`). The data is read from ../shared/eval at run time and never
+copied into the repository.
 
+The lexical side (documentation/HOW-IT-WORKS.md, "Measurements behind the defaults"):
+`--lexical` adds BM25 and hybrid rows with the full-text features taken away one at a time (the
+pre-m011 ranking: every field weighing 1, no identifier parts), and `--weights title=2,text=1`
+(repeatable) one pair of rows per set of field weights; `--proximity W` and `--feedback W` (repeatable)
+the same for a proximity pass and pseudo-relevance feedback of that weight. `--questions` attaches the even-numbered
+queries to their gold notes as frontmatter `questions:`, reindexes, and measures the odd-numbered
+queries with and without them (and with each --weights/--proximity/--feedback variant; the notes are
+restored by the next run).
+`--modes` limits which of BM25, vector and hybrid rows are printed.
+"""
 from __future__ import annotations
 
 import argparse
@@ -16,6 +27,7 @@ import dataclasses
 import json
 import math
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -44,22 +56,32 @@ def metrics(ranked: list[str], gold: set[str]) -> tuple[float, float]:
 
 
 def evaluate(kb, queries: list[dict], mode: str, context=None) -> tuple[float, float, float]:  # type: ignore[no-untyped-def]
-    """Mean R@10, nDCG@10 and ms per query; `context(query)` names the file each search works on."""
+    """Mean R@10, nDCG@10 and the median ms per query; `context(query)` names the file each search works on."""
     recall = ndcg = 0.0
-    started = time.perf_counter()
+    times = []
     for query in queries:
+        started = time.perf_counter()
         hits = kb.search(query["query"][:2000], limit=10, mode=mode,
                          context_file=context(query) if context else None).hits
+        times.append((time.perf_counter() - started) * 1000)
         ranked = [h.path.split("/", 1)[1] for h in hits]  # "documentation/<path>" -> "<path>"
         r, n = metrics(ranked, set(query["gold"]))
         recall, ndcg = recall + r, ndcg + n
-    per_query_ms = (time.perf_counter() - started) * 1000 / len(queries)
-    return recall / len(queries), ndcg / len(queries), per_query_ms
+    return recall / len(queries), ndcg / len(queries), statistics.median(times)
 
 
-def run(dataset: str, workdir: Path, limit: int | None,
-        with_context: bool = False) -> list[tuple[str, str, float, float, float]]:
-    from pinky.config import FusionSettings, load_config
+Row = tuple[str, str, float, float, float]
+FEATURES_OFF = {"tags": 0.0, "questions": 0.0, "idents": 0.0}
+
+
+def parse_weights(text: str) -> dict[str, float]:
+    """`title=2,heading=1.5` -> {"title": 2.0, "heading": 1.5}."""
+    pairs = [part.split("=", 1) for part in text.split(",") if part.strip()]
+    return {name.strip(): float(value) for name, value in pairs}
+
+
+def run(dataset: str, workdir: Path, limit: int | None, args: argparse.Namespace) -> list[Row]:
+    from pinky.config import load_config
     from pinky.kb import KnowledgeBase
 
     base = workdir / dataset
@@ -67,29 +89,96 @@ def run(dataset: str, workdir: Path, limit: int | None,
     queries = [json.loads(line) for line in open(EVAL / dataset / "queries.jsonl", encoding="utf-8")]
     queries = queries[:limit] if limit else queries
     config = load_config(db=base / "brain.db", save_dir=base / "documentation", home=workdir / "home")
-    rows = []
     with KnowledgeBase(config, cache_vectors=True) as kb:
         started = time.perf_counter()
         report = kb.reindex()
         print(f"{dataset}: indexed in {time.perf_counter() - started:.1f}s "
-              f"({report.added} notes added, {report.chunks_embedded} chunks embedded)", file=sys.stderr)
-        for mode in ("bm25", "vector"):
-            rows.append((dataset, mode, *evaluate(kb, queries, mode)))
-        default = config.fusion
-        variants = [
-            ("hybrid zscore+gate (default)", default),
-            ("hybrid zscore, no gate", dataclasses.replace(default, coverage_gate=0.0)),
-            ("hybrid minmax 0.75", dataclasses.replace(default, method="score", bm25_weight=0.75,
-                                                       vector_weight=0.25)),
-            ("hybrid rrf k=60 1:1", dataclasses.replace(default, method="rrf", rrf_k=60, bm25_weight=0.5,
-                                                        vector_weight=0.5, coverage_gate=0.0)),
-        ]
-        for label, fusion in variants:
-            kb.config = dataclasses.replace(config, fusion=FusionSettings(**dataclasses.asdict(fusion)))
-            rows.append((dataset, label, *evaluate(kb, queries, "hybrid")))
-        if with_context:
-            kb.config = config
+              f"({report.added} notes added, {report.updated} updated, {report.chunks_embedded} chunks embedded)",
+              file=sys.stderr)
+        if args.questions:
+            return question_rows(kb, dataset, base, queries, args)
+        rows = [(dataset, mode, *evaluate(kb, queries, mode)) for mode in ("bm25", "vector") if mode in args.modes]
+        if "hybrid" in args.modes:
+            rows += [(dataset, label, *evaluate(kb, queries, "hybrid")) for label in fusion_variants(kb, config)]
+        for label, fusion in lexical_variants(config.fusion, args):
+            kb.config = dataclasses.replace(config, fusion=fusion)
+            rows += [(dataset, f"{mode} {label}", *evaluate(kb, queries, mode))
+                     for mode in ("bm25", "hybrid") if mode in args.modes]
+        kb.config = config
+        if args.context:
             rows += context_rows(kb, dataset, base, queries)
+    return rows
+
+
+def fusion_variants(kb, config):  # type: ignore[no-untyped-def]
+    """Set each fusion method on `kb` in turn and yield its label."""
+    default = config.fusion
+    variants = [
+        ("hybrid zscore+gate (default)", default),
+        ("hybrid zscore, no gate", dataclasses.replace(default, coverage_gate=0.0)),
+        ("hybrid minmax 0.75", dataclasses.replace(default, method="score", bm25_weight=0.75, vector_weight=0.25)),
+        ("hybrid rrf k=60 1:1", dataclasses.replace(default, method="rrf", rrf_k=60, bm25_weight=0.5,
+                                                    vector_weight=0.5, coverage_gate=0.0)),
+    ]
+    for label, fusion in variants:
+        kb.config = dataclasses.replace(config, fusion=fusion)
+        yield label
+    kb.config = config
+
+
+def lexical_variants(default, args: argparse.Namespace) -> list[tuple[str, object]]:  # type: ignore[no-untyped-def]
+    """(label, FusionSettings) of the lexical rows asked for: --lexical and each --weights."""
+    from pinky.lexical import field_weights
+
+    variants = []
+    if args.lexical:
+        plain = field_weights(dict.fromkeys(("title", "heading", "text"), 1.0) | FEATURES_OFF)
+        variants += [
+            ("pre-m011 (fields 1:1:1, no identifier parts)",
+             dataclasses.replace(default, field_weights=plain, split_identifiers=False)),
+            ("without identifier parts", dataclasses.replace(default, split_identifiers=False,
+                                                             field_weights=field_weights({"idents": 0.0}))),
+            ("without query identifier parts", dataclasses.replace(default, split_identifiers=False)),
+            ("default weights, all fields 1", dataclasses.replace(
+                default, field_weights=field_weights(dict.fromkeys(("title", "tags", "heading", "text",
+                                                                    "questions", "idents"), 1.0)))),
+        ]
+    for text in args.weights or []:
+        variants.append((f"weights {text}", dataclasses.replace(default, field_weights=field_weights(
+            parse_weights(text)))))
+    for weight in args.proximity or []:
+        variants.append((f"proximity {weight}", dataclasses.replace(default, proximity=weight)))
+    for weight in args.feedback or []:
+        variants.append((f"feedback {weight}", dataclasses.replace(default, feedback=weight)))
+    return variants
+
+
+def question_rows(kb, dataset: str, base: Path, queries: list[dict], args: argparse.Namespace) -> list[Row]:  # type: ignore[no-untyped-def]
+    """Document expansion by the host model, simulated: the even-numbered queries are written into their gold
+    notes' frontmatter as `questions:`; the odd-numbered ones are measured before and after."""
+    from pinky.markdown import render, split_frontmatter
+
+    asked, held_out, modes = queries[0::2], queries[1::2], args.modes
+    rows = [(dataset, f"{mode} held-out half, no questions", *evaluate(kb, held_out, mode))
+            for mode in ("bm25", "hybrid") if mode in modes]
+    attached: dict[str, list[str]] = {}
+    for query in asked:
+        for gold in query["gold"]:
+            attached.setdefault(gold, []).append(query["query"][:300])
+    for rel, questions in attached.items():
+        path = base / "documentation" / rel
+        meta, body, _, _ = split_frontmatter(path.read_text(encoding="utf-8"))
+        path.write_text(render({**meta, "questions": questions[:20]}, body), encoding="utf-8")
+    report = kb.reindex()
+    print(f"{dataset}: questions attached to {len(attached)} notes ({report.updated} reindexed)", file=sys.stderr)
+    rows += [(dataset, f"{mode} held-out half, questions on the other half's gold notes", *evaluate(kb, held_out, mode))
+             for mode in ("bm25", "hybrid") if mode in modes]
+    config = kb.config
+    for label, fusion in lexical_variants(config.fusion, args):
+        kb.config = dataclasses.replace(config, fusion=fusion)
+        rows += [(dataset, f"{mode} held-out half, questions, {label}", *evaluate(kb, held_out, mode))
+                 for mode in ("bm25", "hybrid") if mode in modes]
+    kb.config = config
     return rows
 
 
@@ -123,6 +212,16 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=None, help="Only the first N queries of each set.")
     parser.add_argument("--data", type=Path, default=EVAL, help="Folder holding scifact/ and cosqa/.")
     parser.add_argument("--context", action="store_true", help="Also measure context-aware ranking (context_file).")
+    parser.add_argument("--lexical", action="store_true", help="Also measure the lexical features one at a time.")
+    parser.add_argument("--weights", action="append", metavar="NAME=W,...",
+                        help="Also measure these full-text field weights (repeatable).")
+    parser.add_argument("--proximity", action="append", type=float, metavar="W",
+                        help="Also measure a proximity pass of this weight (repeatable).")
+    parser.add_argument("--feedback", action="append", type=float, metavar="W",
+                        help="Also measure pseudo-relevance feedback of this weight (repeatable).")
+    parser.add_argument("--questions", action="store_true",
+                        help="Measure `questions:` frontmatter (half the queries attached, the other half measured).")
+    parser.add_argument("--modes", default="bm25,vector,hybrid", help="Which rows: bm25, vector, hybrid.")
     args = parser.parse_args()
     EVAL = args.data.resolve()
     if not all((EVAL / name / "queries.jsonl").is_file() for name in ("scifact", "cosqa")):
@@ -130,8 +229,8 @@ def main() -> None:
                  "(the team's shared/eval folder; pass --data DIR)")
     sys.path.insert(0, str(REPO / "src"))
     datasets = ["scifact", "cosqa"] if args.dataset == "all" else [args.dataset]
-    rows = [row for name in datasets for row in run(name, args.workdir, args.queries, args.context)]
-    print("| dataset | method | R@10 | nDCG@10 | ms/query |\n|---|---|---:|---:|---:|")
+    rows = [row for name in datasets for row in run(name, args.workdir, args.queries, args)]
+    print("| dataset | method | R@10 | nDCG@10 | p50 ms |\n|---|---|---:|---:|---:|")
     for dataset, method, recall, ndcg, ms in rows:
         print(f"| {dataset} | {method} | {recall:.3f} | {ndcg:.3f} | {ms:.1f} |")
 

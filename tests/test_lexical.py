@@ -8,9 +8,13 @@ from pinky.errors import InvalidInput
 from pinky.lexical import (
     FTS_COLUMNS,
     MAX_IDENT_PARTS,
+    add_scores,
     camel_parts,
+    feedback_candidates,
+    feedback_terms,
     field_weights,
     identifier_parts,
+    near_expression,
     query_identifier_parts,
 )
 from pinky.search import lexical_terms
@@ -66,3 +70,28 @@ def test_field_weights_are_in_column_order_with_overrides_by_name() -> None:
     assert weights[FTS_COLUMNS.index("idents")] == 0.0
     with pytest.raises(InvalidInput, match="unknown full-text field"):
         field_weights({"body": 1.0})
+
+
+def test_near_expression_pairs_neighbouring_words_quoted() -> None:
+    assert near_expression(["pool", 'say "hi"', "close"], 4) == (
+        'NEAR("pool" "say ""hi""", 4) OR NEAR("say ""hi""" "close", 4)')
+    assert near_expression(["pool"]) is None
+    assert near_expression([]) is None
+
+
+def test_feedback_terms_are_shared_by_the_top_texts_and_rare_in_the_index() -> None:
+    texts = ["Prion protein PrP in tonsils", "PrP positivity in the UK tonsils", "the appendix and PrP samples"]
+    counts = feedback_candidates(texts, exclude={"prion"})
+    assert counts == {"protein": 1, "prp": 3, "tonsils": 2, "positivity": 1, "the": 2, "appendix": 1, "and": 1,
+                      "samples": 1}
+    corpus = {"prp": 10, "tonsils": 40, "the": 900}
+    assert feedback_terms(counts, corpus, total=1000) == ["prp", "tonsils"]  # "the": in most chunks
+    assert feedback_terms(counts, corpus, total=1000, limit=1) == ["prp"]
+    assert feedback_terms(counts, {}, total=1000) == []
+
+
+def test_a_second_pass_adds_to_the_first_candidates_only() -> None:
+    first = [("a", 3.0, 1), ("b", 2.0, 2), ("c", 1.0, 3)]
+    second = [("c", 4.0, 9), ("z", 9.0, 8)]
+    assert add_scores(first, second, 0.5) == [("a", 3.0, 1), ("c", 3.0, 3), ("b", 2.0, 2)]
+    assert add_scores(first, second, 0.0) == first

@@ -90,19 +90,26 @@ class FusionSettings:
     # whether a query's identifiers are also asked for by their parts.
     field_weights: tuple[float, ...] = field(default_factory=field_weights)
     split_identifiers: bool = True
+    # Second full-text passes whose scores add to the first's, times these weights (0: off): neighbouring
+    # query words close together (proximity), and the words the top results share (pseudo-relevance feedback).
+    proximity: float = 0.0
+    feedback: float = 0.0
 
     def __post_init__(self) -> None:
         if self.method not in FUSION_METHODS:
             raise InvalidInput(f"unknown fusion {self.method!r}; use one of {', '.join(FUSION_METHODS)}")
         if self.rrf_k < 1:
             raise InvalidInput("the RRF k must be at least 1")
-        numbers = (self.bm25_weight, self.vector_weight, self.min_similarity, self.coverage_gate)
+        numbers = (self.bm25_weight, self.vector_weight, self.min_similarity, self.coverage_gate, self.proximity,
+                   self.feedback)
         if not all(math.isfinite(n) for n in numbers):
             raise InvalidInput("fusion settings must be finite numbers")
         if self.bm25_weight < 0 or self.vector_weight < 0 or self.bm25_weight + self.vector_weight == 0:
             raise InvalidInput("fusion weights must be non-negative and not both zero")
         if not -1 <= self.min_similarity <= 1:
             raise InvalidInput(f"the minimum similarity is a cosine, from -1 to 1; got {self.min_similarity}")
+        if self.proximity < 0 or self.feedback < 0:
+            raise InvalidInput("the proximity and feedback weights must not be negative")
         if len(self.field_weights) != len(FTS_COLUMNS) or not all(
                 math.isfinite(w) and w >= 0 for w in self.field_weights):
             raise InvalidInput(f"field weights must be {len(FTS_COLUMNS)} non-negative numbers "

@@ -67,3 +67,49 @@ def field_weights(overrides: dict[str, float] | None = None) -> tuple[float, ...
     if unknown:
         raise InvalidInput(f"unknown full-text field(s): {', '.join(sorted(unknown))}")
     return tuple(float(weights[name]) for name in FTS_COLUMNS)
+
+
+# --- second passes: proximity and pseudo-relevance feedback (measured; see HOW-IT-WORKS.md) ---------------
+
+NEAR_DISTANCE = 6  # tokens between two neighbouring query words for a proximity match
+FEEDBACK_DOCS = 5  # top chunks of the first pass read for feedback terms
+FEEDBACK_TERMS = 10  # terms added
+_FEEDBACK_WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
+
+
+def near_expression(terms: list[str], distance: int = NEAR_DISTANCE) -> str | None:
+    """An FTS5 expression matching chunks where neighbouring query words occur close together:
+    NEAR("a" "b", d) OR NEAR("b" "c", d) ...; None for fewer than two words."""
+    if len(terms) < 2:
+        return None
+    quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
+    return " OR ".join(f"NEAR({a} {b}, {distance})" for a, b in zip(quoted, quoted[1:], strict=False))
+
+
+def feedback_candidates(texts: list[str], exclude: set[str]) -> dict[str, int]:
+    """Word -> in how many of the feedback texts it occurs, for words of 3+ letters not in `exclude`."""
+    counts: dict[str, int] = {}
+    for text in texts:
+        for word in {w.lower() for w in _FEEDBACK_WORD.findall(text)} - exclude:
+            counts[word] = counts.get(word, 0) + 1
+    return counts
+
+
+def feedback_terms(doc_counts: dict[str, int], corpus_counts: dict[str, int], total: int,
+                   limit: int = FEEDBACK_TERMS) -> list[str]:
+    """The words the top results share and the corpus does not: occurrences among the feedback texts
+    times their IDF in the whole index, the best `limit`. Words in half the chunks or more never qualify."""
+    import math
+
+    scored = [(count * math.log(total / corpus_counts[w]), w) for w, count in doc_counts.items()
+              if count >= 2 and 0 < corpus_counts.get(w, 0) * 2 < total]
+    return [w for _, w in sorted(scored, key=lambda sw: (-sw[0], sw[1]))[:limit]]
+
+
+def add_scores(first: list[tuple[str, float, int]], second: list[tuple[str, float, int]],
+               weight: float) -> list[tuple[str, float, int]]:
+    """The first pass's candidates re-scored with `weight` x their score in a second pass, best first.
+    Only the first pass's candidates are kept, with their best chunk."""
+    extra = {entry: score for entry, score, _ in second}
+    rescored = [(entry, score + weight * extra.get(entry, 0.0), chunk) for entry, score, chunk in first]
+    return sorted(rescored, key=lambda row: -row[1])

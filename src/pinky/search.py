@@ -17,7 +17,14 @@ from pinky import context_rank, gaps
 from pinky.dates import freshness, now_utc, valid_day
 from pinky.errors import InvalidInput, NotInProject
 from pinky.index import Index
-from pinky.lexical import query_identifier_parts
+from pinky.lexical import (
+    FEEDBACK_DOCS,
+    add_scores,
+    feedback_candidates,
+    feedback_terms,
+    near_expression,
+    query_identifier_parts,
+)
 from pinky.redact import redact
 from pinky.staleness import age_days, is_stale
 from pinky.store import hygiene as hq
@@ -339,7 +346,31 @@ def lexical_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidat
     if len(terms) > 1:
         terms = informative_terms(rq.term_chunk_counts(conn, terms), index.chunk_total())
     match = match_expression(terms)
-    return rq.fts_hits(conn, match, filters, settings.depth, settings.field_weights) if match else []
+    if not match:
+        return []
+    hits = rq.fts_hits(conn, match, filters, settings.depth, settings.field_weights)
+    near = near_expression(terms) if settings.proximity > 0 else None
+    if near and hits:
+        hits = add_scores(hits, rq.fts_hits(conn, near, filters, settings.depth, settings.field_weights),
+                          settings.proximity)
+    if settings.feedback > 0 and hits:
+        hits = _with_feedback(index, hits, terms, filters)
+    return hits
+
+
+def _with_feedback(index: Index, hits: list[Candidate], terms: list[str], filters: rq.Filters) -> list[Candidate]:
+    """Pseudo-relevance feedback: the words the top chunks share (and the index at large does not) asked for
+    in a second pass, whose score adds to the first's."""
+    settings = index.config.fusion
+    texts = rq.chunk_texts(index.conn, [chunk for _, _, chunk in hits[:FEEDBACK_DOCS]])
+    candidates = feedback_candidates(texts, set(terms))
+    common = [word for word, count in candidates.items() if count >= 2]
+    corpus = dict(rq.term_chunk_counts(index.conn, common))
+    expansion = match_expression(feedback_terms(candidates, corpus, index.chunk_total()))
+    if not expansion:
+        return hits
+    return add_scores(hits, rq.fts_hits(index.conn, expansion, filters, settings.depth, settings.field_weights),
+                      settings.feedback)
 
 
 def semantic_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidate]:

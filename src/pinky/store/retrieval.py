@@ -77,6 +77,15 @@ def fts_hits(conn: Any, match: str, filters: Filters, depth: int,
     return _best_per_entry((r[0], -r[1], r[2]) for r in rows)[:depth]
 
 
+def chunk_texts(conn: Any, chunk_ids: Sequence[int]) -> list[str]:
+    """The text of each chunk, in the order given (missing ones left out)."""
+    if not chunk_ids:
+        return []
+    marks = ",".join("?" * len(chunk_ids))
+    found = dict(conn.execute(f"SELECT id, text FROM chunk WHERE id IN ({marks})", list(chunk_ids)).fetchall())
+    return [found[i] for i in chunk_ids if i in found]
+
+
 def term_chunk_counts(conn: Any, terms: Sequence[str]) -> list[tuple[str, int]]:
     """How many chunks contain each word (stemmed like the index)."""
     return [(term, conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?",
