@@ -71,7 +71,7 @@ def evaluate(kb, queries: list[dict], mode: str, context=None) -> tuple[float, f
 
 
 Row = tuple[str, str, float, float, float]
-FEATURES_OFF = {"tags": 0.0, "questions": 0.0, "idents": 0.0}
+FEATURES_OFF = {"questions": 0.0, "idents": 0.0}
 
 
 def parse_weights(text: str) -> dict[str, float]:
@@ -128,7 +128,7 @@ def fusion_variants(kb, config):  # type: ignore[no-untyped-def]
 
 def lexical_variants(default, args: argparse.Namespace) -> list[tuple[str, object]]:  # type: ignore[no-untyped-def]
     """(label, FusionSettings) of the lexical rows asked for: --lexical and each --weights."""
-    from pinky.lexical import field_weights
+    from pinky.lexical import FTS_COLUMNS, field_weights
 
     variants = []
     if args.lexical:
@@ -136,12 +136,11 @@ def lexical_variants(default, args: argparse.Namespace) -> list[tuple[str, objec
         variants += [
             ("pre-m011 (fields 1:1:1, no identifier parts)",
              dataclasses.replace(default, field_weights=plain, split_identifiers=False)),
-            ("without identifier parts", dataclasses.replace(default, split_identifiers=False,
-                                                             field_weights=field_weights({"idents": 0.0}))),
+            ("without identifier parts (idents weight 0, none asked)", dataclasses.replace(
+                default, split_identifiers=False, field_weights=field_weights({"idents": 0.0}))),
             ("without query identifier parts", dataclasses.replace(default, split_identifiers=False)),
-            ("default weights, all fields 1", dataclasses.replace(
-                default, field_weights=field_weights(dict.fromkeys(("title", "tags", "heading", "text",
-                                                                    "questions", "idents"), 1.0)))),
+            ("every field weight 1", dataclasses.replace(
+                default, field_weights=field_weights(dict.fromkeys(FTS_COLUMNS, 1.0)))),
         ]
     for text in args.weights or []:
         variants.append((f"weights {text}", dataclasses.replace(default, field_weights=field_weights(

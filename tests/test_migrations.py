@@ -158,7 +158,7 @@ def test_an_index_built_before_m011_gets_weighted_fields_without_a_reindex(db: D
         return [r[0] for r in conn.execute("SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ?", (match,))]
 
     assert found("idents : xml") == [7]
-    assert found("tags : postgres") == [7]
+    assert found("postgres") == []  # tags are filters, not searched words
     assert found("questions : hang") == [7]
     assert found("text : parsexmldoc") == [7]
     assert found("title : writeboolean") == [7]
@@ -166,5 +166,5 @@ def test_an_index_built_before_m011_gets_weighted_fields_without_a_reindex(db: D
     # Deleting the chunk's terms reads them through the new view: the index stays sound.
     conn.execute("DELETE FROM chunk_fts WHERE rowid = 7")
     conn.execute("DELETE FROM chunk WHERE id = 7")
-    assert found("xml OR postgres OR hang") == []
+    assert found("xml OR hang") == []
     conn.execute("INSERT INTO chunk_fts(chunk_fts, rank) VALUES ('integrity-check', 1)")

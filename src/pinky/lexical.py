@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from pinky.errors import InvalidInput
 
 # The columns of `chunk_fts`, in order (migration m011); bm25() takes one weight per column.
-FTS_COLUMNS = ("title", "tags", "heading", "text", "questions", "idents")
+FTS_COLUMNS = ("title", "heading", "text", "questions", "idents")
 # Measured on ../shared/eval (documentation/HOW-IT-WORKS.md, "Measurements behind the defaults").
 DEFAULT_FIELD_WEIGHTS: dict[str, float] = {
-    "title": 1.0, "tags": 1.0, "heading": 1.0, "text": 1.0, "questions": 1.0, "idents": 1.0,
+    "title": 4.0, "heading": 1.0, "text": 1.0, "questions": 2.0, "idents": 2.0,
 }
 
 MAX_IDENT_PARTS = 2000  # distinct parts kept per chunk: a generated file must not double the index

@@ -261,9 +261,11 @@ def m009_feedback_and_gaps(conn: Any) -> None:
 
 @migration
 def m011_weighted_fields(conn: Any) -> None:
-    """Full-text fields of their own, so bm25() can weigh them: the note's tags and `questions` (the questions
-    the note answers, from its frontmatter) beside title, heading and text, and `idents`, the parts of the
-    chunk's camelCase identifiers (`pinky.lexical`). Built from the rows already indexed: no reindex."""
+    """Full-text fields of their own, so bm25() can weigh them: `questions` (the questions the note answers,
+    from its frontmatter) beside title, heading and text, and `idents`, the parts of the chunk's camelCase
+    identifiers (`pinky.lexical`). Built from the rows already indexed: no reindex. (Tags are not indexed:
+    FTS5 computes one IDF over all columns, so a tag most notes carry made its word worthless in the text
+    too; measured in documentation/HOW-IT-WORKS.md.)"""
     from pinky.lexical import identifier_parts
 
     conn.execute("ALTER TABLE chunk ADD COLUMN idents TEXT NOT NULL DEFAULT ''")
@@ -272,11 +274,10 @@ def m011_weighted_fields(conn: Any) -> None:
                      [(identifier_parts(texts), chunk_id) for chunk_id, *texts in rows.fetchall()])
     conn.execute("DROP TABLE IF EXISTS chunk_fts")
     conn.execute("DROP VIEW IF EXISTS chunk_fts_source")
-    conn.execute("CREATE VIEW chunk_fts_source AS SELECT c.id AS id, e.title AS title, e.tags AS tags, "
-                 "c.heading AS heading, c.text AS text, "
-                 "coalesce(json_extract(e.meta, '$.questions'), '') AS questions, c.idents AS idents "
-                 "FROM chunk c JOIN entry e ON e.id = c.entry_id")
-    conn.execute("CREATE VIRTUAL TABLE chunk_fts USING fts5(title, tags, heading, text, questions, idents, "
+    conn.execute("CREATE VIEW chunk_fts_source AS SELECT c.id AS id, e.title AS title, c.heading AS heading, "
+                 "c.text AS text, coalesce(json_extract(e.meta, '$.questions'), '') AS questions, "
+                 "c.idents AS idents FROM chunk c JOIN entry e ON e.id = c.entry_id")
+    conn.execute("CREATE VIRTUAL TABLE chunk_fts USING fts5(title, heading, text, questions, idents, "
                  "content='chunk_fts_source', content_rowid='id', tokenize='porter unicode61')")
     conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')")
 
