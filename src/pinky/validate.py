@@ -5,6 +5,7 @@ Shared by search and the entry operations, so the same argument gets the same me
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pinky.errors import InvalidInput
@@ -45,43 +46,35 @@ def validate_type(value: Any) -> str:
     return value.strip().lower()
 
 
-def validate_tags(value: Any, name: str = "tags") -> list[str]:
+def _string_list(value: Any, name: str, item: str, most: int, chars: int, clean: Callable[[str], str]) -> list[str]:
+    """A list of at most `most` distinct strings, each of 1-`chars` printable characters once cleaned."""
     if value is None:
         return []
     if isinstance(value, str) or not isinstance(value, list | tuple):
         raise InvalidInput(f"{name} must be a list of strings")
-    if len(value) > MAX_TAGS:
-        raise InvalidInput(f"{len(value)} {name} given; at most {MAX_TAGS} are allowed")
-    tags: list[str] = []
-    for tag in value:
-        if not isinstance(tag, str):
-            raise InvalidInput(f"tag {tag!r} is not a string")
-        cleaned = tag.strip()
-        if not cleaned or len(cleaned) > MAX_TAG_CHARS or any(ord(c) < 32 for c in cleaned):
-            raise InvalidInput(f"tag {tag[:40]!r} must be 1-{MAX_TAG_CHARS} printable characters")
-        if cleaned not in tags:
-            tags.append(cleaned)
-    return tags
+    if len(value) > most:
+        raise InvalidInput(f"{len(value)} {name} given; at most {most} are allowed")
+    kept: list[str] = []
+    for raw in value:
+        if not isinstance(raw, str):
+            raise InvalidInput(f"{item} {raw!r} is not a string")
+        cleaned = clean(raw)
+        if not cleaned or len(cleaned) > chars or any(ord(c) < 32 for c in cleaned):
+            raise InvalidInput(f"{item} {raw[:40]!r} must be 1-{chars} printable characters")
+        if cleaned not in kept:
+            kept.append(cleaned)
+    return kept
+
+
+def validate_tags(value: Any, name: str = "tags") -> list[str]:
+    return _string_list(value, name, "tag", MAX_TAGS, MAX_TAG_CHARS, str.strip)
 
 
 def validate_questions(value: Any) -> list[str]:
-    """The questions a note answers (frontmatter `questions:`): a list of one-line strings, each given once."""
-    if value is None:
-        return []
-    if isinstance(value, str) or not isinstance(value, list | tuple):
-        raise InvalidInput("questions must be a list of strings")
-    if len(value) > MAX_QUESTIONS:
-        raise InvalidInput(f"{len(value)} questions given; at most {MAX_QUESTIONS} are allowed")
-    questions: list[str] = []
-    for question in value:
-        if not isinstance(question, str):
-            raise InvalidInput(f"question {question!r} is not a string")
-        cleaned = " ".join(question.split())
-        if not cleaned or len(cleaned) > MAX_QUESTION_CHARS or any(ord(c) < 32 for c in cleaned):
-            raise InvalidInput(f"question {question[:40]!r} must be 1-{MAX_QUESTION_CHARS} printable characters")
-        if cleaned not in questions:
-            questions.append(cleaned)
-    return questions
+    """The questions a note answers (frontmatter `questions:`): one line each (runs of blanks become one
+    space), each given once."""
+    return _string_list(value, "questions", "question", MAX_QUESTIONS, MAX_QUESTION_CHARS,
+                        lambda q: " ".join(q.split()))
 
 
 def validate_limit(value: Any) -> int:
