@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EMBED_BATCH = 64
-PENDING_BATCH = 512
+PENDING_BATCH = 2048  # chunks per commit: fewer commits rewrite the vector table's shared pages less often
 
 
 def embed_pending(index: Index, progress: Progress | None = None) -> int:
