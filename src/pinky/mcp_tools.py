@@ -134,8 +134,13 @@ async def brain_get(state: State, slug: Slug, timeline: mcp_graph.WithTimeline =
                     ) -> Annotated[CallToolResult, EntryOut]:
     """Read one whole entry by slug: body, metadata and `version`. Use it after brain_search when
     a snippet is not enough, and before brain_update (which needs the version)."""
-    entry, events = await run_core(state.runtime, lambda kb: (
-        kb.get(slug), kb.graph.timeline(slug)["events"] if timeline else None))
+
+    def work(kb: KnowledgeBase) -> Any:
+        entry = kb.get(slug)
+        kb.hygiene.opened(entry.slug)  # telemetry: a search hit read whole (pinky eval --from-usage)
+        return entry, kb.graph.timeline(slug)["events"] if timeline else None
+
+    entry, events = await run_core(state.runtime, work)
     out = EntryOut(**_entry_meta(entry).model_dump(), body=entry.body, meta=entry.meta, timeline=events)
     return _result(mcp_text.entry_text(entry, body=True) + mcp_graph.timeline_text(out.timeline), out,
                    drop_none=("timeline",))

@@ -28,6 +28,7 @@ from pinky.validate import MAX_QUERY_CHARS, clean_text, normalise_tag, validate_
 
 log = logging.getLogger("pinky.search")
 SEARCH_MODES = ("hybrid", "bm25", "vector")
+MODE_ALIASES = {"keyword": "bm25", "semantic": "vector"}  # the names brain_search's `mode` uses
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_QUERY_TERMS = 64
@@ -148,6 +149,15 @@ def gated_weight(bm25_weight: float, coverage: float, gate: float) -> float:
     if gate <= 0:
         return bm25_weight
     return bm25_weight * min(1.0, max(0.0, coverage) / gate)
+
+
+def canonical_mode(mode: Any) -> str:
+    """A search mode by either of its names: hybrid, bm25 (= keyword) or vector (= semantic)."""
+    if not isinstance(mode, str) or MODE_ALIASES.get(mode, mode) not in SEARCH_MODES:
+        names = ", ".join(f"{m} ({a})" if (a := next((k for k, v in MODE_ALIASES.items() if v == m), None)) else m
+                          for m in SEARCH_MODES)
+        raise InvalidInput(f"unknown search mode {mode!r}; use one of {names}")
+    return MODE_ALIASES.get(mode, mode)
 
 
 def query_terms(text: str) -> list[str]:
@@ -275,8 +285,7 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
     the file the caller works on; entries linked to it rank a little higher (pinky.context_rank)."""
     query = clean_text(query, "query", MAX_QUERY_CHARS)
     limit = validate_limit(limit)
-    if mode not in SEARCH_MODES:
-        raise InvalidInput(f"unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}")
+    mode = canonical_mode(mode)
     filters = filters or rq.Filters()
     lexical = lexical_hits(index, query, filters) if mode != "vector" else []
     vector: list[Candidate] = []

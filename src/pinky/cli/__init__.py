@@ -12,6 +12,7 @@ import sys
 import click
 
 from pinky.cli import core as _core  # noqa: F401  (registers the commands)
+from pinky.cli import evaluate as _evaluate  # noqa: F401  (pinky eval)
 from pinky.cli import graph as _graph  # noqa: F401  (pinky graph, timeline, link, unlink, mv)
 from pinky.cli import hygiene as _hygiene  # noqa: F401  (pinky tags, verify, feedback, prune, gaps, check)
 from pinky.cli import listing as _listing  # noqa: F401  (pinky list, pinky edit)
