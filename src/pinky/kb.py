@@ -108,17 +108,18 @@ class KnowledgeBase:
                type: str | None = None, tags: list[str] | tuple[str, ...] | None = None,
                since: str | None = None, mode: str = "hybrid", record_usage: bool = False,
                context_file: str | None = None, at: str | None = None,
-               include_superseded: bool = False) -> SearchResult:
+               include_superseded: bool = False, hypothetical: str | None = None) -> SearchResult:
         """Hybrid search over project and global knowledge in one ranking.
 
         `since` (ISO date/time or a span like 30d) keeps only fresh entries: verified, created or
         changed since then. `context_file`: the file being worked on; entries linked to it rank higher.
         Superseded entries are left out unless `include_superseded`; `at` (a date) searches what was
-        valid on that day."""
+        valid on that day. `mode`: hybrid, bm25 (keyword) or vector (semantic). `hypothetical`: a draft
+        answer whose embedding joins the query's on the vector side (HyDE by the calling agent)."""
         filters = search.filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since,
                                      at=at, include_superseded=include_superseded)
         return search.search(self.index, query, limit=limit, filters=filters, mode=mode, record_usage=record_usage,
-                             context_file=context_file)
+                             context_file=context_file, hypothetical=hypothetical)
 
     # --- entries -----------------------------------------------------------------------------------
 

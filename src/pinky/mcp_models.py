@@ -35,7 +35,8 @@ class HitOut(BaseModel):
 
 class SearchOut(BaseModel):
     query: str
-    mode: str = Field(description="What ran: hybrid, or bm25 when vectors are unavailable.")
+    mode: str = Field(description="What ran: hybrid, bm25 (keyword) or vector (semantic); bm25 when vectors "
+                      "are unavailable.")
     notice: str | None = None
     count: int
     hits: list[HitOut]

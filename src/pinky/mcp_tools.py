@@ -45,9 +45,10 @@ from pinky.mcp_models import (
     SyncOut,
 )
 from pinky.runtime import Runtime
-from pinky.validate import MAX_BODY_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
+from pinky.validate import MAX_BODY_CHARS, MAX_HYPOTHETICAL_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
 
 Format = Literal["compact", "full"]
+SearchMode = Literal["hybrid", "keyword", "semantic", "bm25", "vector"]  # core names and their aliases
 FULL_BODY_CHARS = 20_000
 
 
@@ -108,6 +109,13 @@ async def brain_search(
     context_file: mcp_graph.ContextFile = None,
     at: At = None,
     include_superseded: IncludeSuperseded = False,
+    mode: Annotated[SearchMode, Field(description=(
+        "hybrid (default): full text + semantic; keyword (= bm25): full text only, for exact identifiers and "
+        "error codes; semantic (= vector): meaning only, across languages."))] = "hybrid",
+    hypothetical: Annotated[str | None, Field(min_length=1, max_length=MAX_HYPOTHETICAL_CHARS, description=(
+        "Optional: a short draft of the answer you expect, written in the words a note would use. Its "
+        f"embedding joins the query's on the semantic side (full text still uses the query). At most "
+        f"{MAX_HYPOTHETICAL_CHARS:,} characters."))] = None,
 ) -> Annotated[CallToolResult, SearchOut]:
     """Search the team's memory (gotchas, patterns, decisions, guides, notes, diary) with hybrid
     full-text + semantic ranking. Use it first: before debugging an error (paste the message),
@@ -120,7 +128,7 @@ async def brain_search(
     def work(kb: KnowledgeBase) -> SearchOut:
         result = kb.search(query, limit=limit, scope=scope, project=project, type=type, tags=tags,
                            since=since, record_usage=True, context_file=context_file, at=at,
-                           include_superseded=include_superseded)
+                           include_superseded=include_superseded, mode=mode, hypothetical=hypothetical)
         bodies, truncated = _bodies(kb, result.hits) if format == "full" else ({}, False)
         hits = [HitOut(**hit.as_dict(), body=bodies.get(hit.slug)) for hit in result.hits]
         return SearchOut(query=query, mode=result.mode, notice=result.notice, count=len(hits), hits=hits,

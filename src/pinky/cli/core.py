@@ -80,8 +80,8 @@ def reindex(ctx: click.Context, full: bool, as_json: bool) -> None:
 @click.option("--type", "type_", type=TYPE_CHOICE, help="Only entries of this type.")
 @click.option("--tag", "tags", multiple=True, help="Only entries with this tag (repeat: all must match).")
 @click.option("--since", help="Only entries verified, created or changed since then: 2026-11-01, or a span like 30d.")
-@click.option("--mode", type=click.Choice(["hybrid", "bm25", "vector"]), default="hybrid", show_default=True,
-              help="Which retrieval to run.")
+@click.option("--mode", type=click.Choice(["hybrid", "bm25", "vector", "keyword", "semantic"]), default="hybrid",
+              show_default=True, help="Which retrieval to run (keyword = bm25, semantic = vector).")
 @click.option("--at", "at", metavar="DATE", help="What was valid on that day (superseded entries included).")
 @click.option("--all", "include_superseded", is_flag=True, help="Also entries a newer one superseded.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a `hits` array.")
