@@ -121,6 +121,13 @@ class KnowledgeBase:
         return search.search(self.index, query, limit=limit, filters=filters, mode=mode, record_usage=record_usage,
                              context_file=context_file, hypothetical=hypothetical)
 
+    def research(self, topic: str, *, max_tokens: int = 2000) -> dict[str, Any]:
+        """A dossier on a topic for the caller to synthesise: top entries, their links, open contradictions
+        and gaps, diary mentions, packed to a token budget (`pinky.research`)."""
+        from pinky.research import dossier
+
+        return dossier(self.index, topic, max_tokens=max_tokens)
+
     # --- entries -----------------------------------------------------------------------------------
 
     def save(self, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,

@@ -218,6 +218,48 @@ class RelatedOut(BaseModel):
 
 
 
+class ResearchEntryOut(BaseModel):
+    slug: str
+    title: str
+    type: str
+    path: str = Field(description="The markdown file; cite it.")
+    score: float
+    tags: list[str]
+    stale: bool
+    excerpt: str = Field(description="The start of the body (whole when short).")
+    excerpt_cut: bool = Field(False, description="True when the excerpt was shortened to fit the budget.")
+
+
+class ResearchLinkOut(BaseModel):
+    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True)
+
+    source: str = Field(alias="from", description="The entry the link is written in.")
+    to: str
+    rel: str
+    from_title: str
+    to_title: str
+    both_in_top: bool = Field(description="True when both ends are among the dossier's entries.")
+
+
+class ResearchOut(BaseModel):
+    topic: str
+    max_tokens: int
+    used_tokens: int = Field(description="Size of the packed sections, at about 4 characters a token.")
+    mode: str = Field(description="What the search behind it ran: hybrid, or bm25 without vectors.")
+    entries: list[ResearchEntryOut] = Field(description="The best entries about the topic, best first.")
+    contradictions: list[dict[str, Any]] = Field(description=(
+        "Open contradictions involving those entries: {a, b, reason, differences} (as brain_check)."))
+    links: list[ResearchLinkOut] = Field(description="Links and backlinks of those entries.")
+    gaps: list[dict[str, Any]] = Field(description=(
+        "Open knowledge gaps made mostly of the topic's words: {query (null unless PINKY_LOG_QUERIES=1), "
+        "count, last_seen}."))
+    diary: list[dict[str, Any]] = Field(description=(
+        "Diary lines of the last 90 days naming an entry or holding the topic's words: {date, time, kind, text}."))
+    cut: dict[str, int] = Field(description=(
+        "How many items of each section did not fit the budget; `excerpts`: entries kept with a shorter excerpt."))
+    notice: str | None = None
+
+
 class StatsOut(BaseModel):
     entries: int
     chunks: int

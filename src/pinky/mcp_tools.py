@@ -21,7 +21,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from pinky import mcp_graph, mcp_hygiene, mcp_text
+from pinky import mcp_graph, mcp_hygiene, mcp_research, mcp_text
 from pinky.config import Config
 from pinky.dates import now_utc
 from pinky.errors import PinkyError
@@ -398,6 +398,7 @@ TOOL_TIERS: dict[str, tuple[ToolSpec, ...]] = {
         ToolSpec(brain_briefing, "What changed lately", READ_ONLY),
         ToolSpec(brain_list, "List entries", READ_ONLY),
         ToolSpec(brain_stats, "Brain size and health", READ_ONLY),
+        ToolSpec(mcp_research.brain_research, "Research a topic", READ_ONLY),
         ToolSpec(mcp_hygiene.brain_tags, "Tag vocabulary", READ_ONLY),
         ToolSpec(mcp_hygiene.brain_gaps, "Knowledge gaps", READ_ONLY),
         ToolSpec(mcp_hygiene.brain_check, "Find contradictions", READ_ONLY),

@@ -168,6 +168,12 @@ def close_gaps(conn: Any, hashes: Sequence[str], slug: str, when: str) -> None:
                      [(slug, when, h) for h in hashes])
 
 
+def open_gap_terms(conn: Any, limit: int = 1000) -> list[Any]:
+    """Open gaps with their hashed words (query, count, last_seen, terms), most frequent first."""
+    return conn.execute("SELECT query, count, last_seen, terms FROM gap WHERE closed_by IS NULL "
+                        "ORDER BY count DESC, last_seen DESC LIMIT ?", (limit,)).fetchall()
+
+
 def gaps(conn: Any, include_closed: bool, limit: int) -> list[Any]:
     where = "" if include_closed else "WHERE closed_by IS NULL"
     return conn.execute(f"SELECT query_hash, query, count, best_score, first_seen, last_seen, closed_by, closed_at "
