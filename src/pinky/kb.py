@@ -130,14 +130,15 @@ class KnowledgeBase:
 
     # --- entries -----------------------------------------------------------------------------------
 
-    def save(self, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,
+    def save(self, title: str, body: str, *, type: str | None = "note", tags: list[str] | None = None,
              scope: str | None = "project", project: str | None = None, files: list[str] | None = None,
              embed: bool = True, draft: bool = False, key: str | None = None,
-             subject: str | None = None) -> Entry:
+             subject: str | None = None, classify: bool = False) -> Entry:
         """Write a new note into the project's (or the global) knowledge folder and index it; with a `key`
-        or `subject` it supersedes the current entry with the same one."""
+        or `subject` it supersedes the current entry with the same one. `classify`: suggest a type (when
+        None) and tags (when none) from the nearest entries and simple rules, and apply them."""
         return entries.save(self.index, title, body, type=type, tags=tags, scope=scope, project=project,
-                            files=files, embed=embed, draft=draft, key=key, subject=subject)
+                            files=files, embed=embed, draft=draft, key=key, subject=subject, classify=classify)
 
     def get(self, slug: str) -> Entry:
         return entries.get(self.index, slug)

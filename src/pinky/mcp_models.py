@@ -74,6 +74,14 @@ class SavedOut(EntryMetaOut):
         "Older entries with the same key or subject that this one replaced: they leave default results."))
     similar: list[SimilarOut] = Field(default_factory=list, description=(
         "Existing entries that say nearly the same thing: if this repeats one, update that one instead."))
+    suggested_type: str | None = Field(None, description=(
+        "When no type was given: the type the note's words and its nearest entries point to (null: none)."))
+    suggested_tags: list[str] = Field(default_factory=list, description=(
+        "When no type or no tags were given: tags from the nearest entries and the existing vocabulary."))
+    type_applied: bool = Field(False, description="True when the suggested type was written (no type was given).")
+    tags_applied: bool = Field(False, description="True when the suggested tags were written (no tags were given).")
+    renamed_tags: dict[str, str] = Field(default_factory=dict, description=(
+        "Given tags written as the existing tag they match (case, plural, hyphen/underscore/space)."))
 
 
 class ListedOut(BaseModel):

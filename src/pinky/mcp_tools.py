@@ -223,9 +223,10 @@ async def brain_save(
         f"Short, specific title, one line, at most {MAX_TITLE_CHARS} characters."))],
     body: Annotated[str, Field(max_length=MAX_BODY_CHARS, description=(
         f"Markdown content, at most {MAX_BODY_CHARS:,} characters: the problem, the fix, why."))],
-    type: Annotated[EntryType, Field(description=(
+    type: Annotated[EntryType | None, Field(description=(
         "gotcha: a trap and its fix · pattern: how we do X · decision: a choice and why · "
-        "guide: steps · diary: a log line · note: anything else."))] = "note",
+        "guide: steps · diary: a log line · note: anything else. Omitted: suggested from the note's words "
+        "and its nearest entries (suggested_type), else note."))] = None,
     tags: Tags = None,
     project: Annotated[str | None, Field(description=(
         "Project the entry belongs to (scope project:<name>). Default: the project this server runs in "
@@ -249,7 +250,7 @@ async def brain_save(
     def work(kb: KnowledgeBase) -> Any:
         target_scope, target_project = save_target(state.runtime.config, scope, project)
         saved = kb.save(title, body, type=type, tags=tags, scope=target_scope, project=target_project,
-                        files=files, embed=False, key=key, subject=subject)
+                        files=files, embed=False, key=key, subject=subject, classify=True)
         return saved, kb.similar(saved.slug)
 
     entry, similar = await run_core(state.runtime, work)
@@ -257,8 +258,9 @@ async def brain_save(
     replaced = entry.meta.get("supersedes") or []
     out = SavedOut(**_entry_meta(entry).model_dump(), saved_to=mcp_text.saved_to(entry),
                    supersedes=replaced if isinstance(replaced, list) else [replaced],
-                   similar=[SimilarOut(slug=h.slug, title=h.title, path=h.path, score=h.score) for h in similar])
-    text = mcp_text.saved_text(entry, similar)
+                   similar=[SimilarOut(slug=h.slug, title=h.title, path=h.path, score=h.score) for h in similar],
+                   **(entry.classification or {}))
+    text = mcp_text.saved_text(entry, similar) + mcp_text.classified_text(entry.classification)
     return _result(text + "".join(f"\nSupersedes {slug} (it leaves default results)." for slug in out.supersedes), out)
 
 
