@@ -4,8 +4,9 @@ Two sources, no model of ours: simple rules on the words of the note (an error m
 trace makes a bug, "decided" a decision, "how to" and numbered steps a guide, "gotcha" or "beware" a
 gotcha, "convention" a pattern), and the entries nearest to it (the hybrid search the brain already
 runs, on the title and body; hits sharing two informative words with it), whose types vote by rank
-and whose tags are kept when two neighbours share them or the note names them. Tags — suggested or given — are mapped onto the
-existing vocabulary when they differ only by case, plural, or hyphen/underscore/space (`tag_key`).
+and whose tags are kept when two neighbours share them or the note names them. Tags — suggested or
+given — are mapped onto the existing vocabulary when they differ only by case, plural, or
+hyphen/underscore/space (`tag_key`).
 The pure half is tested without a database; `suggest` runs the search.
 """
 
