@@ -400,10 +400,10 @@ TOOL_TIERS: dict[str, tuple[ToolSpec, ...]] = {
         ToolSpec(brain_briefing, "What changed lately", READ_ONLY),
         ToolSpec(brain_list, "List entries", READ_ONLY),
         ToolSpec(brain_stats, "Brain size and health", READ_ONLY),
-        ToolSpec(mcp_research.brain_research, "Research a topic", READ_ONLY),
         ToolSpec(mcp_hygiene.brain_tags, "Tag vocabulary", READ_ONLY),
         ToolSpec(mcp_hygiene.brain_gaps, "Knowledge gaps", READ_ONLY),
         ToolSpec(mcp_hygiene.brain_check, "Find contradictions", READ_ONLY),
+        ToolSpec(mcp_research.brain_research, "Research a topic", READ_ONLY),
     ),
     "write": (
         ToolSpec(brain_save, "Save knowledge", _writes(destructive=False)),
