@@ -34,7 +34,8 @@ bench: venv  ## speed and memory figures (prints them; not a test; ~15 minutes o
 
 EVAL_DATA ?= ../shared/eval
 
-eval: venv  ## retrieval quality on ../shared/eval (BM25 vs vector vs hybrid)
+eval: venv  ## pinky eval on examples/golden.jsonl, then retrieval quality on ../shared/eval (BM25 vs vector vs hybrid)
+	PINKY_BIN="$(abspath $(BIN))" bash scripts/eval-examples.sh
 	@test -d "$(EVAL_DATA)/scifact" -a -d "$(EVAL_DATA)/cosqa" || { \
 	  echo "make eval needs the retrieval datasets in $(EVAL_DATA)/{scifact,cosqa}/{notes,queries}.jsonl" >&2; \
 	  echo "(the team's shared/eval folder beside this clone; point EVAL_DATA=DIR at another copy)" >&2; exit 2; }

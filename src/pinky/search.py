@@ -24,10 +24,19 @@ from pinky.store import retrieval as rq
 from pinky.store import vectors as vq
 from pinky.store.connect import write_transaction
 from pinky.store.readonly import fts_term
-from pinky.validate import MAX_QUERY_CHARS, clean_text, normalise_tag, validate_limit, validate_tags, validate_type
+from pinky.validate import (
+    MAX_HYPOTHETICAL_CHARS,
+    MAX_QUERY_CHARS,
+    clean_text,
+    normalise_tag,
+    validate_limit,
+    validate_tags,
+    validate_type,
+)
 
 log = logging.getLogger("pinky.search")
 SEARCH_MODES = ("hybrid", "bm25", "vector")
+MODE_ALIASES = {"keyword": "bm25", "semantic": "vector"}  # the names brain_search's `mode` uses
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_QUERY_TERMS = 64
@@ -150,6 +159,15 @@ def gated_weight(bm25_weight: float, coverage: float, gate: float) -> float:
     return bm25_weight * min(1.0, max(0.0, coverage) / gate)
 
 
+def canonical_mode(mode: Any) -> str:
+    """A search mode by either of its names: hybrid, bm25 (= keyword) or vector (= semantic)."""
+    if not isinstance(mode, str) or MODE_ALIASES.get(mode, mode) not in SEARCH_MODES:
+        names = ", ".join(f"{m} ({a})" if (a := next((k for k, v in MODE_ALIASES.items() if v == m), None)) else m
+                          for m in SEARCH_MODES)
+        raise InvalidInput(f"unknown search mode {mode!r}; use one of {names}")
+    return MODE_ALIASES.get(mode, mode)
+
+
 def query_terms(text: str) -> list[str]:
     """The distinct lowercased words of a query, as fts_query uses them."""
     return list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))[:MAX_QUERY_TERMS]
@@ -270,13 +288,17 @@ def filters_for(index: Index, *, scope: str | None = None, project: str | None =
 
 
 def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | None = None,
-           mode: str = "hybrid", record_usage: bool = False, context_file: str | None = None) -> SearchResult:
+           mode: str = "hybrid", record_usage: bool = False, context_file: str | None = None,
+           hypothetical: str | None = None) -> SearchResult:
     """Hybrid search over both roots in one ranking; filters narrow before ranking. `context_file`:
-    the file the caller works on; entries linked to it rank a little higher (pinky.context_rank)."""
+    the file the caller works on; entries linked to it rank a little higher (pinky.context_rank).
+    `hypothetical`: a draft answer written by the caller (HyDE); the vector side searches with it
+    (see semantic_hits), full text with the query alone."""
     query = clean_text(query, "query", MAX_QUERY_CHARS)
+    if hypothetical is not None:
+        hypothetical = clean_text(hypothetical, "hypothetical", MAX_HYPOTHETICAL_CHARS)
     limit = validate_limit(limit)
-    if mode not in SEARCH_MODES:
-        raise InvalidInput(f"unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}")
+    mode = canonical_mode(mode)
     filters = filters or rq.Filters()
     lexical = lexical_hits(index, query, filters) if mode != "vector" else []
     vector: list[Candidate] = []
@@ -284,10 +306,12 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
     if mode != "bm25":
         usable, why = index.vector_status()
         if usable:
-            vector = semantic_hits(index, query, filters)
+            vector = semantic_hits(index, query, filters, hypothetical)
             notice = pending_notice(index)
         else:
             notice, ran = f"vector search unavailable ({why}); results are full-text only", "bm25"
+    if hypothetical is not None and ran == "bm25":
+        notice = " ".join(filter(None, [notice, "hypothetical is used by the vector side only; it was not used"]))
     if filters.current_on and not filters.active:  # the fast path did not filter: drop what is no longer current
         gone = hq.not_current(index.conn, list({e for e, _, _ in lexical + vector}), filters.current_on)
         lexical, vector = [c for c in lexical if c[0] not in gone], [c for c in vector if c[0] not in gone]
@@ -332,13 +356,26 @@ def lexical_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidat
     return rq.fts_hits(conn, match, filters, index.config.fusion.depth) if match else []
 
 
-def semantic_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidate]:
-    """Vector candidates above the noise floor; none for a query with no embeddable content."""
-    qvec = index.embedder.embed([query])[0].astype("float32")
+def semantic_hits(index: Index, query: str, filters: rq.Filters, hypothetical: str | None = None) -> list[Candidate]:
+    """Vector candidates above the noise floor; none for a query with no embeddable content. With a
+    `hypothetical` answer, the search vector is the normalised sum of the query's and the answer's
+    (each unit length): the answer brings the vocabulary of the notes, the query keeps its intent."""
+    vectors = index.embedder.embed([query] if hypothetical is None else [query, hypothetical]).astype("float32")
+    qvec = combined_vector(vectors)
     if not qvec.any():
         return []
     floor = index.config.fusion.min_similarity
     return [hit for hit in vector_hits(index, qvec, filters) if hit[1] >= floor]
+
+
+def combined_vector(vectors: Any) -> Any:
+    """The unit-length sum of unit-length rows (rows with no content, all zeros, add nothing)."""
+    import numpy as np
+
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    total = (vectors / np.where(norms > 0, norms, 1.0)).sum(axis=0)
+    length = float(np.linalg.norm(total))
+    return (total / length if length > 0 else total).astype("float32")
 
 
 def vector_hits(index: Index, qvec: Any, filters: rq.Filters) -> list[Candidate]:

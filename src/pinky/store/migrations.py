@@ -259,6 +259,19 @@ def m009_feedback_and_gaps(conn: Any) -> None:
     conn.execute(f"CREATE INDEX entry_not_current ON entry(id) WHERE {NOT_CURRENT_WHERE}")
 
 
+
+@migration
+def m010_opened(conn: Any) -> None:
+    # Telemetry like `usage`: which entries an agent read whole (brain_get) and when. A search whose hit
+    # was then opened is a golden query candidate (`pinky eval --from-usage`). Losing it loses nothing written.
+    conn.execute(
+        """CREATE TABLE opened(             -- brain_get: an entry read whole
+            entry_id TEXT NOT NULL,
+            at       TEXT NOT NULL          -- ISO time (UTC), as usage.retrieved_at
+        )"""
+    )
+    conn.execute("CREATE INDEX opened_entry ON opened(entry_id)")
+
 KNOWN = [name for name, _ in MIGRATIONS]
 
 
