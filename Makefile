@@ -22,10 +22,8 @@ lint: venv  ## ruff and mypy (CI runs it after the tests)
 	$(BIN)/ruff check src tests benchmarks plugin
 	$(BIN)/mypy
 
-bench: venv  ## speed and memory figures (prints them; not a test; ~15 minutes on 2 cores)
-	$(BIN)/python benchmarks/bench_core.py
-	$(BIN)/python benchmarks/bench_mcp.py
-	$(BIN)/python benchmarks/bench_hooks.py
+bench: venv  ## speed and memory figures (prints them; not a test; ~30 minutes on 2 cores the first time)
+	$(BIN)/python benchmarks/bench_all.py --keep .bench
 	$(BIN)/python benchmarks/bench_capture.py
 	$(BIN)/python benchmarks/bench_sync.py
 	$(BIN)/python benchmarks/bench_contradictions.py
@@ -34,7 +32,8 @@ bench: venv  ## speed and memory figures (prints them; not a test; ~15 minutes o
 
 EVAL_DATA ?= ../shared/eval
 
-eval: venv  ## retrieval quality on ../shared/eval (BM25 vs vector vs hybrid)
+eval: venv  ## pinky eval on examples/golden.jsonl, then retrieval quality on ../shared/eval (BM25 vs vector vs hybrid)
+	PINKY_BIN="$(abspath $(BIN))" bash scripts/eval-examples.sh
 	@test -d "$(EVAL_DATA)/scifact" -a -d "$(EVAL_DATA)/cosqa" || { \
 	  echo "make eval needs the retrieval datasets in $(EVAL_DATA)/{scifact,cosqa}/{notes,queries}.jsonl" >&2; \
 	  echo "(the team's shared/eval folder beside this clone; point EVAL_DATA=DIR at another copy)" >&2; exit 2; }
@@ -42,4 +41,4 @@ eval: venv  ## retrieval quality on ../shared/eval (BM25 vs vector vs hybrid)
 	$(BIN)/python benchmarks/calibrate_gaps.py --data "$(EVAL_DATA)"
 
 clean:
-	rm -rf $(VENV) .demo .pytest_cache
+	rm -rf $(VENV) .demo .bench .pytest_cache

@@ -23,6 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from figures import record, write  # noqa: E402
+
 WORDS = (
     "pool connection timeout shutdown postgres cache memory leak retry backoff deploy release version "
     "docker container kubernetes ingress service worker queue task scheduler cron token auth session "
@@ -70,13 +73,17 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def time_searches(kb, queries: list[str], label: str, **filters: str) -> None:  # type: ignore[no-untyped-def]
+def time_searches(kb, queries: list[str], label: str, name: str = "",  # type: ignore[no-untyped-def]
+                  **filters: str) -> None:
     kb.search(queries[0], **filters)  # warm: model loaded, pages cached, vectors in memory
     timings = []
     for query in queries:
         started = time.perf_counter()
         kb.search(query, limit=10, **filters)
         timings.append((time.perf_counter() - started) * 1000)
+    if name:
+        record(f"{name}_p50_ms", statistics.median(timings))
+        record(f"{name}_p95_ms", percentile(timings, 0.95))
     print(f"warm search:    p50 {statistics.median(timings):6.2f} ms   p95 {percentile(timings, 0.95):6.2f} ms"
           f"   ({len(timings)} queries, hybrid, limit 10, query embedding included; {label})")
 
@@ -110,10 +117,12 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--keep", type=Path, help="build (or reuse) the brain in this folder")
     parser.add_argument("--cli-runs", type=int, default=10)
+    parser.add_argument("--json", type=Path, help="also write the figures to this file (bench_all.py)")
     args = parser.parse_args()
     with contextlib.ExitStack() as stack:
         base = args.keep or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pinky-bench-")))
         run(args, base)
+    write(args.json)
 
 
 def run(args: argparse.Namespace, base: Path) -> None:
@@ -133,35 +142,45 @@ def run(args: argparse.Namespace, base: Path) -> None:
     print(f"notes: {args.notes:,}  embedder: {args.embedder}  python: {sys.version.split()[0]}")
 
     with KnowledgeBase(config) as kb:
+        started = time.perf_counter()
+        kb.embedder.embed(["warm"])  # a first run writes the model cache ($PINKY_HOME/cache): not the index's writes
+        print(f"model load:     {time.perf_counter() - started:8.2f} s  (from the cache in $PINKY_HOME/cache when "
+              f"it exists; the first run builds it)")
         before = written_bytes()
         started = time.perf_counter()
         report = kb.reindex(full=True)
-        full = time.perf_counter() - started
+        full = record("full_reindex_s", time.perf_counter() - started)
+        record("notes_per_s", args.notes / full)
         wrote = written_bytes() - before
         print(f"full reindex:   {full:8.2f} s  ({args.notes / full:,.0f} notes/s, "
               f"{report.chunks_embedded:,} chunks embedded)")
         started = time.perf_counter()
         noop = kb.reindex()
-        print(f"no-op reindex:  {time.perf_counter() - started:8.3f} s  (embedded {noop.chunks_embedded})")
+        print(f"no-op reindex:  {record('noop_reindex_s', time.perf_counter() - started):8.3f} s  "
+              f"(embedded {noop.chunks_embedded})")
 
         rng = random.Random(11)
         words, weights = vocabulary()
         queries = [" ".join(rng.choices(words, weights, k=rng.randint(2, 6))) for _ in range(args.queries)]
-        time_searches(kb, queries, "sqlite-vec scan, as a one-shot CLI")
+        time_searches(kb, queries, "sqlite-vec scan, as a one-shot CLI", "warm_scan_search")
     with KnowledgeBase(config, cache_vectors=True) as kb:
-        time_searches(kb, queries, "in-memory vectors, as pinky-mcp")
+        time_searches(kb, queries, "in-memory vectors, as pinky-mcp", "warm_memory_search")
         time_searches(kb, queries[:50], "in-memory vectors, type=gotcha filter", type="gotcha")
         stats = kb.stats()
     size = stats["db_bytes"]
+    record("index_mb", size / 1e6)
+    record("written_x", wrote / max(size, 1))
     print(f"index:          {stats['entries']:,} entries, {stats['chunks']:,} chunks, {size / 1e6:.1f} MB; "
           f"the full reindex wrote {wrote / 1e6:,.0f} MB ({wrote / max(size, 1):.1f}x the index)")
     if args.cli_runs:
         search = one_shot(["search", queries[0]], project, args.cli_runs)
         save = one_shot(["save", "-t", "bench save {n}", "--type", "note"], project, args.cli_runs,
                         stdin="A note saved by the benchmark, number {n}, about pool timeouts.")
+        record("cli_search_p50_ms", search)
+        record("cli_save_p50_ms", save)
         print(f"one-shot CLI:   search p50 {search:6.0f} ms   save p50 {save:6.0f} ms   "
               f"({args.cli_runs} fresh processes each, start to exit)")
-    print(f"peak RSS:       {peak_rss_mb():8.1f} MB")
+    print(f"peak RSS:       {record('peak_rss_mb', peak_rss_mb()):8.1f} MB")
 
 
 if __name__ == "__main__":

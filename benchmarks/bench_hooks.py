@@ -23,6 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from figures import record  # noqa: E402
+from figures import write as write_figures  # noqa: E402
+
 TYPES = ("gotcha", "decision", "pattern", "bug", "guide", "note")
 WORDS = ("pool timeout retry cache index vector query schema migration lock thread socket parser token "
          "config deploy build release worker queue session cookie header proxy encoder").split()
@@ -87,7 +91,7 @@ def timed(cmd: list[str], stdin: bytes, env: dict, cwd: Path, runs: int) -> list
 
 
 def report(name: str, xs: list[float], target: str) -> float:
-    p50 = statistics.median(xs)
+    p50 = record(f"hook {name} p50 ms", statistics.median(xs))
     p90 = sorted(xs)[int(len(xs) * 0.9) - 1] if len(xs) >= 10 else max(xs)
     print(f"{name:<28} p50 {p50:7.1f} ms   p90 {p90:7.1f} ms   target {target}")
     return p50
@@ -98,6 +102,7 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--keep", type=Path, help="build (or reuse) the brain in this folder")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file (bench_all.py)")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="pinky-bench-"))
     env = {**os.environ, "PINKY_HOME": str(root / "home"), "PINKY_HASH_EMBED": "1", "CLAUDE_PROJECT_DIR": str(root),
@@ -139,7 +144,7 @@ def main() -> None:
             p50 = report(name, timed(cmd + [event], payload, env, root, args.runs),
                          f"<= {target} ms" + (f" and <= 1.5x floor ({1.5 * floor:.1f} ms)" if target == 100 else ""))
             if target == 100:
-                print(f"{'':<28} = {p50 / floor:.2f}x python -c pass")
+                print(f"{'':<28} = {record(f'hook {name} x bare start', p50 / floor):.2f}x python -c pass")
         for name, text in (("user-prompt (brain words)", "why does the pool timeout when the worker queue "
                                                          "retries the cache lock during a deploy build?"),
                            ("user-prompt (everyday)", "commit this with a good message")):
@@ -155,6 +160,7 @@ def main() -> None:
                                       "stop_hook_active": False, "trigger": "auto"}).encode()
                 times += timed(cmd + [event], payload, env, root, 1)
             report(f"{event} (2 MB transcript)", times, "<= 500 ms")
+        write_figures(args.json)
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)

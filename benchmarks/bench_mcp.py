@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_core import make_notes, percentile, vocabulary  # noqa: E402
+from figures import record, write  # noqa: E402
 
 
 def server_command() -> list[str]:
@@ -64,7 +65,7 @@ class Server:
         self.proc.wait(30)
 
 
-def cold_starts(env: dict[str, str], cwd: Path, runs: int) -> None:
+def cold_starts(env: dict[str, str], cwd: Path, runs: int, label: str) -> None:
     init, listed = [], []
     for _ in range(runs):
         started = time.perf_counter()
@@ -74,6 +75,7 @@ def cold_starts(env: dict[str, str], cwd: Path, runs: int) -> None:
         server.request("tools/list")
         listed.append(time.perf_counter() - started)
         server.close()
+    record(f"{label}_cold_start_ms", statistics.median(listed) * 1000)
     print(f"cold start:     initialize answered after {statistics.median(init) * 1000:6.0f} ms, "
           f"first tools/list after {statistics.median(listed) * 1000:6.0f} ms (median of {runs})")
 
@@ -109,7 +111,9 @@ def search_round_trips(env: dict[str, str], cwd: Path, queries: list[str], entri
         assert not reply["result"]["isError"], reply
     peak = peak_rss_mb(server.proc.pid)
     server.close()
-    print(f"server peak RSS: {peak:6.0f} MB")
+    print(f"server peak RSS: {record('server_rss_mb', peak):6.0f} MB")
+    record("mcp_search_p50_ms", statistics.median(timings))
+    record("mcp_search_p95_ms", percentile(timings, 0.95))
     print(f"brain_search:   p50 {statistics.median(timings):6.2f} ms   p95 {percentile(timings, 0.95):6.2f} ms   "
           f"({len(timings)} round trips over stdio, limit 10, compact, usage telemetry on)")
 
@@ -121,11 +125,13 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--starts", type=int, default=5)
     parser.add_argument("--keep", type=Path, help="build (or reuse) the brain in this folder")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file (bench_all.py)")
     args = parser.parse_args()
 
     with contextlib.ExitStack() as stack:
         base = args.keep or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pinky-bench-mcp-")))
         run(args, base)
+    write(args.json)
 
 
 def run(args: argparse.Namespace, base: Path) -> None:
@@ -142,7 +148,7 @@ def run(args: argparse.Namespace, base: Path) -> None:
     empty = base / "empty"
     empty.mkdir(exist_ok=True)
     cold_starts({**env, "PINKY_DB": str(empty / "brain.db"), "PINKY_SAVE_DIR": str(empty / "documentation")},
-                base, args.starts)  # empty brain: start-up cost alone
+                base, args.starts, "empty")  # empty brain: start-up cost alone
 
     from pinky.config import load_config
     from pinky.kb import KnowledgeBase
@@ -154,7 +160,7 @@ def run(args: argparse.Namespace, base: Path) -> None:
         kb.reindex()
     print(f"index build:    {time.perf_counter() - started:6.1f} s (in-process, before the server starts)")
 
-    cold_starts(env, base, args.starts)  # the same with the brain: start-up must not depend on it
+    cold_starts(env, base, args.starts, "brain")  # the same with the brain: start-up must not depend on it
     rng = random.Random(11)
     words, weights = vocabulary()
     queries = [" ".join(rng.choices(words, weights, k=rng.randint(2, 6))) for _ in range(args.queries)]

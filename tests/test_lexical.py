@@ -14,10 +14,10 @@ from pinky.lexical import (
     feedback_terms,
     field_weights,
     identifier_parts,
+    lexical_terms,
     near_expression,
     query_identifier_parts,
 )
-from pinky.search import lexical_terms
 
 
 @pytest.mark.parametrize(("token", "parts"), [

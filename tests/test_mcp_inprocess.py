@@ -17,14 +17,14 @@ from helpers import write_note
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_helpers import hermetic_config, in_process
 
-from pinky import mcp_hygiene, mcp_tools
+from pinky import mcp_hygiene, mcp_research, mcp_tools
 from pinky.config import load_config
 from pinky.mcp_tools import TIERS, TOOL_TIERS, ServerState, save_target, tier_of, tools_for
 from pinky.runtime import Runtime
 
 pytestmark = pytest.mark.anyio
 READ = ["brain_search", "brain_get", "brain_related", "brain_briefing", "brain_list", "brain_stats", "brain_tags",
-        "brain_gaps", "brain_check"]
+        "brain_gaps", "brain_check", "brain_research"]
 WRITE = ["brain_save", "brain_update", "brain_delete", "brain_feedback"]
 ADMIN = ["brain_reindex", "brain_sync", "brain_export", "brain_import"]
 
@@ -48,7 +48,7 @@ def test_each_tool_has_one_tier_and_is_a_module_level_function() -> None:
     for specs in TOOL_TIERS.values():
         for spec in specs:
             assert getattr(sys.modules[spec.fn.__module__], spec.name) is spec.fn
-            assert spec.fn.__module__ in {mcp_tools.__name__, mcp_hygiene.__name__}
+            assert spec.fn.__module__ in {mcp_tools.__name__, mcp_hygiene.__name__, mcp_research.__name__}
             assert spec.annotations.read_only_hint is (spec.name in READ)
 
 

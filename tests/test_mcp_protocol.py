@@ -19,7 +19,7 @@ PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 ALL_TOOLS = {"brain_search", "brain_save", "brain_stats", "brain_get", "brain_update", "brain_delete",
              "brain_briefing", "brain_related", "brain_list", "brain_reindex", "brain_sync", "brain_tags",
              "brain_export", "brain_import", "brain_feedback", "brain_gaps",
-             "brain_check"}
+             "brain_check", "brain_research"}
 
 # The seed's "Testing it by hand" lines, verbatim.
 HAND_TEST = [
@@ -157,7 +157,7 @@ def test_stdout_stays_pure_with_debug_logging(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("tier", "expected"), [
     ("read", {"brain_search", "brain_get", "brain_related", "brain_briefing", "brain_list", "brain_stats",
-              "brain_tags", "brain_gaps", "brain_check"}),
+              "brain_tags", "brain_gaps", "brain_check", "brain_research"}),
     ("admin", ALL_TOOLS),
 ])
 def test_tiers_choose_the_tools(tmp_path: Path, tier: str, expected: set[str]) -> None:

@@ -6,7 +6,8 @@ import sqlite3
 
 import pytest
 
-from pinky.search import fts_query, rrf, score_fusion, snippet
+from pinky.lexical import fts_query
+from pinky.search import rrf, score_fusion, snippet
 
 
 @pytest.mark.parametrize("text", [
@@ -109,7 +110,7 @@ def test_coverage_gate_shrinks_bm25_only_for_poor_lexical_matches() -> None:
 
 
 def test_words_in_most_chunks_are_dropped_but_never_all() -> None:
-    from pinky.search import informative_terms
+    from pinky.lexical import informative_terms
 
     counts = [("the", 900), ("pool", 40), ("timeout", 12), ("de", 600)]
     assert informative_terms(counts, 1000) == ["pool", "timeout"]
@@ -122,7 +123,7 @@ def test_words_in_most_chunks_are_dropped_but_never_all() -> None:
 
 
 def test_match_expression_quotes_and_escapes() -> None:
-    from pinky.search import match_expression
+    from pinky.lexical import match_expression
 
     assert match_expression(['a"b', "c"]) == '"a""b" OR "c"'
     assert match_expression([]) is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import sys
 from collections.abc import Callable
@@ -44,7 +45,14 @@ def _embedder(kb: KnowledgeBase) -> Check:
     except Exception as exc:
         return Check("embedder", "error", f"{kb.config.embedder}: {exc}",
                      "reinstall pinky-brain, or set PINKY_HASH_EMBED=1 for the model-free embedder")
-    return Check("embedder", "ok", f"{embedder.name}, {vector.shape[1]} dimensions")
+    detail = f"{embedder.name}, {vector.shape[1]} dimensions"
+    if embedder.name != "use-multilingual-v3":
+        return Check("embedder", "ok", detail)
+    missing = [name for name in ("onnxruntime", "sentencepiece") if importlib.util.find_spec(name) is None]
+    if missing:
+        return Check("embedder", "warn", f"{detail}; bulk embedding on numpy alone ({' and '.join(missing)} missing)",
+                     f"pip install {' '.join(missing)} (about twice the indexing throughput, same vectors)")
+    return Check("embedder", "ok", f"{detail}; bulk embedding on onnxruntime + sentencepiece")
 
 
 def _fingerprint(kb: KnowledgeBase) -> Check:

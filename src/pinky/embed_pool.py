@@ -24,6 +24,7 @@ MIN_PENDING = 256  # below this, starting the workers (~0.5 s) costs more than i
 MAX_AUTO_WORKERS = 4
 
 _worker_embedder: Any = None
+_worker_runtime: str | None = None
 
 
 def auto_workers() -> int:
@@ -33,11 +34,22 @@ def auto_workers() -> int:
 
 
 def _init_worker(config: Config) -> None:
-    global _worker_embedder
+    global _worker_embedder, _worker_runtime
     os.dup2(2, 1)  # anything a library prints goes to stderr, never into the parent's protocol stream
     from pinky.embedding import get_embedder
 
     _worker_embedder = get_embedder(config)
+    _worker_runtime = bulk_runtime(_worker_embedder)
+
+
+def bulk_runtime(embedder: object) -> str | None:
+    """Put an embedder on its bulk runtime when it has one (the default model does: `pinky.use_runtime`)."""
+    switch = getattr(embedder, "bulk_runtime", None)
+    return switch() if switch else None
+
+
+def _runtime() -> str | None:
+    return _worker_runtime
 
 
 def _embed(texts: list[str]) -> bytes:
@@ -63,6 +75,10 @@ class EmbedPool:
 
         return [np.frombuffer(raw, dtype=np.float32).reshape(len(batch), dims)
                 for batch, raw in zip(batches, self._pool.map(_embed, batches), strict=True)]
+
+    def runtime(self) -> str | None:
+        """What a worker embeds on (`pinky.use_runtime`); None for an embedder without a bulk runtime."""
+        return self._pool.submit(_runtime).result()
 
     def __enter__(self) -> EmbedPool:
         return self

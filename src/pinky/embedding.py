@@ -80,6 +80,12 @@ class UniversalSentenceEncoder:
             model_cache.save(self._cache_home, model)
         return model
 
+    def bulk_runtime(self) -> str:
+        """Switch to the faster tokenizer and runtime for many texts (`pinky.use_runtime`); what it runs on."""
+        from pinky import use_runtime
+
+        return use_runtime.accelerate(self._load())
+
     def embed(self, texts: list[str]) -> np.ndarray:
         import numpy as np
 

@@ -75,9 +75,13 @@ class Entry:
     version: str
     meta: dict[str, Any] = field(default_factory=dict)
     redacted: list[str] = field(default_factory=list)  # kinds of secret replaced by [REDACTED:kind] markers
+    classification: dict[str, Any] | None = None  # a save's suggested type and tags (pinky.classify)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if data["classification"] is None:
+            del data["classification"]
+        return data
 
 
 def find(index: Index, slug: str) -> Any:
@@ -116,22 +120,30 @@ def file_of(index: Index, slug: str) -> Path:
     return _file_of(index, find(index, slug))
 
 
-def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,
+def save(index: Index, title: str, body: str, *, type: str | None = "note", tags: list[str] | None = None,
          scope: str | None = None, project: str | None = None, files: list[str] | None = None,
          embed: bool = True, draft: bool = False, key: str | None = None, subject: str | None = None,
-         questions: list[str] | None = None) -> Entry:
+         questions: list[str] | None = None, classify: bool = False) -> Entry:
     """Write a new note atomically into the right root, then index it at once. A draft (written by
     the Stop hook's capture, not by a person or the agent) says so in its frontmatter. `questions`: the
     questions the note answers, kept in its frontmatter and searched as a field of their own.
 
     With a `key` or `subject`, the current entries of the same scope with the same one are superseded
-    (`pinky.supersession`); a `subject` makes a default `note` a `status`."""
+    (`pinky.supersession`); a `subject` makes a default `note` a `status`. With `classify`, a type left
+    None and missing tags are suggested and applied, given tags mapped onto the existing vocabulary
+    (`pinky.classify`); the result's `classification` says what was suggested and applied."""
     title, hidden = _redacted(clean_title(title), [])
+    body = clean_text(body, "body", MAX_BODY_CHARS)
+    suggestion = None
+    if classify:
+        from pinky.classify import for_save
+
+        type, tags, suggestion = for_save(index, title, body, type, tags, subject)
     fact, found = supersession.fact_meta(key, subject)
     tag_list, hidden = _tags(tags, hidden + found)
-    kind = "status" if subject is not None and type == "note" else validate_type(type)
+    kind = "status" if subject is not None and type in ("note", None) else validate_type(type)
     meta: dict[str, Any] = {"title": title, "type": kind, "tags": tag_list, **fact}
-    body, hidden = _redacted(clean_text(body, "body", MAX_BODY_CHARS), hidden)
+    body, hidden = _redacted(body, hidden)
     resolved = search.resolve_scope(index, scope, project) or search.resolve_scope(index, "project", None)
     root = "global" if resolved == "global" else "project"
     if root == "project":
@@ -159,7 +171,7 @@ def save(index: Index, title: str, body: str, *, type: str = "note", tags: list[
         _supersede(index, older, saved.slug, today.date().isoformat(), embed)
     if index.config.telemetry:
         gaps.close_answered(index, saved.slug, f"{title}\n{body}")
-    return replace(saved, redacted=hidden)
+    return replace(saved, redacted=hidden, classification=suggestion.as_dict() if suggestion else None)
 
 
 def _supersede(index: Index, older: list[Any], new_slug: str, day: str, embed: bool) -> list[str]:

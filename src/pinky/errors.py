@@ -31,6 +31,10 @@ class LocationError(InvalidInput):
     """pinky.toml or a PINKY_* path is unusable; the message says which and how to fix it."""
 
 
+
+class GoldenError(InvalidInput):
+    """A golden file or baseline for `pinky eval` cannot be used; the message names the file and line."""
+
 class IndexUnavailable(PinkyError):
     """brain.db cannot be opened or created."""
 

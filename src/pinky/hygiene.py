@@ -57,6 +57,12 @@ class Hygiene:
 
         return feedback(self.index, slug, verdict, query)
 
+    def opened(self, slug: str) -> bool:
+        """Record that an agent read the entry whole (brain_get); telemetry for `pinky eval --from-usage`."""
+        from pinky.review import opened
+
+        return opened(self.index, slug)
+
     def prune(self, months: int = 6, *, apply: bool = False) -> dict[str, Any]:
         """Entries nobody retrieved or marked useful in `months`; `apply` archives them (pinky restore undoes)."""
         from pinky.review import prune

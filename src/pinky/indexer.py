@@ -9,6 +9,7 @@ only writes the rows. Which files are notes, and reading them safely, is `pinky.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -34,12 +35,13 @@ from pinky.sources import Skipped, SourceFile, file_hash, parse_file, scan, sour
 from pinky.store import entries as eq
 from pinky.store import graph as gq
 from pinky.store import vectors as vq
-from pinky.store.connect import write_transaction
+from pinky.store.connect import bulk_checkpoints, write_transaction
 from pinky.vector_fill import embed_pending
 
 log = logging.getLogger("pinky.indexer")
 
 WRITE_BATCH = 1000
+BULK_FILES = 500  # from this many changed files on, checkpoint the WAL rarely (store.connect.bulk_checkpoints)
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 
@@ -177,17 +179,18 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
         with write_transaction(db.conn):
             for key in gone:
                 eq.forget_skipped(db.conn, *key)
-    _apply_changes(index, changed, removed, known, report, has_vec, progress)
-    scan_code(index)
-    if report.added or report.updated or report.removed or not os.path.exists(_file_index(index)):
-        refresh_file_index(index)
-    if embed and has_vec:
-        if vq.vector_rows(db.conn) != eq.counts(db.conn)["vectors"]:
-            with write_transaction(db.conn):
-                vq.drop_orphan_vectors(db.conn)
-        report.chunks_embedded = embed_pending(index, progress)
-    elif not db.vec_available:
-        report.vectors = f"unavailable: {db.vec_error}"
+    with bulk_checkpoints(db.conn) if len(changed) >= BULK_FILES else contextlib.nullcontext():
+        _apply_changes(index, changed, removed, known, report, has_vec, progress)
+        scan_code(index)
+        if report.added or report.updated or report.removed or not os.path.exists(_file_index(index)):
+            refresh_file_index(index)
+        if embed and has_vec:
+            if vq.vector_rows(db.conn) != eq.counts(db.conn)["vectors"]:
+                with write_transaction(db.conn):
+                    vq.drop_orphan_vectors(db.conn)
+            report.chunks_embedded = embed_pending(index, progress)
+        elif not db.vec_available:
+            report.vectors = f"unavailable: {db.vec_error}"
     report.seconds = time.perf_counter() - started
     return report
 

@@ -108,28 +108,38 @@ class KnowledgeBase:
                type: str | None = None, tags: list[str] | tuple[str, ...] | None = None,
                since: str | None = None, mode: str = "hybrid", record_usage: bool = False,
                context_file: str | None = None, at: str | None = None,
-               include_superseded: bool = False) -> SearchResult:
+               include_superseded: bool = False, hypothetical: str | None = None) -> SearchResult:
         """Hybrid search over project and global knowledge in one ranking.
 
         `since` (ISO date/time or a span like 30d) keeps only fresh entries: verified, created or
         changed since then. `context_file`: the file being worked on; entries linked to it rank higher.
         Superseded entries are left out unless `include_superseded`; `at` (a date) searches what was
-        valid on that day."""
+        valid on that day. `mode`: hybrid, bm25 (keyword) or vector (semantic). `hypothetical`: a draft
+        answer whose embedding joins the query's on the vector side (HyDE by the calling agent)."""
         filters = search.filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since,
                                      at=at, include_superseded=include_superseded)
         return search.search(self.index, query, limit=limit, filters=filters, mode=mode, record_usage=record_usage,
-                             context_file=context_file)
+                             context_file=context_file, hypothetical=hypothetical)
+
+    def research(self, topic: str, *, max_tokens: int = 2000) -> dict[str, Any]:
+        """A dossier on a topic for the caller to synthesise: top entries, their links, open contradictions
+        and gaps, diary mentions, packed to a token budget (`pinky.research`)."""
+        from pinky.research import dossier
+
+        return dossier(self.index, topic, max_tokens=max_tokens)
 
     # --- entries -----------------------------------------------------------------------------------
 
-    def save(self, title: str, body: str, *, type: str = "note", tags: list[str] | None = None,
+    def save(self, title: str, body: str, *, type: str | None = "note", tags: list[str] | None = None,
              scope: str | None = "project", project: str | None = None, files: list[str] | None = None,
              embed: bool = True, draft: bool = False, key: str | None = None,
-             subject: str | None = None, questions: list[str] | None = None) -> Entry:
+             subject: str | None = None, questions: list[str] | None = None, classify: bool = False) -> Entry:
         """Write a new note into the project's (or the global) knowledge folder and index it; with a `key`
-        or `subject` it supersedes the current entry with the same one."""
+        or `subject` it supersedes the current entry with the same one. `classify`: suggest a type (when
+        None) and tags (when none) from the nearest entries and simple rules, and apply them."""
         return entries.save(self.index, title, body, type=type, tags=tags, scope=scope, project=project,
-                            files=files, embed=embed, draft=draft, key=key, subject=subject, questions=questions)
+                            files=files, embed=embed, draft=draft, key=key, subject=subject, questions=questions,
+                            classify=classify)
 
     def get(self, slug: str) -> Entry:
         return entries.get(self.index, slug)

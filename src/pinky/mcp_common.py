@@ -19,6 +19,7 @@ from pinky.kb import KnowledgeBase
 from pinky.layout import ENTRY_TYPES
 from pinky.mcp_sdk import lifespan_state
 from pinky.runtime import Runtime
+from pinky.validate import MAX_QUESTION_CHARS, MAX_QUESTIONS
 
 T = TypeVar("T")
 EntryType = Literal[ENTRY_TYPES]  # type: ignore[valid-type]
@@ -45,6 +46,10 @@ Key = Annotated[str | None, Field(max_length=200, description=(
 Subject = Annotated[str | None, Field(max_length=200, description=(
     "Use for the current state of something ('deploy pipeline', 'payments migration'): makes a `status` "
     "entry; the next status saved with the same subject supersedes it."))]
+Questions = Annotated[list[str] | None, Field(max_length=MAX_QUESTIONS, description=(
+    f"Questions this entry answers, as a future session would ask them (at most {MAX_QUESTIONS}, one line of "
+    f"at most {MAX_QUESTION_CHARS} characters each): searched as a field of their own, so the entry is found "
+    "by the words of the question even when its text uses others."))]
 
 
 async def run_core(runtime: Runtime, fn: Callable[[KnowledgeBase], T], *, exclusive: bool = False,

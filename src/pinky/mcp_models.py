@@ -35,7 +35,8 @@ class HitOut(BaseModel):
 
 class SearchOut(BaseModel):
     query: str
-    mode: str = Field(description="What ran: hybrid, or bm25 when vectors are unavailable.")
+    mode: str = Field(description="What ran: hybrid, bm25 (keyword) or vector (semantic); bm25 when vectors "
+                      "are unavailable.")
     notice: str | None = None
     count: int
     hits: list[HitOut]
@@ -73,6 +74,14 @@ class SavedOut(EntryMetaOut):
         "Older entries with the same key or subject that this one replaced: they leave default results."))
     similar: list[SimilarOut] = Field(default_factory=list, description=(
         "Existing entries that say nearly the same thing: if this repeats one, update that one instead."))
+    suggested_type: str | None = Field(None, description=(
+        "When no type was given: the type the note's words and its nearest entries point to (null: none)."))
+    suggested_tags: list[str] = Field(default_factory=list, description=(
+        "When no type or no tags were given: tags from the nearest entries and the existing vocabulary."))
+    type_applied: bool = Field(False, description="True when the suggested type was written (no type was given).")
+    tags_applied: bool = Field(False, description="True when the suggested tags were written (no tags were given).")
+    renamed_tags: dict[str, str] = Field(default_factory=dict, description=(
+        "Given tags written as the existing tag they match (case, plural, hyphen/underscore/space)."))
 
 
 class ListedOut(BaseModel):
@@ -215,6 +224,48 @@ class RelatedOut(BaseModel):
                                    "many links, either way.")
 
 
+
+
+class ResearchEntryOut(BaseModel):
+    slug: str
+    title: str
+    type: str
+    path: str = Field(description="The markdown file; cite it.")
+    score: float
+    tags: list[str]
+    stale: bool
+    excerpt: str = Field(description="The start of the body (whole when short).")
+    excerpt_cut: bool = Field(False, description="True when the excerpt was shortened to fit the budget.")
+
+
+class ResearchLinkOut(BaseModel):
+    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=True)
+
+    source: str = Field(alias="from", description="The entry the link is written in.")
+    to: str
+    rel: str
+    from_title: str
+    to_title: str
+    both_in_top: bool = Field(description="True when both ends are among the dossier's entries.")
+
+
+class ResearchOut(BaseModel):
+    topic: str
+    max_tokens: int
+    used_tokens: int = Field(description="Size of the packed sections, at about 4 characters a token.")
+    mode: str = Field(description="What the search behind it ran: hybrid, or bm25 without vectors.")
+    entries: list[ResearchEntryOut] = Field(description="The best entries about the topic, best first.")
+    contradictions: list[dict[str, Any]] = Field(description=(
+        "Open contradictions involving those entries: {a, b, reason, differences} (as brain_check)."))
+    links: list[ResearchLinkOut] = Field(description="Links and backlinks of those entries.")
+    gaps: list[dict[str, Any]] = Field(description=(
+        "Open knowledge gaps made mostly of the topic's words: {query (null unless PINKY_LOG_QUERIES=1), "
+        "count, last_seen}."))
+    diary: list[dict[str, Any]] = Field(description=(
+        "Diary lines of the last 90 days naming an entry or holding the topic's words: {date, time, kind, text}."))
+    cut: dict[str, int] = Field(description=(
+        "How many items of each section did not fit the budget; `excerpts`: entries kept with a shorter excerpt."))
+    notice: str | None = None
 
 
 class StatsOut(BaseModel):

@@ -134,6 +134,23 @@ def saved_text(entry: Any, similar: list[Any]) -> str:
     return text
 
 
+def classified_text(classification: dict[str, Any] | None) -> str:
+    """What a save suggested and applied (pinky.classify), as sentences; '' when nothing was."""
+    if not classification:
+        return ""
+    applied = []
+    if classification["type_applied"]:
+        applied.append(f"type {classification['suggested_type']}")
+    if classification["tags_applied"]:
+        applied.append("tags " + ", ".join(classification["suggested_tags"]))
+    text = f"\nNo {' or '.join(a.split()[0] for a in applied)} given: wrote the suggested {' and '.join(applied)} " \
+           "(from the note's words and its nearest entries; brain_update changes them)." if applied else ""
+    renamed = classification.get("renamed_tags") or {}
+    if renamed:
+        text += "\nTags written as the existing ones: " + ", ".join(f"{a} → {b}" for a, b in renamed.items()) + "."
+    return text
+
+
 def reindex_text(out: ReindexOut) -> str:
     text = (f"Reindexed in {out.seconds}s: {out.added} added, {out.updated} updated, {out.removed} removed, "
             f"{out.unchanged} unchanged, {out.chunks_embedded} chunks embedded.")

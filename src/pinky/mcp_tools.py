@@ -21,12 +21,12 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from pinky import mcp_graph, mcp_hygiene, mcp_text
+from pinky import mcp_graph, mcp_hygiene, mcp_research, mcp_text
 from pinky.config import Config
 from pinky.dates import now_utc
 from pinky.errors import PinkyError
 from pinky.kb import KnowledgeBase
-from pinky.mcp_common import At, EntryType, IncludeSuperseded, Key, Slug, State, Subject, run_core
+from pinky.mcp_common import At, EntryType, IncludeSuperseded, Key, Questions, Slug, State, Subject, run_core
 from pinky.mcp_common import ServerState as ServerState  # re-exported: the server and tests import it from here
 from pinky.mcp_common import result as _result
 from pinky.mcp_models import (
@@ -45,9 +45,10 @@ from pinky.mcp_models import (
     SyncOut,
 )
 from pinky.runtime import Runtime
-from pinky.validate import MAX_BODY_CHARS, MAX_QUERY_CHARS, MAX_QUESTION_CHARS, MAX_QUESTIONS, MAX_TAGS, MAX_TITLE_CHARS
+from pinky.validate import MAX_BODY_CHARS, MAX_HYPOTHETICAL_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
 
 Format = Literal["compact", "full"]
+SearchMode = Literal["hybrid", "keyword", "semantic", "bm25", "vector"]  # core names and their aliases
 FULL_BODY_CHARS = 20_000
 
 
@@ -88,10 +89,6 @@ def save_target(config: Config, scope: str | None, project: str | None) -> tuple
 # --- read tools ---------------------------------------------------------------------------------
 
 Tags = Annotated[list[str] | None, Field(max_length=MAX_TAGS, description=f"Tags, at most {MAX_TAGS}.")]
-Questions = Annotated[list[str] | None, Field(max_length=MAX_QUESTIONS, description=(
-    f"Questions this entry answers, as a future session would ask them (at most {MAX_QUESTIONS}, one line of "
-    f"at most {MAX_QUESTION_CHARS} characters each): searched as a field of their own, so the entry is found "
-    "by the words of the question even when its text uses others."))]
 
 
 async def brain_search(
@@ -112,6 +109,13 @@ async def brain_search(
     context_file: mcp_graph.ContextFile = None,
     at: At = None,
     include_superseded: IncludeSuperseded = False,
+    mode: Annotated[SearchMode, Field(description=(
+        "hybrid (default): full text + semantic; keyword (= bm25): full text only, for exact identifiers and "
+        "error codes; semantic (= vector): meaning only, across languages."))] = "hybrid",
+    hypothetical: Annotated[str | None, Field(min_length=1, max_length=MAX_HYPOTHETICAL_CHARS, description=(
+        "Optional: a short draft of the answer you expect, written in the words a note would use. Its "
+        f"embedding joins the query's on the semantic side (full text still uses the query). At most "
+        f"{MAX_HYPOTHETICAL_CHARS:,} characters."))] = None,
 ) -> Annotated[CallToolResult, SearchOut]:
     """Search the team's memory (gotchas, patterns, decisions, guides, notes, diary) with hybrid
     full-text + semantic ranking. Use it first: before debugging an error (paste the message),
@@ -124,7 +128,7 @@ async def brain_search(
     def work(kb: KnowledgeBase) -> SearchOut:
         result = kb.search(query, limit=limit, scope=scope, project=project, type=type, tags=tags,
                            since=since, record_usage=True, context_file=context_file, at=at,
-                           include_superseded=include_superseded)
+                           include_superseded=include_superseded, mode=mode, hypothetical=hypothetical)
         bodies, truncated = _bodies(kb, result.hits) if format == "full" else ({}, False)
         hits = [HitOut(**hit.as_dict(), body=bodies.get(hit.slug)) for hit in result.hits]
         return SearchOut(query=query, mode=result.mode, notice=result.notice, count=len(hits), hits=hits,
@@ -138,8 +142,13 @@ async def brain_get(state: State, slug: Slug, timeline: mcp_graph.WithTimeline =
                     ) -> Annotated[CallToolResult, EntryOut]:
     """Read one whole entry by slug: body, metadata and `version`. Use it after brain_search when
     a snippet is not enough, and before brain_update (which needs the version)."""
-    entry, events = await run_core(state.runtime, lambda kb: (
-        kb.get(slug), kb.graph.timeline(slug)["events"] if timeline else None))
+
+    def work(kb: KnowledgeBase) -> Any:
+        entry = kb.get(slug)
+        kb.hygiene.opened(entry.slug)  # telemetry: a search hit read whole (pinky eval --from-usage)
+        return entry, kb.graph.timeline(slug)["events"] if timeline else None
+
+    entry, events = await run_core(state.runtime, work)
     out = EntryOut(**_entry_meta(entry).model_dump(), body=entry.body, meta=entry.meta, timeline=events)
     return _result(mcp_text.entry_text(entry, body=True) + mcp_graph.timeline_text(out.timeline), out,
                    drop_none=("timeline",))
@@ -214,9 +223,10 @@ async def brain_save(
         f"Short, specific title, one line, at most {MAX_TITLE_CHARS} characters."))],
     body: Annotated[str, Field(max_length=MAX_BODY_CHARS, description=(
         f"Markdown content, at most {MAX_BODY_CHARS:,} characters: the problem, the fix, why."))],
-    type: Annotated[EntryType, Field(description=(
+    type: Annotated[EntryType | None, Field(description=(
         "gotcha: a trap and its fix · pattern: how we do X · decision: a choice and why · "
-        "guide: steps · diary: a log line · note: anything else."))] = "note",
+        "guide: steps · diary: a log line · note: anything else. Omitted: suggested from the note's words "
+        "and its nearest entries (suggested_type), else note."))] = None,
     tags: Tags = None,
     project: Annotated[str | None, Field(description=(
         "Project the entry belongs to (scope project:<name>). Default: the project this server runs in "
@@ -241,7 +251,7 @@ async def brain_save(
     def work(kb: KnowledgeBase) -> Any:
         target_scope, target_project = save_target(state.runtime.config, scope, project)
         saved = kb.save(title, body, type=type, tags=tags, scope=target_scope, project=target_project,
-                        files=files, embed=False, key=key, subject=subject, questions=questions)
+                        files=files, embed=False, key=key, subject=subject, questions=questions, classify=True)
         return saved, kb.similar(saved.slug)
 
     entry, similar = await run_core(state.runtime, work)
@@ -249,8 +259,9 @@ async def brain_save(
     replaced = entry.meta.get("supersedes") or []
     out = SavedOut(**_entry_meta(entry).model_dump(), saved_to=mcp_text.saved_to(entry),
                    supersedes=replaced if isinstance(replaced, list) else [replaced],
-                   similar=[SimilarOut(slug=h.slug, title=h.title, path=h.path, score=h.score) for h in similar])
-    text = mcp_text.saved_text(entry, similar)
+                   similar=[SimilarOut(slug=h.slug, title=h.title, path=h.path, score=h.score) for h in similar],
+                   **(entry.classification or {}))
+    text = mcp_text.saved_text(entry, similar) + mcp_text.classified_text(entry.classification)
     return _result(text + "".join(f"\nSupersedes {slug} (it leaves default results)." for slug in out.supersedes), out)
 
 
@@ -395,6 +406,7 @@ TOOL_TIERS: dict[str, tuple[ToolSpec, ...]] = {
         ToolSpec(mcp_hygiene.brain_tags, "Tag vocabulary", READ_ONLY),
         ToolSpec(mcp_hygiene.brain_gaps, "Knowledge gaps", READ_ONLY),
         ToolSpec(mcp_hygiene.brain_check, "Find contradictions", READ_ONLY),
+        ToolSpec(mcp_research.brain_research, "Research a topic", READ_ONLY),
     ),
     "write": (
         ToolSpec(brain_save, "Save knowledge", _writes(destructive=False)),

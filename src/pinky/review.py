@@ -10,6 +10,7 @@ after it.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from typing import Any
 
 from pinky import entries
@@ -21,6 +22,8 @@ from pinky.staleness import age_days
 from pinky.store import hygiene as hq
 from pinky.store.connect import write_transaction
 from pinky.validate import clean_text
+
+log = logging.getLogger("pinky.review")
 
 
 def verify(index: Index, slug: str) -> Entry:
@@ -67,6 +70,21 @@ def feedback(index: Index, slug: str, verdict: str, query: str | None = None) ->
         hq.record_feedback(index.conn, row["id"], verdict, query, iso_utc(moment), to_ns(moment))
     return {**out, "recorded": True, "query": query, "counts": hq.feedback_counts(index.conn, row["id"])}
 
+
+
+def opened(index: Index, slug: str) -> bool:
+    """Record that an agent read an entry whole (brain_get): with the search before it, that makes a golden
+    query candidate for `pinky eval --from-usage`. Telemetry: False when off, and it never fails the read."""
+    if not index.config.telemetry:
+        return False
+    try:
+        row = entries.find(index, slug)
+        with write_transaction(index.conn):
+            hq.record_open(index.conn, row["id"], iso_utc(now_utc()))
+    except Exception as exc:  # telemetry must never break a read
+        log.warning("could not record the read of %s: %s", slug, exc)
+        return False
+    return True
 
 def prune(index: Index, months: int = 6, *, apply: bool = False) -> dict[str, Any]:
     """Entries never retrieved and never marked useful in `months` (and not changed or verified since);

@@ -22,8 +22,11 @@ from pinky.lexical import (
     add_scores,
     feedback_candidates,
     feedback_terms,
+    informative_terms,
+    lexical_terms,
+    match_expression,
     near_expression,
-    query_identifier_parts,
+    query_terms,
 )
 from pinky.redact import redact
 from pinky.staleness import age_days, is_stale
@@ -31,51 +34,23 @@ from pinky.store import hygiene as hq
 from pinky.store import retrieval as rq
 from pinky.store import vectors as vq
 from pinky.store.connect import write_transaction
-from pinky.store.readonly import fts_term
-from pinky.validate import MAX_QUERY_CHARS, clean_text, normalise_tag, validate_limit, validate_tags, validate_type
+from pinky.validate import (
+    MAX_HYPOTHETICAL_CHARS,
+    MAX_QUERY_CHARS,
+    clean_text,
+    normalise_tag,
+    validate_limit,
+    validate_tags,
+    validate_type,
+)
 
 log = logging.getLogger("pinky.search")
 SEARCH_MODES = ("hybrid", "bm25", "vector")
+MODE_ALIASES = {"keyword": "bm25", "semantic": "vector"}  # the names brain_search's `mode` uses
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-MAX_QUERY_TERMS = 64
 
 Ranked = Sequence[tuple[str, float]]  # (key, raw score), best first
-
-
-def fts_query(text: str) -> str | None:
-    """Turn any user text into a safe FTS5 MATCH expression: quoted words OR-ed together.
-
-    Quoting makes FTS5 operators (AND, OR, NEAR, *, -, :, parentheses) plain words, so no input
-    can raise a syntax error. Returns None when the text has no searchable word.
-    """
-    return match_expression(query_terms(text))
-
-
-def match_expression(terms: Sequence[str]) -> str | None:
-    if not terms:
-        return None
-    return " OR ".join(fts_term(t) for t in terms)
-
-
-PRUNE_FROM_CHUNKS = 1000  # below this, scoring every chunk is cheap: keep exact semantics
-
-
-def informative_terms(doc_counts: Sequence[tuple[str, int]], total: int) -> list[str]:
-    """Drop words found in more than half of the chunks ("the", "de", a project's own name).
-
-    FTS5's BM25 gives such a word an IDF of ~0 (it is clamped at 1e-6), so it cannot change the
-    ranking of chunks that match another word; but OR-ing it in makes SQLite score nearly every
-    chunk. Dropping it keeps the ranking (up to ties) and measured 4x faster on 20,000 chunks.
-    Words found nowhere are dropped too; if no word that matches is left, the rarest one is kept.
-    """
-    if total < PRUNE_FROM_CHUNKS:
-        return [term for term, _ in doc_counts]
-    present = [(term, count) for term, count in doc_counts if count > 0]
-    kept = [term for term, count in present if count * 2 <= total]
-    if kept or not present:
-        return kept
-    return [min(present, key=lambda tc: tc[1])[0]]
 
 
 def rrf(lists: Sequence[Ranked], weights: Sequence[float], k: int = 60) -> list[tuple[str, float]]:
@@ -158,9 +133,13 @@ def gated_weight(bm25_weight: float, coverage: float, gate: float) -> float:
     return bm25_weight * min(1.0, max(0.0, coverage) / gate)
 
 
-def query_terms(text: str) -> list[str]:
-    """The distinct lowercased words of a query, as fts_query uses them."""
-    return list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))[:MAX_QUERY_TERMS]
+def canonical_mode(mode: Any) -> str:
+    """A search mode by either of its names: hybrid, bm25 (= keyword) or vector (= semantic)."""
+    if not isinstance(mode, str) or MODE_ALIASES.get(mode, mode) not in SEARCH_MODES:
+        names = ", ".join(f"{m} ({a})" if (a := next((k for k, v in MODE_ALIASES.items() if v == m), None)) else m
+                          for m in SEARCH_MODES)
+        raise InvalidInput(f"unknown search mode {mode!r}; use one of {names}")
+    return MODE_ALIASES.get(mode, mode)
 
 
 def snippet(text: str, query: str, width: int = 240) -> str:
@@ -278,13 +257,17 @@ def filters_for(index: Index, *, scope: str | None = None, project: str | None =
 
 
 def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | None = None,
-           mode: str = "hybrid", record_usage: bool = False, context_file: str | None = None) -> SearchResult:
+           mode: str = "hybrid", record_usage: bool = False, context_file: str | None = None,
+           hypothetical: str | None = None) -> SearchResult:
     """Hybrid search over both roots in one ranking; filters narrow before ranking. `context_file`:
-    the file the caller works on; entries linked to it rank a little higher (pinky.context_rank)."""
+    the file the caller works on; entries linked to it rank a little higher (pinky.context_rank).
+    `hypothetical`: a draft answer written by the caller (HyDE); the vector side searches with it
+    (see semantic_hits), full text with the query alone."""
     query = clean_text(query, "query", MAX_QUERY_CHARS)
+    if hypothetical is not None:
+        hypothetical = clean_text(hypothetical, "hypothetical", MAX_HYPOTHETICAL_CHARS)
     limit = validate_limit(limit)
-    if mode not in SEARCH_MODES:
-        raise InvalidInput(f"unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}")
+    mode = canonical_mode(mode)
     filters = filters or rq.Filters()
     lexical = lexical_hits(index, query, filters) if mode != "vector" else []
     vector: list[Candidate] = []
@@ -292,10 +275,12 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
     if mode != "bm25":
         usable, why = index.vector_status()
         if usable:
-            vector = semantic_hits(index, query, filters)
+            vector = semantic_hits(index, query, filters, hypothetical)
             notice = pending_notice(index)
         else:
             notice, ran = f"vector search unavailable ({why}); results are full-text only", "bm25"
+    if hypothetical is not None and ran == "bm25":
+        notice = " ".join(filter(None, [notice, "hypothetical is used by the vector side only; it was not used"]))
     if filters.current_on and not filters.active:  # the fast path did not filter: drop what is no longer current
         gone = hq.not_current(index.conn, list({e for e, _, _ in lexical + vector}), filters.current_on)
         lexical, vector = [c for c in lexical if c[0] not in gone], [c for c in vector if c[0] not in gone]
@@ -329,14 +314,6 @@ def pending_notice(index: Index) -> str | None:
     which = "1 chunk has" if pending == 1 else f"{pending:,} chunks have"
     return (f"{which} no vector yet (embedding in progress, or run `pinky reindex`); until then "
             f"{'it is' if pending == 1 else 'they are'} found by full text only")
-
-
-def lexical_terms(query: str, split_identifiers: bool = True) -> list[str]:
-    """The words a full-text search asks for: the query's own, then the parts of the identifiers it names."""
-    terms = query_terms(query)
-    if split_identifiers:
-        terms = list(dict.fromkeys(terms + query_identifier_parts(query)))[:MAX_QUERY_TERMS]
-    return terms
 
 
 def lexical_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidate]:
@@ -373,13 +350,26 @@ def _with_feedback(index: Index, hits: list[Candidate], terms: list[str], filter
                       settings.feedback)
 
 
-def semantic_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidate]:
-    """Vector candidates above the noise floor; none for a query with no embeddable content."""
-    qvec = index.embedder.embed([query])[0].astype("float32")
+def semantic_hits(index: Index, query: str, filters: rq.Filters, hypothetical: str | None = None) -> list[Candidate]:
+    """Vector candidates above the noise floor; none for a query with no embeddable content. With a
+    `hypothetical` answer, the search vector is the normalised sum of the query's and the answer's
+    (each unit length): the answer brings the vocabulary of the notes, the query keeps its intent."""
+    vectors = index.embedder.embed([query] if hypothetical is None else [query, hypothetical]).astype("float32")
+    qvec = combined_vector(vectors)
     if not qvec.any():
         return []
     floor = index.config.fusion.min_similarity
     return [hit for hit in vector_hits(index, qvec, filters) if hit[1] >= floor]
+
+
+def combined_vector(vectors: Any) -> Any:
+    """The unit-length sum of unit-length rows (rows with no content, all zeros, add nothing)."""
+    import numpy as np
+
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    total = (vectors / np.where(norms > 0, norms, 1.0)).sum(axis=0)
+    length = float(np.linalg.norm(total))
+    return (total / length if length > 0 else total).astype("float32")
 
 
 def vector_hits(index: Index, qvec: Any, filters: rq.Filters) -> list[Candidate]:

@@ -12,6 +12,7 @@ from pinky.errors import InvalidInput
 from pinky.layout import ENTRY_TYPES
 
 MAX_QUERY_CHARS = 2000
+MAX_HYPOTHETICAL_CHARS = 4000  # brain_search's draft answer (HyDE): a paragraph or two
 MAX_TITLE_CHARS = 300
 MAX_BODY_CHARS = 100_000
 MAX_TAGS = 32

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EMBED_BATCH = 64
-PENDING_BATCH = 512
+PENDING_BATCH = 2048  # chunks per commit: fewer commits rewrite the vector table's shared pages less often
 
 
 def embed_pending(index: Index, progress: Progress | None = None) -> int:
@@ -32,9 +32,12 @@ def embed_pending(index: Index, progress: Progress | None = None) -> int:
         return 0
     total = vq.count_pending(index.conn)
     workers = _workers_for(index, total)
+    from pinky.embed_pool import MIN_PENDING, EmbedPool, bulk_runtime
+
     if workers < 2:
+        if total >= MIN_PENDING:
+            bulk_runtime(index.embedder)
         return _embed_pending(index, total, progress, None)
-    from pinky.embed_pool import EmbedPool
 
     try:
         with EmbedPool(index.config, workers) as pool:

@@ -12,10 +12,12 @@ import sys
 import click
 
 from pinky.cli import core as _core  # noqa: F401  (registers the commands)
+from pinky.cli import evaluate as _evaluate  # noqa: F401  (pinky eval)
 from pinky.cli import graph as _graph  # noqa: F401  (pinky graph, timeline, link, unlink, mv)
 from pinky.cli import hygiene as _hygiene  # noqa: F401  (pinky tags, verify, feedback, prune, gaps, check)
 from pinky.cli import listing as _listing  # noqa: F401  (pinky list, pinky edit)
 from pinky.cli import plugin as _plugin  # noqa: F401  (pinky setup-claude)
+from pinky.cli import research as _research  # noqa: F401  (pinky research)
 from pinky.cli import sync as _sync  # noqa: F401  (pinky sync, pinky rollup)
 from pinky.cli.app import ReaderGone, cli
 

@@ -80,8 +80,8 @@ def reindex(ctx: click.Context, full: bool, as_json: bool) -> None:
 @click.option("--type", "type_", type=TYPE_CHOICE, help="Only entries of this type.")
 @click.option("--tag", "tags", multiple=True, help="Only entries with this tag (repeat: all must match).")
 @click.option("--since", help="Only entries verified, created or changed since then: 2026-11-01, or a span like 30d.")
-@click.option("--mode", type=click.Choice(["hybrid", "bm25", "vector"]), default="hybrid", show_default=True,
-              help="Which retrieval to run.")
+@click.option("--mode", type=click.Choice(["hybrid", "bm25", "vector", "keyword", "semantic"]), default="hybrid",
+              show_default=True, help="Which retrieval to run (keyword = bm25, semantic = vector).")
 @click.option("--at", "at", metavar="DATE", help="What was valid on that day (superseded entries included).")
 @click.option("--all", "include_superseded", is_flag=True, help="Also entries a newer one superseded.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a `hits` array.")
@@ -116,8 +116,10 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
 
 @cli.command()
 @click.option("--title", "-t", required=True, help="Short, descriptive title (max 300 characters).")
-@click.option("--type", "type_", type=TYPE_CHOICE, default="note", show_default=True, help="The kind of knowledge.")
-@click.option("--tag", "tags", multiple=True, help="A tag (repeatable, at most 32).")
+@click.option("--type", "type_", type=TYPE_CHOICE,
+              help="The kind of knowledge. [default: suggested from the note's words and its nearest entries, "
+                   "else note]")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable, at most 32). [default: suggested tags]")
 @click.option("--project", "project_name", help="Save into the project scope of this name.")
 @click.option("--scope", type=click.Choice(["project", "global"]), default="project", show_default=True,
               help="global writes into the global brain ($PINKY_HOME/brain).")
@@ -128,7 +130,7 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
               help="A question the note answers (repeatable, at most 20): searched as a field of its own.")
 @click.option("--json", "as_json", is_flag=True, help="Print the saved entry as JSON.")
 @click.pass_context
-def save(ctx: click.Context, title: str, type_: str, tags: tuple[str, ...], project_name: str | None,
+def save(ctx: click.Context, title: str, type_: str | None, tags: tuple[str, ...], project_name: str | None,
          scope: str, files: tuple[str, ...], key: str | None, subject: str | None, questions: tuple[str, ...],
          as_json: bool) -> None:
     """Save a note; the markdown body is read from standard input.
@@ -142,13 +144,14 @@ def save(ctx: click.Context, title: str, type_: str, tags: tuple[str, ...], proj
     body = sys.stdin.read()
     kb = open_kb(ctx)
     entry = kb.save(title, body, type=type_, tags=list(tags), scope=scope, project=project_name, files=list(files),
-                    key=key, subject=subject, questions=list(questions))
+                    key=key, subject=subject, questions=list(questions), classify=True)
     similar = kb.similar(entry.slug)
     if as_json:
         emit_json({**entry.as_dict(), "similar": [h.as_dict() for h in similar]})
         return
     where = "the global brain" if entry.scope == "global" else f"project {entry.project}"
     click.echo(f"saved {entry.slug} -> {entry.path}  ({where})")
+    _print_classification(entry.classification)
     if entry.redacted:
         click.echo(f"redacted: {', '.join(entry.redacted)} (replaced by [REDACTED:<kind>] markers before writing)")
     if entry.meta.get("supersedes"):
@@ -156,6 +159,15 @@ def save(ctx: click.Context, title: str, type_: str, tags: tuple[str, ...], proj
     for hit in similar:
         click.echo(f"note: {hit.slug} says nearly the same ({hit.score:.2f}); if this repeats it, "
                    f"edit that one and `pinky delete {entry.slug}`", err=True)
+
+
+def _print_classification(found: dict[str, Any] | None) -> None:
+    if found and found["type_applied"]:
+        click.echo(f"type: {found['suggested_type']} (suggested; --type chooses)")
+    if found and found["tags_applied"]:
+        click.echo(f"tags: {', '.join(found['suggested_tags'])} (suggested; --tag chooses)")
+    for given, existing in (found or {}).get("renamed_tags", {}).items():
+        click.echo(f"tag {given!r} written as the existing tag {existing!r}")
 
 
 @cli.command()

@@ -115,6 +115,26 @@ def feedback_counts(conn: Any, entry_id: str) -> dict[str, int]:
                              (entry_id,)).fetchall())
 
 
+
+def record_open(conn: Any, entry_id: str, at: str) -> None:
+    conn.execute("INSERT INTO opened(entry_id, at) VALUES (?, ?)", (entry_id, at))
+
+
+def opened_after_search(conn: Any, window_days: float) -> list[Any]:
+    """(query, slug, times) for every entry a search returned and an agent then opened within the window."""
+    return conn.execute(
+        "SELECT u.query, e.slug, count(DISTINCT o.rowid) AS times FROM opened o "
+        "JOIN usage u ON u.entry_id = o.entry_id AND julianday(o.at) - julianday(u.retrieved_at) BETWEEN 0 AND ? "
+        "JOIN entry e ON e.id = o.entry_id "
+        "GROUP BY u.query, e.slug", (window_days,)).fetchall()
+
+
+def verdicts_by_query(conn: Any) -> list[Any]:
+    """(query, slug, verdict, times) of the feedback recorded against a known search."""
+    return conn.execute(
+        "SELECT f.query, e.slug, f.verdict, count(*) AS times FROM feedback f JOIN entry e ON e.id = f.entry_id "
+        "WHERE f.query IS NOT NULL GROUP BY f.query, e.slug, f.verdict").fetchall()
+
 def prune_candidates(conn: Any, cutoff_iso: str, cutoff_ns: int) -> list[Any]:
     """Entries (diaries aside) older than the cutoff, not changed or verified since, that no search returned
     and nobody marked useful since: slug, title, type, created, last_verified, oldest first."""
@@ -146,6 +166,12 @@ def open_gaps(conn: Any) -> list[Any]:
 def close_gaps(conn: Any, hashes: Sequence[str], slug: str, when: str) -> None:
     conn.executemany("UPDATE gap SET closed_by = ?, closed_at = ? WHERE query_hash = ?",
                      [(slug, when, h) for h in hashes])
+
+
+def open_gap_terms(conn: Any, limit: int = 1000) -> list[Any]:
+    """Open gaps with their hashed words (query, count, last_seen, terms), most frequent first."""
+    return conn.execute("SELECT query, count, last_seen, terms FROM gap WHERE closed_by IS NULL "
+                        "ORDER BY count DESC, last_seen DESC LIMIT ?", (limit,)).fetchall()
 
 
 def gaps(conn: Any, include_closed: bool, limit: int) -> list[Any]:

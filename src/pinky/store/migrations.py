@@ -260,6 +260,19 @@ def m009_feedback_and_gaps(conn: Any) -> None:
 
 
 @migration
+def m010_opened(conn: Any) -> None:
+    # Telemetry like `usage`: which entries an agent read whole (brain_get) and when. A search whose hit
+    # was then opened is a golden query candidate (`pinky eval --from-usage`). Losing it loses nothing written.
+    conn.execute(
+        """CREATE TABLE opened(             -- brain_get: an entry read whole
+            entry_id TEXT NOT NULL,
+            at       TEXT NOT NULL          -- ISO time (UTC), as usage.retrieved_at
+        )"""
+    )
+    conn.execute("CREATE INDEX opened_entry ON opened(entry_id)")
+
+
+@migration
 def m011_weighted_fields(conn: Any) -> None:
     """Full-text fields of their own, so bm25() can weigh them: `questions` (the questions the note answers,
     from its frontmatter) beside title, heading and text, and `idents`, the parts of the chunk's camelCase
