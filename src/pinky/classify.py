@@ -2,8 +2,8 @@
 
 Two sources, no model of ours: simple rules on the words of the note (an error message or a stack
 trace makes a bug, "decided" a decision, "how to" and numbered steps a guide, "gotcha" or "beware" a
-gotcha, "convention" a pattern), and the entries nearest to it (the hybrid search the brain already
-runs, on the title and body; hits sharing two informative words with it), whose types vote by rank
+gotcha, "convention" a pattern), and the entries nearest to it (the brain's full-text search on the
+title and body; hits sharing two informative words with it), whose types vote by rank
 and whose tags are kept when two neighbours share them or the note names them. Tags — suggested or
 given — are mapped onto the existing vocabulary when they differ only by case, plural, or
 hyphen/underscore/space (`tag_key`).
@@ -115,7 +115,10 @@ def suggest(index: Any, title: str, body: str, vocabulary: Sequence[str]) -> tup
 
     query = f"{title}\n{body}"[:MAX_QUERY_CHARS]
     mine = word_hashes(query)
-    hits = [hit for hit in search.search(index, query, limit=NEIGHBOURS, filters=search.filters_for(index)).hits
+    # full text only: a neighbour must share words with the note anyway (SHARED_WORDS), and skipping the
+    # vector side keeps a one-shot `pinky save` from scanning every vector twice (`similar` runs after)
+    found = search.search(index, query, limit=NEIGHBOURS, filters=search.filters_for(index), mode="bm25")
+    hits = [hit for hit in found.hits
             if len(mine & word_hashes(f"{hit.title} {hit.snippet} {' '.join(hit.tags)}")) >= SHARED_WORDS]
     kind = rule_type(title, body) or neighbour_type([hit.type for hit in hits])
     return kind, neighbour_tags([hit.tags for hit in hits], f"{title}\n{body}", vocabulary)

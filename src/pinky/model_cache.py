@@ -16,6 +16,7 @@ it (it is unpickled). Anything unexpected falls back to the slow, normal load.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import logging
 import os
@@ -29,10 +30,11 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 PROBES = ["How do I close the Postgres pool on shutdown?", "¿Por qué falla el despliegue con Docker?",
           "Reintentare con backoff esponenziale", "x", "naïve datetimes — 3,14 € " * 40]
-_FILES = ("tokenizer.pickle", "backend.pickle", "table.npy")
+_FILES = ("tokenizer.pickle", "vocabulary.bin", "backend.pickle", "table.npy")
+_SEPARATOR = "\0"  # between vocabulary strings; a vocabulary holding it is cached whole in the pickle
 
 
 def cache_root(home: Path) -> Path:
@@ -90,6 +92,7 @@ def _read(folder: Path) -> Any:
 
     with open(folder / "tokenizer.pickle", "rb") as handle:
         tokenizer = pickle.load(handle)  # noqa: S301 - our own file, checked private above
+    _read_vocabulary(folder / "vocabulary.bin", tokenizer)
     with open(folder / "backend.pickle", "rb") as handle:
         state = pickle.load(handle)  # noqa: S301 - same
     backend = NumpyBackend.__new__(NumpyBackend)
@@ -137,11 +140,45 @@ def _write(folder: Path, model: Any) -> None:
 
     backend = model._backend
     state = {k: v for k, v in backend.__dict__.items() if k not in ("table", "sp", "_threadpool")}
+    tokenizer = _write_vocabulary(folder / "vocabulary.bin", model._sp)
     with open(folder / "tokenizer.pickle", "wb") as handle:
-        pickle.dump(model._sp, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump(tokenizer, handle, protocol=pickle.HIGHEST_PROTOCOL)
     with open(folder / "backend.pickle", "wb") as handle:
         pickle.dump(state, handle, protocol=pickle.HIGHEST_PROTOCOL)
     np.save(folder / "table.npy", np.ascontiguousarray(backend.table), allow_pickle=False)
+
+
+def _write_vocabulary(path: Path, tokenizer: Any) -> Any:
+    """Store the tokenizer's two big tables (a dict of ~250,000 prefixes, a list of 128,000 pieces) as
+    joined strings and an int array: rebuilding them costs ~25 ms less than unpickling them. Returns
+    the tokenizer to pickle, without those tables (or whole, when a string holds the separator)."""
+    from array import array
+
+    prefixes, pieces = getattr(tokenizer, "_prefixes", None), getattr(tokenizer, "_pieces", None)
+    if not isinstance(prefixes, dict) or not isinstance(pieces, list) \
+            or any(_SEPARATOR in text for text in (*prefixes, *pieces)):
+        path.write_bytes(b"")
+        return tokenizer
+    ids = array("i", prefixes.values())
+    with open(path, "wb") as handle:
+        pickle.dump((_SEPARATOR.join(prefixes), ids.tobytes(), _SEPARATOR.join(pieces)), handle,
+                    protocol=pickle.HIGHEST_PROTOCOL)
+    light = copy.copy(tokenizer)
+    light._prefixes, light._pieces = None, None
+    return light
+
+
+def _read_vocabulary(path: Path, tokenizer: Any) -> None:
+    from array import array
+
+    data = path.read_bytes()
+    if not data:
+        return  # the tokenizer was pickled whole
+    keys, raw_ids, pieces = pickle.loads(data)  # noqa: S301 - our own file, checked private
+    ids = array("i")
+    ids.frombytes(raw_ids)
+    tokenizer._prefixes = dict(zip(keys.split(_SEPARATOR), ids, strict=True))
+    tokenizer._pieces = pieces.split(_SEPARATOR)
 
 
 def _same_vectors(fresh: Any, cached: Any) -> bool:
