@@ -35,13 +35,13 @@ from pinky.sources import Skipped, SourceFile, file_hash, parse_file, scan, sour
 from pinky.store import entries as eq
 from pinky.store import graph as gq
 from pinky.store import vectors as vq
-from pinky.store.connect import bulk_checkpoints, write_transaction
+from pinky.store.connect import bulk_writes, write_transaction
 from pinky.vector_fill import embed_pending
 
 log = logging.getLogger("pinky.indexer")
 
 WRITE_BATCH = 1000
-BULK_FILES = 500  # from this many changed files on, checkpoint the WAL rarely (store.connect.bulk_checkpoints)
+BULK_FILES = 500  # from this many changed files on, write for volume (store.connect.bulk_writes)
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 
@@ -179,7 +179,8 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
         with write_transaction(db.conn):
             for key in gone:
                 eq.forget_skipped(db.conn, *key)
-    with bulk_checkpoints(db.conn) if len(changed) >= BULK_FILES else contextlib.nullcontext():
+    bulk = len(changed) >= BULK_FILES
+    with bulk_writes(db.conn, empty=not known) if bulk else contextlib.nullcontext():
         _apply_changes(index, changed, removed, known, report, has_vec, progress)
         scan_code(index)
         if report.added or report.updated or report.removed or not os.path.exists(_file_index(index)):

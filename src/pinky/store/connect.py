@@ -208,6 +208,40 @@ def bulk_checkpoints(conn: Any, pages: int = BULK_CHECKPOINT_PAGES) -> Iterator[
 
 
 @contextmanager
+def bulk_writes(conn: Any, *, empty: bool) -> Iterator[None]:
+    """Write a large rebuild with as few bytes as SQLite allows.
+
+    Into an empty index nobody else has open, with the rollback journal instead of the WAL: pages
+    appended to the file are never journaled, so the index is written about once, where the WAL
+    writes every page twice (log, then checkpoint). The switch needs the file to itself; when
+    another process has it open the WAL stays (`bulk_checkpoints`). A process that opens the index
+    meanwhile waits for each commit, as with any writer, and its own open switches the file back
+    to WAL between our commits if it gets there first: SQLite lets connections follow that."""
+    if not (empty and _journal_mode(conn, "truncate")):
+        with bulk_checkpoints(conn):
+            yield
+        return
+    try:
+        yield
+    finally:
+        _enable_wal(conn)
+
+
+def _journal_mode(conn: Any, mode: str) -> bool:
+    """Switch the journal mode; False (nothing changed) at once while another connection has the file
+    open (without the busy timeout: that would wait a minute for a server that never lets go)."""
+    conn.execute("PRAGMA busy_timeout=0")
+    try:
+        return str(conn.execute(f"PRAGMA journal_mode={mode}").fetchone()[0]).lower() == mode
+    except Exception as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return False
+        raise
+    finally:
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+
+
+@contextmanager
 def read_snapshot(conn: Any) -> Iterator[None]:
     """One consistent view across several reads (WAL: writers carry on meanwhile)."""
     conn.execute("BEGIN")
