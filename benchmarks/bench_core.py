@@ -169,8 +169,14 @@ def run(args: argparse.Namespace, base: Path) -> None:
         stats = kb.stats()
     size = stats["db_bytes"]
     record("index_mb", size / 1e6)
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(f"file:{config.db_path}?mode=ro", uri=True)) as conn:
+        free = conn.execute("PRAGMA freelist_count").fetchone()[0] * conn.execute("PRAGMA page_size").fetchone()[0]
+    record("free_mb", free / 1e6)  # left by the in-place --full: a fresh index has none; later writes reuse them
     record("written_x", wrote / max(size, 1))
-    print(f"index:          {stats['entries']:,} entries, {stats['chunks']:,} chunks, {size / 1e6:.1f} MB; "
+    print(f"index:          {stats['entries']:,} entries, {stats['chunks']:,} chunks, {size / 1e6:.1f} MB "
+          f"({free / 1e6:.1f} MB of it free pages); "
           f"the full reindex wrote {wrote / 1e6:,.0f} MB ({wrote / max(size, 1):.1f}x the index)")
     if args.cli_runs:
         search = one_shot(["search", queries[0]], project, args.cli_runs)
