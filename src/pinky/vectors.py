@@ -35,6 +35,20 @@ class VectorCache:
                        if rows else np.zeros((0, 0), dtype=np.float32))
         self.generation = generation
 
+    def _filtered(self, conn: Any, scores: np.ndarray, filters: rq.Filters, wanted: int) -> np.ndarray:
+        """`scores` with the chunks that fail `filters` at -inf, exactly where it matters: first among the
+        best `wanted * OVERFETCH` (one small query), and over every chunk only when too few of those pass."""
+        head = min(wanted * rq.OVERFETCH, len(scores))
+        top = np.argpartition(-scores, head - 1)[:head]
+        passing = rq.chunks_passing(conn, [int(i) for i in self.ids[top]], filters)
+        if len(passing) >= wanted:
+            keep = np.isin(self.ids[top], np.fromiter(passing, dtype=np.int64, count=len(passing)))
+            narrowed = np.full_like(scores, -np.inf)
+            narrowed[top[keep]] = scores[top[keep]]
+            return narrowed
+        allowed = np.isin(self.ids, np.asarray(rq.chunk_ids_matching(conn, filters), dtype=np.int64))
+        return np.where(allowed, scores, -np.inf)
+
     def hits(self, conn: Any, query: np.ndarray, filters: rq.Filters, depth: int) -> list[tuple[str, float, int]]:
         """Same contract as store.retrieval.vector_hits: (entry id, cosine similarity, chunk id), best first."""
         self._refresh(conn)
@@ -42,8 +56,7 @@ class VectorCache:
             return []
         scores = self.matrix @ query.astype(np.float32)  # vectors are L2-normalised: dot = cosine
         if filters.active:
-            allowed = np.isin(self.ids, np.asarray(rq.chunk_ids_matching(conn, filters), dtype=np.int64))
-            scores = np.where(allowed, scores, -np.inf)
+            scores = self._filtered(conn, scores, filters, depth * 2)
         k = min(depth * 2, len(scores))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
