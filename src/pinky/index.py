@@ -149,6 +149,7 @@ class Index:
             problem = mig.quick_check(db.conn)
             if problem is None and (db.vec_available or not vq.vector_table_exists(db.conn)):
                 mig.reset(db.conn)
+                _shrink(db.conn)
                 return
         except Exception as exc:
             if not is_corruption(exc):
@@ -312,3 +313,15 @@ class Index:
     def vectors_writable(self) -> bool:
         """Vector rows of changed chunks must be dropped too, which needs sqlite-vec loaded here."""
         return self.db.vec_available and vq.vector_table_exists(self.db.conn)
+
+
+def _shrink(conn: Any) -> None:
+    """Give the emptied file's pages back: VACUUM of an index holding only its schema writes a few KB,
+    and the rebuild then appends to a small file instead of filling the old one's free pages (which
+    stayed in the file as ~2 % free space, and which the rollback journal of `bulk_writes` must copy
+    before reuse). An optimisation: a reader that holds the WAL open only delays the truncation."""
+    try:
+        conn.execute("VACUUM")
+    except Exception as exc:  # e.g. another connection mid-write: the rebuild fills the free pages instead
+        log.debug("could not shrink the emptied index: %s", exc)
+
