@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import write_note
 
+from pinky import vectors
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
 from pinky.store import retrieval
@@ -36,6 +37,8 @@ def test_filtered_hits_are_those_of_filtering_every_match(brain: Path, mode: str
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     queries = ["pool timeout", "docker deploy token", "vector index chunk lock", "retry"]
     filters = [{"type": "gotcha"}, {"type": "decision"}, {"tags": ["auth"]}, {"type": "bug", "tags": ["db"]}]
+
+    monkeypatch.setattr(vectors, "WHOLE_BELOW", 0)  # the in-memory side takes the head path on this small brain too
 
     def results(overfetch: int) -> list[list[tuple[str, float]]]:
         monkeypatch.setattr(retrieval, "OVERFETCH", overfetch)

@@ -16,6 +16,8 @@ from pinky.store import retrieval as rq
 from pinky.store import vectors as vq
 from pinky.store.connect import read_snapshot
 
+WHOLE_BELOW = 10  # filter every chunk when the head of rows is more than a tenth of them (10k: 21 -> 17 ms)
+
 
 class VectorCache:
     def __init__(self) -> None:
@@ -39,6 +41,9 @@ class VectorCache:
         """`scores` with the chunks that fail `filters` at -inf, exactly where it matters: first among the
         best `wanted * OVERFETCH` (one small query), and over every chunk only when too few of those pass."""
         head = min(wanted * rq.OVERFETCH, len(scores))
+        if head * WHOLE_BELOW > len(scores):  # a small brain: filtering every chunk costs no more, in one query
+            return np.where(np.isin(self.ids, np.asarray(rq.chunk_ids_matching(conn, filters), dtype=np.int64)),
+                            scores, -np.inf)
         top = np.argpartition(-scores, head - 1)[:head]
         passing = rq.chunks_passing(conn, [int(i) for i in self.ids[top]], filters)
         if len(passing) >= wanted:
