@@ -41,16 +41,14 @@ class VectorCache:
         """`scores` with the chunks that fail `filters` at -inf, exactly where it matters: first among the
         best `wanted * OVERFETCH` (one small query), and over every chunk only when too few of those pass."""
         head = min(wanted * rq.OVERFETCH, len(scores))
-        if head * WHOLE_BELOW > len(scores):  # a small brain: filtering every chunk costs no more, in one query
-            return np.where(np.isin(self.ids, np.asarray(rq.chunk_ids_matching(conn, filters), dtype=np.int64)),
-                            scores, -np.inf)
-        top = np.argpartition(-scores, head - 1)[:head]
-        passing = rq.chunks_passing(conn, [int(i) for i in self.ids[top]], filters)
-        if len(passing) >= wanted:
-            keep = np.isin(self.ids[top], np.fromiter(passing, dtype=np.int64, count=len(passing)))
-            narrowed = np.full_like(scores, -np.inf)
-            narrowed[top[keep]] = scores[top[keep]]
-            return narrowed
+        if head * WHOLE_BELOW <= len(scores):  # else a small brain: filtering every chunk costs no more
+            top = np.argpartition(-scores, head - 1)[:head]
+            passing = rq.chunk_ids_matching(conn, filters, among=[int(i) for i in self.ids[top]])
+            if len(passing) >= wanted:
+                top = top[np.isin(self.ids[top], np.asarray(passing, dtype=np.int64))]
+                narrowed = np.full_like(scores, -np.inf)
+                narrowed[top] = scores[top]
+                return narrowed
         allowed = np.isin(self.ids, np.asarray(rq.chunk_ids_matching(conn, filters), dtype=np.int64))
         return np.where(allowed, scores, -np.inf)
 

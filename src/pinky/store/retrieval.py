@@ -59,16 +59,22 @@ def fts_hits(conn: Any, match: str, filters: Filters, depth: int,
     bm25() weight per full-text column (pinky.lexical.FTS_COLUMNS; missing ones weigh 1)."""
     bm25 = f"bm25(chunk_fts{', ?' * len(weights)})"
     if not filters.active:
-        # Rank inside FTS5 first and join only the top rows: joining every match before
-        # sorting costs more than the ranking itself on a large brain.
-        rows = conn.execute(
-            f"SELECT c.entry_id, f.s, c.id FROM (SELECT rowid, {bm25} AS s FROM chunk_fts "
-            "WHERE chunk_fts MATCH ? ORDER BY s LIMIT ?) f JOIN chunk c ON c.id = f.rowid",
-            (*weights, match, depth * 2),
-        )
+        rows = _top_rows(conn, bm25, weights, match, depth * 2, depth * 2)
     else:
         rows = _filtered_fts(conn, bm25, weights, match, filters, depth * 2)
     return _best_per_entry((r[0], -r[1], r[2]) for r in rows)[:depth]
+
+
+def _top_rows(conn: Any, bm25: str, weights: Sequence[float], match: str, ranked: int, wanted: int,
+              where: str = "1", params: Sequence[Any] = ()) -> list[Any]:
+    """The first `wanted` of the best `ranked` matches that pass `where`. Ranking inside FTS5 first and
+    joining only its top rows: joining every match before sorting costs more than the ranking itself on
+    a large brain."""
+    return conn.execute(
+        f"SELECT c.entry_id, f.s, c.id FROM (SELECT rowid, {bm25} AS s FROM chunk_fts "
+        f"WHERE chunk_fts MATCH ? ORDER BY s LIMIT ?) f CROSS JOIN chunk c ON c.id = f.rowid "
+        f"CROSS JOIN entry e ON e.id = c.entry_id WHERE {where} ORDER BY f.s LIMIT ?",
+        (*weights, match, ranked, *params, wanted)).fetchall()
 
 
 OVERFETCH = 20  # a filtered search first ranks this many times the rows it needs, then filters those
@@ -83,11 +89,7 @@ def _filtered_fts(conn: Any, bm25: str, weights: Sequence[float], match: str, fi
     `wanted` of those pass, rank every match that passes (joining every match before ranking, which
     costs ~100 ms per search at 100,000 notes, is then the only exact way)."""
     where, params = filters.sql()
-    head = conn.execute(
-        f"SELECT c.entry_id, f.s, c.id FROM (SELECT rowid, {bm25} AS s FROM chunk_fts "
-        f"WHERE chunk_fts MATCH ? ORDER BY s LIMIT ?) f CROSS JOIN chunk c ON c.id = f.rowid "
-        f"CROSS JOIN entry e ON e.id = c.entry_id WHERE {where} ORDER BY f.s LIMIT ?",
-        (*weights, match, wanted * OVERFETCH, *params, wanted)).fetchall()
+    head = _top_rows(conn, bm25, weights, match, wanted * OVERFETCH, wanted, where, params)
     if len(head) >= wanted:
         return head
     return conn.execute(
@@ -95,17 +97,6 @@ def _filtered_fts(conn: Any, bm25: str, weights: Sequence[float], match: str, fi
         f"JOIN chunk c ON c.id = chunk_fts.rowid JOIN entry e ON e.id = c.entry_id "
         f"WHERE chunk_fts MATCH ? AND {where} ORDER BY s LIMIT ?",
         (*weights, match, *params, wanted)).fetchall()
-
-
-def chunks_passing(conn: Any, chunk_ids: Sequence[int], filters: Filters) -> set[int]:
-    """Those of `chunk_ids` whose entries pass `filters`."""
-    if not chunk_ids:
-        return set()
-    where, params = filters.sql()
-    marks = ",".join("?" * len(chunk_ids))
-    # CROSS JOIN keeps chunk the outer loop: from the few ids given, not from every entry of a type
-    return {r[0] for r in conn.execute(f"SELECT c.id FROM chunk c CROSS JOIN entry e ON e.id = c.entry_id "
-                                       f"WHERE c.id IN ({marks}) AND {where}", (*chunk_ids, *params))}
 
 
 def chunk_texts(conn: Any, chunk_ids: Sequence[int]) -> list[str]:
@@ -172,10 +163,18 @@ def _best_per_entry(rows: Iterable[tuple[str, float, int]]) -> list[tuple[str, f
     return sorted(best.values(), key=lambda r: -r[1])
 
 
-def chunk_ids_matching(conn: Any, filters: Filters) -> list[int]:
+def chunk_ids_matching(conn: Any, filters: Filters, among: Sequence[int] | None = None) -> list[int]:
+    """The chunks whose entries pass `filters`: all of them, or those of `among`."""
     where, params = filters.sql()
-    return [r[0] for r in conn.execute(
-        f"SELECT c.id FROM chunk c JOIN entry e ON e.id = c.entry_id WHERE {where}", params)]
+    if among is None:
+        return [r[0] for r in conn.execute(
+            f"SELECT c.id FROM chunk c JOIN entry e ON e.id = c.entry_id WHERE {where}", params)]
+    if not among:
+        return []
+    marks = ",".join("?" * len(among))
+    # CROSS JOIN keeps chunk the outer loop: from the few ids given, not from every entry of a type
+    return [r[0] for r in conn.execute(f"SELECT c.id FROM chunk c CROSS JOIN entry e ON e.id = c.entry_id "
+                                       f"WHERE c.id IN ({marks}) AND {where}", (*among, *params))]
 
 
 def chunk_entries(conn: Any, chunk_ids: Sequence[int]) -> dict[int, str]:
