@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 import os
 import statistics
 import sys
@@ -48,11 +47,9 @@ def write_notes(dataset: str, docs: Path) -> None:
 
 
 def metrics(ranked: list[str], gold: set[str]) -> tuple[float, float]:
-    top = ranked[:10]
-    recall = len(gold & set(top)) / len(gold)
-    dcg = sum(1 / math.log2(i + 2) for i, path in enumerate(top) if path in gold)
-    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(gold), 10)))
-    return recall, dcg / ideal
+    from pinky.metrics import ndcg_at, recall_at  # the same figures `pinky eval` reports
+
+    return recall_at(ranked, gold, 10), ndcg_at(ranked, gold, 10)
 
 
 def evaluate(kb, queries: list[dict], mode: str, context=None) -> tuple[float, float, float]:  # type: ignore[no-untyped-def]

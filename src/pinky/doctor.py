@@ -39,6 +39,9 @@ def _vectors(kb: KnowledgeBase) -> Check:
 
 
 def _embedder(kb: KnowledgeBase) -> Check:
+    from pinky import use_runtime
+    from pinky.embedding import UniversalSentenceEncoder
+
     try:
         embedder = kb.embedder
         vector = embedder.embed(["pinky doctor probe"])
@@ -46,9 +49,9 @@ def _embedder(kb: KnowledgeBase) -> Check:
         return Check("embedder", "error", f"{kb.config.embedder}: {exc}",
                      "reinstall pinky-brain, or set PINKY_HASH_EMBED=1 for the model-free embedder")
     detail = f"{embedder.name}, {vector.shape[1]} dimensions"
-    if embedder.name != "use-multilingual-v3":
+    if embedder.name != UniversalSentenceEncoder.name:
         return Check("embedder", "ok", detail)
-    missing = [name for name in ("onnxruntime", "sentencepiece") if importlib.util.find_spec(name) is None]
+    missing = [name for name in use_runtime.PACKAGES if importlib.util.find_spec(name) is None]
     if missing:
         return Check("embedder", "warn", f"{detail}; bulk embedding on numpy alone ({' and '.join(missing)} missing)",
                      f"pip install {' '.join(missing)} (about twice the indexing throughput, same vectors)")

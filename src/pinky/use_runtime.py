@@ -30,6 +30,7 @@ PROBES = ["How do I close the Postgres pool on shutdown?", "¿Por qué falla el 
           "Reintentare con backoff esponenziale: il pool si chiude prima del commit.", "x",
           "naïve datetimes — 3,14 € " * 40, "snake_case_name camelCaseName os.path.join() -> None"]
 MIN_COSINE = 0.99999
+PACKAGES = ("onnxruntime", "sentencepiece")  # what the bulk runtime needs beyond the library (`pinky doctor`)
 _lock = threading.Lock()
 
 
