@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from pinky.embed_pool import MIN_PENDING, EmbedPool, auto_workers, bulk_runtime
 from pinky.store import vectors as vq
 from pinky.store.connect import write_transaction
 
@@ -32,8 +33,6 @@ def embed_pending(index: Index, progress: Progress | None = None) -> int:
         return 0
     total = vq.count_pending(index.conn)
     workers = _workers_for(index, total)
-    from pinky.embed_pool import MIN_PENDING, EmbedPool, bulk_runtime
-
     if workers < 2:
         if total >= MIN_PENDING:
             bulk_runtime(index.embedder)
@@ -50,8 +49,6 @@ def embed_pending(index: Index, progress: Progress | None = None) -> int:
 
 
 def _workers_for(index: Index, pending: int) -> int:
-    from pinky.embed_pool import MIN_PENDING, auto_workers
-
     if index.config.embedder == "hash" or pending < MIN_PENDING:
         return 0  # hashing is cheaper than starting a process
     chosen = index.config.embed_workers
