@@ -317,9 +317,9 @@ class Index:
 
 def _shrink(conn: Any) -> None:
     """Give the emptied file's pages back: VACUUM of an index holding only its schema writes a few KB,
-    and the rebuild then appends to a small file instead of filling the old one's free pages (which
-    stayed in the file as ~2 % free space, and which the rollback journal of `bulk_writes` must copy
-    before reuse). An optimisation: a reader that holds the WAL open only delays the truncation."""
+    and the rebuild then appends to a small file instead of filling the old one's free pages (what the
+    new index did not need stayed in the file as free space: 2.1 MB of 92 MB at 10,000 notes). An
+    optimisation: a reader that holds the WAL open only delays the truncation."""
     try:
         conn.execute("VACUUM")
     except Exception as exc:  # e.g. another connection mid-write: the rebuild fills the free pages instead
