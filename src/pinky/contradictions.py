@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -155,13 +156,15 @@ def contradicts(text_a: str, text_b: str) -> list[Difference]:
 
 # --- finding the pairs in the index -----------------------------------------------------------------
 
-def check(index: Index, slug: str | None = None, *, threshold: float | None = None) -> dict[str, Any]:
-    """Pairs of current entries that may contradict each other (all of them, or those involving `slug`),
-    each with the reason it was compared and the differing spans."""
+def check(index: Index, slug: str | None = None, *, threshold: float | None = None,
+          among: Sequence[str] | None = None) -> dict[str, Any]:
+    """Pairs of current entries that may contradict each other (all of them, or those involving `slug`,
+    or any of the slugs `among`), each with the reason it was compared and the differing spans."""
     from pinky.entries import DUPLICATE_SIMILARITY, find
 
     rows = {r["id"]: r for r in hq.current_entries(index.conn)}
-    wanted = [find(index, slug)["id"]] if slug else list(rows)
+    named = [slug] if slug else among
+    wanted = [find(index, name)["id"] for name in named] if named is not None else list(rows)
     targets = [rows[entry] for entry in wanted if entry in rows]  # a superseded or diary entry has no pairs
     pairs = _same_fact_pairs(rows, {t["id"] for t in targets})
     usable, why = index.vector_status()
