@@ -9,6 +9,7 @@ R@1, R@5 and MRR@10 per language and overall for hybrid, vector-only and BM25-on
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import shutil
@@ -45,7 +46,13 @@ def main() -> int:
         figures: dict[str, dict[str, dict[str, float]]] = {}
         with KnowledgeBase(load_config()) as kb:
             kb.reindex()
-            for mode in MODES:
+            stages = [("", kb.config)]
+            if kb.quality_status()["available"]:  # the second stage as a user gets it once filled
+                kb.refine_pending()
+                stages = [(" (USE only)", dataclasses.replace(kb.config, quality="off")), (" (with e5)", kb.config)]
+            for (label, config), mode in [(stage, mode) for stage in stages for mode in MODES]:
+                kb.config = config
+                mode_label = mode + label
                 rows: dict[str, list[tuple[float, float, float]]] = {"es": [], "it": [], "all": []}
                 for q in queries:
                     ranked = [h.slug for h in kb.search(q["query"], limit=10, mode=mode).hits]
@@ -53,15 +60,15 @@ def main() -> int:
                            mrr_at(ranked, q["expected"], 10))
                     rows[q["language"]].append(row)
                     rows["all"].append(row)
-                figures[mode] = {
+                figures[mode_label] = {
                     lang: {name: round(sum(r[i] for r in got) / len(got), 4)
                            for i, name in enumerate(("r@1", "r@5", "mrr@10"))} | {"queries": len(got)}
                     for lang, got in rows.items()}
 
-    print(f"{'mode':<8} {'lang':<4} {'n':>3} {'R@1':>6} {'R@5':>6} {'MRR@10':>7}")
+    print(f"{'mode':<20} {'lang':<4} {'n':>3} {'R@1':>6} {'R@5':>6} {'MRR@10':>7}")
     for mode, by_lang in figures.items():
         for lang, f in by_lang.items():
-            print(f"{mode:<8} {lang:<4} {f['queries']:>3} {f['r@1']:>6.3f} {f['r@5']:>6.3f} {f['mrr@10']:>7.3f}")
+            print(f"{mode:<20} {lang:<4} {f['queries']:>3} {f['r@1']:>6.3f} {f['r@5']:>6.3f} {f['mrr@10']:>7.3f}")
     if out:
         out.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     return 0

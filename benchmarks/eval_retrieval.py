@@ -94,6 +94,9 @@ def run(dataset: str, workdir: Path, limit: int | None, args: argparse.Namespace
               file=sys.stderr)
         if args.questions:
             return question_rows(kb, dataset, base, queries, args)
+        second_stage = config.quality != "off"
+        config = dataclasses.replace(config, quality="off")  # the default embedder's rows first
+        kb.config = config
         rows = [(dataset, mode, *evaluate(kb, queries, mode)) for mode in ("bm25", "vector") if mode in args.modes]
         if "hybrid" in args.modes:
             rows += [(dataset, label, *evaluate(kb, queries, "hybrid")) for label in fusion_variants(kb, config)]
@@ -104,7 +107,48 @@ def run(dataset: str, workdir: Path, limit: int | None, args: argparse.Namespace
         kb.config = config
         if args.context:
             rows += context_rows(kb, dataset, base, queries)
+        if second_stage:
+            rows += quality_rows(kb, dataset, queries, args)
     return rows
+
+
+def quality_rows(kb, dataset: str, queries: list[dict], args: argparse.Namespace) -> list[Row]:  # type: ignore[no-untyped-def]
+    """Rows with the second-stage vectors (pinky.quality): filled first (from --quality-vectors where they
+    hold a chunk's text hash), then vector-only and hybrid at each --quality-weight."""
+    from pinky.store import quality as qs
+
+    config = dataclasses.replace(kb.config, quality="e5")
+    kb.config = config
+    from pinky import quality
+
+    quality.prepare(kb.index)
+    if args.quality_vectors:
+        kept = load_quality_vectors(args.quality_vectors / f"{dataset}.jsonl")
+        rows = kb.index.conn.execute("SELECT id, hash FROM chunk").fetchall()
+        from pinky.store.connect import write_transaction
+
+        with write_transaction(kb.index.conn):
+            qs.store(kb.index.conn, [(i, h, kept[h]) for i, h in rows if h in kept])
+    started = time.perf_counter()
+    made = kb.refine_pending(progress=lambda done, total: print(f"\r{dataset}: e5 {done}/{total}", end="",
+                                                                  file=sys.stderr))
+    if made:
+        print(f"\n{dataset}: e5 vectors for {made} chunks in {time.perf_counter() - started:.0f}s "
+              f"({made / (time.perf_counter() - started):.1f}/s)", file=sys.stderr)
+    rows = [(dataset, "vector e5", *evaluate(kb, queries, "vector"))] if "vector" in args.modes else []
+    for weight in args.quality_weight or [config.fusion.quality_bm25_weight]:
+        kb.config = dataclasses.replace(config, fusion=dataclasses.replace(config.fusion, quality_bm25_weight=weight))
+        rows.append((dataset, f"hybrid e5, bm25 {weight:g}", *evaluate(kb, queries, "hybrid")))
+    kb.config = config
+    return rows
+
+
+def load_quality_vectors(path: Path) -> dict[str, bytes]:
+    """text hash -> vector made earlier by the same model (lines `<hash>\t<hex float32>`)."""
+    if not path.is_file():
+        return {}
+    with open(path, encoding="utf-8") as handle:
+        return {h: bytes.fromhex(v.strip()) for h, v in (line.split("\t", 1) for line in handle if "\t" in line)}
 
 
 def fusion_variants(kb, config):  # type: ignore[no-untyped-def]
@@ -218,6 +262,10 @@ def main() -> None:
     parser.add_argument("--questions", action="store_true",
                         help="Measure `questions:` frontmatter (half the queries attached, the other half measured).")
     parser.add_argument("--modes", default="bm25,vector,hybrid", help="Which rows: bm25, vector, hybrid.")
+    parser.add_argument("--quality-weight", action="append", type=float, metavar="W",
+                        help="Hybrid rows with second-stage vectors at this full-text share (repeatable).")
+    parser.add_argument("--quality-vectors", type=Path, metavar="DIR",
+                        help="Second-stage vectors made earlier, <dataset>.jsonl of `<text hash>\\t<hex>` lines.")
     args = parser.parse_args()
     EVAL = args.data.resolve()
     if not all((EVAL / name / "queries.jsonl").is_file() for name in ("scifact", "cosqa")):

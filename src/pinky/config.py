@@ -28,6 +28,8 @@ from pinky.locations import (
     ENV_MAX_NOTE_BYTES,
     ENV_MIN_SIMILARITY,
     ENV_MODEL_CACHE,
+    ENV_QUALITY,
+    ENV_QUALITY_BM25_WEIGHT,
     ENV_RRF_K,
     ENV_VECTOR_WEIGHT,
     Locations,
@@ -42,6 +44,7 @@ __all__ = ["ENTRY_TYPES", "Config", "FusionSettings", "config_from", "load_confi
 
 FUSION_METHODS: tuple[str, ...] = ("zscore", "score", "rrf")
 EMBEDDERS: tuple[str, ...] = ("use", "fastembed", "hash")
+QUALITY_MODELS: tuple[str, ...] = ("e5", "off")  # pinky.quality
 
 # Measured on ../shared/eval (see documentation/HOW-IT-WORKS.md): the defaults that beat BM25 on both sets.
 DEFAULT_FUSION = "zscore"
@@ -49,6 +52,9 @@ DEFAULT_RRF_K = 60
 DEFAULT_BM25_WEIGHT = 0.65
 DEFAULT_VECTOR_WEIGHT = 0.35
 DEFAULT_COVERAGE_GATE = 0.4
+# Once the second-stage vectors (pinky.quality, multilingual-e5-small) rank, full text weighs this much
+# against them; measured on ../shared/eval like the rest (documentation/HOW-IT-WORKS.md).
+DEFAULT_QUALITY_BM25_WEIGHT = 0.4
 DEFAULT_CHUNK_WORDS = 150
 # A note larger than this is indexed by its title and its first bytes (a warning says so): one huge
 # file (a pasted log, a dump) must not stall a reindex. pinky's own saves stay under 0.4 MB.
@@ -86,6 +92,7 @@ class FusionSettings:
     depth: int = 100
     min_similarity: float = DEFAULT_MIN_SIMILARITY
     coverage_gate: float = DEFAULT_COVERAGE_GATE
+    quality_bm25_weight: float = DEFAULT_QUALITY_BM25_WEIGHT  # the full-text share (0-1) beside second-stage vectors
     # The lexical side (pinky.lexical): bm25() weight of each full-text field, in FTS_COLUMNS order, and
     # whether a query's identifiers are also asked for by their parts.
     field_weights: tuple[float, ...] = field(default_factory=field_weights)
@@ -114,6 +121,9 @@ class FusionSettings:
                 math.isfinite(w) and w >= 0 for w in self.field_weights):
             raise InvalidInput(f"field weights must be {len(FTS_COLUMNS)} non-negative numbers "
                                f"({', '.join(FTS_COLUMNS)})")
+        if not (math.isfinite(self.quality_bm25_weight) and 0 <= self.quality_bm25_weight <= 1):
+            raise InvalidInput(f"the full-text share beside second-stage vectors is from 0 to 1; got "
+                               f"{self.quality_bm25_weight}")
         if not 0 <= self.coverage_gate <= 1:
             raise InvalidInput(f"the coverage gate is a share of query words, from 0 to 1; got {self.coverage_gate}")
 
@@ -142,6 +152,7 @@ class Config:
     log_queries: bool = False  # PINKY_LOG_QUERIES=1: a knowledge gap keeps its query's text, not just a hash
     model_cache_off: bool = False
     embed_workers: int | None = None  # processes for large embedding runs; None: one per core (embed_pool)
+    quality: str = "off"  # the second-stage retriever (pinky.quality): "e5" or "off"
 
     @property
     def in_project(self) -> bool:
@@ -170,6 +181,18 @@ def _embedder_choice(env: dict[str, str]) -> str:
     return choice
 
 
+def _quality_choice(env: dict[str, str], embedder: str) -> str:
+    """e5 beside the default embedder unless switched off; never beside the hashing stand-in (tests) or
+    fastembed (a model the user chose) unless asked for."""
+    raw = (env.get(ENV_QUALITY) or "").strip().lower()
+    if not raw:
+        return "e5" if embedder == "use" else "off"
+    choice = {"0": "off", "false": "off", "no": "off", "none": "off", "1": "e5", "on": "e5"}.get(raw, raw)
+    if choice not in QUALITY_MODELS:
+        raise InvalidInput(f"{ENV_QUALITY}={raw!r}: use one of {', '.join(QUALITY_MODELS)}")
+    return choice
+
+
 def _fusion(env: dict[str, str]) -> FusionSettings:
     return FusionSettings(
         method=(env.get(ENV_FUSION) or DEFAULT_FUSION).strip().lower(),
@@ -178,6 +201,7 @@ def _fusion(env: dict[str, str]) -> FusionSettings:
         vector_weight=_env_number(env, ENV_VECTOR_WEIGHT, DEFAULT_VECTOR_WEIGHT),
         min_similarity=_env_number(env, ENV_MIN_SIMILARITY, DEFAULT_MIN_SIMILARITY),
         coverage_gate=_env_number(env, ENV_COVERAGE_GATE, DEFAULT_COVERAGE_GATE),
+        quality_bm25_weight=_env_number(env, ENV_QUALITY_BM25_WEIGHT, DEFAULT_QUALITY_BM25_WEIGHT),
     )
 
 
@@ -195,6 +219,7 @@ def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
     if max_note_bytes < MIN_MAX_NOTE_BYTES:
         raise InvalidInput(f"{ENV_MAX_NOTE_BYTES} must be at least {MIN_MAX_NOTE_BYTES} (bytes), got {max_note_bytes}")
     model_path = env.get(ENV_EMBED_MODEL_PATH)
+    embedder = _embedder_choice(env)
     return Config(
         home=Path(loc.home).resolve(),
         db_path=Path(loc.db).resolve(),
@@ -202,7 +227,7 @@ def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
         project=loc.project,
         project_root=_path(loc.project_root),
         project_explicit=loc.project_explicit,
-        embedder=_embedder_choice(env),
+        embedder=embedder,
         embed_model=env.get(ENV_EMBED_MODEL) or None,
         embed_model_path=Path(model_path).expanduser() if model_path else None,
         chunk_words=chunk_words,
@@ -213,6 +238,7 @@ def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
         log_queries=_truthy(env.get(ENV_LOG_QUERIES)),
         model_cache_off=(env.get(ENV_MODEL_CACHE) or "").strip().lower() in ("off", "0", "false", "no"),
         embed_workers=_embed_workers(env),
+        quality=_quality_choice(env, embedder),
     )
 
 

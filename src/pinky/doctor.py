@@ -74,6 +74,22 @@ def _fingerprint(kb: KnowledgeBase) -> Check:
     return Check("vector fingerprint", "ok", current)
 
 
+def _second_stage(kb: KnowledgeBase) -> Check:
+    """The second-stage retriever (pinky.quality): off, not installed, filling, or ranking."""
+    name = "second-stage vectors"
+    status = kb.quality_status()
+    if kb.config.quality == "off":
+        return Check(name, "ok", "off (PINKY_QUALITY=off, or not the default embedder): the first stage ranks alone")
+    if not status["available"]:
+        return Check(name, "warn", status["why"])
+    done, total = status["chunks"], status["total"]
+    if done < total:
+        return Check(name, "warn", f"{status['model']}: {done} of {total} chunks have one; the rest rank by the "
+                     "default embedder until filled (pinky-mcp fills them in the background)",
+                     "pinky reindex --quality")
+    return Check(name, "ok", f"{status['model']}: all {total} chunks")
+
+
 def _schema(kb: KnowledgeBase) -> Check:
     done = mig.applied(kb.db.conn)
     detail = f"{len(done)} of {len(mig.KNOWN)} migrations applied ({done[-1] if done else 'none'})"
@@ -261,8 +277,8 @@ def _review(kb: KnowledgeBase) -> Check:
 
 
 CHECKS: list[Callable[[KnowledgeBase], Check]] = [
-    _driver, _fts, _vectors, _embedder, _schema, _integrity, _fingerprint, _cli_on_path, _project, _roots, _drift,
-    _malformed, _oversized, _skipped, _breadcrumbs, _links, _sync, _review,
+    _driver, _fts, _vectors, _embedder, _schema, _integrity, _fingerprint, _second_stage, _cli_on_path, _project,
+    _roots, _drift, _malformed, _oversized, _skipped, _breadcrumbs, _links, _sync, _review,
 ]
 
 

@@ -72,6 +72,7 @@ class Index:
         self.config = config
         self._db: Database | None = None
         self.vector_cache: Any = None
+        self._quality_cache: Any = None
         if cache_vectors:
             from pinky.vectors import VectorCache
 
@@ -101,8 +102,9 @@ class Index:
         if self._db is not None:
             self._db.close()
             self._db = None
-        if self.vector_cache is not None:
-            self.vector_cache.generation = None  # the next file may be another one: reload
+        for cache in (self.vector_cache, self._quality_cache):
+            if cache is not None:
+                cache.generation = None  # the next file may be another one: reload
 
     def follow(self) -> None:
         """Reopen the index if another process replaced the file since we opened it (a repair),
@@ -268,6 +270,19 @@ class Index:
         from pinky.embedding import get_embedder
 
         return get_embedder(self.config)
+
+    @property
+    def quality_cache(self) -> Any:
+        """The second-stage vectors in memory (pinky.quality): kept between searches where the default
+        embedder's are, loaded for each search otherwise."""
+        from pinky.store import quality as qs
+        from pinky.vectors import VectorCache
+
+        if self.vector_cache is None:
+            return VectorCache(qs.generation, qs.all_vectors)
+        if self._quality_cache is None:
+            self._quality_cache = VectorCache(qs.generation, qs.all_vectors)
+        return self._quality_cache
 
     def fingerprint(self) -> str:
         from pinky.embedding import fingerprint

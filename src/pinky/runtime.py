@@ -32,6 +32,7 @@ T = TypeVar("T")
 ROOT_CHECK_S = 10.0  # how often the upkeep thread looks for knowledge folders created after start
 IMPORT_WAIT_S = 60.0  # how long a foreground call waits for the upkeep thread's imports
 CATCH_UP_ATTEMPTS = 3  # another process may be creating or migrating the same index
+REFINE_THREADS = 1  # cores the background second-stage fill uses: the other is the agent's
 
 
 class Runtime:
@@ -148,6 +149,7 @@ class Runtime:
         if self.warm_search:
             self._warm_search()
         self._with_upkeep_kb(self._verify)  # last: the foreground is served meanwhile
+        self._refine()
         self._wake.set()
         while not self._stop.is_set():
             woken = self._wake.wait(ROOT_CHECK_S)
@@ -161,6 +163,7 @@ class Runtime:
             self._wake.clear()
             if self.embed:
                 self._with_upkeep_kb(self._embed_pending)
+                self._refine()
 
     def _import_core(self) -> None:
         """Import the core once, in this thread, after the first message could already be answered."""
@@ -265,6 +268,28 @@ class Runtime:
         if problem:
             log.warning("the index was damaged (%s); rebuilt it from the markdown", problem)
             self._wake.set()  # embed what the rebuild left without vectors
+
+    def _refine(self) -> None:
+        """Second-stage vectors (pinky.quality) for chunks without one, a batch at a time on one core, the
+        upkeep lock released between batches; new edits (a wake-up) and stopping come first."""
+        if not self.embed or self._stop.is_set():
+            return
+        from pinky import quality
+
+        available, why = quality.status(self.config)
+        if not available:
+            self.status["quality"] = f"off: {why}"
+            return
+        quality.use_threads(REFINE_THREADS)
+        made = [0]
+
+        def batch(kb: KnowledgeBase) -> None:
+            made[0] = kb.refine_pending(limit=quality.BATCH)
+            self.status["quality"] = "filling" if made[0] else "ready"
+
+        while not (self._stop.is_set() or self._wake.is_set()):
+            if not self._with_upkeep_kb(batch) or not made[0]:
+                break
 
     def _embed_pending(self, kb: KnowledgeBase) -> None:
         if not str(self.status["embedder"]).startswith("failed"):

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pinky import context_rank, gaps
+from pinky import context_rank, gaps, quality
 from pinky.dates import freshness, now_utc, valid_day
 from pinky.errors import InvalidInput, NotInProject
 from pinky.index import Index
@@ -31,6 +31,7 @@ from pinky.lexical import (
 from pinky.redact import redact
 from pinky.staleness import age_days, is_stale
 from pinky.store import hygiene as hq
+from pinky.store import quality as qs
 from pinky.store import retrieval as rq
 from pinky.store import vectors as vq
 from pinky.store.connect import write_transaction
@@ -111,14 +112,34 @@ def zscore_fusion(lists: Sequence[Ranked], weights: Sequence[float], depth: int 
 
     Measured best on both eval sets (see documentation/HOW-IT-WORKS.md).
     """
-    standardised = [_zscores(ranked, depth) for ranked in lists if ranked]
-    used = [w for ranked, w in zip(lists, weights, strict=True) if ranked]
-    keys = dict.fromkeys(key for ranked in lists for key, _ in ranked)
-    fused = {
-        key: sum(w * scores.get(key, missing) for (scores, missing), w in zip(standardised, used, strict=True))
-        for key in keys
-    }
+    used = [(_zscores(ranked, depth), w) for ranked, w in zip(lists, weights, strict=True) if ranked]
+    return fuse_standardised([s for s, _ in used], [w for _, w in used])
+
+
+Standardised = tuple[dict[str, float], float]  # z-scores by key, and the z a missing key gets
+
+
+def fuse_standardised(sides: Sequence[Standardised], weights: Sequence[float]) -> list[tuple[str, float]]:
+    """Weighted sum of already standardised sides; a key missing from a side gets that side's missing z."""
+    keys = dict.fromkeys(key for scores, _ in sides for key in scores)
+    fused = {key: sum(w * scores.get(key, missing) for (scores, missing), w in zip(sides, weights, strict=True))
+             for key in keys}
     return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def blend_vector_sides(refined: Ranked, base: Ranked, lacking: Collection[str], depth: int = 100) -> Standardised:
+    """The vector side as z-scores when two models rank it (pinky.quality): an entry's second-stage z once
+    every chunk of it has a second-stage vector, its default-embedder z while some still lack one
+    (`lacking`). Both are standardised over their own candidates, so the two scales meet; a key in neither
+    list gets the second stage's missing z.
+
+    The second stage's list is never padded: it scores every chunk, so a list shorter than `depth` means a
+    small brain, not zeros below it, and e5 gives unrelated text ~0.8, far from 0."""
+    scores, missing = _zscores(refined, 0) if refined else ({}, 0.0)
+    if base and lacking:
+        first, _ = _zscores(base, depth)
+        scores.update({key: z for key, z in first.items() if key in lacking})
+    return scores, missing
 
 
 def gated_weight(bm25_weight: float, coverage: float, gate: float) -> float:
@@ -271,21 +292,25 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
     filters = filters or rq.Filters()
     lexical = lexical_hits(index, query, filters) if mode != "vector" else []
     vector: list[Candidate] = []
+    refined: list[Candidate] | None = None
     notice, ran = None, mode
     if mode != "bm25":
         usable, why = index.vector_status()
         if usable:
             vector = semantic_hits(index, query, filters, hypothetical)
             notice = pending_notice(index)
-        else:
+        refined = second_stage_hits(index, query, filters, hypothetical)
+        if not usable and refined is None:
             notice, ran = f"vector search unavailable ({why}); results are full-text only", "bm25"
     if hypothetical is not None and ran == "bm25":
         notice = " ".join(filter(None, [notice, "hypothetical is used by the vector side only; it was not used"]))
     if filters.current_on and not filters.active:  # the fast path did not filter: drop what is no longer current
-        gone = hq.not_current(index.conn, list({e for e, _, _ in lexical + vector}), filters.current_on)
+        gone = hq.not_current(index.conn, list({e for e, _, _ in lexical + vector + (refined or [])}),
+                              filters.current_on)
         lexical, vector = [c for c in lexical if c[0] not in gone], [c for c in vector if c[0] not in gone]
+        refined = None if refined is None else [c for c in refined if c[0] not in gone]
     boosts = context_rank.boosts_for(index, context_file) if context_file else {}
-    ranked = fuse(index, query, lexical, vector, limit, boosts)
+    ranked = fuse(index, query, lexical, vector, limit, boosts, refined)
     whys = {chunk: boosts[entry].why for entry, _, chunk in ranked if entry in boosts}
     hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query, whys)
     if record_usage and index.config.telemetry:
@@ -372,6 +397,17 @@ def combined_vector(vectors: Any) -> Any:
     return (total / length if length > 0 else total).astype("float32")
 
 
+def second_stage_hits(index: Index, query: str, filters: rq.Filters,
+                      hypothetical: str | None = None) -> list[Candidate] | None:
+    """The second-stage model's candidates (pinky.quality); None when it cannot rank now. Its failure
+    (a broken install, say) costs the search its better vectors, never the search itself."""
+    try:
+        return quality.hits(index, query, filters, hypothetical)
+    except Exception as exc:
+        log.warning("second-stage vectors not used: %s", exc)
+        return None
+
+
 def vector_hits(index: Index, qvec: Any, filters: rq.Filters) -> list[Candidate]:
     depth = index.config.fusion.depth
     if index.vector_cache is not None:
@@ -380,29 +416,46 @@ def vector_hits(index: Index, qvec: Any, filters: rq.Filters) -> list[Candidate]
 
 
 def fuse(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate],
-         limit: int, boosts: dict[str, context_rank.Boost] | None = None) -> list[Candidate]:
+         limit: int, boosts: dict[str, context_rank.Boost] | None = None,
+         refined: list[Candidate] | None = None) -> list[Candidate]:
     """The top `limit` entries of one ranking, with the best chunk of each (a lexical match shows where
-    the words are)."""
+    the words are). `refined`: the second stage's candidates, which take over the vector side entry by
+    entry (blend_vector_sides)."""
     settings = index.config.fusion
     best_chunk = {e: c for e, _, c in vector}
+    best_chunk.update({e: c for e, _, c in refined or []})
     best_chunk.update({e: c for e, _, c in lexical})
-    lists = [[(e, s) for e, s, _ in lexical], [(e, s) for e, s, _ in vector]]
-    if not vector or not lexical:
-        fused = [pair for ranked in lists for pair in ranked]
+    text_side = [(e, s) for e, s, _ in lexical]
+    vector_side = _vector_side(index, vector, refined)
+    if not lexical or vector_side is None or not vector_side[0]:  # one side only (the other is empty)
+        if refined is None or vector_side is None:
+            fused = text_side + [(e, s) for e, s, _ in vector]  # cosines, as the default embedder scores them
+        else:
+            fused = text_side + sorted(vector_side[0].items(), key=lambda kv: (-kv[1], kv[0]))
     else:
-        alpha = settings.bm25_weight / (settings.bm25_weight + settings.vector_weight)
+        alpha = (settings.quality_bm25_weight if refined is not None
+                 else settings.bm25_weight / (settings.bm25_weight + settings.vector_weight))
         terms = query_terms(query)
         coverage = rq.terms_matching_chunk(index.conn, lexical[0][2], terms) / max(1, len(terms))
         alpha = gated_weight(alpha, coverage, settings.coverage_gate)
         weights = [alpha, 1.0 - alpha]
-        if settings.method == "rrf":
-            fused = rrf(lists, weights, settings.rrf_k)
-        elif settings.method == "score":
-            fused = score_fusion(lists, weights)
+        if settings.method == "zscore":
+            fused = fuse_standardised([_zscores(text_side, settings.depth), vector_side], weights)
         else:
-            fused = zscore_fusion(lists, weights, settings.depth)
+            lists = [text_side, sorted(vector_side[0].items(), key=lambda kv: (-kv[1], kv[0]))]
+            fused = rrf(lists, weights, settings.rrf_k) if settings.method == "rrf" else score_fusion(lists, weights)
     fused = context_rank.boosted(fused, boosts or {})
     return [(e, round(float(score), 6), best_chunk[e]) for e, score in fused[:limit]]
+
+
+def _vector_side(index: Index, vector: list[Candidate], refined: list[Candidate] | None) -> Standardised | None:
+    """The vector side standardised: the default embedder's alone, or blended with the second stage's."""
+    depth = index.config.fusion.depth
+    if refined is None:
+        return _zscores([(e, s) for e, s, _ in vector], depth) if vector else None
+    candidates = list(dict.fromkeys([e for e, _, _ in refined] + [e for e, _, _ in vector]))
+    lacking = qs.entries_lacking(index.conn, candidates)
+    return blend_vector_sides([(e, s) for e, s, _ in refined], [(e, s) for e, s, _ in vector], lacking, depth)
 
 
 def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str,

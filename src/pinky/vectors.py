@@ -8,6 +8,7 @@ so it never serves stale vectors.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -20,18 +21,23 @@ WHOLE_BELOW = 10  # filter every chunk when the head of rows is more than a tent
 
 
 class VectorCache:
-    def __init__(self) -> None:
+    """`generation(conn)` and `load(conn)` say which vectors: the default embedder's (vec0) by default, or
+    the second stage's (`pinky.store.quality`)."""
+
+    def __init__(self, generation: Callable[[Any], str] = vq.vector_generation,
+                 load: Callable[[Any], list[tuple[int, bytes]]] = vq.all_vectors) -> None:
+        self._generation_of, self._load = generation, load
         self.generation: str | None = None
         self.ids = np.zeros(0, dtype=np.int64)
         self.matrix = np.zeros((0, 0), dtype=np.float32)
 
     def _refresh(self, conn: Any) -> None:
-        generation = vq.vector_generation(conn)
+        generation = self._generation_of(conn)
         if generation == self.generation:
             return
         with read_snapshot(conn):  # the counter and the vectors agree
-            generation = vq.vector_generation(conn)
-            rows = vq.all_vectors(conn)
+            generation = self._generation_of(conn)
+            rows = self._load(conn)
         self.ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         self.matrix = (np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
                        if rows else np.zeros((0, 0), dtype=np.float32))

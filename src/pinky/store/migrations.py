@@ -295,6 +295,19 @@ def m011_weighted_fields(conn: Any) -> None:
     conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')")
 
 
+
+@migration
+def m012_quality_vectors(conn: Any) -> None:
+    """The second-stage vectors (`pinky.quality`): a retrieval-trained model's vector for each chunk, filled in
+    the background after the default embedder's. A plain table scored in numpy: no extension needed, and a
+    chunk's row goes with it (chunk ids are never reused)."""
+    conn.execute(
+        """CREATE TABLE chunk_quality(
+            chunk_id INTEGER PRIMARY KEY REFERENCES chunk(id) ON DELETE CASCADE,
+            vector   BLOB NOT NULL          -- float32, L2-normalised
+        )"""
+    )
+
 KNOWN = [name for name, _ in MIGRATIONS]
 
 

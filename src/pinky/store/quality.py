@@ -1,0 +1,91 @@
+"""The second-stage vectors (`pinky.quality`): which chunks have one, storing them, reading them back.
+
+They live in `chunk_quality`, one float32 blob per chunk, and go with their chunk (ON DELETE CASCADE).
+`meta` holds the fingerprint of the model that made them; any change of model empties the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pinky.store.vectors import get_meta, set_meta
+
+TABLE = "chunk_quality"
+FINGERPRINT_KEY = "quality_fingerprint"
+GENERATION_KEY = "quality_generation"
+
+
+def generation(conn: Any) -> str:
+    return get_meta(conn, GENERATION_KEY) or "0"
+
+
+def bump_generation(conn: Any) -> None:
+    """Every change bumps a counter, so in-memory copies (pinky.vectors.VectorCache) know to reload."""
+    conn.execute(f"INSERT INTO meta(key, value) VALUES ('{GENERATION_KEY}', '1') "
+                 "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+
+
+def ensure_fingerprint(conn: Any, fingerprint: str) -> bool:
+    """Make `fingerprint` the table's; True when vectors of another model were dropped for it."""
+    current = get_meta(conn, FINGERPRINT_KEY)
+    if current == fingerprint:
+        return False
+    dropped = conn.execute(f"DELETE FROM {TABLE}").rowcount > 0
+    set_meta(conn, FINGERPRINT_KEY, fingerprint)
+    bump_generation(conn)
+    return dropped
+
+
+def fingerprint(conn: Any) -> str | None:
+    return get_meta(conn, FINGERPRINT_KEY)
+
+
+def pending(conn: Any, limit: int) -> list[tuple[int, str, str, str, str]]:
+    """(chunk id, hash, title, heading, text) of chunks without a second-stage vector, oldest first."""
+    return conn.execute(
+        f"SELECT c.id, c.hash, e.title, c.heading, c.text FROM chunk c JOIN entry e ON e.id = c.entry_id "
+        f"WHERE NOT EXISTS (SELECT 1 FROM {TABLE} q WHERE q.chunk_id = c.id) ORDER BY c.id LIMIT ?",
+        (limit,),
+    ).fetchall()
+
+
+def count_pending(conn: Any) -> int:
+    return conn.execute(f"SELECT count(*) FROM chunk c WHERE NOT EXISTS "
+                        f"(SELECT 1 FROM {TABLE} q WHERE q.chunk_id = c.id)").fetchone()[0]
+
+
+def count(conn: Any) -> int:
+    return conn.execute(f"SELECT count(*) FROM {TABLE}").fetchone()[0]
+
+
+def store(conn: Any, rows: Sequence[tuple[int, str, bytes]]) -> int:
+    """Attach (chunk id, text hash, vector) rows to chunks that still exist with that text."""
+    stored = 0
+    for chunk_id, text_hash, vector in rows:
+        stored += conn.execute(
+            f"INSERT OR REPLACE INTO {TABLE}(chunk_id, vector) SELECT id, ? FROM chunk WHERE id = ? AND hash = ?",
+            (vector, chunk_id, text_hash)).rowcount
+    if stored:
+        bump_generation(conn)
+    return stored
+
+
+def all_vectors(conn: Any) -> list[tuple[int, bytes]]:
+    return conn.execute(f"SELECT chunk_id, vector FROM {TABLE}").fetchall()
+
+
+def of_entry(conn: Any, entry_id: str) -> dict[str, bytes]:
+    """text hash -> vector of an entry's chunks (kept across an edit for the paragraphs it did not change)."""
+    return dict(conn.execute(f"SELECT c.hash, q.vector FROM chunk c JOIN {TABLE} q ON q.chunk_id = c.id "
+                             "WHERE c.entry_id = ?", (entry_id,)).fetchall())
+
+
+def entries_lacking(conn: Any, entry_ids: Sequence[str]) -> set[str]:
+    """Those of `entry_ids` with a chunk that has no second-stage vector yet."""
+    if not entry_ids:
+        return set()
+    marks = ",".join("?" * len(entry_ids))
+    return {r[0] for r in conn.execute(
+        f"SELECT DISTINCT c.entry_id FROM chunk c WHERE c.entry_id IN ({marks}) AND NOT EXISTS "
+        f"(SELECT 1 FROM {TABLE} q WHERE q.chunk_id = c.id)", list(entry_ids))}

