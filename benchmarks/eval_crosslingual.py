@@ -39,6 +39,7 @@ def main() -> int:
         (project / "pinky.toml").write_text("# a pinky project\n", encoding="utf-8")
         os.chdir(project)
 
+        from pinky import quality
         from pinky.config import load_config
         from pinky.kb import KnowledgeBase
         from pinky.metrics import mrr_at, recall_at
@@ -47,7 +48,7 @@ def main() -> int:
         with KnowledgeBase(load_config()) as kb:
             kb.reindex()
             stages = [("", kb.config)]
-            if kb.quality_status()["available"]:  # the second stage as a user gets it once filled
+            if quality.summary(kb.index)["available"]:  # the second stage as a user gets it once filled
                 kb.refine_pending()
                 stages = [(" (USE only)", dataclasses.replace(kb.config, quality="off")), (" (with e5)", kb.config)]
             for (label, config), mode in [(stage, mode) for stage in stages for mode in MODES]:

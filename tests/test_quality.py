@@ -14,10 +14,11 @@ import pytest
 from helpers import console_script, write_note
 from mcp_helpers import hermetic_config, wait_for
 
+from pinky import quality
 from pinky.config import load_config
 from pinky.errors import InvalidInput, PinkyError
+from pinky.fusion import _zscores, blend_vector_sides, fuse_standardised, zscore_fusion
 from pinky.kb import KnowledgeBase
-from pinky.search import _zscores, blend_vector_sides, fuse_standardised, zscore_fusion
 from pinky.store import quality as qs
 
 # --- pure ---------------------------------------------------------------------------------------------
@@ -96,10 +97,10 @@ def slugs(kb: KnowledgeBase, query: str, mode: str = "hybrid") -> list[str]:
 
 
 def test_refining_gives_every_chunk_one_vector_once(brain: KnowledgeBase) -> None:
-    status = brain.quality_status()
+    status = quality.summary(brain.index)
     assert status["available"] and status["chunks"] == 0 and status["total"] == 3
     assert brain.refine_pending() == 3
-    assert brain.quality_status()["chunks"] == 3
+    assert quality.summary(brain.index)["chunks"] == 3
     assert brain.refine_pending() == 0  # nothing left: nothing embedded again
     (vector,) = brain.index.conn.execute(f"SELECT vector FROM {qs.TABLE} LIMIT 1").fetchone()
     assert len(vector) == 384 * 4
@@ -131,11 +132,11 @@ def test_an_edit_keeps_the_vectors_of_paragraphs_it_did_not_change(brain: Knowle
     write_note(tmp_path / "documentation", "gotcha/pool.md", long_note)
     brain.reindex()
     brain.refine_pending()
-    chunks = brain.quality_status()["chunks"]
+    chunks = quality.summary(brain.index)["chunks"]
     assert chunks >= 4
     write_note(tmp_path / "documentation", "gotcha/pool.md", long_note.replace("Cancel the task", "Stop the task"))
     brain.reindex()
-    assert brain.quality_status()["chunks"] == chunks - 1  # only the edited chunk lost its vector
+    assert quality.summary(brain.index)["chunks"] == chunks - 1  # only the edited chunk lost its vector
     assert brain.refine_pending() == 1
 
 
@@ -144,14 +145,14 @@ def test_deleting_a_note_deletes_its_vectors(brain: KnowledgeBase, tmp_path: Pat
     (tmp_path / "documentation" / "bug" / "leak.md").unlink()
     brain.reindex()
     assert qs.count(brain.index.conn) == 2
-    assert brain.quality_status() | {} == brain.quality_status() and brain.quality_status()["total"] == 2
+    assert quality.summary(brain.index)["chunks"] == quality.summary(brain.index)["total"] == 2
 
 
 def test_vectors_of_another_model_are_dropped_before_any_is_used(brain: KnowledgeBase) -> None:
     brain.refine_pending()
     conn = brain.index.conn
     conn.execute("UPDATE meta SET value = 'older-model' WHERE key = ?", (qs.FINGERPRINT_KEY,))
-    assert brain.quality_status()["chunks"] == 0  # not counted, not used
+    assert quality.summary(brain.index)["chunks"] == 0  # not counted, not used
     assert slugs(brain, "el proceso consume cada vez más memoria", "vector")[:1] != ["bug/leak"]
     assert brain.refine_pending() == 3  # dropped and made again
     assert qs.count(conn) == 3
@@ -202,9 +203,9 @@ def test_the_background_upkeep_fills_them(tmp_path: Path, monkeypatch: pytest.Mo
     runtime.start()
     try:
         assert wait_for(lambda: runtime.status.get("quality") == "ready", timeout=60), runtime.status
-        assert runtime.call(lambda kb: kb.quality_status()["chunks"]) == 1
+        assert runtime.call(lambda kb: quality.summary(kb.index)["chunks"]) == 1
         write_note(tmp_path / "documentation", "gotcha/tz.md", TZ)  # an edit on disk: indexed, then refined
-        assert wait_for(lambda: runtime.call(lambda kb: kb.quality_status()["chunks"]) == 2, timeout=60)
+        assert wait_for(lambda: runtime.call(lambda kb: quality.summary(kb.index)["chunks"]) == 2, timeout=60)
         hits = runtime.call(lambda kb: kb.search("comparar fechas con y sin zona horaria", mode="vector")).hits
         assert hits[0].slug == "gotcha/tz"
     finally:

@@ -6,8 +6,9 @@ import sqlite3
 
 import pytest
 
+from pinky.fusion import rrf, score_fusion
 from pinky.lexical import fts_query
-from pinky.search import rrf, score_fusion, snippet
+from pinky.search import snippet
 
 
 @pytest.mark.parametrize("text", [
@@ -73,7 +74,7 @@ def test_snippet_centres_on_the_query_word() -> None:
 
 
 def test_zscore_fusion_standardises_each_list() -> None:
-    from pinky.search import zscore_fusion
+    from pinky.fusion import zscore_fusion
 
     lexical = [("a", 30.0), ("b", 10.0), ("c", 5.0)]
     vector = [("c", 0.9), ("d", 0.5)]
@@ -85,7 +86,7 @@ def test_zscore_fusion_standardises_each_list() -> None:
 
 
 def test_a_lone_exact_match_beats_vector_noise() -> None:
-    from pinky.search import zscore_fusion
+    from pinky.fusion import zscore_fusion
 
     lexical = [("exact", 7.5)]  # the only note containing a rare identifier
     vector = [(f"noise{i}", 0.45 - i * 0.002) for i in range(100)]
@@ -100,7 +101,7 @@ def fused_z(ranked):  # type: ignore[no-untyped-def]
 
 
 def test_coverage_gate_shrinks_bm25_only_for_poor_lexical_matches() -> None:
-    from pinky.search import gated_weight
+    from pinky.fusion import gated_weight
 
     assert gated_weight(0.65, 1.0, 0.4) == pytest.approx(0.65)
     assert gated_weight(0.65, 0.4, 0.4) == pytest.approx(0.65)

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from pinky import quality
 from pinky.check import Check
 from pinky.kb import KnowledgeBase
 from pinky.locations import ENV_MAX_NOTE_BYTES
@@ -77,7 +78,7 @@ def _fingerprint(kb: KnowledgeBase) -> Check:
 def _second_stage(kb: KnowledgeBase) -> Check:
     """The second-stage retriever (pinky.quality): off, not installed, filling, or ranking."""
     name = "second-stage vectors"
-    status = kb.quality_status()
+    status = quality.summary(kb.index)
     if kb.config.quality == "off":
         return Check(name, "ok", "off (PINKY_QUALITY=off, or not the default embedder): the first stage ranks alone")
     if not status["available"]:

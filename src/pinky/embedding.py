@@ -215,6 +215,16 @@ class FastEmbedEmbedder:
         return (rows / np.where(norms == 0, 1, norms)).astype(np.float32, copy=False)
 
 
+def combined_vector(vectors: Any) -> Any:
+    """The unit-length sum of unit-length rows (rows with no content, all zeros, add nothing)."""
+    import numpy as np
+
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    total = (vectors / np.where(norms > 0, norms, 1.0)).sum(axis=0)
+    length = float(np.linalg.norm(total))
+    return (total / length if length > 0 else total).astype("float32")
+
+
 def embed_input(title: str, heading: str, text: str) -> str:
     """What the embedder sees for a chunk: the note's title gives a short chunk its subject."""
     lead = title if not heading or heading == title else f"{title} — {heading}"

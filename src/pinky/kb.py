@@ -10,11 +10,10 @@ process replaced, and repairs a damaged one and runs again (`pinky.healing`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pinky import entries, healing, indexer, listing, maintenance, search
+from pinky import entries, healing, indexer, listing, maintenance, quality, search
 from pinky.config import Config, load_config
 from pinky.entries import Entry
 from pinky.graph_api import KnowledgeGraph
@@ -96,23 +95,9 @@ class KnowledgeBase:
         """Give every chunk lacking a vector one; returns how many the model embedded."""
         return indexer.embed_pending(self.index, progress)
 
-    def refine_pending(self, *, budget_s: float | None = None, limit: int | None = None,
-                       should_stop: Callable[[], bool] | None = None,
-                       progress: Callable[[int, int], None] | None = None) -> int:
-        """Give chunks their second-stage vectors (pinky.quality); returns how many got one."""
-        from pinky import quality
-
-        return quality.refine_pending(self.index, budget_s=budget_s, limit=limit, should_stop=should_stop,
-                                      progress=progress)
-
-    def quality_status(self) -> dict[str, Any]:
-        """Whether the second stage ranks, why not, and how many chunks have its vectors."""
-        from pinky import quality
-
-        available, why = quality.status(self.config)
-        done, total = quality.coverage(self.index) if available else (0, 0)
-        return {"available": available, "why": why, "model": quality.MODEL if available else None,
-                "chunks": done, "total": total}
+    def refine_pending(self, **options: Any) -> int:
+        """Second-stage vectors (pinky.quality.refine_pending: limit, progress, threads); how many got one."""
+        return quality.refine_pending(self.index, **options)
 
     def drift(self) -> dict[str, list[str]]:
         """Markdown files the index does not reflect yet (new, changed, deleted)."""

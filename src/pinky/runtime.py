@@ -280,11 +280,10 @@ class Runtime:
         if not available:
             self.status["quality"] = f"off: {why}"
             return
-        quality.use_threads(REFINE_THREADS)
         made = [0]
 
         def batch(kb: KnowledgeBase) -> None:
-            made[0] = kb.refine_pending(limit=quality.BATCH)
+            made[0] = kb.refine_pending(limit=quality.BATCH, threads=REFINE_THREADS)
             self.status["quality"] = "filling" if made[0] else "ready"
 
         while not (self._stop.is_set() or self._wake.is_set()):

@@ -17,6 +17,7 @@ from pinky.cli import graph as _graph  # noqa: F401  (pinky graph, timeline, lin
 from pinky.cli import hygiene as _hygiene  # noqa: F401  (pinky tags, verify, feedback, prune, gaps, check)
 from pinky.cli import listing as _listing  # noqa: F401  (pinky list, pinky edit)
 from pinky.cli import plugin as _plugin  # noqa: F401  (pinky setup-claude)
+from pinky.cli import reindex as _reindex  # noqa: F401  (pinky reindex)
 from pinky.cli import research as _research  # noqa: F401  (pinky research)
 from pinky.cli import sync as _sync  # noqa: F401  (pinky sync, pinky rollup)
 from pinky.cli.app import ReaderGone, cli

@@ -55,6 +55,10 @@ def count_pending(conn: Any) -> int:
                         f"(SELECT 1 FROM {TABLE} q WHERE q.chunk_id = c.id)").fetchone()[0]
 
 
+def any_vector(conn: Any) -> bool:
+    return conn.execute(f"SELECT 1 FROM {TABLE} LIMIT 1").fetchone() is not None
+
+
 def count(conn: Any) -> int:
     return conn.execute(f"SELECT count(*) FROM {TABLE}").fetchone()[0]
 
@@ -89,3 +93,17 @@ def entries_lacking(conn: Any, entry_ids: Sequence[str]) -> set[str]:
     return {r[0] for r in conn.execute(
         f"SELECT DISTINCT c.entry_id FROM chunk c WHERE c.entry_id IN ({marks}) AND NOT EXISTS "
         f"(SELECT 1 FROM {TABLE} q WHERE q.chunk_id = c.id)", list(entry_ids))}
+
+
+def nearest(conn: Any, query_vector: bytes, filters: Any, depth: int) -> list[tuple[str, float, int]]:
+    """(entry id, cosine similarity, best chunk id), one per entry, best first, scored by sqlite-vec's
+    vec_distance_cosine over the blobs: ~20 ms for 20,000 chunks, half of reading them into numpy, which
+    only pays off for a process that keeps them (pinky.vectors.VectorCache)."""
+    from pinky.store.retrieval import best_per_entry
+
+    where, params = filters.sql() if filters.active else ("1", [])
+    rows = conn.execute(
+        f"SELECT c.entry_id, vec_distance_cosine(q.vector, ?) AS d, c.id FROM {TABLE} q "
+        f"JOIN chunk c ON c.id = q.chunk_id JOIN entry e ON e.id = c.entry_id WHERE {where} ORDER BY d LIMIT ?",
+        (query_vector, *params, depth * 2))
+    return best_per_entry((r[0], 1.0 - r[1], r[2]) for r in rows if r[1] is not None)[:depth]

@@ -62,7 +62,7 @@ def fts_hits(conn: Any, match: str, filters: Filters, depth: int,
         rows = _top_rows(conn, bm25, weights, match, depth * 2, depth * 2)
     else:
         rows = _filtered_fts(conn, bm25, weights, match, filters, depth * 2)
-    return _best_per_entry((r[0], -r[1], r[2]) for r in rows)[:depth]
+    return best_per_entry((r[0], -r[1], r[2]) for r in rows)[:depth]
 
 
 def _top_rows(conn: Any, bm25: str, weights: Sequence[float], match: str, ranked: int, wanted: int,
@@ -152,10 +152,10 @@ def vector_hits(conn: Any, query_vector: bytes, filters: Filters, depth: int) ->
             f"WHERE {where} ORDER BY d LIMIT ?",
             (query_vector, *params, depth * 2),
         )
-    return _best_per_entry((r[0], 1.0 - r[1], r[2]) for r in rows if r[1] is not None)[:depth]
+    return best_per_entry((r[0], 1.0 - r[1], r[2]) for r in rows if r[1] is not None)[:depth]
 
 
-def _best_per_entry(rows: Iterable[tuple[str, float, int]]) -> list[tuple[str, float, int]]:
+def best_per_entry(rows: Iterable[tuple[str, float, int]]) -> list[tuple[str, float, int]]:
     best: dict[str, tuple[str, float, int]] = {}
     for entry_id, score, chunk_id in rows:
         if entry_id not in best or score > best[entry_id][1]:
