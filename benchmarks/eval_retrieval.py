@@ -2,7 +2,7 @@
 
     python benchmarks/eval_retrieval.py [--dataset scifact|cosqa|all] [--workdir DIR] [--queries N] [--context]
         [--lexical] [--weights NAME=W,...]... [--proximity W]... [--feedback W]... [--questions]
-        [--modes bm25,vector,hybrid]
+        [--modes bm25,vector,hybrid] [--quality-weight W]... [--quality-use-share S]... [--quality-vectors DIR]
 
 Writes each dataset's notes into a brain (kept in --workdir so a re-run only re-checks it), indexes
 them with the configured embedder (the default: USE multilingual v3), then prints R@10 and nDCG@10
@@ -19,6 +19,13 @@ queries to their gold notes as frontmatter `questions:`, reindexes, and measures
 queries with and without them (and with each --weights/--proximity/--feedback variant; the notes are
 restored by the next run).
 `--modes` limits which of BM25, vector and hybrid rows are printed.
+
+Second stage (pinky.quality): with the default embedder, the rows above rank with USE alone; then every
+chunk gets its multilingual-e5-small vector (~5 chunks/s on 2 cores: ~25 minutes for SciFact, kept in
+the workdir's index for the next run; `--quality-vectors DIR` takes vectors made earlier, a
+`<dataset>.jsonl` of `<chunk text hash>\t<float32 hex>` lines) and "vector e5" and "hybrid e5" rows
+follow, at each `--quality-weight` (full-text share) and `--quality-use-share` (USE's share of the
+vector side). PINKY_QUALITY=off skips them.
 """
 from __future__ import annotations
 
@@ -136,9 +143,15 @@ def quality_rows(kb, dataset: str, queries: list[dict], args: argparse.Namespace
         print(f"\n{dataset}: e5 vectors for {made} chunks in {time.perf_counter() - started:.0f}s "
               f"({made / (time.perf_counter() - started):.1f}/s)", file=sys.stderr)
     rows = [(dataset, "vector e5", *evaluate(kb, queries, "vector"))] if "vector" in args.modes else []
-    for weight in args.quality_weight or [config.fusion.quality_bm25_weight]:
-        kb.config = dataclasses.replace(config, fusion=dataclasses.replace(config.fusion, quality_bm25_weight=weight))
-        rows.append((dataset, f"hybrid e5, bm25 {weight:g}", *evaluate(kb, queries, "hybrid")))
+    default = config.fusion
+    for weight in args.quality_weight or [default.quality_bm25_weight]:
+        for share in args.quality_use_share or [default.quality_use_share]:
+            fusion = dataclasses.replace(default, quality_bm25_weight=weight, quality_use_share=share)
+            kb.config = dataclasses.replace(config, fusion=fusion)
+            label = f"hybrid e5, bm25 {weight:g}, USE share {share:g}"
+            if fusion == default:
+                label += " (default)"
+            rows.append((dataset, label, *evaluate(kb, queries, "hybrid")))
     kb.config = config
     return rows
 
@@ -264,6 +277,8 @@ def main() -> None:
     parser.add_argument("--modes", default="bm25,vector,hybrid", help="Which rows: bm25, vector, hybrid.")
     parser.add_argument("--quality-weight", action="append", type=float, metavar="W",
                         help="Hybrid rows with second-stage vectors at this full-text share (repeatable).")
+    parser.add_argument("--quality-use-share", action="append", type=float, metavar="S",
+                        help="... and with the default embedder keeping this share of the vector side (repeatable).")
     parser.add_argument("--quality-vectors", type=Path, metavar="DIR",
                         help="Second-stage vectors made earlier, <dataset>.jsonl of `<text hash>\\t<hex>` lines.")
     args = parser.parse_args()

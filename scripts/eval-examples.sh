@@ -13,4 +13,5 @@ printf '# a pinky project\n' > "$work/project/pinky.toml"
 export PINKY_HOME="$work/home"
 unset PINKY_DB PINKY_SAVE_DIR PINKY_PROJECT PINKY_HASH_EMBED
 cd "$work/project"
+"$bin/pinky-brain" reindex --quality >/dev/null
 "$bin/pinky-brain" eval "$here/examples/golden.jsonl" --baseline "$here/examples/golden-baseline.json" "$@"

@@ -17,7 +17,7 @@ from mcp_helpers import hermetic_config, wait_for
 from pinky import quality
 from pinky.config import load_config
 from pinky.errors import InvalidInput, PinkyError
-from pinky.fusion import _zscores, blend_vector_sides, fuse_standardised, zscore_fusion
+from pinky.fusion import _zscores, blend_vector_sides, fuse_standardised, mix_standardised, zscore_fusion
 from pinky.kb import KnowledgeBase
 from pinky.store import quality as qs
 
@@ -41,6 +41,16 @@ def test_blend_without_anything_lacking_is_the_second_stage_alone() -> None:
     assert set(scores) == {"a", "b"}
 
 
+def test_mixing_sides_then_fusing_is_fusing_them_all() -> None:
+    text = _zscores([("a", 9.0), ("b", 3.0)], 100)
+    first, second = _zscores([("b", 0.9), ("c", 0.5)], 100), _zscores([("c", 0.8), ("d", 0.7)], 0)
+    mixed = mix_standardised([second, first], [0.7, 0.3])
+    together = fuse_standardised([text, second, first], [0.4, 0.6 * 0.7, 0.6 * 0.3])
+    apart = fuse_standardised([text, mixed], [0.4, 0.6])
+    assert [k for k, _ in apart] == [k for k, _ in together]
+    assert all(abs(x - y) < 1e-12 for (_, x), (_, y) in zip(apart, together, strict=True))
+
+
 def test_fuse_standardised_is_what_zscore_fusion_computes() -> None:
     lists = [[("a", 9.0), ("b", 3.0), ("c", 1.0)], [("c", 0.9), ("d", 0.5)]]
     expected = zscore_fusion(lists, [0.6, 0.4], depth=100)
@@ -61,6 +71,7 @@ def test_the_second_stage_is_on_beside_the_default_embedder_only(tmp_path: Path)
     ("PINKY_QUALITY", "bge", "PINKY_QUALITY='bge': use one of e5, off"),
     ("PINKY_QUALITY_BM25_WEIGHT", "1.5", "from 0 to 1; got 1.5"),
     ("PINKY_QUALITY_BM25_WEIGHT", "much", "is not a number"),
+    ("PINKY_QUALITY_USE_SHARE", "-0.1", "from 0 to 1; got -0.1"),
 ])
 def test_bad_second_stage_settings_are_refused_clearly(tmp_path: Path, name: str, value: str, says: str) -> None:
     with pytest.raises(InvalidInput, match=says.replace("(", r"\(").replace(")", r"\)").replace("'", "'")):

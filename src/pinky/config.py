@@ -30,6 +30,7 @@ from pinky.locations import (
     ENV_MODEL_CACHE,
     ENV_QUALITY,
     ENV_QUALITY_BM25_WEIGHT,
+    ENV_QUALITY_USE_SHARE,
     ENV_RRF_K,
     ENV_VECTOR_WEIGHT,
     Locations,
@@ -55,6 +56,7 @@ DEFAULT_COVERAGE_GATE = 0.4
 # Once the second-stage vectors (pinky.quality, multilingual-e5-small) rank, full text weighs this much
 # against them; measured on ../shared/eval like the rest (documentation/HOW-IT-WORKS.md).
 DEFAULT_QUALITY_BM25_WEIGHT = 0.4
+DEFAULT_QUALITY_USE_SHARE = 0.0  # the default embedder's share of the vector side beside the second stage
 DEFAULT_CHUNK_WORDS = 150
 # A note larger than this is indexed by its title and its first bytes (a warning says so): one huge
 # file (a pasted log, a dump) must not stall a reindex. pinky's own saves stay under 0.4 MB.
@@ -93,6 +95,7 @@ class FusionSettings:
     min_similarity: float = DEFAULT_MIN_SIMILARITY
     coverage_gate: float = DEFAULT_COVERAGE_GATE
     quality_bm25_weight: float = DEFAULT_QUALITY_BM25_WEIGHT  # the full-text share (0-1) beside second-stage vectors
+    quality_use_share: float = DEFAULT_QUALITY_USE_SHARE  # of the vector side, what the default embedder keeps (0-1)
     # The lexical side (pinky.lexical): bm25() weight of each full-text field, in FTS_COLUMNS order, and
     # whether a query's identifiers are also asked for by their parts.
     field_weights: tuple[float, ...] = field(default_factory=field_weights)
@@ -124,6 +127,9 @@ class FusionSettings:
         if not (math.isfinite(self.quality_bm25_weight) and 0 <= self.quality_bm25_weight <= 1):
             raise InvalidInput(f"the full-text share beside second-stage vectors is from 0 to 1; got "
                                f"{self.quality_bm25_weight}")
+        if not (math.isfinite(self.quality_use_share) and 0 <= self.quality_use_share <= 1):
+            raise InvalidInput(f"the default embedder's share beside second-stage vectors is from 0 to 1; got "
+                               f"{self.quality_use_share}")
         if not 0 <= self.coverage_gate <= 1:
             raise InvalidInput(f"the coverage gate is a share of query words, from 0 to 1; got {self.coverage_gate}")
 
@@ -202,6 +208,7 @@ def _fusion(env: dict[str, str]) -> FusionSettings:
         min_similarity=_env_number(env, ENV_MIN_SIMILARITY, DEFAULT_MIN_SIMILARITY),
         coverage_gate=_env_number(env, ENV_COVERAGE_GATE, DEFAULT_COVERAGE_GATE),
         quality_bm25_weight=_env_number(env, ENV_QUALITY_BM25_WEIGHT, DEFAULT_QUALITY_BM25_WEIGHT),
+        quality_use_share=_env_number(env, ENV_QUALITY_USE_SHARE, DEFAULT_QUALITY_USE_SHARE),
     )
 
 

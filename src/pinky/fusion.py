@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-__all__ = ["Ranked", "Standardised", "blend_vector_sides", "fuse_standardised", "gated_weight", "rrf",
-           "score_fusion", "zscore_fusion"]
+__all__ = ["Ranked", "Standardised", "blend_vector_sides", "fuse_standardised", "gated_weight",
+           "mix_standardised", "rrf", "score_fusion", "zscore_fusion"]
 
 Ranked = Sequence[tuple[str, float]]  # (key, raw score), best first
 
@@ -112,3 +112,12 @@ def gated_weight(bm25_weight: float, coverage: float, gate: float) -> float:
     if gate <= 0:
         return bm25_weight
     return bm25_weight * min(1.0, max(0.0, coverage) / gate)
+
+
+def mix_standardised(sides: Sequence[Standardised], weights: Sequence[float]) -> Standardised:
+    """One standardised side from several: the weighted sum of their z-scores (a key missing from a side
+    gets that side's missing z), and the weighted sum of their missing z-scores."""
+    keys = dict.fromkeys(key for scores, _ in sides for key in scores)
+    mixed = {key: sum(w * scores.get(key, missing) for (scores, missing), w in zip(sides, weights, strict=True))
+             for key in keys}
+    return mixed, sum(w * missing for (_, missing), w in zip(sides, weights, strict=True))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pinky import metrics
+from pinky import metrics, quality
 from pinky.errors import GoldenError, InvalidInput, NotFound
 from pinky.validate import MAX_QUERY_CHARS
 
@@ -135,7 +135,9 @@ def run(kb: Any, queries: Sequence[GoldenQuery], source: str = "golden file") ->
                         "key": query.key, "expected": wanted, "found": ranked,
                         "ranks": {slug: ranked.index(slug) + 1 if slug in ranked else None for slug in wanted},
                         "scores": {name: round(value, 4) for name, value in scores.items()}})
-    return {"golden": source, "embedder": kb.config.embedder, **metrics.summarise(results),
+    stage = quality.summary(kb.index)
+    second = f"{stage['model']}, {stage['chunks']} of {stage['total']} chunks" if stage["chunks"] else None
+    return {"golden": source, "embedder": kb.config.embedder, "second_stage": second, **metrics.summarise(results),
             "latency_ms": {"p50": round(metrics.percentile(latencies, 0.5), 1),
                            "p95": round(metrics.percentile(latencies, 0.95), 1)},
             "results": results}

@@ -44,6 +44,7 @@ ENV_VECTOR_WEIGHT = "PINKY_VECTOR_WEIGHT"
 ENV_MIN_SIMILARITY = "PINKY_MIN_SIMILARITY"
 ENV_COVERAGE_GATE = "PINKY_COVERAGE_GATE"
 ENV_QUALITY_BM25_WEIGHT = "PINKY_QUALITY_BM25_WEIGHT"  # the full-text share once second-stage vectors rank
+ENV_QUALITY_USE_SHARE = "PINKY_QUALITY_USE_SHARE"  # the default embedder's share of the vector side beside them
 ENV_LOG = "PINKY_LOG"
 ENV_TIER = "PINKY_TIER"
 ENV_SQLITE_DRIVER = "PINKY_SQLITE_DRIVER"  # "sqlite3" | "sqlean": force a driver (tests, diagnosis)

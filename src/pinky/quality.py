@@ -108,6 +108,7 @@ class Encoder:
         import numpy as np
 
         model = self._load()
+        use_threads(all_cores())  # ~6 ms on 2 cores, ~11 on one: a search waits for it
         with self._lock:
             return np.asarray(model.query(text), dtype=np.float32).reshape(DIMS)
 
@@ -121,25 +122,34 @@ def encoder() -> Encoder:
 
 def use_threads(count: int) -> None:
     """Limit this thread's model calls to `count` cores (OpenMP's per-thread setting): background fills
-    leave the other core to the agent. It must be the OpenMP runtime the wheel bundles (a system one is
-    another library with its own settings). Best effort: without it the engine's default stands."""
+    leave the other core to the agent, a query uses them all. Best effort: without the call the engine's
+    default (one core) stands."""
+    setter = _thread_setter()
+    if setter is not None:
+        setter(int(count))
+
+
+@functools.lru_cache(maxsize=1)
+def _thread_setter() -> Any:
+    """omp_set_num_threads of the OpenMP runtime the wheel bundles (a system one is another library with
+    its own settings), or None."""
     import ctypes
     import glob
     import os
 
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.origin:
-        return
+        return None
     package = os.path.dirname(spec.origin)
-    patterns = ("libgomp*", "libomp*")
     folders = (os.path.join(package, "..", f"{PACKAGE}.libs"), os.path.join(package, ".dylibs"), package)
-    found = sorted(p for folder in folders for pattern in patterns for p in glob.glob(os.path.join(folder, pattern)))
+    found = sorted(p for folder in folders for pattern in ("libgomp*", "libomp*")
+                   for p in glob.glob(os.path.join(folder, pattern)))
     for path in found:
         try:
-            ctypes.CDLL(path).omp_set_num_threads(int(count))
-            return
+            return ctypes.CDLL(path).omp_set_num_threads
         except (OSError, AttributeError):
             continue
+    return None
 
 
 def prepare(index: Index) -> str:

@@ -23,6 +23,7 @@ from pinky.fusion import (
     blend_vector_sides,
     fuse_standardised,
     gated_weight,
+    mix_standardised,
     rrf,
     score_fusion,
 )
@@ -363,7 +364,12 @@ def _vector_side(index: Index, vector: list[Candidate], refined: list[Candidate]
         return _zscores([(e, s) for e, s, _ in vector], depth) if vector else None
     candidates = list(dict.fromkeys([e for e, _, _ in refined] + [e for e, _, _ in vector]))
     lacking = qs.entries_lacking(index.conn, candidates)
-    return blend_vector_sides([(e, s) for e, s, _ in refined], [(e, s) for e, s, _ in vector], lacking, depth)
+    first = [(e, s) for e, s, _ in vector]
+    blended = blend_vector_sides([(e, s) for e, s, _ in refined], first, lacking, depth)
+    share = index.config.fusion.quality_use_share  # the default embedder keeps a say beside the second stage
+    if not (share and first and blended[0]):
+        return blended
+    return mix_standardised([blended, _zscores(first, depth)], [1.0 - share, share])
 
 
 def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str,

@@ -66,7 +66,8 @@ def evaluate(ctx: click.Context, golden: Path | None, as_json: bool, baseline: P
 def _print_report(report: dict[str, Any]) -> None:
     from pinky.metrics import METRICS
 
-    click.echo(f"{report['golden']}: {report['queries']} queries, embedder {report['embedder']}")
+    second = f" + {report['second_stage']}" if report.get("second_stage") else ""
+    click.echo(f"{report['golden']}: {report['queries']} queries, embedder {report['embedder']}{second}")
     click.echo(f"{'':<28}{'queries':>8}" + "".join(f"{name:>9}" for name in METRICS))
     rows = [("overall", {"queries": report["queries"], **report["overall"]})]
     rows += [(f"  {name}", figures) for name, figures in report["categories"].items()]
