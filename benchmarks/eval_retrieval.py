@@ -135,7 +135,11 @@ def quality_rows(kb, dataset: str, queries: list[dict], args: argparse.Namespace
         from pinky.store.connect import write_transaction
 
         with write_transaction(kb.index.conn):
-            qs.store(kb.index.conn, [(i, h, kept[h]) for i, h in rows if h in kept])
+            import numpy as np
+
+            known = [(i, h) for i, h in rows if h in kept]
+            blobs = quality.quantize(np.vstack([np.frombuffer(kept[h], dtype=np.float32) for _, h in known]))
+            qs.store(kb.index.conn, [(i, h, blob) for (i, h), blob in zip(known, blobs, strict=True)])
     started = time.perf_counter()
     made = kb.refine_pending(progress=lambda done, total: print(f"\r{dataset}: e5 {done}/{total}", end="",
                                                                   file=sys.stderr))

@@ -57,6 +57,19 @@ def test_fuse_standardised_is_what_zscore_fusion_computes() -> None:
     assert fuse_standardised([_zscores(lists[0], 100), _zscores(lists[1], 100)], [0.6, 0.4]) == expected
 
 
+def test_stored_vectors_keep_their_direction_in_a_quarter_of_the_bytes() -> None:
+    import numpy as np
+
+    rows = np.random.default_rng(7).standard_normal((50, quality.DIMS)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    blobs = quality.quantize(rows)
+    assert {len(b) for b in blobs} == {quality.DIMS}
+    back = quality.unpack(blobs)
+    assert np.allclose(np.linalg.norm(back, axis=1), 1.0, atol=1e-5)
+    assert float(np.min(np.sum(back * rows, axis=1))) > 0.999  # cosine with the original
+    assert not quality.unpack(quality.quantize(np.zeros((1, quality.DIMS), dtype=np.float32))).any()
+
+
 # --- configuration ------------------------------------------------------------------------------------
 
 
@@ -114,7 +127,7 @@ def test_refining_gives_every_chunk_one_vector_once(brain: KnowledgeBase) -> Non
     assert quality.summary(brain.index)["chunks"] == 3
     assert brain.refine_pending() == 0  # nothing left: nothing embedded again
     (vector,) = brain.index.conn.execute(f"SELECT vector FROM {qs.TABLE} LIMIT 1").fetchone()
-    assert len(vector) == 384 * 4
+    assert len(vector) == 384  # int8
 
 
 def test_a_question_in_another_language_is_found_once_e5_vectors_exist(brain: KnowledgeBase) -> None:

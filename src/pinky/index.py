@@ -275,13 +275,14 @@ class Index:
     def quality_cache(self) -> Any:
         """The second-stage vectors in memory (pinky.quality): kept between searches where the default
         embedder's are, loaded for each search otherwise."""
+        from pinky.quality import unpack
         from pinky.store import quality as qs
         from pinky.vectors import VectorCache
 
         if self.vector_cache is None:
-            return VectorCache(qs.generation, qs.all_vectors)
+            return VectorCache(qs.generation, qs.all_vectors, unpack)
         if self._quality_cache is None:
-            self._quality_cache = VectorCache(qs.generation, qs.all_vectors)
+            self._quality_cache = VectorCache(qs.generation, qs.all_vectors, unpack)
         return self._quality_cache
 
     def fingerprint(self) -> str:

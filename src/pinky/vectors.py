@@ -25,8 +25,10 @@ class VectorCache:
     the second stage's (`pinky.store.quality`)."""
 
     def __init__(self, generation: Callable[[Any], str] = vq.vector_generation,
-                 load: Callable[[Any], list[tuple[int, bytes]]] = vq.all_vectors) -> None:
-        self._generation_of, self._load = generation, load
+                 load: Callable[[Any], list[tuple[int, bytes]]] = vq.all_vectors,
+                 unpack: Callable[[list[bytes]], np.ndarray] | None = None) -> None:
+        """`unpack(blobs)`: the stored vectors as unit-length float32 rows (None: they are stored so)."""
+        self._generation_of, self._load, self._unpack = generation, load, unpack
         self.generation: str | None = None
         self.ids = np.zeros(0, dtype=np.int64)
         self.matrix = np.zeros((0, 0), dtype=np.float32)
@@ -39,8 +41,12 @@ class VectorCache:
             generation = self._generation_of(conn)
             rows = self._load(conn)
         self.ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        self.matrix = (np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-                       if rows else np.zeros((0, 0), dtype=np.float32))
+        if not rows:
+            self.matrix = np.zeros((0, 0), dtype=np.float32)
+        elif self._unpack is not None:
+            self.matrix = self._unpack([r[1] for r in rows])
+        else:
+            self.matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
         self.generation = generation
 
     def _filtered(self, conn: Any, scores: np.ndarray, filters: rq.Filters, wanted: int) -> np.ndarray:

@@ -304,7 +304,7 @@ def m012_quality_vectors(conn: Any) -> None:
     conn.execute(
         """CREATE TABLE chunk_quality(
             chunk_id INTEGER PRIMARY KEY REFERENCES chunk(id) ON DELETE CASCADE,
-            vector   BLOB NOT NULL          -- float32, L2-normalised
+            vector   BLOB NOT NULL          -- DIMS signed bytes (pinky.quality.quantize)
         )"""
     )
 

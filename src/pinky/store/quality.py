@@ -1,7 +1,8 @@
 """The second-stage vectors (`pinky.quality`): which chunks have one, storing them, reading them back.
 
-They live in `chunk_quality`, one float32 blob per chunk, and go with their chunk (ON DELETE CASCADE).
-`meta` holds the fingerprint of the model that made them; any change of model empties the table.
+They live in `chunk_quality`, one int8 blob per chunk (pinky.quality.quantize), and go with their chunk
+(ON DELETE CASCADE). `meta` holds the fingerprint of the model that made them; any change of model
+empties the table.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def nearest(conn: Any, query_vector: bytes, filters: Any, depth: int) -> list[tu
 
     where, params = filters.sql() if filters.active else ("1", [])
     rows = conn.execute(
-        f"SELECT c.entry_id, vec_distance_cosine(q.vector, ?) AS d, c.id FROM {TABLE} q "
+        f"SELECT c.entry_id, vec_distance_cosine(vec_int8(q.vector), vec_int8(?)) AS d, c.id FROM {TABLE} q "
         f"JOIN chunk c ON c.id = q.chunk_id JOIN entry e ON e.id = c.entry_id WHERE {where} ORDER BY d LIMIT ?",
         (query_vector, *params, depth * 2))
     return best_per_entry((r[0], 1.0 - r[1], r[2]) for r in rows if r[1] is not None)[:depth]
