@@ -139,6 +139,16 @@ def test_a_question_in_another_language_is_found_once_e5_vectors_exist(brain: Kn
     assert slugs(brain, "servicio no termina tras SIGTERM, el pool espera conexiones")[0] == "gotcha/pool"
 
 
+@pytest.mark.parametrize("in_memory", [False, True])
+def test_filters_hold_on_the_second_stage_too(brain: KnowledgeBase, tmp_path: Path, in_memory: bool) -> None:
+    brain.refine_pending()
+    question = "el proceso consume cada vez más memoria"
+    with KnowledgeBase(hermetic_config(tmp_path), cache_vectors=in_memory) as kb:  # numpy or sqlite-vec
+        assert slugs(kb, question, "vector")[0] == "bug/leak"
+        hits = kb.search(question, limit=3, mode="vector", type="gotcha").hits
+        assert hits and {hit.type for hit in hits} == {"gotcha"}
+
+
 def test_while_the_fill_runs_uncovered_entries_keep_their_first_stage_score(brain: KnowledgeBase) -> None:
     brain.refine_pending(limit=1)  # one entry covered, two not
     conn = brain.index.conn

@@ -102,9 +102,14 @@ def nearest(conn: Any, query_vector: bytes, filters: Any, depth: int) -> list[tu
     only pays off for a process that keeps them (pinky.vectors.VectorCache)."""
     from pinky.store.retrieval import best_per_entry
 
-    where, params = filters.sql() if filters.active else ("1", [])
-    rows = conn.execute(
-        f"SELECT c.entry_id, vec_distance_cosine(vec_int8(q.vector), vec_int8(?)) AS d, c.id FROM {TABLE} q "
-        f"JOIN chunk c ON c.id = q.chunk_id JOIN entry e ON e.id = c.entry_id WHERE {where} ORDER BY d LIMIT ?",
-        (query_vector, *params, depth * 2))
+    distance = "vec_distance_cosine(vec_int8(q.vector), vec_int8(?))"
+    if not filters.active:  # the best rows first, then their chunks: joining every row costs as much as the scan
+        rows = conn.execute(
+            f"SELECT c.entry_id, v.d, c.id FROM (SELECT q.chunk_id, {distance} AS d FROM {TABLE} q ORDER BY d "
+            "LIMIT ?) v JOIN chunk c ON c.id = v.chunk_id ORDER BY v.d", (query_vector, depth * 2))
+    else:
+        where, params = filters.sql()
+        rows = conn.execute(
+            f"SELECT c.entry_id, {distance} AS d, c.id FROM {TABLE} q JOIN chunk c ON c.id = q.chunk_id "
+            f"JOIN entry e ON e.id = c.entry_id WHERE {where} ORDER BY d LIMIT ?", (query_vector, *params, depth * 2))
     return best_per_entry((r[0], 1.0 - r[1], r[2]) for r in rows if r[1] is not None)[:depth]
