@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from pinky import quality
 from pinky.dates import now_utc, to_ns
 from pinky.index import Index
 from pinky.sources import ALSO, TOO_LARGE
@@ -30,6 +31,8 @@ def stats(index: Index) -> dict[str, Any]:
     data["dims"] = int(vq.get_meta(conn, "dims") or 0)
     data["fingerprint"] = vq.get_meta(conn, "fingerprint")
     data["vectors_available"] = index.db.vec_available
+    second = quality.summary(index)
+    data["second_stage_model"], data["second_stage_vectors"] = second["model"], second["chunks"]
     cutoff = now_utc() - dt.timedelta(days=UNUSED_DAYS)
     data["unused"], data["unused_sample"] = eq.unused_entries(conn, cutoff.isoformat(), to_ns(cutoff))
     data["unused_days"] = UNUSED_DAYS

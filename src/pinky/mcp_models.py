@@ -282,6 +282,8 @@ class StatsOut(BaseModel):
     embedder: str | None = None
     dims: int = 0
     vectors_available: bool = False
+    second_stage_model: str | None = Field(None, description="The second-stage retriever, when it can rank here.")
+    second_stage_vectors: int = Field(0, description="Chunks with a second-stage vector (the rest rank by the first).")
     db_path: str
     save_dir: str | None = Field(description="The project's knowledge folder; null outside a project.")
     global_dir: str

@@ -228,6 +228,9 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     vectors = (f"{data['vectors']} vectors ({data['embedder']}, {data['dims']} dims)" if data["dims"]
                else f"no vectors yet ({data['embedder']} builds them on `pinky reindex`)")
     click.echo(f"{data['entries']} entries, {data['chunks']} chunks, {vectors}")
+    if data["second_stage_model"]:
+        click.echo(f"second stage: {data['second_stage_vectors']} of {data['chunks']} chunks have a "
+                   f"{data['second_stage_model']} vector")
     click.echo("by type:  " + ", ".join(f"{k} {v}" for k, v in data["by_type"].items()))
     click.echo("by scope: " + ", ".join(f"{k} {v}" for k, v in data["by_scope"].items()))
     click.echo(f"index:    {data['db_path']} ({data['db_bytes'] / 1e6:.1f} MB)")
