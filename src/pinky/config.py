@@ -56,7 +56,7 @@ DEFAULT_COVERAGE_GATE = 0.4
 # Once the second-stage vectors (pinky.quality, multilingual-e5-small) rank, full text weighs this much
 # against them; measured on ../shared/eval like the rest (documentation/HOW-IT-WORKS.md).
 DEFAULT_QUALITY_BM25_WEIGHT = 0.4
-DEFAULT_QUALITY_USE_SHARE = 0.0  # the default embedder's share of the vector side beside the second stage
+DEFAULT_QUALITY_USE_SHARE = 0.2  # the default embedder's share of the vector side beside the second stage (measured)
 DEFAULT_CHUNK_WORDS = 150
 # A note larger than this is indexed by its title and its first bytes (a warning says so): one huge
 # file (a pasted log, a dump) must not stall a reindex. pinky's own saves stay under 0.4 MB.
