@@ -121,28 +121,17 @@ def run(dataset: str, workdir: Path, limit: int | None, args: argparse.Namespace
 
 def quality_rows(kb, dataset: str, queries: list[dict], args: argparse.Namespace) -> list[Row]:  # type: ignore[no-untyped-def]
     """Rows with the second-stage vectors (pinky.quality): filled first (from --quality-vectors where they
-    hold a chunk's text hash), then vector-only and hybrid at each --quality-weight."""
-    from pinky.store import quality as qs
-
+    match, the rest on all cores), then vector-only and hybrid at each --quality-weight and share."""
     config = dataclasses.replace(kb.config, quality="e5")
     kb.config = config
     from pinky import quality
 
     quality.prepare(kb.index)
     if args.quality_vectors:
-        kept = load_quality_vectors(args.quality_vectors / f"{dataset}.jsonl")
-        rows = kb.index.conn.execute("SELECT id, hash FROM chunk").fetchall()
-        from pinky.store.connect import write_transaction
-
-        with write_transaction(kb.index.conn):
-            import numpy as np
-
-            known = [(i, h) for i, h in rows if h in kept]
-            blobs = quality.quantize(np.vstack([np.frombuffer(kept[h], dtype=np.float32) for _, h in known]))
-            qs.store(kb.index.conn, [(i, h, blob) for (i, h), blob in zip(known, blobs, strict=True)])
+        prefill(kb, args.quality_vectors, dataset)
     started = time.perf_counter()
     made = kb.refine_pending(progress=lambda done, total: print(f"\r{dataset}: e5 {done}/{total}", end="",
-                                                                  file=sys.stderr))
+                                                                  file=sys.stderr), threads=quality.all_cores())
     if made:
         print(f"\n{dataset}: e5 vectors for {made} chunks in {time.perf_counter() - started:.0f}s "
               f"({made / (time.perf_counter() - started):.1f}/s)", file=sys.stderr)
@@ -160,8 +149,36 @@ def quality_rows(kb, dataset: str, queries: list[dict], args: argparse.Namespace
     return rows
 
 
+def prefill(kb, folder: Path, dataset: str) -> None:  # type: ignore[no-untyped-def]
+    """Second-stage vectors made earlier by the same model, for the chunks whose input they match:
+    `<dataset>.jsonl` holds `<chunk text hash>\t<float32 hex>` lines (chunk inputs, for notes longer than
+    the model's window), `<dataset>.notes.jsonl` `<note path>\t<float32 hex>` (whole notes, for the rest)."""
+    import numpy as np
+
+    from pinky import quality
+    from pinky.embedding import QUALITY_WINDOW_WORDS, embed_input, quality_input, text_hash
+    from pinky.store import quality as qs
+    from pinky.store.connect import write_transaction
+
+    by_chunk, by_note = (load_quality_vectors(folder / f"{dataset}{suffix}.jsonl") for suffix in ("", ".notes"))
+    rows = kb.index.conn.execute("SELECT c.id, c.hash, e.path, e.title, c.heading, c.text, e.body FROM chunk c "
+                                 "JOIN entry e ON e.id = c.entry_id").fetchall()
+    known = []
+    for chunk_id, chunk_hash, path, title, heading, text, body in rows:
+        passage = quality_input(title, heading, text, body)
+        whole = len(body.split()) <= QUALITY_WINDOW_WORDS
+        vector = by_note.get(path) if whole else by_chunk.get(chunk_hash)
+        if vector is not None and (whole or passage == embed_input(title, heading, text)):
+            known.append((chunk_id, chunk_hash, text_hash(passage), vector))
+    if known:
+        blobs = quality.quantize(np.vstack([np.frombuffer(v, dtype=np.float32) for *_, v in known]))
+        with write_transaction(kb.index.conn):
+            qs.store(kb.index.conn, [(*row[:3], blob) for row, blob in zip(known, blobs, strict=True)])
+    print(f"{dataset}: {len(known)} of {len(rows)} second-stage vectors from {folder}", file=sys.stderr)
+
+
 def load_quality_vectors(path: Path) -> dict[str, bytes]:
-    """text hash -> vector made earlier by the same model (lines `<hash>\t<hex float32>`)."""
+    """key -> vector made earlier by the same model (lines `<key>\t<hex float32>`)."""
     if not path.is_file():
         return {}
     with open(path, encoding="utf-8") as handle:

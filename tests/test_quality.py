@@ -174,6 +174,20 @@ def test_an_edit_keeps_the_vectors_of_paragraphs_it_did_not_change(brain: Knowle
     assert brain.refine_pending() == 1
 
 
+def test_the_chunks_of_a_short_note_share_one_vector_of_the_whole_note(brain: KnowledgeBase, tmp_path: Path) -> None:
+    sections = "".join(f"\n## Part {n}\n\n" + " ".join(f"step{n}w{i}" for i in range(60)) + "\n" for n in range(3))
+    write_note(tmp_path / "documentation", "guide/short.md", "# Short guide\n" + sections)  # ~190 words
+    brain.reindex()
+    conn = brain.index.conn
+    chunks = [r[0] for r in conn.execute("SELECT c.id FROM chunk c JOIN entry e ON e.id = c.entry_id "
+                                         "WHERE e.slug = 'guide/short'")]
+    assert len(chunks) >= 2
+    brain.refine_pending()
+    marks = ",".join("?" * len(chunks))
+    rows = conn.execute(f"SELECT passage, vector FROM {qs.TABLE} WHERE chunk_id IN ({marks})", chunks).fetchall()
+    assert len(rows) == len(chunks) and len({tuple(r) for r in rows}) == 1  # one text, one vector
+
+
 def test_deleting_a_note_deletes_its_vectors(brain: KnowledgeBase, tmp_path: Path) -> None:
     brain.refine_pending()
     (tmp_path / "documentation" / "bug" / "leak.md").unlink()

@@ -231,6 +231,22 @@ def embed_input(title: str, heading: str, text: str) -> str:
     return (f"{lead}\n\n{text[:MAX_EMBED_CHARS]}" if lead else text)[:MAX_EMBED_CHARS]
 
 
+# The second stage's model (pinky.quality) reads 512 tokens at a time: ~350 English words.
+QUALITY_WINDOW_WORDS = 350
+
+
+def quality_input(title: str, heading: str, text: str, body: str, window: int = QUALITY_WINDOW_WORDS) -> str:
+    """What the second-stage model sees for a chunk: the whole note when it fits the model's window (every
+    chunk of a short note then shares one vector, made once), else the chunk as the first stage sees it."""
+    if window and len(body.split()) <= window:
+        return embed_input(title, "", body.strip())
+    return embed_input(title, heading, text)
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 def fingerprint(embedder_name: str, dims: int, chunk_words: int) -> str:
     """Identifies everything that changes a vector; a mismatch means re-embedding."""
     significant = f"model={embedder_name};dims={dims};chunker={CHUNKER_VERSION};words={chunk_words};input=v1"

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pinky.embedding import combined_vector, embed_input
+from pinky.embedding import QUALITY_WINDOW_WORDS, combined_vector, quality_input, text_hash
 from pinky.embedding import fingerprint as vector_fingerprint
 from pinky.errors import PinkyError
 from pinky.store import quality as qs
@@ -65,7 +65,8 @@ def fingerprint(config: Config) -> str:
 def _fingerprint(chunk_words: int) -> str:
     from importlib.metadata import version  # reading the installed metadata: ~10 ms, once per process
 
-    return vector_fingerprint(f"{MODEL}@{PACKAGE}-{version(PACKAGE)};{STORED}", DIMS, chunk_words)
+    return vector_fingerprint(f"{MODEL}@{PACKAGE}-{version(PACKAGE)};{STORED};window={QUALITY_WINDOW_WORDS}", DIMS,
+                              chunk_words)
 
 
 def quantize(vectors: np.ndarray) -> list[bytes]:
@@ -210,10 +211,15 @@ def refine_pending(index: Index, *, limit: int | None = None, progress: Callable
         rows = qs.pending(conn, want) if want > 0 else []
         if not rows:
             break
-        vectors = _ENCODER.passages([embed_input(title, heading, text) for _, _, title, heading, text in rows])
+        texts = [quality_input(title, heading, text, body) for _, _, title, heading, text, body in rows]
+        passages = [text_hash(text) for text in texts]
+        made = qs.made_for(conn, passages)
+        fresh = {p: t for p, t in zip(passages, texts, strict=True) if p not in made}  # each text once
+        if fresh:
+            made.update(zip(fresh, quantize(_ENCODER.passages(list(fresh.values()))), strict=True))
         with write_transaction(conn):
-            qs.store(conn, [(chunk_id, text_hash, blob)
-                            for (chunk_id, text_hash, *_), blob in zip(rows, quantize(vectors), strict=True)])
+            qs.store(conn, [(chunk_id, chunk_hash, passage, made[passage])
+                            for (chunk_id, chunk_hash, *_), passage in zip(rows, passages, strict=True)])
         done += len(rows)
         if progress is not None:
             progress(done, max(total, done))

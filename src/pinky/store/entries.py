@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from pinky.embedding import quality_input, text_hash
 from pinky.layout import slug_candidates
 from pinky.lexical import FTS_COLUMNS
 from pinky.linkrefs import LinkRef, link_row
@@ -122,7 +123,7 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef] | None
 
     Its links are stored unresolved (the caller resolves them); None leaves them to the caller. A chunk
     whose text is unchanged keeps its vector (an edit re-embeds only the paragraphs it changed)."""
-    refined = quality.of_entry(conn, row["id"])  # second-stage vectors of the paragraphs an edit keeps
+    refined = quality.of_entry(conn, row["id"])  # second-stage vectors an edit may keep (pinky.quality)
     carried = _delete_chunks(conn, row["id"], has_vec_table, frozenset(c["hash"] for c in chunks))
     columns = list(row)
     updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "id")
@@ -149,8 +150,10 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef] | None
                      "WHERE id = ?", (cur.lastrowid,))
         if chunk["hash"] in carried:
             store_vectors(conn, [(cur.lastrowid, carried[chunk["hash"]])])
-        if chunk["hash"] in refined:
-            quality.store(conn, [(cur.lastrowid, chunk["hash"], refined[chunk["hash"]])])
+        if refined:
+            passage = text_hash(quality_input(row["title"], chunk["heading"], chunk["text"], row["body"]))
+            if passage in refined:
+                quality.store(conn, [(cur.lastrowid, chunk["hash"], passage, refined[passage])])
 
 
 ENTRY_COLUMNS = ("id, root, path, slug, scope, type, project, tags, files, created, last_verified, "

@@ -304,9 +304,11 @@ def m012_quality_vectors(conn: Any) -> None:
     conn.execute(
         """CREATE TABLE chunk_quality(
             chunk_id INTEGER PRIMARY KEY REFERENCES chunk(id) ON DELETE CASCADE,
+            passage  TEXT NOT NULL,         -- hash of the text the model saw (pinky.embedding.quality_input)
             vector   BLOB NOT NULL          -- DIMS signed bytes (pinky.quality.quantize)
         )"""
     )
+    conn.execute("CREATE INDEX chunk_quality_passage ON chunk_quality(passage)")
 
 KNOWN = [name for name, _ in MIGRATIONS]
 

@@ -42,13 +42,24 @@ def fingerprint(conn: Any) -> str | None:
     return get_meta(conn, FINGERPRINT_KEY)
 
 
-def pending(conn: Any, limit: int) -> list[tuple[int, str, str, str, str]]:
-    """(chunk id, hash, title, heading, text) of chunks without a second-stage vector, oldest first."""
+def pending(conn: Any, limit: int) -> list[tuple[int, str, str, str, str, str]]:
+    """(chunk id, hash, title, heading, text, the note's body) of chunks without a second-stage vector,
+    oldest first (a note's chunks come together)."""
     return conn.execute(
-        f"SELECT c.id, c.hash, e.title, c.heading, c.text FROM chunk c JOIN entry e ON e.id = c.entry_id "
+        f"SELECT c.id, c.hash, e.title, c.heading, c.text, e.body FROM chunk c JOIN entry e ON e.id = c.entry_id "
         f"WHERE NOT EXISTS (SELECT 1 FROM {TABLE} q WHERE q.chunk_id = c.id) ORDER BY c.id LIMIT ?",
         (limit,),
     ).fetchall()
+
+
+def made_for(conn: Any, passages: Sequence[str]) -> dict[str, bytes]:
+    """passage hash -> a vector already made for that text (another chunk of the note, a copy elsewhere)."""
+    found: dict[str, bytes] = {}
+    for passage in dict.fromkeys(passages):
+        row = conn.execute(f"SELECT vector FROM {TABLE} WHERE passage = ? LIMIT 1", (passage,)).fetchone()
+        if row:
+            found[passage] = row[0]
+    return found
 
 
 def count_pending(conn: Any) -> int:
@@ -64,13 +75,14 @@ def count(conn: Any) -> int:
     return conn.execute(f"SELECT count(*) FROM {TABLE}").fetchone()[0]
 
 
-def store(conn: Any, rows: Sequence[tuple[int, str, bytes]]) -> int:
-    """Attach (chunk id, text hash, vector) rows to chunks that still exist with that text."""
+def store(conn: Any, rows: Sequence[tuple[int, str, str, bytes]]) -> int:
+    """Attach (chunk id, chunk text hash, passage hash, vector) rows to chunks that still exist with that
+    text (an edit meanwhile gave the note new chunks, which are pending)."""
     stored = 0
-    for chunk_id, text_hash, vector in rows:
+    for chunk_id, text_hash, passage, vector in rows:
         stored += conn.execute(
-            f"INSERT OR REPLACE INTO {TABLE}(chunk_id, vector) SELECT id, ? FROM chunk WHERE id = ? AND hash = ?",
-            (vector, chunk_id, text_hash)).rowcount
+            f"INSERT OR REPLACE INTO {TABLE}(chunk_id, passage, vector) SELECT id, ?, ? FROM chunk "
+            "WHERE id = ? AND hash = ?", (passage, vector, chunk_id, text_hash)).rowcount
     if stored:
         bump_generation(conn)
     return stored
@@ -81,8 +93,8 @@ def all_vectors(conn: Any) -> list[tuple[int, bytes]]:
 
 
 def of_entry(conn: Any, entry_id: str) -> dict[str, bytes]:
-    """text hash -> vector of an entry's chunks (kept across an edit for the paragraphs it did not change)."""
-    return dict(conn.execute(f"SELECT c.hash, q.vector FROM chunk c JOIN {TABLE} q ON q.chunk_id = c.id "
+    """passage hash -> vector of an entry's chunks (kept across an edit where the model's input is unchanged)."""
+    return dict(conn.execute(f"SELECT q.passage, q.vector FROM chunk c JOIN {TABLE} q ON q.chunk_id = c.id "
                              "WHERE c.entry_id = ?", (entry_id,)).fetchall())
 
 
