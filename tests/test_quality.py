@@ -196,6 +196,18 @@ def test_deleting_a_note_deletes_its_vectors(brain: KnowledgeBase, tmp_path: Pat
     assert quality.summary(brain.index)["chunks"] == quality.summary(brain.index)["total"] == 2
 
 
+def test_a_full_rebuild_keeps_the_vectors_for_the_next_fill(brain: KnowledgeBase) -> None:
+    brain.refine_pending()
+    conn = brain.index.conn
+    before = dict(conn.execute(f"SELECT passage, vector FROM {qs.TABLE}").fetchall())
+    brain.reindex(full=True)
+    assert qs.count(conn) == 0 and qs.stash_size(conn) == 3
+    assert qs.made_for(conn, list(before)) == before  # the fill takes them back: no model call
+    assert brain.refine_pending() == 3
+    assert dict(conn.execute(f"SELECT passage, vector FROM {qs.TABLE}").fetchall()) == before
+    assert qs.stash_size(conn) == 0  # emptied once every chunk has its vector
+
+
 def test_vectors_of_another_model_are_dropped_before_any_is_used(brain: KnowledgeBase) -> None:
     brain.refine_pending()
     conn = brain.index.conn

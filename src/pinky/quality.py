@@ -210,6 +210,9 @@ def refine_pending(index: Index, *, limit: int | None = None, progress: Callable
         want = BATCH if limit is None else min(BATCH, limit - done)
         rows = qs.pending(conn, want) if want > 0 else []
         if not rows:
+            if want > 0 and qs.stash_size(conn):  # every chunk has its vector: what a rebuild kept has served
+                with write_transaction(conn):
+                    qs.clear_stash(conn)
             break
         texts = [quality_input(title, heading, text, body) for _, _, title, heading, text, body in rows]
         passages = [text_hash(text) for text in texts]

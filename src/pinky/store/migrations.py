@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pinky.errors import IndexUnavailable
+from pinky.store import quality as qs
 from pinky.store import vectors as vq
 
 Migration = Callable[[Any], None]
@@ -309,6 +310,9 @@ def m012_quality_vectors(conn: Any) -> None:
         )"""
     )
     conn.execute("CREATE INDEX chunk_quality_passage ON chunk_quality(passage)")
+    # What a full rebuild emptied (reset keeps the rows here): the next fill takes them back instead of
+    # spending an hour of cores on a large brain again; emptied once every chunk has its vector.
+    conn.execute("CREATE TABLE quality_stash(passage TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID")
 
 KNOWN = [name for name, _ in MIGRATIONS]
 
@@ -348,6 +352,7 @@ def reset(conn: Any) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         generation = int(vq.vector_generation(conn))
+        refined = qs.for_rebuild(conn)  # the second stage's vectors outlive the rebuild (hours of work)
         # Views first: a view naming a column the tables are rebuilt without fails every later ALTER TABLE.
         for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
             conn.execute(f'DROP VIEW "{name}"')
@@ -362,6 +367,7 @@ def reset(conn: Any) -> None:
             conn.execute("INSERT INTO _pinky_migrations(name, applied_at) VALUES (?, datetime('now'))", (name,))
         vq.set_meta(conn, "vector_generation", str(generation + 1))
         vq.set_meta(conn, vq.REBUILD_PENDING, "1")
+        qs.after_rebuild(conn, *refined)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

@@ -13,6 +13,7 @@ from typing import Any
 from pinky.store.vectors import get_meta, set_meta
 
 TABLE = "chunk_quality"
+STASH = "quality_stash"
 FINGERPRINT_KEY = "quality_fingerprint"
 GENERATION_KEY = "quality_generation"
 
@@ -33,6 +34,7 @@ def ensure_fingerprint(conn: Any, fingerprint: str) -> bool:
     if current == fingerprint:
         return False
     dropped = conn.execute(f"DELETE FROM {TABLE}").rowcount > 0
+    conn.execute(f"DELETE FROM {STASH}")
     set_meta(conn, FINGERPRINT_KEY, fingerprint)
     bump_generation(conn)
     return dropped
@@ -53,13 +55,39 @@ def pending(conn: Any, limit: int) -> list[tuple[int, str, str, str, str, str]]:
 
 
 def made_for(conn: Any, passages: Sequence[str]) -> dict[str, bytes]:
-    """passage hash -> a vector already made for that text (another chunk of the note, a copy elsewhere)."""
+    """passage hash -> a vector already made for that text (another chunk of the note, a copy elsewhere,
+    or kept through a full rebuild)."""
     found: dict[str, bytes] = {}
     for passage in dict.fromkeys(passages):
-        row = conn.execute(f"SELECT vector FROM {TABLE} WHERE passage = ? LIMIT 1", (passage,)).fetchone()
+        row = conn.execute(f"SELECT vector FROM {TABLE} WHERE passage = ? UNION ALL "
+                           f"SELECT vector FROM {STASH} WHERE passage = ? LIMIT 1", (passage, passage)).fetchone()
         if row:
             found[passage] = row[0]
     return found
+
+
+def for_rebuild(conn: Any) -> tuple[str | None, list[tuple[str, bytes]]]:
+    """The fingerprint and (passage, vector) rows to keep through a full rebuild (none before m012)."""
+    if conn.execute(f"SELECT 1 FROM sqlite_master WHERE name = '{TABLE}'").fetchone() is None:
+        return None, []
+    rows = conn.execute(f"SELECT passage, vector FROM {TABLE} UNION SELECT passage, vector FROM {STASH}")
+    return fingerprint(conn), rows.fetchall()
+
+
+def after_rebuild(conn: Any, kept_fingerprint: str | None, rows: Sequence[tuple[str, bytes]]) -> None:
+    """Put what for_rebuild kept into the new, empty index's stash."""
+    if kept_fingerprint is None or not rows:
+        return
+    set_meta(conn, FINGERPRINT_KEY, kept_fingerprint)
+    conn.executemany(f"INSERT OR IGNORE INTO {STASH}(passage, vector) VALUES (?, ?)", rows)
+
+
+def stash_size(conn: Any) -> int:
+    return conn.execute(f"SELECT count(*) FROM {STASH}").fetchone()[0]
+
+
+def clear_stash(conn: Any) -> int:
+    return conn.execute(f"DELETE FROM {STASH}").rowcount
 
 
 def count_pending(conn: Any) -> int:
