@@ -33,6 +33,16 @@ ROOT_CHECK_S = 10.0  # how often the upkeep thread looks for knowledge folders c
 IMPORT_WAIT_S = 60.0  # how long a foreground call waits for the upkeep thread's imports
 CATCH_UP_ATTEMPTS = 3  # another process may be creating or migrating the same index
 REFINE_THREADS = 1  # cores the background second-stage fill uses: the other is the agent's
+REFINE_NICENESS = 10  # and at a lower priority than anything in the foreground (Linux: this thread only)
+
+
+def _lower_this_threads_priority() -> None:
+    """Hours of background embedding on a large brain must not slow the user's own work: on Linux a
+    thread has its own nice value, so the upkeep thread alone yields (tool calls run on other threads)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            current = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), max(current, REFINE_NICENESS))
 
 
 class Runtime:
@@ -280,6 +290,7 @@ class Runtime:
         if not available:
             self.status["quality"] = f"off: {why}"
             return
+        _lower_this_threads_priority()
         made = [0]
 
         def batch(kb: KnowledgeBase) -> None:
