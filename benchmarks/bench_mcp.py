@@ -1,7 +1,7 @@
 """pinky-mcp figures (a script, not a test): prints them, asserts nothing.
 
     python benchmarks/bench_mcp.py [--entries 10000] [--embedder hash|use] [--queries 200] [--starts 5]
-                                   [--keep DIR]
+                                   [--keep DIR] [--quality e5|off]
 
 1. Cold start: spawn `pinky-mcp`, time until `initialize` and the first `tools/list` are answered.
 2. brain_search round trip over stdio (JSON line out, JSON line back) on a brain of N notes of
@@ -125,6 +125,8 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--starts", type=int, default=5)
     parser.add_argument("--keep", type=Path, help="build (or reuse) the brain in this folder")
+    parser.add_argument("--quality", choices=["e5", "off"], default=None,
+                        help="PINKY_QUALITY for the server: the second stage on (the default with use) or off")
     parser.add_argument("--json", type=Path, help="also write the figures to this file (bench_all.py)")
     args = parser.parse_args()
 
@@ -141,6 +143,8 @@ def run(args: argparse.Namespace, base: Path) -> None:
                PINKY_SAVE_DIR=str(project / "documentation"))
     if args.embedder == "hash":
         env["PINKY_HASH_EMBED"] = "1"
+    if args.quality:
+        env["PINKY_QUALITY"] = args.quality
     os.environ.update(env)
     os.environ.pop("PINKY_HASH_EMBED", None) if args.embedder == "use" else None
     print(f"entries: {args.entries:,}  embedder: {args.embedder}  python: {sys.version.split()[0]}  "

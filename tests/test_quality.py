@@ -120,6 +120,22 @@ def slugs(kb: KnowledgeBase, query: str, mode: str = "hybrid") -> list[str]:
     return [hit.slug for hit in kb.search(query, limit=3, mode=mode).hits]
 
 
+def test_the_model_answers_concurrent_calls_as_it_answers_one_at_a_time() -> None:
+    """Searches and the background fill call the model at once, unserialised (quality.Encoder)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    encoder = quality.encoder()
+    texts = [POOL, LEAK, TZ] * 2
+    alone = [encoder.passages([text])[0] for text in texts] + [encoder.query(text[:60]) for text in texts]
+    with ThreadPoolExecutor(4) as pool:
+        passages = [pool.submit(encoder.passages, [text]) for text in texts]
+        queries = [pool.submit(encoder.query, text[:60]) for text in texts]
+        together = [f.result()[0] for f in passages] + [f.result() for f in queries]
+    assert all(np.allclose(a, b, atol=1e-6) for a, b in zip(alone, together, strict=True))
+
+
 def test_refining_gives_every_chunk_one_vector_once(brain: KnowledgeBase) -> None:
     status = quality.summary(brain.index)
     assert status["available"] and status["chunks"] == 0 and status["total"] == 3
