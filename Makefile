@@ -32,7 +32,7 @@ bench: venv  ## speed and memory figures (prints them; not a test; ~30 minutes o
 
 EVAL_DATA ?= ../shared/eval
 
-eval: venv  ## pinky eval on examples/golden.jsonl, then retrieval quality on ../shared/eval (BM25 vs vector vs hybrid)
+eval: venv  ## pinky eval on examples/golden.jsonl, then retrieval quality on ../shared/eval (BM25, vectors, hybrid, then the e5 second stage: ~30 min the first time)
 	PINKY_BIN="$(abspath $(BIN))" bash scripts/eval-examples.sh
 	@test -d "$(EVAL_DATA)/scifact" -a -d "$(EVAL_DATA)/cosqa" || { \
 	  echo "make eval needs the retrieval datasets in $(EVAL_DATA)/{scifact,cosqa}/{notes,queries}.jsonl" >&2; \
