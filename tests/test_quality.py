@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from helpers import console_script, write_note
-from mcp_helpers import hermetic_config, wait_for
+from mcp_helpers import RawServer, hermetic_config, wait_for
 
 from pinky import quality
 from pinky.config import load_config
@@ -286,3 +286,17 @@ def test_the_background_upkeep_fills_them(tmp_path: Path, monkeypatch: pytest.Mo
         assert hits[0].slug == "gotcha/tz"
     finally:
         runtime.stop()
+
+
+def test_the_real_server_fills_them_in_the_background_and_ranks_with_them(tmp_path: Path) -> None:
+    """pinky-mcp over stdio, raw JSON-RPC: brain_stats shows the fill, semantic search then finds the English
+    note from a Spanish question that shares no word with it (the hashing first stage cannot)."""
+    write_note(tmp_path / "documentation", "bug/leak.md", LEAK)
+    write_note(tmp_path / "documentation", "gotcha/tz.md", TZ)
+    with RawServer(tmp_path, PINKY_QUALITY="e5") as server:
+        server.initialize()
+        stats = lambda: server.call("brain_stats")["structuredContent"]  # noqa: E731
+        assert wait_for(lambda: stats()["second_stage_vectors"] == 2, timeout=60), (stats(), server.stderr())
+        assert stats()["second_stage_model"] == quality.MODEL and stats()["background"]["quality"] == "ready"
+        found = server.call("brain_search", query="el proceso consume cada vez más memoria", mode="semantic")
+        assert found["structuredContent"]["hits"][0]["slug"] == "bug/leak", found
