@@ -36,7 +36,7 @@ def _progress_printer() -> tuple[Any, Any]:
 @click.option("--full", is_flag=True, help="Drop the index and rebuild everything from the markdown.")
 @click.option("--quality/--no-quality", default=None,
               help="Also give every chunk its second-stage vector (multilingual-e5-small, on all cores; "
-                   "~5 chunks/s on 2). Default: only when at most 64 chunks lack one.")
+                   "~3 notes/s on 2 for notes of ~250 words). Default: only when at most 32 chunks lack one.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the counts.")
 @click.pass_context
 def reindex(ctx: click.Context, full: bool, quality: bool | None, as_json: bool) -> None:
@@ -84,7 +84,7 @@ def reindex(ctx: click.Context, full: bool, quality: bool | None, as_json: bool)
         raise click.ClickException(f"--quality: second-stage vectors unavailable: {refined['why']}")
 
 
-REFINE_INLINE = 64  # a plain reindex makes the second-stage vectors itself up to this many (~15 s at most)
+REFINE_INLINE = 32  # a plain reindex makes the second-stage vectors itself up to this many (~10 s at most)
 
 
 def _refine(kb: Any, wanted: bool | None, progress: Any) -> dict[str, Any]:
