@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,11 @@ class NoteWatcher:
         """Start watching the roots that exist; returns them. `refresh()` adds roots made later."""
         from watchdog.observers import Observer
 
+        # watchdog's recursive inotify watch can be told twice about one new folder (the scan that adds
+        # `.pinky/` finds `locks/` inside it, then the event for `locks/` arrives): it warns and keeps one
+        # watch. Harmless, and nothing a user can act on; seen as a RuntimeWarning in the test suite.
+        warnings.filterwarnings("ignore", message=r"Callback with id .* already exists for watch",
+                                category=RuntimeWarning, module=r"watchdog\.")
         observer = Observer()
         observer.daemon = True
         self._watched: list[Path] = []
