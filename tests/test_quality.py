@@ -17,7 +17,7 @@ from mcp_helpers import RawServer, hermetic_config, wait_for
 from pinky import quality
 from pinky.config import load_config
 from pinky.errors import InvalidInput, PinkyError
-from pinky.fusion import _zscores, blend_vector_sides, fuse_standardised, mix_standardised, zscore_fusion
+from pinky.fusion import blend_vector_sides, fuse_standardised, mix_standardised, zscore_fusion, zscores
 from pinky.kb import KnowledgeBase
 from pinky.store import quality as qs
 
@@ -28,8 +28,8 @@ def test_blend_takes_the_second_stage_where_an_entry_is_covered_and_the_first_wh
     refined = [("a", 0.90), ("b", 0.85), ("c", 0.80)]
     base = [("c", 0.70), ("d", 0.60), ("a", 0.10)]
     scores, missing = blend_vector_sides(refined, base, lacking={"d", "c"}, depth=100)
-    z_refined, z_missing = _zscores(refined, 0)
-    z_base, _ = _zscores(base, 100)
+    z_refined, z_missing = zscores(refined, 0)
+    z_base, _ = zscores(base, 100)
     assert scores["a"] == z_refined["a"] and scores["b"] == z_refined["b"]
     assert scores["c"] == z_base["c"]  # c still lacks a vector for one of its chunks: its USE z counts
     assert scores["d"] == z_base["d"]  # d has no second-stage vector at all: found by USE only
@@ -42,8 +42,8 @@ def test_blend_without_anything_lacking_is_the_second_stage_alone() -> None:
 
 
 def test_mixing_sides_then_fusing_is_fusing_them_all() -> None:
-    text = _zscores([("a", 9.0), ("b", 3.0)], 100)
-    first, second = _zscores([("b", 0.9), ("c", 0.5)], 100), _zscores([("c", 0.8), ("d", 0.7)], 0)
+    text = zscores([("a", 9.0), ("b", 3.0)], 100)
+    first, second = zscores([("b", 0.9), ("c", 0.5)], 100), zscores([("c", 0.8), ("d", 0.7)], 0)
     mixed = mix_standardised([second, first], [0.7, 0.3])
     together = fuse_standardised([text, second, first], [0.4, 0.6 * 0.7, 0.6 * 0.3])
     apart = fuse_standardised([text, mixed], [0.4, 0.6])
@@ -54,7 +54,7 @@ def test_mixing_sides_then_fusing_is_fusing_them_all() -> None:
 def test_fuse_standardised_is_what_zscore_fusion_computes() -> None:
     lists = [[("a", 9.0), ("b", 3.0), ("c", 1.0)], [("c", 0.9), ("d", 0.5)]]
     expected = zscore_fusion(lists, [0.6, 0.4], depth=100)
-    assert fuse_standardised([_zscores(lists[0], 100), _zscores(lists[1], 100)], [0.6, 0.4]) == expected
+    assert fuse_standardised([zscores(lists[0], 100), zscores(lists[1], 100)], [0.6, 0.4]) == expected
 
 
 def test_stored_vectors_keep_their_direction_in_a_quarter_of_the_bytes() -> None:
@@ -68,6 +68,15 @@ def test_stored_vectors_keep_their_direction_in_a_quarter_of_the_bytes() -> None
     assert np.allclose(np.linalg.norm(back, axis=1), 1.0, atol=1e-5)
     assert float(np.min(np.sum(back * rows, axis=1))) > 0.999  # cosine with the original
     assert not quality.unpack(quality.quantize(np.zeros((1, quality.DIMS), dtype=np.float32))).any()
+
+
+def test_the_model_reads_a_note_whole_only_while_it_fits_its_window() -> None:
+    from pinky.embedding import QUALITY_WINDOW_WORDS, embed_input, quality_input
+
+    fits = " ".join(["word"] * QUALITY_WINDOW_WORDS)
+    assert quality_input("T", "H", "chunk", fits) == embed_input("T", "", fits)
+    assert quality_input("T", "H", "chunk", fits + " more") == embed_input("T", "H", "chunk")
+    assert quality_input("T", "H", "chunk", "word\n" * 2_000_000) == embed_input("T", "H", "chunk")  # no split
 
 
 def test_a_cpu_without_avx2_is_told_not_crashed() -> None:

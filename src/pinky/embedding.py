@@ -7,6 +7,7 @@ Heavy libraries are imported only when a vector is first needed, so commands tha
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import threading
 from pathlib import Path
@@ -238,9 +239,18 @@ QUALITY_WINDOW_WORDS = 350
 def quality_input(title: str, heading: str, text: str, body: str, window: int = QUALITY_WINDOW_WORDS) -> str:
     """What the second-stage model sees for a chunk: the whole note when it fits the model's window (every
     chunk of a short note then shares one vector, made once), else the chunk as the first stage sees it."""
-    if window and len(body.split()) <= window:
+    if window and _words_at_most(body, window):
         return embed_input(title, "", body.strip())
     return embed_input(title, heading, text)
+
+
+_NON_SPACE = re.compile(r"\S+")
+
+
+def _words_at_most(text: str, limit: int) -> bool:
+    """len(text.split()) <= limit, reading no further than word limit + 1: it runs for every chunk of a
+    note, and a 4 MB note has thousands of chunks."""
+    return sum(1 for _ in itertools.islice(_NON_SPACE.finditer(text), limit + 1)) <= limit
 
 
 def text_hash(text: str) -> str:

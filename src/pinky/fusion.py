@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 __all__ = ["Ranked", "Standardised", "blend_vector_sides", "fuse_standardised", "gated_weight",
-           "mix_standardised", "rrf", "score_fusion", "zscore_fusion"]
+           "mix_standardised", "rrf", "score_fusion", "zscore_fusion", "zscores"]
 
 Ranked = Sequence[tuple[str, float]]  # (key, raw score), best first
 
@@ -46,7 +46,7 @@ def score_fusion(lists: Sequence[Ranked], weights: Sequence[float]) -> list[tupl
     return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-def _zscores(ranked: Ranked, pad_to: int) -> tuple[dict[str, float], float]:
+def zscores(ranked: Ranked, pad_to: int) -> tuple[dict[str, float], float]:
     """z-scores of a list, and the z a key missing from it gets.
 
     A list shorter than the candidate depth holds every match there is, so the rest of the
@@ -72,7 +72,7 @@ def zscore_fusion(lists: Sequence[Ranked], weights: Sequence[float], depth: int 
 
     Measured best on both eval sets (see documentation/HOW-IT-WORKS.md).
     """
-    used = [(_zscores(ranked, depth), w) for ranked, w in zip(lists, weights, strict=True) if ranked]
+    used = [(zscores(ranked, depth), w) for ranked, w in zip(lists, weights, strict=True) if ranked]
     return fuse_standardised([s for s, _ in used], [w for _, w in used])
 
 
@@ -95,9 +95,9 @@ def blend_vector_sides(refined: Ranked, base: Ranked, lacking: Collection[str], 
 
     The second stage's list is never padded: it scores every chunk, so a list shorter than `depth` means a
     small brain, not zeros below it, and e5 gives unrelated text ~0.8, far from 0."""
-    scores, missing = _zscores(refined, 0) if refined else ({}, 0.0)
+    scores, missing = zscores(refined, 0) if refined else ({}, 0.0)
     if base and lacking:
-        first, _ = _zscores(base, depth)
+        first, _ = zscores(base, depth)
         scores.update({key: z for key, z in first.items() if key in lacking})
     return scores, missing
 

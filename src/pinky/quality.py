@@ -278,12 +278,10 @@ def ready(index: Index) -> bool:
     return qs.any_vector(conn)
 
 
-def hits(index: Index, query: str, filters: Any, hypothetical: str | None = None) -> list[Candidate] | None:
-    """(entry id, cosine, best chunk id) by second-stage similarity, best first; None when they cannot
-    rank now (switched off, not installed, none made yet). A `hypothetical` answer joins the query as
-    a passage (the unit-length sum of both, as on the default embedder's side)."""
-    if not ready(index):
-        return None
+def hits(index: Index, query: str, filters: Any, hypothetical: str | None = None) -> list[Candidate]:
+    """(entry id, cosine, best chunk id) by second-stage similarity, best first; for when ready(index).
+    A `hypothetical` answer joins the query as a passage (the unit-length sum of both, as on the default
+    embedder's side)."""
     vector = _ENCODER.query(query)
     if hypothetical is not None:
         import numpy as np
@@ -295,18 +293,11 @@ def hits(index: Index, query: str, filters: Any, hypothetical: str | None = None
     return list(index.quality_cache.hits(index.conn, vector, filters, depth))
 
 
-def coverage(index: Index) -> tuple[int, int]:
-    """(chunks with a second-stage vector of the current model, all chunks)."""
-    conn = index.conn
-    total = rq.chunk_count(conn)
-    if not status(index.config)[0] or qs.fingerprint(conn) != fingerprint(index.config):
-        return 0, total
-    return qs.count(conn), total
-
-
 def summary(index: Index) -> dict[str, Any]:
-    """Whether the second stage can rank, why not, and how many chunks have its vectors."""
+    """Whether the second stage can rank, why not, and how many chunks have its vectors (of the current
+    model: another model's are not counted)."""
     available, why = status(index.config)
-    done, total = coverage(index) if available else (0, 0)
-    return {"available": available, "why": why, "model": MODEL if available else None, "chunks": done,
-            "total": total}
+    conn = index.conn
+    current = available and qs.fingerprint(conn) == fingerprint(index.config)
+    return {"available": available, "why": why, "model": MODEL if available else None,
+            "chunks": qs.count(conn) if current else 0, "total": rq.chunk_count(conn) if available else 0}

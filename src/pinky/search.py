@@ -19,13 +19,13 @@ from pinky.embedding import combined_vector
 from pinky.errors import InvalidInput, NotInProject
 from pinky.fusion import (
     Standardised,
-    _zscores,
     blend_vector_sides,
     fuse_standardised,
     gated_weight,
     mix_standardised,
     rrf,
     score_fusion,
+    zscores,
 )
 from pinky.index import Index
 from pinky.lexical import (
@@ -198,8 +198,7 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
     limit = validate_limit(limit)
     mode = canonical_mode(mode)
     filters = filters or rq.Filters()
-    if mode != "bm25":
-        _preload_second_stage(index)
+    second_stage = mode != "bm25" and _second_stage_ready(index)  # then its model loads beside what follows
     lexical = lexical_hits(index, query, filters) if mode != "vector" else []
     vector: list[Candidate] = []
     refined: list[Candidate] | None = None
@@ -209,7 +208,7 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
         if usable:
             vector = semantic_hits(index, query, filters, hypothetical)
             notice = pending_notice(index)
-        refined = second_stage_hits(index, query, filters, hypothetical)
+        refined = second_stage_hits(index, query, filters, hypothetical) if second_stage else None
         if not usable and refined is None:
             notice, ran = f"vector search unavailable ({why}); results are full-text only", "bm25"
     if hypothetical is not None and ran == "bm25":
@@ -297,19 +296,23 @@ def semantic_hits(index: Index, query: str, filters: rq.Filters, hypothetical: s
     return [hit for hit in vector_hits(index, qvec, filters) if hit[1] >= floor]
 
 
-def _preload_second_stage(index: Index) -> None:
-    """Start loading the second-stage model now, beside the full-text and first-stage work."""
+def _second_stage_ready(index: Index) -> bool:
+    """Whether the second stage (pinky.quality) ranks this search; if so its model starts loading now,
+    beside the full-text and first-stage work."""
     try:
         if quality.ready(index):
             quality.encoder().preload()
-    except Exception as exc:  # the search itself says what failed, in second_stage_hits
-        log.debug("second-stage preload skipped: %s", exc)
+            return True
+    except Exception as exc:  # a broken install costs the search its better vectors, never the search
+        log.warning("second-stage vectors not used: %s", exc)
+    return False
 
 
 def second_stage_hits(index: Index, query: str, filters: rq.Filters,
                       hypothetical: str | None = None) -> list[Candidate] | None:
-    """The second-stage model's candidates (pinky.quality); None when it cannot rank now. Its failure
-    (a broken install, say) costs the search its better vectors, never the search itself."""
+    """The second-stage model's candidates (pinky.quality), once _second_stage_ready said it ranks; None
+    when the model fails (a broken install, say): that costs the search its better vectors, never the
+    search itself."""
     try:
         return quality.hits(index, query, filters, hypothetical)
     except Exception as exc:
@@ -349,7 +352,7 @@ def fuse(index: Index, query: str, lexical: list[Candidate], vector: list[Candid
         alpha = gated_weight(alpha, coverage, settings.coverage_gate)
         weights = [alpha, 1.0 - alpha]
         if settings.method == "zscore":
-            fused = fuse_standardised([_zscores(text_side, settings.depth), vector_side], weights)
+            fused = fuse_standardised([zscores(text_side, settings.depth), vector_side], weights)
         else:
             lists = [text_side, sorted(vector_side[0].items(), key=lambda kv: (-kv[1], kv[0]))]
             fused = rrf(lists, weights, settings.rrf_k) if settings.method == "rrf" else score_fusion(lists, weights)
@@ -361,7 +364,7 @@ def _vector_side(index: Index, vector: list[Candidate], refined: list[Candidate]
     """The vector side standardised: the default embedder's alone, or blended with the second stage's."""
     depth = index.config.fusion.depth
     if refined is None:
-        return _zscores([(e, s) for e, s, _ in vector], depth) if vector else None
+        return zscores([(e, s) for e, s, _ in vector], depth) if vector else None
     candidates = list(dict.fromkeys([e for e, _, _ in refined] + [e for e, _, _ in vector]))
     lacking = qs.entries_lacking(index.conn, candidates)
     first = [(e, s) for e, s, _ in vector]
@@ -369,7 +372,7 @@ def _vector_side(index: Index, vector: list[Candidate], refined: list[Candidate]
     share = index.config.fusion.quality_use_share  # the default embedder keeps a say beside the second stage
     if not (share and first and blended[0]):
         return blended
-    return mix_standardised([blended, _zscores(first, depth)], [1.0 - share, share])
+    return mix_standardised([blended, zscores(first, depth)], [1.0 - share, share])
 
 
 def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str,

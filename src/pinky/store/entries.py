@@ -86,12 +86,14 @@ def touch_entry(conn: Any, entry_id: str, mtime_ns: int, size: int) -> None:
 
 
 def _delete_chunks(conn: Any, entry_id: str, has_vec_table: bool,
-                   reused: frozenset[str] = frozenset()) -> dict[str, bytes]:
+                   reused: frozenset[str] = frozenset()) -> tuple[dict[str, bytes], dict[str, bytes]]:
     """Delete an entry's chunks; return the vectors of those whose text hash is in `reused` (the
-    entry's new chunks take them back at once). The others' vectors are stashed for later runs."""
+    entry's new chunks take them back at once; the others' are stashed for later runs), and their
+    second-stage vectors by input hash (pinky.quality: the new chunks take back those that match)."""
     ids = [r[0] for r in conn.execute("SELECT id FROM chunk WHERE entry_id = ?", (entry_id,))]
     if not ids:
-        return {}
+        return {}, {}
+    refined = quality.of_entry(conn, entry_id)
     marks = ",".join("?" * len(ids))
     conn.execute(f"DELETE FROM chunk_fts WHERE rowid IN ({marks})", ids)
     carried: dict[str, bytes] = {}
@@ -104,7 +106,7 @@ def _delete_chunks(conn: Any, entry_id: str, has_vec_table: bool,
         conn.executemany(f"DELETE FROM {VEC_TABLE} WHERE chunk_id = ?", [(i,) for i in ids])
         bump_vector_generation(conn)
     conn.execute("DELETE FROM chunk WHERE entry_id = ?", (entry_id,))
-    return carried
+    return carried, refined
 
 
 def delete_entry(conn: Any, entry_id: str, has_vec_table: bool) -> None:
@@ -123,8 +125,7 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef] | None
 
     Its links are stored unresolved (the caller resolves them); None leaves them to the caller. A chunk
     whose text is unchanged keeps its vector (an edit re-embeds only the paragraphs it changed)."""
-    refined = quality.of_entry(conn, row["id"])  # second-stage vectors an edit may keep (pinky.quality)
-    carried = _delete_chunks(conn, row["id"], has_vec_table, frozenset(c["hash"] for c in chunks))
+    carried, refined = _delete_chunks(conn, row["id"], has_vec_table, frozenset(c["hash"] for c in chunks))
     columns = list(row)
     updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "id")
     conn.execute(

@@ -115,7 +115,6 @@ def feedback_counts(conn: Any, entry_id: str) -> dict[str, int]:
                              (entry_id,)).fetchall())
 
 
-
 def record_open(conn: Any, entry_id: str, at: str) -> None:
     conn.execute("INSERT INTO opened(entry_id, at) VALUES (?, ?)", (entry_id, at))
 
