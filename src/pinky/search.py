@@ -11,7 +11,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pinky import context_rank, gaps, quality
 from pinky.dates import freshness, now_utc, valid_day
@@ -55,6 +55,9 @@ from pinky.validate import (
     validate_tags,
     validate_type,
 )
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 log = logging.getLogger("pinky.search")
 SEARCH_MODES = ("hybrid", "bm25", "vector")
@@ -198,7 +201,12 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
     limit = validate_limit(limit)
     mode = canonical_mode(mode)
     filters = filters or rq.Filters()
-    second_stage = mode != "bm25" and _second_stage_ready(index)  # then its model loads beside what follows
+    second_stage = mode != "bm25" and _second_stage_ready(index)
+    # A one-shot search starts the second stage's query now, on one core: loading the model and its first
+    # query (~60 ms, mostly page faults on the weights) run beside the full-text and first-stage work. A
+    # warm server embeds it on every core when needed: run beside, it slowed them (p95 28 -> 39 ms at 10k).
+    one_shot = second_stage and index.vector_cache is None
+    started = quality.encoder().query_soon(query, cores=1) if one_shot else None
     lexical = lexical_hits(index, query, filters) if mode != "vector" else []
     vector: list[Candidate] = []
     refined: list[Candidate] | None = None
@@ -208,7 +216,7 @@ def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | N
         if usable:
             vector = semantic_hits(index, query, filters, hypothetical)
             notice = pending_notice(index)
-        refined = second_stage_hits(index, query, filters, hypothetical) if second_stage else None
+        refined = second_stage_hits(index, query, filters, hypothetical, started) if second_stage else None
         if not usable and refined is None:
             notice, ran = f"vector search unavailable ({why}); results are full-text only", "bm25"
     if hypothetical is not None and ran == "bm25":
@@ -297,24 +305,21 @@ def semantic_hits(index: Index, query: str, filters: rq.Filters, hypothetical: s
 
 
 def _second_stage_ready(index: Index) -> bool:
-    """Whether the second stage (pinky.quality) ranks this search; if so its model starts loading now,
-    beside the full-text and first-stage work."""
+    """Whether the second stage (pinky.quality) ranks this search."""
     try:
-        if quality.ready(index):
-            quality.encoder().preload()
-            return True
+        return quality.ready(index)
     except Exception as exc:  # a broken install costs the search its better vectors, never the search
         log.warning("second-stage vectors not used: %s", exc)
-    return False
+        return False
 
 
-def second_stage_hits(index: Index, query: str, filters: rq.Filters,
-                      hypothetical: str | None = None) -> list[Candidate] | None:
-    """The second-stage model's candidates (pinky.quality), once _second_stage_ready said it ranks; None
-    when the model fails (a broken install, say): that costs the search its better vectors, never the
-    search itself."""
+def second_stage_hits(index: Index, query: str, filters: rq.Filters, hypothetical: str | None = None,
+                      started: Future[Any] | None = None) -> list[Candidate] | None:
+    """The second-stage model's candidates (pinky.quality), once _second_stage_ready said it ranks (from the
+    query embedding `started` earlier, if one was); None when the model fails (a broken install, say):
+    that costs the search its better vectors, never the search itself."""
     try:
-        return quality.hits(index, query, filters, hypothetical)
+        return quality.hits(index, query, filters, hypothetical, started)
     except Exception as exc:
         log.warning("second-stage vectors not used: %s", exc)
         return None
