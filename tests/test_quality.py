@@ -259,6 +259,45 @@ def test_a_full_rebuild_keeps_the_vectors_for_the_next_fill(brain: KnowledgeBase
     assert qs.stash_size(conn) == 0  # emptied once every chunk has its vector
 
 
+@pytest.mark.parametrize("hit", ["notes", "vectors too"])
+def test_a_damaged_index_is_rebuilt_with_the_vectors_it_still_holds(brain: KnowledgeBase, tmp_path: Path,
+                                                                   hit: str) -> None:
+    """Damage where the notes' rows live leaves the second stage's pages sound: they outlive the swap.
+    A damaged page of theirs gives nothing (quick_check), and the fill makes them again."""
+    import random
+
+    brain.refine_pending()
+    conn = brain.index.conn
+    before = dict(conn.execute(f"SELECT passage, vector FROM {qs.TABLE}").fetchall())
+    names = ("entry", "_pinky_migrations") + ((qs.TABLE,) if hit == "vectors too" else ())
+    roots = [r[0] for r in conn.execute(f"SELECT rootpage FROM sqlite_master WHERE name IN "
+                                        f"({','.join('?' * len(names))})", names)]
+    path = brain.config.db_path
+    brain.close()  # the last connection checkpoints: every page is in the file itself
+    rng = random.Random(3)
+    with open(path, "r+b") as handle:
+        for page in roots:
+            handle.seek((page - 1) * 4096)
+            handle.write(rng.randbytes(4096))
+    with KnowledgeBase(hermetic_config(tmp_path)) as kb:
+        kb.reindex()
+        assert kb.index.corruption and path.with_name(path.name + ".corrupt").exists()
+        conn = kb.index.conn
+        kept = qs.stash_size(conn)
+        assert qs.count(conn) == 0 and kept == (3 if hit == "notes" else 0)
+        if kept:
+            assert qs.made_for(conn, list(before)) == before  # the fill takes them back: no model call
+        assert kb.refine_pending() == 3
+        assert dict(conn.execute(f"SELECT passage, vector FROM {qs.TABLE}").fetchall()) == before
+
+
+def test_a_file_that_is_no_database_gives_no_vectors(tmp_path: Path) -> None:
+    garbage = tmp_path / "brain.db"
+    garbage.write_bytes(bytes(range(256)) * 64)
+    assert qs.salvage(garbage) == (None, [])
+    assert qs.salvage(tmp_path / "missing.db") == (None, [])
+
+
 def test_vectors_of_another_model_are_dropped_before_any_is_used(brain: KnowledgeBase) -> None:
     brain.refine_pending()
     conn = brain.index.conn

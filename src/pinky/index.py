@@ -24,6 +24,7 @@ from pinky.config import Config
 from pinky.errors import IndexUnavailable, InvalidInput, NotInProject, PinkyError
 from pinky.fileio import FileLock, file_lock
 from pinky.store import migrations as mig
+from pinky.store import quality as qs
 from pinky.store import retrieval as rq
 from pinky.store import vectors as vq
 from pinky.store.connect import Database, file_identity, open_database, write_transaction
@@ -227,10 +228,12 @@ class Index:
         fresh = path.with_name(path.name + "-new")
         for name in (fresh, Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
             name.unlink(missing_ok=True)
+        refined = qs.salvage(path) if path.exists() else (None, [])  # hours of the second stage's work
         db = open_database(fresh)
         mig.migrate(db.conn)
         with write_transaction(db.conn):
             vq.set_meta(db.conn, vq.REBUILD_PENDING, "1")
+            qs.after_rebuild(db.conn, *refined)
         db.close()  # checkpointed: the new file stands alone
         for suffix in ("-wal", "-shm"):
             path.with_name(path.name + suffix).unlink(missing_ok=True)

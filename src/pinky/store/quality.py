@@ -8,6 +8,7 @@ empties the table.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from pinky.store.vectors import get_meta, set_meta
@@ -16,6 +17,7 @@ TABLE = "chunk_quality"
 STASH = "quality_stash"
 FINGERPRINT_KEY = "quality_fingerprint"
 GENERATION_KEY = "quality_generation"
+VECTOR_BYTES = 384  # int8, pinky.quality.DIMS
 
 
 def generation(conn: Any) -> str:
@@ -80,6 +82,33 @@ def after_rebuild(conn: Any, kept_fingerprint: str | None, rows: Sequence[tuple[
         return
     set_meta(conn, FINGERPRINT_KEY, kept_fingerprint)
     conn.executemany(f"INSERT OR IGNORE INTO {STASH}(passage, vector) VALUES (?, ?)", rows)
+
+
+def salvage(path: Path) -> tuple[str | None, list[tuple[str, bytes]]]:
+    """What a file about to be replaced (damaged, or rebuilt where it cannot be emptied in place) can
+    still give of for_rebuild's rows, read-only: those of each table whose pages pass quick_check (the
+    damage was elsewhere), each a whole vector. They cost an hour of cores at 10,000 notes."""
+    import sqlite3
+
+    uri = "file:" + str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+    rows: dict[str, bytes] = {}
+    try:
+        conn = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error:
+        return None, []
+    try:
+        kept = fingerprint(conn)
+        for table in (TABLE, STASH):
+            if conn.execute(f"PRAGMA quick_check({table})").fetchone() != ("ok",):
+                continue
+            for passage, vector in conn.execute(f"SELECT passage, vector FROM {table}"):
+                if isinstance(passage, str) and isinstance(vector, bytes) and len(vector) == VECTOR_BYTES:
+                    rows.setdefault(passage, vector)
+    except sqlite3.Error:
+        return None, []  # no meta, no such table (an older index), or damage the checks did not see
+    finally:
+        conn.close()
+    return kept, list(rows.items())
 
 
 def stash_size(conn: Any) -> int:
