@@ -228,7 +228,7 @@ class Index:
         fresh = path.with_name(path.name + "-new")
         for name in (fresh, Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
             name.unlink(missing_ok=True)
-        refined = qs.salvage(path) if path.exists() else (None, [])  # hours of the second stage's work
+        refined = qs.salvage(path)  # hours of the second stage's work (none from a missing file)
         db = open_database(fresh)
         mig.migrate(db.conn)
         with write_transaction(db.conn):
@@ -279,7 +279,6 @@ class Index:
         """The second-stage vectors in memory (pinky.quality): kept between searches where the default
         embedder's are, loaded for each search otherwise."""
         from pinky.quality import unpack
-        from pinky.store import quality as qs
         from pinky.vectors import VectorCache
 
         if self.vector_cache is None:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pinky.store.readonly import readonly_uri
 from pinky.store.vectors import get_meta, set_meta
 
 TABLE = "chunk_quality"
@@ -90,10 +91,9 @@ def salvage(path: Path) -> tuple[str | None, list[tuple[str, bytes]]]:
     damage was elsewhere), each a whole vector. They cost an hour of cores at 10,000 notes."""
     import sqlite3
 
-    uri = "file:" + str(path).replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
     rows: dict[str, bytes] = {}
     try:
-        conn = sqlite3.connect(uri, uri=True)
+        conn = sqlite3.connect(readonly_uri(str(path)), uri=True)
     except sqlite3.Error:
         return None, []
     try:

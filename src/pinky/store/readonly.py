@@ -37,15 +37,19 @@ def sqlite_module() -> ModuleType:
         return sqlite3
 
 
+def readonly_uri(db_path: str) -> str:
+    """SQLite's URI for opening `db_path` read-only (the characters a URI reserves escaped)."""
+    return "file:" + db_path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+
+
 def connect_ro(db_path: str) -> Connection | None:
     """The index, read-only; None when it does not exist yet."""
     if not os.path.isfile(db_path):
         return None
     sqlite = sqlite_module()
     connect, OperationalError = sqlite.connect, sqlite.OperationalError  # noqa: N806
-    uri = "file:" + db_path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
     try:
-        conn = connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+        conn = connect(readonly_uri(db_path), uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
         conn.execute("SELECT 1 FROM entry LIMIT 1")
     except OperationalError:
         # A WAL database whose -shm is missing cannot be opened with mode=ro; read it normally.
