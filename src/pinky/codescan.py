@@ -52,8 +52,8 @@ def _walk(root: Path, excluded: set[Path], deadline: float) -> tuple[list[tuple[
                     stat = path.stat()  # a link inside the project: read what it names
             except OSError:
                 continue
-            if not st.S_ISREG(stat.st_mode) or stat.st_size == 0:
-                continue
+            if not st.S_ISREG(stat.st_mode) or stat.st_size == 0 or fileio.temp_writer(name) is not None:
+                continue  # pinky's own temporary files (a killed `pinky mv` may leave one) are not code
             files.append((path.relative_to(root).as_posix(), path, stat))
             if len(files) >= MAX_FILES or time.monotonic() > deadline:
                 return files, False

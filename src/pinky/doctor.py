@@ -257,6 +257,31 @@ def _links(kb: KnowledgeBase) -> Check:
                  "which rewrites the links that point at them")
 
 
+def _renames(kb: KnowledgeBase) -> Check:
+    """Renames a killed `pinky mv` left half done: links still on the old name until they are finished."""
+    from pinky.renames import belongs_here
+
+    pending, unreadable = kb.graph.pending_moves()
+    if not pending and not unreadable:
+        return Check("renames", "ok", "none left half done")
+    here = [r for r in pending if belongs_here(r, kb.config.project_root)]
+    elsewhere = [r for r in pending if r not in here]
+    parts = [f"{r.old_slug} -> {r.new_rel.removesuffix('.md')} ({len(r.notes)} notes, {len(r.code)} code files "
+             "to check)" for r in here]
+    parts += [f"{r.old_slug} -> {r.new_rel.removesuffix('.md')} (started in {r.project_root})" for r in elsewhere]
+    parts += [f"unreadable journal {problem}" for problem in unreadable]
+    fixes = []
+    if here:
+        fixes.append("pinky doctor --fix (or pinky reindex, or the next pinky mv) finishes them")
+    if elsewhere:
+        fixes.append("run pinky reindex in the project each was started in")
+    if unreadable:
+        fixes.append("check the links to the renamed note by hand (pinky doctor lists broken ones), then delete "
+                     "the unreadable journal")
+    return Check("renames", "warn", f"{len(pending) + len(unreadable)} cut short: " + "; ".join(parts[:5]),
+                 "; ".join(fixes))
+
+
 CHECK_CONTRADICTIONS_UP_TO = 5000  # entries (~1 s at 5,000); beyond, `pinky check` does it
 
 
@@ -279,8 +304,18 @@ def _review(kb: KnowledgeBase) -> Check:
 
 CHECKS: list[Callable[[KnowledgeBase], Check]] = [
     _driver, _fts, _vectors, _embedder, _schema, _integrity, _fingerprint, _second_stage, _cli_on_path, _project,
-    _roots, _drift, _malformed, _oversized, _skipped, _breadcrumbs, _links, _sync, _review,
+    _roots, _renames, _drift, _malformed, _oversized, _skipped, _breadcrumbs, _links, _sync, _review,
 ]
+
+
+def repair(kb: KnowledgeBase) -> list[str]:
+    """`pinky doctor --fix`: what can be repaired without a decision; one line per thing done."""
+    report = kb.reindex()  # which finishes the renames a killed `pinky mv` left half done
+    done = [line for line in report.warnings if line.startswith("finished the interrupted rename")]
+    changed = report.added + report.updated + report.removed
+    if changed:
+        done.append(f"reindexed: {report.added} added, {report.updated} updated, {report.removed} removed")
+    return done
 
 
 def run_checks(kb: KnowledgeBase) -> list[Check]:

@@ -57,3 +57,21 @@ class KnowledgeGraph:
         from pinky.linkedit import move
 
         return move(self.index, old, new)
+
+    def finish_moves(self) -> list[dict[str, Any]]:
+        """Finish the renames a killed `pinky mv` left half done (their links still on the old name)."""
+        from pinky.linkedit import finish_moves
+
+        return finish_moves(self.index)
+
+    def finished_moves(self) -> list[str]:
+        """`finish_moves`, one line per rename finished."""
+        from pinky.linkedit import finished_moves
+
+        return finished_moves(self.index)
+
+    def pending_moves(self) -> tuple[list[Any], list[str]]:
+        """Renames not finished yet, and rename journals that cannot be read."""
+        from pinky.linkedit import pending_moves
+
+        return pending_moves(self.index)

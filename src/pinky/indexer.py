@@ -292,6 +292,25 @@ def _store_changed(index: Index, source: SourceFile, doc: Document, prepared: Pr
         report.added += 1
 
 
+def index_files(index: Index, paths: list[Path]) -> ReindexReport:
+    """Index these markdown files (under either root) in a few transactions, without embedding: many
+    notes rewritten at once (a rename's links) cost one write per batch instead of one per note."""
+    report = ReindexReport()
+    changed = []
+    for path in paths:
+        root, folder = index.locate(path.parent)
+        rel = path.name if folder == "." else f"{folder}/{path.name}"
+        source = source_at(root, index.root_dir(root), rel, path)
+        if source is not None:
+            changed.append(source)
+    known = {(s.root, s.rel): old for s in changed
+             if (old := eq.indexed_files_by_id(index.conn, entry_id(s.root, s.rel))) is not None}
+    _apply_changes(index, changed, [], known, report, index.vectors_writable(), None)
+    if report.added or report.updated:
+        refresh_file_index(index)
+    return report
+
+
 def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
     """Index one markdown file under either root right away; returns its slug (None if gone).
 

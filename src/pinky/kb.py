@@ -84,8 +84,10 @@ class KnowledgeBase:
     # --- indexing ----------------------------------------------------------------------------------
 
     def reindex(self, *, full: bool = False, progress: Progress | None = None, embed: bool = True) -> ReindexReport:
-        """Bring the index up to date with the markdown; `full` rebuilds it from scratch."""
-        return healing.reindex(self.index, full=full, progress=progress, embed=embed)
+        """Bring the index up to date with the markdown (`full`: from scratch), then finish renames left half done."""
+        report = healing.reindex(self.index, full=full, progress=progress, embed=embed)
+        report.warnings += self.graph.finished_moves()
+        return report
 
     def index_file(self, path: Path, *, embed: bool = True) -> str | None:
         """Index one markdown file now; returns its slug (None when the file is gone)."""
@@ -186,8 +188,7 @@ class KnowledgeBase:
     def list_entries(self, *, limit: int = 50, scope: str | None = None, project: str | None = None,
              type: str | None = None, tags: list[str] | tuple[str, ...] | None = None,
              since: str | None = None, at: str | None = None, include_superseded: bool = False) -> list[dict[str, Any]]:
-        """Entries without a query: those the filters keep (current ones, or those valid `at` a date),
-        most recently changed first."""
+        """Entries the filters keep (current ones, or those valid `at` a date), most recently changed first."""
         filters = search.filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since,
                                      at=at, include_superseded=include_superseded)
         return listing.list_entries(self.index, filters, limit)

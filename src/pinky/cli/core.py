@@ -241,8 +241,11 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help='Print {"ok": bool, "checks": [...]}.')
+@click.option("--fix", is_flag=True,
+              help="First repair what needs no decision: finish renames a killed `pinky mv` left half done, "
+                   "and bring the index up to date with the markdown.")
 @click.pass_context
-def doctor(ctx: click.Context, as_json: bool) -> None:
+def doctor(ctx: click.Context, as_json: bool, fix: bool) -> None:
     """Check the installation and the index, with a fix for every problem.
 
     Exits 1 when a check fails (warnings do not fail).
@@ -250,16 +253,21 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
     Example:
 
         pinky doctor
+        pinky doctor --fix
     """
-    from pinky.doctor import run_checks
+    from pinky.doctor import repair, run_checks
 
-    checks = run_checks(open_kb(ctx))
+    kb = open_kb(ctx)
+    fixed = repair(kb) if fix else []
+    checks = run_checks(kb)
     ok = all(c.status != "error" for c in checks)
     if as_json:
-        emit_json({"ok": ok, "checks": [c.as_dict() for c in checks]})
+        emit_json({"ok": ok, "checks": [c.as_dict() for c in checks], **({"fixed": fixed} if fix else {})})
     else:
         marks = {"ok": click.style("ok  ", fg="green"), "warn": click.style("warn", fg="yellow"),
                  "error": click.style("FAIL", fg="red")}
+        for line in fixed:
+            click.echo(f"{click.style('fixed', fg='green')} {line}")
         for check in checks:
             click.echo(f"{marks[check.status]}  {check.name}: {check.detail}")
             if check.fix and check.status != "ok":

@@ -96,6 +96,9 @@ def unlink(ctx: click.Context, source: str, target: str, rel: str | None, until:
     click.echo(f"closed {done['source']} {', '.join(done['closed'])} {done['target']} (until {done['until']})")
 
 
+SHOWN = 10  # rewritten files named by `pinky mv`; a popular note has thousands
+
+
 @cli.command()
 @click.argument("old")
 @click.argument("new")
@@ -113,7 +116,13 @@ def mv(ctx: click.Context, old: str, new: str, as_json: bool) -> None:
     if as_json:
         emit_json(done)
         return
+    if done.get("already"):
+        click.echo(f"{done['old']} is already {done['new']} ({done['path']}): nothing to do")
+        return
     click.echo(f"moved {done['old']} -> {done['new']} ({done['path']})")
     for kind in ("notes", "code"):
-        if done[f"rewrote_{kind}"]:
-            click.echo(f"rewrote links in {kind}: {', '.join(done[f'rewrote_{kind}'])}")
+        names = done[f"rewrote_{kind}"]
+        if names:
+            more = f", … ({len(names) - SHOWN} more: --json lists them all)" if len(names) > SHOWN else ""
+            click.echo(f"rewrote links in {len(names)} {kind if kind == 'code' else 'notes'}"
+                       f"{' files' if kind == 'code' else ''}: {', '.join(names[:SHOWN])}{more}")
