@@ -15,6 +15,14 @@ def write_note(root: Path, rel: str, text: str) -> Path:
     return path
 
 
+def usage_watched_since(root: Path, since: str = "2024-01-01T00:00:00+00:00") -> None:
+    """A usage ledger (pinky.usage) that has recorded use in knowledge folder `root` since `since`: what
+    `pinky prune` needs before it calls a note unused for months."""
+    ledger = root / ".pinky" / "usage.log"
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    ledger.write_text(f'{{"since": "{since}"}}\n', encoding="utf-8")
+
+
 def console_script(name: str) -> list[str]:
     """The installed entry point next to this interpreter, else `python -m` of its module."""
     candidate = Path(sys.executable).parent / name

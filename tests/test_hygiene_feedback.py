@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import write_note
+from helpers import usage_watched_since, write_note
 from mcp_helpers import in_process
 
 from pinky.cli import cli
@@ -68,6 +68,7 @@ def test_prune_lists_archives_and_restore_brings_back(kb: KnowledgeBase, project
     old_note(project, "gotcha/used.md", "redis eviction policy")
     old_note(project, "gotcha/liked.md", "liked but never searched")
     old_note(project, "diary/2025-01-10.md", "- 09:00 history is kept")
+    usage_watched_since(project / "documentation")
     kb.save("Fresh", "just written")
     kb.reindex()
     kb.search("redis eviction", record_usage=True)
@@ -102,6 +103,7 @@ def test_telemetry_off_records_nothing_and_prune_refuses_to_apply(project: Path,
 
 def test_cli_feedback_and_prune(kb: KnowledgeBase, project: Path) -> None:
     old_note(project, "gotcha/trap.md", "kafka offsets")
+    usage_watched_since(project / "documentation")
     kb.reindex()
     runner = CliRunner()
     said = runner.invoke(cli, ["feedback", "trap", "wrong", "--query", "kafka"])

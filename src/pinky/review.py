@@ -13,13 +13,14 @@ import datetime as dt
 import logging
 from typing import Any
 
-from pinky import entries
+from pinky import entries, usage
 from pinky.dates import iso_utc, now_utc, to_ns
 from pinky.entries import Entry
 from pinky.errors import InvalidInput
 from pinky.index import Index
 from pinky.staleness import age_days
 from pinky.store import hygiene as hq
+from pinky.store import migrations as mig
 from pinky.store.connect import write_transaction
 from pinky.validate import clean_text
 
@@ -68,6 +69,8 @@ def feedback(index: Index, slug: str, verdict: str, query: str | None = None) ->
     moment = dt.datetime.now(dt.UTC)
     with write_transaction(index.conn):
         hq.record_feedback(index.conn, row["id"], verdict, query, iso_utc(moment), to_ns(moment))
+    if verdict == "useful":  # what prune must still know after the index is rebuilt
+        usage.note_use(index.config.roots(), [(row["root"], row["path"])], "useful", moment)
     return {**out, "recorded": True, "query": query, "counts": hq.feedback_counts(index.conn, row["id"])}
 
 
@@ -88,20 +91,51 @@ def opened(index: Index, slug: str) -> bool:
 
 def prune(index: Index, months: int = 6, *, apply: bool = False) -> dict[str, Any]:
     """Entries never retrieved and never marked useful in `months` (and not changed or verified since);
-    with `apply`, each is archived like `pinky delete` (`pinky restore SLUG` brings it back)."""
+    with `apply`, each is archived like `pinky delete` (`pinky restore SLUG` brings it back).
+
+    Use is read from the index and from each root's usage ledger (`pinky.usage`), which outlives a
+    rebuild of the index. An entry of a root where use has not been watched for the whole span (a new
+    machine, a new ledger) is never pruned: it is listed under `unwatched`, with since when."""
     if isinstance(months, bool) or not isinstance(months, int) or not 1 <= months <= 1200:
         raise InvalidInput(f"months must be a whole number from 1 to 1200, got {months!r}")
     if apply and not index.config.telemetry:
         raise InvalidInput("usage is not recorded (PINKY_TELEMETRY=0), so every entry would look unused: "
                            "nothing archived")
-    cutoff = dt.datetime.now(dt.UTC) - dt.timedelta(days=round(months * 30.44))
-    rows = hq.prune_candidates(index.conn, iso_utc(cutoff), to_ns(cutoff))
-    found = [{"slug": r["slug"], "title": r["title"], "type": r["type"], "created": r["created"],
-              "last_verified": r["last_verified"]} for r in rows]
+    now = dt.datetime.now(dt.UTC)
+    cutoff = now - dt.timedelta(days=round(months * 30.44))
+    day = cutoff.date().isoformat()
+    watched = _watched_since(index, now)
+    found: list[dict[str, Any]] = []
+    unwatched: list[dict[str, Any]] = []
+    for r in hq.prune_candidates(index.conn, iso_utc(cutoff), to_ns(cutoff)):
+        since, used = watched[r["root"]]
+        if used.get(r["path"], "") >= day:
+            continue  # used since the cutoff, on this machine, as the ledger remembers
+        item = {"slug": r["slug"], "title": r["title"], "type": r["type"], "created": r["created"],
+                "last_verified": r["last_verified"]}
+        (found if since is not None and since[:10] <= day else unwatched).append(item)
     archived = []
     if apply:
         reason = f"pruned: not retrieved by any search or marked useful in {months} months"
         for item in found:
             archived.append({"slug": item["slug"], "archived_to": str(entries.delete(index, item["slug"], reason))})
     return {"months": months, "since": iso_utc(cutoff), "candidates": found, "archived": archived,
+            "unwatched": unwatched, "watched_since": {root: since for root, (since, _) in watched.items()},
             "telemetry": index.config.telemetry}
+
+
+def _watched_since(index: Index, now: dt.datetime) -> dict[str, tuple[str | None, dict[str, str]]]:
+    """For each root: since when use is known to have been recorded (None: never), and the last day each
+    note was used according to its ledger. A project's notes are searched only through its own index,
+    so the index's telemetry (since it was built) counts there too; global notes are found from every
+    project's index, so for them only the ledger knows."""
+    if index.config.telemetry:
+        usage.note_use(index.config.roots(), [], "retrieved", now)  # watching starts now where it had not
+    out: dict[str, tuple[str | None, dict[str, str]]] = {}
+    for root, base in index.config.roots().items():
+        since, used = usage.last_used(base)
+        if root == "project" and (built := mig.built_at(index.conn)):
+            built_iso = built.replace(" ", "T") + "+00:00"
+            since = min(since, built_iso) if since else built_iso
+        out[root] = (since, used)
+    return out

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from pinky import context_rank, gaps, quality
+from pinky import context_rank, gaps, quality, usage
 from pinky.dates import freshness, now_utc, valid_day
 from pinky.embedding import combined_vector
 from pinky.errors import InvalidInput, NotInProject
@@ -402,8 +402,13 @@ def _validity(meta_json: str) -> dict[str, Any]:
 
 
 def _record_usage(index: Index, entry_ids: list[str], query: str) -> None:
+    """In the index (every hit, with the query) and in the roots' usage ledgers (a hit's first use of the
+    day: what `pinky prune` must still know after the index is rebuilt)."""
     try:
+        now = now_utc()
         with write_transaction(index.conn):
-            rq.record_usage(index.conn, entry_ids, query, now_utc().isoformat())
+            first = rq.unused_since(index.conn, entry_ids, now.date().isoformat()) if entry_ids else []
+            rq.record_usage(index.conn, entry_ids, query, now.isoformat())
+        usage.note_use(index.config.roots(), first, "retrieved", now)
     except Exception as exc:  # telemetry must never break a search
         log.warning("could not record usage: %s", exc)

@@ -185,7 +185,9 @@ def feedback(ctx: click.Context, slug: str, verdict: str, query: str | None, as_
 def prune(ctx: click.Context, months: int, apply: bool, as_json: bool) -> None:
     """List entries no search returned and nobody marked useful in MONTHS; --apply archives them.
 
-    Entries changed or verified since are kept, and diaries always are. Nothing is deleted.
+    Entries changed or verified since are kept, and diaries always are. Nothing is deleted. Use is
+    read from each knowledge folder's `.pinky/usage.log` too, which outlives a rebuild of the index;
+    where use has not been recorded for the whole span (a new clone, a new machine), nothing is pruned.
 
     Example:
 
@@ -203,6 +205,12 @@ def prune(ctx: click.Context, months: int, apply: bool, as_json: bool) -> None:
         click.echo(f"  {item['slug']}  [{item['type']}]  {item['title']}")
     if done["candidates"] and not apply:
         click.echo("run again with --apply to archive them (pinky restore SLUG brings one back)")
+    if done["unwatched"]:
+        known = ", ".join(f"{root} notes since {since[:10]}" if since else f"{root} notes never"
+                          for root, since in done["watched_since"].items())
+        click.echo(f"kept {len(done['unwatched'])} more that look unused but may not be: use has been recorded on "
+                   f"this machine only for a part of the {months} months ({known}); they are pruned once it "
+                   "has been for all of them")
 
 
 @cli.command()

@@ -136,11 +136,12 @@ def verdicts_by_query(conn: Any) -> list[Any]:
 
 def prune_candidates(conn: Any, cutoff_iso: str, cutoff_ns: int) -> list[Any]:
     """Entries (diaries aside) older than the cutoff, not changed or verified since, that no search returned
-    and nobody marked useful since: slug, title, type, created, last_verified, oldest first."""
+    and nobody marked useful since: slug, root, path, title, type, created, last_verified, oldest first."""
     day = cutoff_iso[:10]
     return conn.execute(
-        "SELECT e.slug, e.title, e.type, e.created, e.last_verified FROM entry e WHERE e.type != 'diary' "
-        "AND e.mtime_ns < ? AND COALESCE(e.created, '') < ? AND substr(COALESCE(e.last_verified, ''), 1, 10) < ? "
+        "SELECT e.slug, e.root, e.path, e.title, e.type, e.created, e.last_verified FROM entry e "
+        "WHERE e.type != 'diary' AND e.mtime_ns < ? AND COALESCE(e.created, '') < ? "
+        "AND substr(COALESCE(e.last_verified, ''), 1, 10) < ? "
         "AND NOT EXISTS (SELECT 1 FROM usage u WHERE u.entry_id = e.id AND u.retrieved_at >= ?) "
         "AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.entry_id = e.id AND f.verdict = 'useful' AND f.at >= ?) "
         "ORDER BY e.mtime_ns, e.slug", (cutoff_ns, cutoff_iso, day, cutoff_iso, cutoff_iso)).fetchall()

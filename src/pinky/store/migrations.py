@@ -376,6 +376,13 @@ def reset(conn: Any) -> None:
         conn.execute("PRAGMA foreign_keys=ON")
 
 
+def built_at(conn: Any) -> str | None:
+    """When this index was built (created, or emptied for a full rebuild), UTC, `YYYY-MM-DD HH:MM:SS`:
+    its telemetry (usage, feedback) covers only the time since."""
+    row = conn.execute("SELECT min(applied_at) FROM _pinky_migrations").fetchone()
+    return row[0] if row else None
+
+
 def migrate(conn: Any) -> list[str]:
     """Apply pending migrations in order; returns their names."""
     done = set(applied(conn))

@@ -197,6 +197,14 @@ def hit_rows(conn: Any, chunk_ids: Sequence[int]) -> dict[int, Any]:
     return {r["chunk_id"]: r for r in rows}
 
 
+def unused_since(conn: Any, entry_ids: Sequence[str], since: str) -> list[tuple[str, str]]:
+    """(root, path) of these entries that no search returned since `since`: their first use of the day."""
+    marks = ",".join("?" * len(entry_ids))
+    return [(r[0], r[1]) for r in conn.execute(
+        f"SELECT e.root, e.path FROM entry e WHERE e.id IN ({marks}) AND NOT EXISTS "
+        "(SELECT 1 FROM usage u WHERE u.entry_id = e.id AND u.retrieved_at >= ?)", (*entry_ids, since))]
+
+
 def record_usage(conn: Any, entry_ids: Sequence[str], query: str, when: str) -> None:
     conn.executemany(
         "INSERT INTO usage(entry_id, retrieved_at, query) VALUES (?, ?, ?)",
