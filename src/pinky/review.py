@@ -13,7 +13,7 @@ import datetime as dt
 import logging
 from typing import Any
 
-from pinky import entries
+from pinky import archive, entries
 from pinky.dates import iso_utc, now_utc, to_ns
 from pinky.entries import Entry
 from pinky.errors import InvalidInput
@@ -88,7 +88,7 @@ def opened(index: Index, slug: str) -> bool:
 
 def prune(index: Index, months: int = 6, *, apply: bool = False) -> dict[str, Any]:
     """Entries never retrieved and never marked useful in `months` (and not changed or verified since);
-    with `apply`, each is archived like `pinky delete` (`pinky restore SLUG` brings it back)."""
+    with `apply`, each is archived like `pinky delete` (its `restore` command brings it back)."""
     if isinstance(months, bool) or not isinstance(months, int) or not 1 <= months <= 1200:
         raise InvalidInput(f"months must be a whole number from 1 to 1200, got {months!r}")
     if apply and not index.config.telemetry:
@@ -102,6 +102,8 @@ def prune(index: Index, months: int = 6, *, apply: bool = False) -> dict[str, An
     if apply:
         reason = f"pruned: not retrieved by any search or marked useful in {months} months"
         for item in found:
-            archived.append({"slug": item["slug"], "archived_to": str(entries.delete(index, item["slug"], reason))})
+            copy = archive.delete(index, item["slug"], reason)
+            archived.append({"slug": item["slug"], "archived_to": str(copy),
+                             "restore": archive.restore_command(index, copy)})
     return {"months": months, "since": iso_utc(cutoff), "candidates": found, "archived": archived,
             "telemetry": index.config.telemetry}
