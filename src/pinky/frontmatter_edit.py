@@ -16,8 +16,8 @@ the lines that carry its value, and compares each value with the one asked for:
   delete and restore give back the bytes that were deleted.
 
 The result is read back and compared with what was asked: anything this editor cannot place exactly
-(an alias, a key written twice, a flow value running over several lines at the margin) falls back to
-a full render, correct but restyled, as before.
+(a key written twice, a flow list going on at the margin, a changed value that an alias refers to)
+falls back to a full render, correct but restyled, as before.
 
 Why not ruamel.yaml, the library that round-trips comments (benchmarks/bench_frontmatter_edit.py,
 three fields changed in a 12-key note): it still reindented the block list and respaced `title:   "x"`
