@@ -49,7 +49,6 @@ def test_update_racing_delete_loses_no_update_and_undoes_no_delete(project: Path
     for n in range(15):
         entry = a.save(f"Race {n}", "the original text")
         live = project / "documentation" / "note" / f"race-{n}.md"
-        archived = project / "documentation" / ".archive" / "note" / f"race-{n}.md"
         updated, deleted = _race(lambda e=entry: a.update(e.slug, e.version, body=f"the update {e.slug}"),
                                  lambda e=entry: b.delete(e.slug, "racing"))
         assert isinstance(deleted, Path) or isinstance(deleted, NotFound), deleted
@@ -58,7 +57,7 @@ def test_update_racing_delete_loses_no_update_and_undoes_no_delete(project: Path
             assert isinstance(updated, NotFound), updated  # the delete came first
             assert isinstance(deleted, Path)
         elif isinstance(deleted, Path):  # the update came first, then the delete archived it
-            assert f"the update {entry.slug}" in archived.read_text()
+            assert f"the update {entry.slug}" in deleted.read_text()
         else:
             assert f"the update {entry.slug}" in live.read_text()
     assert a.drift() == {"new": [], "changed": [], "deleted": []}

@@ -1,4 +1,4 @@
-"""pinky.entries: save, get, update, soft-delete and restore notes through the module functions."""
+"""pinky.entries: save, get and update notes through the module functions (delete and restore: test_archive.py)."""
 
 from __future__ import annotations
 
@@ -190,54 +190,6 @@ def test_update_refuses_a_note_with_malformed_frontmatter(index: Index, docs: Pa
     with pytest.raises(InvalidInput, match="malformed frontmatter"):
         entries.update(index, "note/broken", version, body="x")
     assert path.read_text(encoding="utf-8").endswith("body\n")
-
-
-# --- delete and restore -------------------------------------------------------------------------------------
-
-
-def test_delete_archives_with_the_reason_and_restore_brings_it_back(index: Index, docs: Path) -> None:
-    saved = entries.save(index, "Pool", "the body", type="gotcha", embed=False)
-    archived = entries.delete(index, "gotcha/pool", "  superseded\n by   wal  ")
-    assert archived == docs / ".archive/gotcha/pool.md"
-    assert not (docs / "gotcha/pool.md").exists()
-    meta = front(archived)
-    assert meta["archive_reason"] == "superseded by wal"
-    assert "archived_at" in meta
-    with pytest.raises(NotFound):
-        entries.get(index, "gotcha/pool")
-
-    restored = entries.restore(index, "pool")
-    assert restored.slug == "gotcha/pool"
-    assert restored.body == saved.body
-    assert "archive_reason" not in restored.meta and "archived_at" not in restored.meta
-    assert not archived.exists()
-    assert (docs / "gotcha/pool.md").is_file()
-
-
-def test_delete_needs_a_reason(index: Index, docs: Path) -> None:
-    entries.save(index, "Pool", "x", embed=False)
-    with pytest.raises(InvalidInput, match="reason must not be empty"):
-        entries.delete(index, "note/pool", "  ")
-    assert (docs / "note/pool.md").exists()
-
-
-def test_restore_finds_archived_notes_by_any_of_their_names(index: Index, isolated_env: Path) -> None:
-    entries.save(index, "Retry", "x", type="pattern", scope="global", embed=False)
-    entries.delete(index, "global/pattern/retry", "test")
-    assert entries.restore(index, "pattern/retry.md").slug == "global/pattern/retry"
-    entries.delete(index, "global/pattern/retry", "test")
-    assert entries.restore(index, "global/pattern/retry").slug == "global/pattern/retry"
-
-
-def test_restore_errors(index: Index, docs: Path) -> None:
-    with pytest.raises(NotFound, match="no archived entry 'ghost'"):
-        entries.restore(index, "ghost")
-    entries.save(index, "Pool", "first", embed=False)
-    entries.delete(index, "note/pool", "replaced")
-    write_note(docs, "note/pool.md", "# Pool\nA new note took the name.\n")
-    with pytest.raises(Conflict, match="exists again; move or rename it before restoring"):
-        entries.restore(index, "note/pool")
-    assert (docs / ".archive/note/pool.md").exists()
 
 
 # --- questions: what a note answers, a searched field of its own ---------------------------------------------

@@ -127,3 +127,36 @@ def test_the_prompt_recall_hook_leaves_superseded_entries_out(kb: KnowledgeBase)
     conn.close()
     assert ids == {kb.db.conn.execute("SELECT id FROM entry WHERE slug = ?", (new.slug,)).fetchone()[0]}
     assert old.slug != new.slug
+
+
+def test_deleting_the_current_version_makes_the_one_before_current_again(kb: KnowledgeBase) -> None:
+    old = kb.save("CI runs Node 18", "The CI pipeline uses node 18.", key="ci.node-version")
+    before = kb.file_of(old.slug).read_bytes()
+    new = kb.save("CI runs Node 20", "The CI pipeline uses node 20.", key="ci.node-version")
+    superseded = kb.file_of(old.slug).read_bytes()
+    kb.delete(new.slug, "wrong: CI still runs node 18")
+    assert kb.file_of(old.slug).read_bytes() == before  # superseded_by and valid_until gone, nothing else
+    for _ in range(2):  # the markdown says so: a full rebuild of the index agrees
+        assert [h.slug for h in kb.search("CI pipeline node").hits] == [old.slug]
+        assert [e["slug"] for e in kb.list_entries()] == [old.slug]
+        assert [v["current"] for v in kb.hygiene.chain(old.slug)] == [True]
+        kb.reindex(full=True)
+    kb.restore(new.slug)  # the deleted version comes back as the current one
+    assert kb.file_of(old.slug).read_bytes() == superseded
+    assert [h.slug for h in kb.search("CI pipeline node").hits] == [new.slug]
+    assert [(v["slug"], v["current"]) for v in kb.hygiene.chain(old.slug)] == [(old.slug, False), (new.slug, True)]
+
+
+def test_only_the_current_version_hands_its_place_back(kb: KnowledgeBase) -> None:
+    first = kb.save("Deploys are red", "Smoke test fails.", subject="deploy pipeline")
+    second = kb.save("Deploys are amber", "Smoke test flaky.", subject="deploy pipeline")
+    third = kb.save("Deploys are green", "Smoke test fixed.", subject="deploy pipeline")
+    kb.delete(third.slug, "too early")
+    assert [e["slug"] for e in kb.list_entries()] == [second.slug]  # the first stays superseded by the second
+    assert front(kb, first.slug)["superseded_by"] == second.slug
+    kb.delete(second.slug, "never true")
+    assert [e["slug"] for e in kb.list_entries()] == [first.slug]
+    fourth = kb.save("Deploys are green", "Smoke test fixed for real.", subject="deploy pipeline")
+    assert fourth.meta["supersedes"] == first.slug
+    kb.restore(second.slug)  # superseded meanwhile by the fourth: the restored one does not take it back
+    assert front(kb, first.slug)["superseded_by"] == fourth.slug

@@ -95,6 +95,19 @@ async def test_save_search_get_update_delete(tmp_path: Path) -> None:
         assert "no entry" in await brain.error("brain_get", slug=saved["slug"])
 
 
+async def test_a_second_delete_keeps_the_first_copy_and_says_which_version_to_restore(tmp_path: Path) -> None:
+    async with client_for(tmp_path, PINKY_PROJECT="demo") as client:
+        brain = Checked(client)
+        await brain.load()
+        copies = []
+        for body in ("ONE", "TWO"):
+            saved = await brain.ok("brain_save", title="Twice", body=body)
+            copies.append(await brain.ok("brain_delete", slug=saved["slug"], reason="wrong"))
+        assert [Path(c["archived_to"]).read_text().count(body) for c, body in zip(copies, ("ONE", "TWO"),
+                                                                                    strict=True)] == [1, 1]
+        assert [c["restore"] for c in copies] == ["pinky restore note/twice", "pinky restore note/twice --version 2"]
+
+
 async def test_save_scope_follows_the_contract(tmp_path: Path) -> None:
     """project argument > scope argument > PINKY_PROJECT > the project the server runs in > global."""
     async with client_for(tmp_path, PINKY_SAVE_DIR="", PINKY_DB="") as client:  # outside any project

@@ -1,8 +1,10 @@
-"""Entries: create, read, update, soft-delete and restore notes, and find near-duplicates.
+"""Entries: create, read and update notes, edit their frontmatter, and find near-duplicates
+(soft delete and restore are `pinky.archive`).
 
 Markdown is written first (atomically: readers see the old file or the new one, never half of
 one), then the index is updated. `version` is the content hash of the file, so an update only
-lands on the text the caller read (optimistic concurrency). Update, delete and restore hold a lock
+lands on the text the caller read (optimistic concurrency); an edit rewrites only the frontmatter
+fields it changes (`pinky.frontmatter_edit`). Update, delete and restore hold a lock
 beside the note (`<root>/.pinky/locks/`, shared by every process and every PINKY_HOME that edits
 the same folder) and look at the file again under it, so of two racing edits exactly one lands and
 the other gets a Conflict or NotFound. Every path is checked to stay inside its root once links are
@@ -18,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -25,11 +28,12 @@ from typing import Any
 from pinky import gaps, healing, indexer, search, supersession
 from pinky.dates import now_utc, valid_day
 from pinky.errors import Conflict, InvalidInput, NotFound
-from pinky.fileio import FileLock, atomic_write, create_new, ensure_inside, file_lock, write_numbered
+from pinky.fileio import FileLock, atomic_write, create_new, ensure_inside, file_lock, read_regular, write_numbered
+from pinky.frontmatter_edit import rewrite
 from pinky.index import Index
-from pinky.layout import ARCHIVE_DIR, entry_id, slug_for
+from pinky.layout import entry_id, slug_for
 from pinky.markdown import content_hash, render, split_frontmatter
-from pinky.redact import redact, redact_kinds
+from pinky.redact import redact_kinds
 from pinky.store import entries as eq
 from pinky.store import retrieval as rq
 from pinky.validate import (
@@ -46,7 +50,6 @@ from pinky.validate import (
 # Cosine similarity above which a new note most likely repeats an existing one (USE: paraphrases of
 # one fact score ~0.8-0.95, notes on merely related topics ~0.4-0.7).
 DUPLICATE_SIMILARITY = 0.8
-MAX_REASON_CHARS = 2000
 MAX_STEM = 60
 LOCK_DIR = ".pinky/locks"  # inside each knowledge root: hidden (never a note), git-ignored
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
@@ -173,32 +176,58 @@ def save(index: Index, title: str, body: str, *, type: str | None = "note", tags
     fallback = slug_for(root, path.relative_to(index.root_dir(root)).as_posix())
     saved = healing.after_write(index, path, lambda slug: get(index, slug or fallback), embed=embed)
     if older:
-        _supersede(index, older, saved.slug, today.date().isoformat(), embed)
+        mark_superseded(index, older, saved.slug, today.date().isoformat(), embed)
     if index.config.telemetry:
         gaps.close_answered(index, saved.slug, f"{title}\n{body}")
     return replace(saved, redacted=hidden, classification=suggestion.as_dict() if suggestion else None)
 
 
-def _supersede(index: Index, older: list[Any], new_slug: str, day: str, embed: bool) -> list[str]:
+def mark_superseded(index: Index, older: list[Any], new_slug: str, day: str, embed: bool) -> list[str]:
     """Mark each older entry superseded by `new_slug` as of `day`; returns the slugs marked.
 
-    Each file is rewritten under its edit lock; one with malformed frontmatter is left as it is."""
+    One that is gone, has malformed frontmatter or was superseded by another entry meanwhile is left
+    as it is."""
+
+    def change(meta: dict[str, Any]) -> bool:
+        if meta.get("superseded_by") not in (None, "", new_slug):
+            return False
+        meta["superseded_by"] = new_slug
+        meta.setdefault("valid_until", day)
+        return True
+
     marked = []
     for row in older:
-        path = file_of(index, row["slug"])
-        with edit_lock(index, row["root"], row["path"]):
-            try:
-                meta, body, _, error = split_frontmatter(path.read_text(encoding="utf-8"))
-            except FileNotFoundError:
-                continue
-            if error:
-                continue
-            meta["superseded_by"] = new_slug
-            meta.setdefault("valid_until", day)
-            atomic_write(path, render(meta, body))
-            healing.after_write(index, path, lambda slug: slug, embed=embed)  # vectors from the cache
-        marked.append(row["slug"])
+        try:
+            if edit_meta(index, row, change, embed=embed):  # vectors from the cache: the text is the same
+                marked.append(row["slug"])
+        except (NotFound, InvalidInput):
+            continue
     return marked
+
+
+def edit_meta(index: Index, row: Any, change: Callable[[dict[str, Any]], bool | None], *,
+              embed: bool = True) -> bool:
+    """Edit a note's frontmatter under its edit lock: `change(meta)` edits the dict (returning False
+    leaves the file as it is), only the lines of the fields it changed are rewritten
+    (`pinky.frontmatter_edit`), then the note is indexed. True when the file was written.
+
+    NotFound when the note is gone, InvalidInput when its frontmatter is malformed; `change` may raise."""
+    path = _file_of(index, row)
+    with edit_lock(index, row["root"], row["path"]):
+        try:
+            text = read_regular(path).decode("utf-8")
+        except FileNotFoundError:
+            raise _gone(row) from None
+        except UnicodeDecodeError:
+            raise InvalidInput(f"{path} is not valid UTF-8; fix it by hand first") from None
+        meta, _, _, error = split_frontmatter(text)
+        if error:
+            raise InvalidInput(f"{path} has malformed frontmatter ({error}); fix it by hand first")
+        if change(meta) is False:
+            return False
+        atomic_write(path, rewrite(text, meta))
+        healing.after_write(index, path, lambda slug: slug, embed=embed)
+    return True
 
 
 def _redacted(text: str, kinds: list[str]) -> tuple[str, list[str]]:
@@ -260,7 +289,8 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
         if current != expected_version.strip():
             raise Conflict(f"entry {row['slug']!r} changed: its version is {current}, not "
                            f"{expected_version}; read it again and reapply your change")
-        meta, old_body, _, error = split_frontmatter(raw.decode("utf-8", errors="replace"))
+        text = raw.decode("utf-8", errors="replace")
+        meta, old_body, _, error = split_frontmatter(text)
         if error:
             raise InvalidInput(f"{path} has malformed frontmatter ({error}); fix it by hand first")
         title, hidden = (None, []) if title is None else _redacted(clean_title(title), [])
@@ -276,64 +306,11 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
             meta.update({"questions": asked} if asked else {})
         new_body = old_body if body is None else clean_text(body, "body", MAX_BODY_CHARS)
         new_body, hidden = _redacted(new_body, hidden)  # an old secret in a kept body goes too
-        atomic_write(path, render(meta, new_body))
+        atomic_write(path, rewrite(text, meta, new_body))
         updated = healing.after_write(index, path, lambda _: get(index, row["slug"]))
     if index.config.telemetry and body is not None:  # a new body may answer what searches missed
         gaps.close_answered(index, updated.slug, f"{updated.title}\n{new_body}")
     return replace(updated, redacted=hidden)
-
-
-def delete(index: Index, slug: str, reason: str) -> Path:
-    """Soft delete: move the note into the root's .archive/ with the reason; it leaves search."""
-    reason = redact(clean_text(reason, "reason", MAX_REASON_CHARS))
-    row = find(index, slug)
-    path = _file_of(index, row)
-    archived = index.root_dir(row["root"]) / ARCHIVE_DIR / row["path"]
-    ensure_inside(archived, index.root_dir(row["root"]))
-    with edit_lock(index, row["root"], row["path"]):
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
-            raise _gone(row) from None
-        meta, body, _, error = split_frontmatter(text)
-        if not error:
-            meta.update({"archived_at": now_utc().isoformat(), "archive_reason": " ".join(reason.split())})
-            text = render(meta, body)
-        atomic_write(archived, text)
-        path.unlink()
-        return healing.after_write(index, path, lambda _: archived, embed=False)
-
-
-def restore(index: Index, slug: str) -> Entry:
-    """Bring a soft-deleted note back to where it was."""
-    for root, base in index.config.roots().items():
-        archive = base / ARCHIVE_DIR
-        for path in sorted(archive.rglob("*.md")) if archive.is_dir() else []:
-            rel = path.relative_to(archive).as_posix()
-            full = slug_for(root, rel)
-            if slug in (full, rel, rel.removesuffix(".md")) or full.endswith("/" + slug):
-                return _restore_file(index, root, base, path, rel)
-    raise NotFound(f"no archived entry {slug!r}")
-
-
-def _restore_file(index: Index, root: str, base: Path, archived: Path, rel: str) -> Entry:
-    target = base / rel
-    for path in (archived, target):
-        ensure_inside(path, base, done="read or moved")
-    with edit_lock(index, root, rel):
-        try:
-            text = archived.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise NotFound(f"{archived} was restored or removed meanwhile") from None
-        meta, body, _, error = split_frontmatter(text)
-        if not error:
-            meta.pop("archived_at", None)
-            meta.pop("archive_reason", None)
-            text = render(meta, body)
-        if not create_new(target, text):  # never over a note saved there since
-            raise Conflict(f"{target} exists again; move or rename it before restoring")
-        archived.unlink()
-        return healing.after_write(index, target, lambda _: get(index, slug_for(root, rel)))
 
 
 def similar(index: Index, slug: str, *, threshold: float = DUPLICATE_SIMILARITY, limit: int = 3) -> list[search.Hit]:

@@ -9,11 +9,15 @@ repaired and the call runs again. documentation/HYGIENE.md says what each does a
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pinky import healing
 from pinky.entries import Entry
 from pinky.index import Index
+
+if TYPE_CHECKING:
+    from pinky.archive import ArchivedCopy
 
 
 @healing.healed
@@ -68,6 +72,19 @@ class Hygiene:
         from pinky.review import prune
 
         return prune(self.index, months, apply=apply)
+
+    def archived(self, slug: str | None = None, *, scope: str | None = None,
+                 type: str | None = None) -> list[ArchivedCopy]:
+        """Archived copies (of the entry `slug` names, or all), by entry, oldest first, numbered per entry."""
+        from pinky.archive import versions
+
+        return versions(self.index, slug, scope=scope, type=type)
+
+    def restore_command(self, archived: Path) -> str:
+        """The command that brings back the archived copy at `archived` (with `--version N` when needed)."""
+        from pinky.archive import restore_command
+
+        return restore_command(self.index, archived)
 
     def needs_review(self, limit: int = 10) -> dict[str, Any]:
         """Stale entries and entries flagged wrong or outdated: what to check before relying on it."""

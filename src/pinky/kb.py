@@ -2,7 +2,7 @@
 
 A thin facade: it opens (and repairs) the index through `pinky.index.Index`, then delegates each
 operation to the module that owns it — `indexer` (reindex, index one file, embed), `search`
-(hybrid ranking), `entries` (save/get/update/delete/restore/similar), `links` (related),
+(hybrid ranking), `entries` (save/get/update/similar), `archive` (delete/restore), `links` (related),
 `briefing`, `listing` and `maintenance` (stats, gc). Markdown under the roots is the truth;
 brain.db is derived from it and may be rebuilt at any time: every operation follows a file another
 process replaced, and repairs a damaged one and runs again (`pinky.healing`).
@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pinky import entries, healing, indexer, listing, maintenance, quality, search
+from pinky import archive, entries, healing, indexer, listing, maintenance, quality, search
 from pinky.config import Config, load_config
 from pinky.entries import Entry
 from pinky.graph_api import KnowledgeGraph
@@ -158,11 +158,11 @@ class KnowledgeBase:
                               last_verified=last_verified, questions=questions)
 
     def delete(self, slug: str, reason: str) -> Path:
-        """Soft delete into the root's .archive/; returns where the file went."""
-        return entries.delete(self.index, slug, reason)
+        """Soft delete into a new copy in the root's .archive/; returns where the file went."""
+        return archive.delete(self.index, slug, reason)
 
-    def restore(self, slug: str) -> Entry:
-        return entries.restore(self.index, slug)
+    def restore(self, slug: str, version: int | str | None = None) -> Entry:
+        return archive.restore(self.index, slug, version)
 
     def similar(self, slug: str, *, threshold: float = entries.DUPLICATE_SIMILARITY, limit: int = 3) -> list[Hit]:
         """Entries whose text is nearly the same as this one's (likely duplicates)."""

@@ -23,11 +23,12 @@ from pinky import entries, healing, indexer, renames
 from pinky.dates import now_utc, valid_day
 from pinky.errors import Conflict, InvalidInput, NotFound, PinkyError
 from pinky.fileio import atomic_write, create_new, ensure_inside, read_regular, sweep_temps
+from pinky.frontmatter_edit import rewrite
 from pinky.index import Index
 from pinky.layout import GLOBAL_PREFIX, entry_id, is_note, slug_for
 from pinky.linkrefs import rewrite_body_target, valid_relation
 from pinky.linkresolve import resolve_crumb, resolve_link
-from pinky.markdown import render, split_frontmatter
+from pinky.markdown import split_frontmatter
 from pinky.store import entries as eq
 from pinky.store import graph as gq
 
@@ -43,22 +44,6 @@ def _same_target(index: Index, row: Any, item: Any, target: Any) -> bool:
     to = item.get("to") if isinstance(item, dict) else item
     hit = resolve_link(index.conn, row["root"], row["path"], str(to)) if to else None
     return hit is not None and hit["id"] == target["id"]
-
-
-def _edit_meta(index: Index, row: Any, change: Any) -> entries.Entry:
-    """Apply `change(meta)` to a note's frontmatter under its edit lock, write it atomically, index it."""
-    path = entries.file_of(index, row["slug"])
-    with entries.edit_lock(index, row["root"], row["path"]):
-        try:
-            text = read_regular(path).decode("utf-8")
-        except FileNotFoundError:
-            raise NotFound(f"entry {row['slug']!r} was deleted or moved meanwhile") from None
-        meta, body, _, error = split_frontmatter(text)
-        if error:
-            raise InvalidInput(f"{path} has malformed frontmatter ({error}); fix it by hand first")
-        change(meta)
-        atomic_write(path, render(meta, body))
-        return healing.after_write(index, path, lambda _: entries.get(index, row["slug"]))
 
 
 def link(index: Index, source: str, target: str, *, rel: str = "relates", since: str | None = None) -> dict[str, Any]:
@@ -79,7 +64,7 @@ def link(index: Index, source: str, target: str, *, rel: str = "relates", since:
                 raise Conflict(f"{me['slug']} already {name} {other['slug']} (since {item.get('since') or 'ever'})")
         meta["links"] = [*items, {"to": other["slug"], "rel": name, "since": day}]
 
-    _edit_meta(index, me, change)
+    entries.edit_meta(index, me, change)
     return {"source": me["slug"], "target": other["slug"], "rel": name, "since": day}
 
 
@@ -103,7 +88,7 @@ def unlink(index: Index, source: str, target: str, *, rel: str | None = None,
                            "(a [[link]] in the text is removed by editing the note)")
         meta["links"] = items
 
-    _edit_meta(index, me, change)
+    entries.edit_meta(index, me, change)
     return {"source": me["slug"], "target": other["slug"], "closed": closed, "until": day}
 
 
@@ -364,12 +349,12 @@ def _rewrite_note(index: Index, note_root: str, note_rel: str, links: list[dict[
                 lines = rewrite_body_target("\n".join(lines), kind, old, new).split("\n")
         new_text = "\n".join(lines)
         if typed:
-            meta, body, _, error = split_frontmatter(new_text)
+            meta, _, _, error = split_frontmatter(new_text)
             if not error:
                 meta["links"] = [({**item, "to": new_slug} if isinstance(item, dict) and item.get("to") in typed
                                   else new_slug if isinstance(item, str) and item in typed else item)
                                  for item in _typed(meta)]
-                new_text = render(meta, body)
+                new_text = rewrite(new_text, meta)
         if new_text == text:
             return None
         atomic_write(path, new_text)

@@ -95,7 +95,9 @@ def _scalar(value: Any) -> str | None:
 
 
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str, int, str | None]:
-    """Return (metadata, body, body_start_line, error). Line numbers are 1-based."""
+    """Return (metadata, body, body_start_line, error). Line numbers are 1-based. A byte order mark
+    before the frontmatter is skipped (an editor's UTF-8 BOM; the body never starts with it)."""
+    text = text.removeprefix("\ufeff")
     if not _FENCE_LINE.match(text):
         return {}, text, 1, None
     parts = _FENCE_LINE.split(text, 2)
@@ -189,12 +191,12 @@ def render(meta: dict[str, Any], body: str) -> str:
 
     post = frontmatter.Post(body.rstrip())
     post.metadata.update(meta)  # not Post(**meta): a key named `content` or `handler` would collide
-    return frontmatter.dumps(post, handler=YAMLHandler(), Dumper=_plain_dumper(), sort_keys=False,
+    return frontmatter.dumps(post, handler=YAMLHandler(), Dumper=plain_dumper(), sort_keys=False,
                              default_flow_style=None, width=1000) + "\n"
 
 
 @functools.cache
-def _plain_dumper() -> type:
+def plain_dumper() -> type:
     """PyYAML's safe dumper without anchors: a value used twice (the same tag list) is written out twice,
     not as `&id001` / `*id001`, which people editing the note would not understand."""
     import yaml

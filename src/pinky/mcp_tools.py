@@ -312,13 +312,14 @@ async def brain_delete(
     """Remove a wrong, outdated or duplicate entry from search. Soft delete: the file moves to an
     archive folder with the reason recorded, and `pinky restore SLUG` brings it back."""
 
-    def work(kb: KnowledgeBase) -> tuple[str, str]:
+    def work(kb: KnowledgeBase) -> tuple[str, str, str]:
         resolved = kb.get(slug).slug
-        return resolved, str(kb.delete(resolved, reason))
+        archived = kb.delete(resolved, reason)
+        return resolved, str(archived), kb.hygiene.restore_command(archived)
 
-    resolved, archived = await run_core(state.runtime, work)
-    out = DeleteOut(slug=resolved, archived_to=archived, reason=reason, restore=f"pinky restore {resolved}")
-    return _result(f"Archived {resolved} → {archived}. Undo with: pinky restore {resolved}", out)
+    resolved, archived, restore = await run_core(state.runtime, work)
+    out = DeleteOut(slug=resolved, archived_to=archived, reason=reason, restore=restore)
+    return _result(f"Archived {resolved} → {archived}. Undo with: {restore}", out)
 
 
 # --- admin tools --------------------------------------------------------------------------------

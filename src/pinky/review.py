@@ -13,7 +13,7 @@ import datetime as dt
 import logging
 from typing import Any
 
-from pinky import entries, usage
+from pinky import archive, entries, usage
 from pinky.dates import iso_utc, now_utc, to_ns
 from pinky.entries import Entry
 from pinky.errors import InvalidInput
@@ -91,7 +91,7 @@ def opened(index: Index, slug: str) -> bool:
 
 def prune(index: Index, months: int = 6, *, apply: bool = False) -> dict[str, Any]:
     """Entries never retrieved and never marked useful in `months` (and not changed or verified since);
-    with `apply`, each is archived like `pinky delete` (`pinky restore SLUG` brings it back).
+    with `apply`, each is archived like `pinky delete` (its `restore` command brings it back).
 
     Use is read from the index and from each root's usage ledger (`pinky.usage`), which outlives a
     rebuild of the index. An entry of a root where use has not been watched for the whole span (a new
@@ -118,7 +118,9 @@ def prune(index: Index, months: int = 6, *, apply: bool = False) -> dict[str, An
     if apply:
         reason = f"pruned: not retrieved by any search or marked useful in {months} months"
         for item in found:
-            archived.append({"slug": item["slug"], "archived_to": str(entries.delete(index, item["slug"], reason))})
+            copy = archive.delete(index, item["slug"], reason)
+            archived.append({"slug": item["slug"], "archived_to": str(copy),
+                             "restore": archive.restore_command(index, copy)})
     return {"months": months, "since": iso_utc(cutoff), "candidates": found, "archived": archived,
             "unwatched": unwatched, "watched_since": {root: since for root, (since, _) in watched.items()},
             "telemetry": index.config.telemetry}

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pinky import healing
-from pinky.entries import edit_lock, file_of
-from pinky.errors import InvalidInput
-from pinky.fileio import atomic_write
+from pinky.entries import edit_meta
+from pinky.errors import InvalidInput, NotFound
 from pinky.index import Index
-from pinky.markdown import render, split_frontmatter
 from pinky.store import hygiene as hq
 from pinky.validate import normalise_tag, validate_tags
 
@@ -34,23 +31,26 @@ def renamed_tags(tags: Any, old: str, new: str) -> list[str] | None:
 def rename_tag(index: Index, old: str, new: str) -> dict[str, Any]:
     """Rewrite the frontmatter of every note tagged `old` to carry `new` instead.
 
-    Each note is rewritten under its edit lock, atomically; a note whose frontmatter is malformed is
-    left alone and named in `skipped` with the reason."""
+    Each note's `tags:` line(s) are rewritten under its edit lock, atomically, and nothing else in it;
+    a note whose frontmatter is malformed is left alone and named in `skipped` with the reason."""
     old_tag, new_tag = (normalise_tag(validate_tags([value], name)[0]) for value, name in ((old, "old"), (new, "new")))
     if old_tag == new_tag:
         raise InvalidInput(f"tag {old!r} already is {new_tag!r}")
     renamed: list[str] = []
     skipped: list[str] = []
-    for row in hq.entries_tagged(index.conn, old_tag):
-        path = file_of(index, row["slug"])
-        with edit_lock(index, row["root"], row["path"]):
-            meta, body, _, error = split_frontmatter(path.read_text(encoding="utf-8", errors="replace"))
-            tags = None if error else renamed_tags(meta.get("tags"), old_tag, new_tag)
-            if tags is None:
-                skipped.append(f"{row['slug']}: {error or 'its file no longer has the tag'}")
-                continue
+
+    def change(meta: dict[str, Any]) -> bool:
+        tags = renamed_tags(meta.get("tags"), old_tag, new_tag)
+        if tags is not None:
             meta["tags"] = tags
-            atomic_write(path, render(meta, body))
-            healing.after_write(index, path, lambda slug: slug)  # the text is unchanged: vectors come from the cache
-        renamed.append(row["slug"])
+        return tags is not None
+
+    for row in hq.entries_tagged(index.conn, old_tag):
+        try:  # the text is unchanged: vectors come from the cache
+            if edit_meta(index, row, change):
+                renamed.append(row["slug"])
+            else:
+                skipped.append(f"{row['slug']}: its file no longer has the tag")
+        except (NotFound, InvalidInput) as exc:
+            skipped.append(f"{row['slug']}: {exc}")
     return {"old": old_tag, "new": new_tag, "renamed": renamed, "skipped": skipped}

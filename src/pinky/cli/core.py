@@ -193,21 +193,35 @@ def delete(ctx: click.Context, slug: str, reason: str) -> None:
 
         pinky delete gotcha/old-trap --reason "fixed upstream in v2"
     """
-    archived = open_kb(ctx).delete(slug, reason)
-    click.echo(f"archived {slug} -> {archived}  (undo: pinky restore {slug})")
+    kb = open_kb(ctx)
+    archived = kb.delete(slug, reason)
+    click.echo(f"archived {slug} -> {archived}  (undo: {kb.hygiene.restore_command(archived)})")
 
 
 @cli.command()
 @click.argument("slug")
+@click.option("--version", metavar="N", help="Which archived version, when there are several: its number "
+              "(1 = the oldest) or its label (2026-11-27T101500Z).")
 @click.pass_context
-def restore(ctx: click.Context, slug: str) -> None:
-    """Bring back a soft-deleted entry.
+def restore(ctx: click.Context, slug: str, version: str | None) -> None:
+    """Bring back a soft-deleted entry. With several archived versions, lists them unless --version picks one
+    (pinky list --archived shows every archived entry).
 
     Example:
 
         pinky restore gotcha/old-trap
+        pinky restore note/release-plan --version 2
     """
-    entry = open_kb(ctx).restore(slug)
+    from pinky.archive import SeveralVersions
+    from pinky.cli.listing import archived_line
+
+    try:
+        entry = open_kb(ctx).restore(slug, version)
+    except SeveralVersions as several:
+        click.echo(f"{several.copies[0].slug} has {len(several.copies)} archived versions, oldest first:")
+        for copy in several.copies:
+            click.echo("  " + archived_line(copy))
+        raise click.ClickException(f"choose one: pinky restore {several.copies[0].slug} --version N") from None
     click.echo(f"restored {entry.slug} -> {entry.path}")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from pinky.cli.app import cli, emit_json, open_kb
@@ -18,16 +20,24 @@ TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
 @click.option("--limit", "-n", type=int, default=50, show_default=True, help="How many entries (1-10000).")
 @click.option("--at", "at", metavar="DATE", help="What was valid on that day (superseded entries included).")
 @click.option("--all", "include_superseded", is_flag=True, help="Also entries a newer one superseded.")
+@click.option("--archived", is_flag=True, help="Soft-deleted entries instead: every archived version, most "
+              "recently archived first, with the command that restores it (with --type, --scope, --limit, --json).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with an `entries` array.")
 @click.pass_context
 def list_cmd(ctx: click.Context, type_: str | None, tags: tuple[str, ...], scope: str | None, since: str | None,
-             limit: int, at: str | None, include_superseded: bool, as_json: bool) -> None:
+             limit: int, at: str | None, include_superseded: bool, archived: bool, as_json: bool) -> None:
     """List entries without a query, most recently changed first.
 
     Example:
 
         pinky list --type gotcha --since 30d
+        pinky list --archived
     """
+    if archived:
+        if tags or since or at or include_superseded:
+            raise click.UsageError("--archived takes only --type, --scope, --limit and --json")
+        _list_archived(ctx, type_, scope, limit, as_json)
+        return
     found = open_kb(ctx).list_entries(limit=limit, scope=scope, type=type_, tags=list(tags), since=since, at=at,
                                       include_superseded=include_superseded)
     if as_json:
@@ -41,6 +51,27 @@ def list_cmd(ctx: click.Context, type_: str | None, tags: tuple[str, ...], scope
                          f"  (superseded by {item['superseded_by']})" if item["superseded_by"] else ""])
         click.echo(f"{item['modified'][:10]}  {item['slug']}  [{item['type']}, {item['scope']}]  "
                    f"{item['title']}{tags_text}{marks}")
+
+
+def _list_archived(ctx: click.Context, type_: str | None, scope: str | None, limit: int, as_json: bool) -> None:
+    if not 1 <= limit <= 10_000:
+        raise click.UsageError(f"limit must be a whole number from 1 to 10000, got {limit}")
+    copies = sorted(open_kb(ctx).hygiene.archived(scope=scope, type=type_), key=lambda c: c.moment, reverse=True)
+    if as_json:
+        emit_json({"count": len(copies[:limit]), "entries": [copy.as_dict() for copy in copies[:limit]]})
+        return
+    if not copies:
+        click.echo("no archived entries")
+    for copy in copies[:limit]:
+        click.echo(archived_line(copy))
+
+
+def archived_line(copy: Any) -> str:
+    """One archived copy on one line: when, which entry and version, why, and how to bring it back."""
+    version = f"  (version {copy.version} of {copy.versions})" if copy.versions > 1 else ""
+    reason = f"  reason: {copy.reason}" if copy.reason else ""
+    return (f"{(copy.archived_at or copy.moment)[:19].replace('T', ' ')}  {copy.slug}{version}  [{copy.type}]  "
+            f"{copy.title}{reason}  ->  {copy.restore}")
 
 
 @cli.command()
