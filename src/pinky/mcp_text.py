@@ -167,7 +167,9 @@ def sync_text(out: SyncOut) -> str:
              f"pulled {len(out.pulled_paths)} files, reindexed {out.reindexed}",
              "pushed" if out.pushed else "not pushed"]
     parts += [f"CONFLICT: {path} (both versions kept; compare and delete the copy)" for path in out.conflicts]
-    parts += out.notes
+    parts += [f"HELD BACK: {item['path']} ({', '.join(item['kinds'])}): not pushed; ask the user to remove the "
+              f"secret, or to run `pinky sync --allow {item['path']}`" for item in out.held_back]
+    parts += [note for note in out.notes if not note.startswith("held back ")]
     return "\n".join(parts)
 
 

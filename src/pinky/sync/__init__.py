@@ -26,11 +26,11 @@ import io
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from pinky import fileio
 from pinky.errors import InvalidInput, SyncError
@@ -68,6 +68,8 @@ class SyncReport:
     conflicts: list[str] = field(default_factory=list)
     remote: str | None = None
     notes: list[str] = field(default_factory=list)
+    held_back: list[dict[str, Any]] = field(default_factory=list)  # {path, kinds, why}: kept out of the push
+    allowed: list[dict[str, Any]] = field(default_factory=list)  # {path, kinds}: `allow` took effect
 
 
 def sync(
@@ -77,6 +79,7 @@ def sync(
     author: str | None = None,
     errstream: BinaryIO | None = None,
     union_limit: int = UNION_LIMIT_BYTES,
+    allow: Sequence[str] = (),
 ) -> SyncReport:
     """Commit local changes, fetch and merge ``origin``, push; create the repo on first run.
 
@@ -87,9 +90,16 @@ def sync(
     line-unioned; rollups (``diary/weekly``, ``diary/monthly``) keep ours, as they are regenerated; any
     other file edited on both sides keeps ours, theirs beside it as ``<stem>.conflict-<sha>.md`` (no markers).
 
+    No file is rewritten to hide a secret: one that would add a credential to what is pushed is held
+    back (left out of the commit, untouched on disk) and listed in ``held_back``; ``allow`` names
+    files whose current credentials may be pushed all the same (``pinky.sync.secrets``).
+
     Raises SyncError when the remote is unreachable or rejects the push: local files and
     commits are kept, and the next run finishes the job (a failed push is retried).
     """
+    from pinky.redact import explain
+    from pinky.sync.secrets import allow_paths
+
     started = time.time()
     brain_dir = Path(brain_dir).absolute()
     err: BinaryIO = errstream if errstream is not None else io.BytesIO()
@@ -107,16 +117,17 @@ def sync(
                 set_origin(repo, given)
                 notes.append(remember(given))
 
-        redacted: list[str] = []
+        allowed = allow_paths(brain_dir, allow)
+        held: dict[str, list[str]] = {}
         merge = pull(repo, url, ident, err, record, union_limit) if fresh and url else None
         _ensure_gitignore(brain_dir)
-        message = commit_local(repo, ident, redacted)
+        message = commit_local(repo, ident, held)
         if url and not fresh:
-            merge = pull(repo, url, ident, err, record, union_limit)
-        if merge and merge.changed:  # pulled notes were written redacted: commit that before pushing
-            message = commit_local(repo, ident, redacted) or message
+            merge = pull(repo, url, ident, err, record, union_limit, held)
+        if merge and merge.changed:  # a conflict copy written beside a held-back file: commit it too
+            message = commit_local(repo, ident, held) or message
         pushed = push(repo, url, merge, err) if url and merge else False
-        notes.append(_redacted_note(redacted))
+        notes.append(_held_note(held))
     changed, conflicts = (merge.changed, merge.conflicts) if merge else ([], [])
     notes += [merge.note if merge else None, _push_note(url, pushed)]
     return SyncReport(
@@ -129,6 +140,8 @@ def sync(
         conflicts=conflicts,
         remote=split_password(url)[0] if url else None,
         notes=[n for n in notes if n],
+        held_back=[{"path": path, "kinds": kinds, "why": explain(kinds)} for path, kinds in sorted(held.items())],
+        allowed=allowed,
     )
 
 
@@ -170,11 +183,15 @@ def _locked_as_sync_error() -> Iterator[None]:
         raise SyncError(f"{lock} is held by another git process; run sync again when it is done") from None
 
 
-def _redacted_note(redacted: list[str]) -> str | None:
-    if not redacted:
+def _held_note(held: dict[str, list[str]]) -> str | None:
+    if not held:
         return None
-    shown = "; ".join(redacted[:3]) + ("; ..." if len(redacted) > 3 else "")
-    return f"replaced secrets by [REDACTED:<kind>] markers in {len(redacted)} note(s) before committing: {shown}"
+    items = [f"{path} ({', '.join(kinds)})" for path, kinds in sorted(held.items())]
+    shown = "; ".join(items[:3]) + ("; ..." if len(items) > 3 else "")
+    first = min(held)
+    return (f"held back {len(held)} file(s) that look like they hold a credential (left as they are, not "
+            f"committed, not pushed): {shown}; remove the secret, or push it as it is with "
+            f"`pinky sync --allow {first}`")
 
 
 def _cleared_note(cleared: list[str]) -> str | None:
