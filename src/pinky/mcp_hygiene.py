@@ -156,7 +156,9 @@ class ImportOut(BaseModel):
     imported: list[str] = Field(description="Slugs of the notes written.")
     renamed: list[dict[str, str]] = Field(description="Notes whose path was taken by a different note: new slug.")
     duplicates: list[dict[str, str]] = Field(description="Notes skipped: the same text is already in the brain.")
-    redacted: list[dict[str, Any]] = Field(description="Secrets replaced in what was imported, by slug.")
+    redacted: list[dict[str, Any]] = Field(description="Always empty: an import never rewrites a note (see secrets).")
+    secrets: list[dict[str, Any]] = Field(default_factory=list, description=(
+        "Notes written as they are that hold a credential, with its kinds: hidden on display, held back by sync."))
     rescoped: list[dict[str, str]] = Field(description="Project notes now in this project's scope (another name).")
     errors: list[str] = Field(description="Lines not imported, and why.")
 
@@ -200,7 +202,8 @@ async def brain_import(
         "Put every note in this root instead of the one it was exported from."))] = None,
 ) -> Annotated[CallToolResult, ImportOut]:
     """Import notes from an export file and index them. Never overwrites: the same text already in the
-    brain is skipped, a taken path gets a new name (listed in `renamed`), secrets are redacted."""
+    brain is skipped, a taken path gets a new name (listed in `renamed`); a note holding a credential is
+    written as it is and listed in `secrets`."""
 
     def work(kb: KnowledgeBase) -> dict[str, Any]:
         kb.reindex(embed=False)  # what is on disk decides what is a duplicate

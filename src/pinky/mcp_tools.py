@@ -44,6 +44,7 @@ from pinky.mcp_models import (
     StatsOut,
     SyncOut,
 )
+from pinky.redact import explain
 from pinky.runtime import Runtime
 from pinky.validate import MAX_BODY_CHARS, MAX_HYPOTHETICAL_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
 
@@ -53,7 +54,8 @@ FULL_BODY_CHARS = 20_000
 
 
 def _entry_meta(entry: Any) -> EntryMetaOut:
-    return EntryMetaOut(**{k: getattr(entry, k) for k in EntryMetaOut.model_fields})
+    fields = {k: getattr(entry, k) for k in EntryMetaOut.model_fields if k != "redactions"}
+    return EntryMetaOut(**fields, redactions=explain(entry.redacted))
 
 
 def _bodies(kb: KnowledgeBase, hits: list[Any]) -> tuple[dict[str, str], bool]:

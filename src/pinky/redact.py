@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from pinky.secret_words import LABEL_WORDS, PROSE_WORDS, SECRET_WORDS, TOKEN_PREFIXES, has_dash_u, may_hold_secret
 
-__all__ = ["Finding", "explain", "find_secrets", "redact", "redact_kinds"]
+__all__ = ["Finding", "describe", "explain", "find_secrets", "redact", "redact_kinds"]
 
 _Sub = Callable[[re.Match[str]], str]
 _MARKER_RE = re.compile(r"\[REDACTED:([a-z0-9\-]+)\]")
@@ -494,3 +494,8 @@ _REASONS = {
 def explain(kinds: list[str]) -> list[dict[str, str]]:
     """`{kind, reason}` for each kind of secret: why it was taken for a credential."""
     return [{"kind": kind, "reason": _REASONS.get(kind, f"the {kind.replace('-', ' ')} format")} for kind in kinds]
+
+
+def describe(kinds: list[str]) -> str:
+    """The kinds with their reasons, for one line: `github-token (the github token format), …`."""
+    return ", ".join(f"{item['kind']} ({item['reason']})" for item in explain(kinds))
