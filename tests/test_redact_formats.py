@@ -263,7 +263,7 @@ def test_every_pass_is_gated_by_words_the_hooks_can_test_without_re() -> None:
 
 
 def test_find_secrets_names_each_credential_by_a_fingerprint_not_its_text() -> None:
-    from pinky.redact import find_secrets
+    from pinky.secret_scan import find_secrets
 
     token = "ghp_" + fake(36, 130)
     found = find_secrets(f"push with {token}\nthe db password is Tr0ub4dor&3x\n")

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from pinky.fileio import create_new
 from pinky.kb import KnowledgeBase
 from pinky.mcp_common import EntryType, Slug, State, result, run_core
+from pinky.shown import shown_all
 
 
 class TagOut(BaseModel):
@@ -149,7 +150,9 @@ INLINE_EXPORT_CHARS = 1_000_000
 class ExportOut(BaseModel):
     count: int
     file: str | None = Field(default=None, description="Where the JSON lines were written (when `file` was given).")
-    jsonl: str | None = Field(default=None, description="The JSON lines themselves (when no `file` was given).")
+    jsonl: str | None = Field(default=None, description=(
+        "The JSON lines themselves (when no `file` was given), credentials hidden as in every result; "
+        "a `file` gets every note's exact text."))
 
 
 class ImportOut(BaseModel):
@@ -184,7 +187,8 @@ async def brain_export(
     if file is None:
         if len(text) > INLINE_EXPORT_CHARS:
             raise ToolError(f"the export is {len(text):,} characters; pass `file` to write it to a file")
-        out = ExportOut(count=len(records), jsonl=text)
+        shown = "".join(json.dumps(shown_all(record), ensure_ascii=False) + "\n" for record in records)
+        out = ExportOut(count=len(records), jsonl=shown)  # for the model: secrets hidden (a file keeps them)
         return result(f"Exported {len(records)} notes (in structuredContent.jsonl).", out)
     target = Path(file).expanduser()
     if not target.is_absolute() or target.suffix != ".jsonl":

@@ -11,7 +11,7 @@ from typing import Any
 
 from pinky.locations import ENV_TIER
 from pinky.mcp_models import BriefingOut, ListOut, ReindexOut, RelatedOut, SearchOut, StatsOut, SyncOut
-from pinky.redact import describe
+from pinky.secret_words import describe
 
 COMPACT_TEXT_BUDGET = 8_000
 FULL_TEXT_BUDGET = 80_000

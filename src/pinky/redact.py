@@ -1,21 +1,16 @@
 """Replace credentials with `[REDACTED:<kind>]` markers, and find them without replacing them.
 
-Why: notes and the Stop-hook diary are markdown that git syncs to other machines, and what pinky
-shows the agent goes to a model, so a key pasted into a prompt or a note must reach neither. What
-pinky writes (save, update, the diary, rollups) runs through `redact`, and so does everything it
-shows the agent (search hits, `get`, the hooks' lines); `pinky sync` uses `find_secrets` to hold a
-note back from the push without rewriting it.
-
-Only what is a credential with high confidence counts: a known token format, a PEM private key, a
-password in a URL, an `Authorization` header, a command line that takes a password, or a value
-labelled as a password, token, secret or key. A bare hex digest, a SHA-256 in prose, an IPFS CID, a
-base64 test vector, a UUID or a git SHA is never one: rewriting a user's checksum is a loss, and
-a random-looking string is not a secret because it looks random. A long random run counts only
-when a word before it on its line labels it (`signing secret 9f86…`) and none says it is a digest.
-`redact(text, unlabelled=True)` also takes unlabelled random runs: for lines the Stop hook copies
-from a transcript into the diary, where a pasted key often comes bare and no person chose the words.
-The patterns run from most specific (known token prefixes, command lines that take a password) to
-least specific (labelled random runs), so a marker names the kind of secret when it can.
+Why: notes and the diary are markdown that git syncs to other machines, and what pinky shows the
+agent goes to a model. What pinky writes (save, update, the diary, rollups) and everything it
+shows the agent run through `redact`; `pinky sync` uses `scan` to hold a note back from
+the push without rewriting it. Only credentials with high confidence count: known token formats,
+PEM private keys, passwords in URLs, `Authorization` headers, command lines that take a password,
+values labelled password/token/secret/key, and long random runs a word on their line labels
+(`signing secret 9f86…`) while none names a digest. A bare hex digest, a SHA-256 in prose, an IPFS
+CID, a base64 test vector, a UUID or a git SHA never counts: rewriting a checksum is a loss.
+`unlabelled=True` also takes unlabelled random runs: for lines the diary copies from a transcript,
+where a pasted key comes bare. Patterns run from most specific to least, so a marker names the
+kind of secret when it can.
 
 Stdlib only and precompiled, because this runs inside a hook that must start fast. Linear time:
 every pattern either starts at a literal prefix or at the start of a run of its own characters,
@@ -25,16 +20,15 @@ pattern backtrack over the whole text.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from os.path import commonprefix
 
-from pinky.secret_words import LABEL_WORDS, PROSE_WORDS, SECRET_WORDS, TOKEN_PREFIXES, has_dash_u, may_hold_secret
+from pinky.secret_words import LABEL_WORDS, PROSE_WORDS, SECRET_WORDS, has_cli_user, has_token, may_hold_secret
 
-__all__ = ["Finding", "describe", "explain", "find_secrets", "redact", "redact_kinds"]
+__all__ = ["redact", "redact_kinds", "scan"]
 
 _Sub = Callable[[re.Match[str]], str]
 _MARKER_RE = re.compile(r"\[REDACTED:([a-z0-9\-]+)\]")
@@ -361,30 +355,20 @@ def _labelled_run_sub(m: re.Match[str]) -> str:
     return _marker("high-entropy") if _labelled(m) and _looks_random(m.group(0)) else m.group(0)
 
 
-def _tokens_present(lower: str, text: str) -> bool:
-    """A known format's literal start, or Twilio's 32 hex digits (its one format without one)."""
-    return any(prefix in lower for prefix in TOKEN_PREFIXES) or _HEX_RUN32.search(text) is not None
-
-
-def _dash_u(lower: str, text: str) -> bool:
-    return "--user" in lower or has_dash_u(lower)
-
-
 _Gate = tuple[str, ...] | Callable[[str, str], bool] | None
-_HEX_RUN32 = re.compile(r"[0-9a-fA-F]{32}")
 # (gate, pattern, replacement): a pass runs only when one of its words occurs in the lowercased text
 # (pinky.secret_words, which the hooks test without loading this module), or its gate says so;
 # None: always. Most text names no secret, so most passes are skipped.
 _PASSES: tuple[tuple[_Gate, re.Pattern[str], _Sub], ...] = (
     (("private key",), _PEM, _token_sub("private-key")),
     (("://",), _URL_PASSWORD, _keep_prefix("password")),
-    (_tokens_present, _TOKENS, _known_token_sub),
+    (has_token, _TOKENS, _known_token_sub),
     ((":aa",), _TELEGRAM, _token_sub("telegram-token")),
     (("?sig", "&sig", "signature", "token", "key", "secret", "passw"), _QUERY_SECRET, _keep_prefix("secret")),
     (("authorization",), _AUTH_HEADER, _header_sub),
     (("bearer",), _BEARER, _bearer_sub),
     (("--",), _CLI_FLAG, _keep_prefix("secret")),
-    (_dash_u, _CLI_USER, _keep_prefix("password")),
+    (has_cli_user, _CLI_USER, _keep_prefix("password")),
     *((triggers, pattern, _keep_prefix("password")) for triggers, pattern in _COMMANDS),
     (SECRET_WORDS, _ASSIGNMENT, _assignment_sub),
     (SECRET_WORDS, _NAME_SPACE_VALUE, _checked_value("secret")),
@@ -405,12 +389,12 @@ def _runs(gate: _Gate, lower: str, text: str) -> bool:
 
 
 def _scan(text: str, passes: tuple[tuple[_Gate, re.Pattern[str], _Sub], ...],
-          found: list[Finding] | None = None) -> str:
-    """Run the passes over `text`; with `found`, record each replacement made."""
+          record: Callable[[str, str], None] | None = None) -> str:
+    """Run the passes over `text`; with `record`, call it with each replacement's kind and secret."""
     lower = text.lower()
     for gate, pattern, sub in passes:
         if _runs(gate, lower, text):
-            changed = pattern.sub(sub if found is None else _recording(sub, found), text)
+            changed = pattern.sub(sub if record is None else _recording(sub, record), text)
             if changed != text:
                 text, lower = changed, changed.lower()  # a marker can be the next pass's context
     return text
@@ -438,64 +422,21 @@ def redact_kinds(text: str) -> tuple[str, list[str]]:
     return out, sorted(kind for kind, count in added.items() if count > 0)
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One credential `redact` would replace: its kind, and a SHA-256 of its text (never the text)."""
+def scan(text: str, record: Callable[[str, str], None]) -> None:
+    """Run `redact`'s passes over `text` and keep nothing but `record(kind, secret)` for each credential
+    it would replace (`pinky.secret_scan`, which sync and import use to report without rewriting)."""
+    if may_hold_secret(text):
+        _scan(text, _PASSES, record)
 
-    kind: str
-    fingerprint: str
 
-
-def _recording(sub: _Sub, found: list[Finding]) -> _Sub:
-    def record(m: re.Match[str]) -> str:
+def _recording(sub: _Sub, record: Callable[[str, str], None]) -> _Sub:
+    def recorded(m: re.Match[str]) -> str:
         old, new = m.group(0), sub(m)
         if new != old:
+            head = len(commonprefix([old, new]))
+            tail = len(commonprefix([old[head:][::-1], new[head:][::-1]]))
             marker = _MARKER_RE.search(new)
-            head = len(_common_prefix(old, new))
-            tail = len(_common_prefix(old[head:][::-1], new[head:][::-1]))
-            secret = old[head : len(old) - tail]
-            found.append(Finding(marker.group(1) if marker else "secret",
-                                 hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()))
+            record(marker.group(1) if marker else "secret", old[head : len(old) - tail])
         return new
 
-    return record
-
-
-def _common_prefix(a: str, b: str) -> str:
-    size = 0
-    while size < min(len(a), len(b)) and a[size] == b[size]:
-        size += 1
-    return a[:size]
-
-
-def find_secrets(text: str) -> list[Finding]:
-    """The credentials `redact(text)` would replace, in order; the text itself is left alone."""
-    found: list[Finding] = []
-    if may_hold_secret(text):
-        _scan(text, _PASSES, found)
-    return found
-
-
-# Why each kind is a credential: said in save, update and sync results beside the kind.
-_REASONS = {
-    "private-key": "a PEM private key block",
-    "password": "a password (in a URL, a command line, or a value labelled password)",
-    "secret": "a value assigned to a name that says secret, token, key or password",
-    "auth": "the value of an Authorization header",
-    "token": "a Bearer token",
-    "hex": "a long hex value labelled as a secret, token or key",
-    "high-entropy": "a random-looking value labelled as a secret, token or key",
-    "telegram-token": "the Telegram bot token format",
-    "webhook": "a Slack or Discord webhook URL, which works as a credential",
-    "jwt": "a JSON Web Token",
-}
-
-
-def explain(kinds: list[str]) -> list[dict[str, str]]:
-    """`{kind, reason}` for each kind of secret: why it was taken for a credential."""
-    return [{"kind": kind, "reason": _REASONS.get(kind, f"the {kind.replace('-', ' ')} format")} for kind in kinds]
-
-
-def describe(kinds: list[str]) -> str:
-    """The kinds with their reasons, for one line: `github-token (the github token format), …`."""
-    return ", ".join(f"{item['kind']} ({item['reason']})" for item in explain(kinds))
+    return recorded

@@ -10,7 +10,7 @@ unchanged; `tests/test_redact_formats.py` checks that every pass's words are lis
 
 from __future__ import annotations
 
-__all__ = ["LABEL_WORDS", "PROSE_WORDS", "SECRET_WORDS", "TOKEN_PREFIXES", "may_hold_secret"]
+__all__ = ["LABEL_WORDS", "PROSE_WORDS", "SECRET_WORDS", "TOKEN_PREFIXES", "describe", "explain", "may_hold_secret"]
 
 # The literal start of every known token format (pinky.redact._TOKEN_FORMATS), lower-cased; the one
 # format without a literal start, Twilio's `AC`/`SK` + 32 hex digits, is caught by `has_hex_run`.
@@ -54,9 +54,44 @@ def has_dash_u(lower: str) -> bool:
     return False
 
 
+def has_token(lower: str, text: str) -> bool:
+    """A known token format's literal start, or Twilio's 32 hex digits (its one format without one)."""
+    return any(prefix in lower for prefix in TOKEN_PREFIXES) or has_hex_run(text)
+
+
+def has_cli_user(lower: str, text: str) -> bool:
+    """`curl -u user:pass` or `--user user:pass`."""
+    return "--user" in lower or has_dash_u(lower)
+
+
 def may_hold_secret(text: str) -> bool:
     """False only when `pinky.redact.redact(text)` would return `text` unchanged."""
     if not text:
         return False
     lower = text.lower()
     return any(word in lower for word in ALL_WORDS) or has_dash_u(lower) or has_hex_run(text)
+
+
+# Why each kind is a credential: said in save, update and sync results beside the kind (stdlib: the CLI imports it).
+_REASONS = {
+    "private-key": "a PEM private key block",
+    "password": "a password (in a URL, a command line, or a value labelled password)",
+    "secret": "a value assigned to a name that says secret, token, key or password",
+    "auth": "the value of an Authorization header",
+    "token": "a Bearer token",
+    "hex": "a long hex value labelled as a secret, token or key",
+    "high-entropy": "a random-looking value labelled as a secret, token or key",
+    "telegram-token": "the Telegram bot token format",
+    "webhook": "a Slack or Discord webhook URL, which works as a credential",
+    "jwt": "a JSON Web Token",
+}
+
+
+def explain(kinds: list[str]) -> list[dict[str, str]]:
+    """`{kind, reason}` for each kind of secret: why it was taken for a credential."""
+    return [{"kind": kind, "reason": _REASONS.get(kind, f"the {kind.replace('-', ' ')} format")} for kind in kinds]
+
+
+def describe(kinds: list[str]) -> str:
+    """The kinds with their reasons, for one line: `github-token (the github token format), …`."""
+    return ", ".join(f"{item['kind']} ({item['reason']})" for item in explain(kinds))

@@ -26,7 +26,7 @@ from pinky.fileio import create_new, ensure_inside, write_numbered
 from pinky.index import Index
 from pinky.layout import ROOTS, is_note, slug_for
 from pinky.markdown import content_hash
-from pinky.redact import find_secrets
+from pinky.secret_scan import find_secrets
 from pinky.store import entries as eq
 from pinky.store import hygiene as hq
 from pinky.store import retrieval as rq

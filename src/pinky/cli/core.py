@@ -396,6 +396,6 @@ def watch(ctx: click.Context, no_embed: bool) -> None:
 
 def _echo_redacted(kinds: list[str], what: str) -> None:
     """`redacted: <kind> (<why it counts>), …; <what happened to them>`."""
-    from pinky.redact import describe
+    from pinky.secret_words import describe
 
     click.echo(f"redacted: {describe(kinds)}; {what}")

@@ -26,11 +26,11 @@ import io
 import os
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pinky import fileio
 from pinky.errors import InvalidInput, SyncError
@@ -38,7 +38,7 @@ from pinky.locations import ENV_GIT_AUTHOR
 from pinky.sync.credentials import remember, split_password
 from pinky.sync.locks import clear_after_dead_push, clear_stale_locks
 from pinky.sync.merge import UNION_LIMIT_BYTES, conflict_copy_name, list_conflicts, union_merge
-from pinky.sync.remote import pull, push
+from pinky.sync.remote import Merge, pull, push
 from pinky.sync.repo import (
     commit_local,
     head_commit,
@@ -48,6 +48,9 @@ from pinky.sync.repo import (
     set_origin,
     sync_lock,
 )
+
+if TYPE_CHECKING:
+    from dulwich.repo import Repo
 
 __all__ = ["SyncReport", "conflict_copy_name", "head_commit", "list_conflicts", "sync", "union_merge"]
 
@@ -89,15 +92,11 @@ def sync(
     the modified file; ``diary/`` and ``append_only: true`` files up to ``union_limit`` bytes are
     line-unioned; rollups (``diary/weekly``, ``diary/monthly``) keep ours, as they are regenerated; any
     other file edited on both sides keeps ours, theirs beside it as ``<stem>.conflict-<sha>.md`` (no markers).
-
-    No file is rewritten to hide a secret: one that would add a credential to what is pushed is held
-    back (left out of the commit, untouched on disk) and listed in ``held_back``; ``allow`` names
-    files whose current credentials may be pushed all the same (``pinky.sync.secrets``).
+    A file that would push a new credential is held back, untouched (``pinky.sync.secrets``) unless ``allow``ed.
 
     Raises SyncError when the remote is unreachable or rejects the push: local files and
     commits are kept, and the next run finishes the job (a failed push is retried).
     """
-    from pinky.redact import explain
     from pinky.sync.secrets import allow_paths
 
     started = time.time()
@@ -119,14 +118,7 @@ def sync(
 
         allowed = allow_paths(brain_dir, allow)
         held: dict[str, list[str]] = {}
-        merge = pull(repo, url, ident, err, record, union_limit) if fresh and url else None
-        _ensure_gitignore(brain_dir)
-        message = commit_local(repo, ident, held)
-        if url and not fresh:
-            merge = pull(repo, url, ident, err, record, union_limit, held)
-        if merge and merge.changed:  # a conflict copy written beside a held-back file: commit it too
-            message = commit_local(repo, ident, held) or message
-        pushed = push(repo, url, merge, err) if url and merge else False
+        merge, message, pushed = _exchange(repo, url, fresh, ident, err, record, union_limit, held)
         notes.append(_held_note(held))
     changed, conflicts = (merge.changed, merge.conflicts) if merge else ([], [])
     notes += [merge.note if merge else None, _push_note(url, pushed)]
@@ -140,9 +132,24 @@ def sync(
         conflicts=conflicts,
         remote=split_password(url)[0] if url else None,
         notes=[n for n in notes if n],
-        held_back=[{"path": path, "kinds": kinds, "why": explain(kinds)} for path, kinds in sorted(held.items())],
+        held_back=_held_items(held),
         allowed=allowed,
     )
+
+
+def _exchange(repo: Repo, url: str | None, fresh: bool, ident: bytes, err: BinaryIO, record: Callable[[], None],
+              union_limit: int, held: dict[str, list[str]]) -> tuple[Merge | None, str | None, bool]:
+    """Commit, pull, commit what the merge added, push: (the merge, the commit message, pushed).
+    Files held back from a commit are recorded in ``held``."""
+    merge = pull(repo, url, ident, err, record, union_limit) if fresh and url else None
+    _ensure_gitignore(Path(repo.path))
+    message = commit_local(repo, ident, held)
+    if url and not fresh:
+        merge = pull(repo, url, ident, err, record, union_limit, held)
+    if merge and merge.changed:  # a conflict copy written beside a held-back file: commit it too
+        message = commit_local(repo, ident, held) or message
+    pushed = push(repo, url, merge, err) if url and merge else False
+    return merge, message, pushed
 
 
 def _clear_locks(control: Path, started: float) -> list[str]:
@@ -181,6 +188,13 @@ def _locked_as_sync_error() -> Iterator[None]:
     except FileLocked as exc:
         lock = os.fsdecode(exc.lockfilename)
         raise SyncError(f"{lock} is held by another git process; run sync again when it is done") from None
+
+
+def _held_items(held: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """``{path, kinds, why}`` for each held-back file: why each kind counts as a credential."""
+    from pinky.secret_words import explain
+
+    return [{"path": path, "kinds": kinds, "why": explain(kinds)} for path, kinds in sorted(held.items())]
 
 
 def _held_note(held: dict[str, list[str]]) -> str | None:

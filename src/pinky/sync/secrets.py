@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pinky import fileio
 from pinky.errors import InvalidInput
-from pinky.redact import Finding, find_secrets
+from pinky.secret_scan import Finding, find_secrets
 
 if TYPE_CHECKING:
     from dulwich.objects import ObjectID
