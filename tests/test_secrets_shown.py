@@ -10,6 +10,7 @@ The files themselves are never changed.
 from __future__ import annotations
 
 import json
+import os
 import random
 import string
 from pathlib import Path
@@ -97,6 +98,31 @@ def test_pre_read_shows_a_title_redacted(brain: Path) -> None:
                                   brain))
     assert "gotcha/deploy-token" in context
     assert_hidden(context)
+
+
+def test_a_hot_hook_loads_the_redactor_only_for_a_line_that_may_hold_a_secret(brain: Path, tmp_path: Path) -> None:
+    """pre-read must stay near the interpreter's start-up: `re` and the redactor cost 2-3 times that."""
+    import subprocess
+    import sys
+
+    write_note(brain, "documentation/gotcha/plain.md",
+               "---\ntitle: PG pool hangs on exit\ntype: gotcha\nfiles: [src/plain.py]\n---\nClose the pool.\n")
+    write_note(brain, "src/plain.py", "x = 1\n")
+    with KnowledgeBase(load_config(cwd=brain)) as kb:
+        kb.reindex(embed=False)
+    loaded = {}
+    for name in ("plain", "deploy"):
+        dump = tmp_path / f"{name}.txt"
+        code = ("import sys\nfrom pinky.hooks import main\nrc = main(['pre-read'])\n"
+                f"open({str(dump)!r}, 'w').write(' '.join(sorted(sys.modules)))")
+        payload = tool(brain, "Read", {"file_path": str(brain / f"src/{name}.py")})
+        done = subprocess.run([sys.executable, "-c", code], input=json.dumps(payload), capture_output=True, text=True,
+                              cwd=brain, env={**os.environ, "CLAUDE_PROJECT_DIR": str(brain),
+                                              "PINKY_HOOKS_NO_BACKGROUND": "1"}, timeout=30)
+        assert done.returncode == 0 and done.stdout, done.stderr
+        loaded[name] = set(dump.read_text().split())
+    assert not loaded["plain"] & {"re", "typing", "pinky.redact"}, loaded["plain"] & {"re", "typing", "pinky.redact"}
+    assert "pinky.redact" in loaded["deploy"]
 
 
 def test_the_session_digest_shows_titles_and_diary_lines_redacted(brain: Path) -> None:

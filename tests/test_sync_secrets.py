@@ -56,6 +56,17 @@ def bare(tmp_path: Path) -> Path:
     return remote
 
 
+def two_machines(tmp_path: Path, name: str, text: str) -> tuple[Path, Path, Path]:
+    """(remote, a, b): machine A pushed `name` holding `text`, and B cloned it."""
+    remote = bare(tmp_path)
+    a, b = tmp_path / "A", tmp_path / "B"
+    a.mkdir()
+    (a / name).write_text(text)
+    sync(a, remote)
+    sync(b, remote)
+    return remote, a, b
+
+
 def pinky(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PINKY_", "CLAUDE"))}
     env.update(PINKY_HOME=str(home), PINKY_HASH_EMBED="1")
@@ -122,12 +133,7 @@ def test_a_held_back_note_is_pushed_once_cleaned_and_a_new_secret_needs_its_own_
 
 
 def test_a_pulled_note_with_a_secret_is_written_as_it_is_and_not_held_back_when_edited(tmp_path: Path) -> None:
-    remote = bare(tmp_path)
-    a, b = tmp_path / "A", tmp_path / "B"
-    a.mkdir()
-    (a / "x.md").write_text("x\n")
-    sync(a, remote)
-    sync(b, remote)
+    remote, a, b = two_machines(tmp_path, "x.md", "x\n")
     leak = f"token {TOKEN}\n"
     (a / "leak.md").write_text(leak)  # what an older pinky, or a hand commit, pushed
     porcelain.add(str(a), paths=[str(a / "leak.md")])
@@ -141,12 +147,7 @@ def test_a_pulled_note_with_a_secret_is_written_as_it_is_and_not_held_back_when_
 
 
 def test_a_held_back_file_the_other_machine_changed_keeps_both_versions(tmp_path: Path) -> None:
-    remote = bare(tmp_path)
-    a, b = tmp_path / "A", tmp_path / "B"
-    a.mkdir()
-    (a / "ops.md").write_text("deploy: ask ops\n")
-    sync(a, remote)
-    sync(b, remote)
+    remote, a, b = two_machines(tmp_path, "ops.md", "deploy: ask ops\n")
     (a / "ops.md").write_text("deploy: use the runbook\n")
     sync(a)
     mine = f"deploy: token {TOKEN}\n"
