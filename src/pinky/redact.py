@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable
 from os.path import commonprefix
 
-from pinky.secret_words import LABEL_WORDS, PROSE_WORDS, SECRET_WORDS, has_cli_user, has_token, may_hold_secret
+from pinky.secret_words import LABEL_WORDS, PROSE_WORDS, SECRET_WORDS, has_cli_user, has_token
 
 __all__ = ["redact", "redact_kinds", "scan"]
 
@@ -407,9 +407,7 @@ def redact(text: str, *, unlabelled: bool = False) -> str:
     SHAs, data URIs and public keys pass through unchanged, and redacting twice gives the same result
     as once. `unlabelled`: also long random-looking runs nothing labels (text from a transcript).
     """
-    if unlabelled:
-        return _scan(text, _UNLABELLED_PASSES) if text else text
-    return _scan(text, _PASSES) if may_hold_secret(text) else text
+    return _scan(text, _UNLABELLED_PASSES if unlabelled else _PASSES) if text else text
 
 
 def redact_kinds(text: str) -> tuple[str, list[str]]:
@@ -425,7 +423,7 @@ def redact_kinds(text: str) -> tuple[str, list[str]]:
 def scan(text: str, record: Callable[[str, str], None]) -> None:
     """Run `redact`'s passes over `text` and keep nothing but `record(kind, secret)` for each credential
     it would replace (`pinky.secret_scan`, which sync and import use to report without rewriting)."""
-    if may_hold_secret(text):
+    if text:
         _scan(text, _PASSES, record)
 
 

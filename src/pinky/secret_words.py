@@ -35,7 +35,9 @@ OTHER_WORDS = (
     "password",
 )
 ALL_WORDS = tuple(dict.fromkeys((*TOKEN_PREFIXES, *PROSE_WORDS, *LABEL_WORDS, *OTHER_WORDS)))
+_WORDS = tuple(dict.fromkeys((*PROSE_WORDS, *LABEL_WORDS, *OTHER_WORDS)))  # the token prefixes: has_token
 
+_TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 _HEX_TABLE = bytes(ord("x") if chr(code) in "0123456789abcdefABCDEF" else ord(" ") for code in range(256))
 
 
@@ -55,8 +57,19 @@ def has_dash_u(lower: str) -> bool:
 
 
 def has_token(lower: str, text: str) -> bool:
-    """A known token format's literal start, or Twilio's 32 hex digits (its one format without one)."""
-    return any(prefix in lower for prefix in TOKEN_PREFIXES) or has_hex_run(text)
+    """A known token format's literal start where a token can start (not inside a word: `task-queue`
+    holds no `sk-` key), or Twilio's 32 hex digits (its one format without a literal start)."""
+    return any(_starts_a_token(lower, prefix) for prefix in TOKEN_PREFIXES) or has_hex_run(text)
+
+
+def _starts_a_token(lower: str, prefix: str) -> bool:
+    """`prefix` in `lower` after no letter, digit, `_` or `-` (pinky.redact's `_START`)."""
+    at = lower.find(prefix)
+    while at != -1:
+        if not at or lower[at - 1] not in _TOKEN_CHARS:
+            return True
+        at = lower.find(prefix, at + 1)
+    return False
 
 
 def has_cli_user(lower: str, text: str) -> bool:
@@ -69,7 +82,7 @@ def may_hold_secret(text: str) -> bool:
     if not text:
         return False
     lower = text.lower()
-    return any(word in lower for word in ALL_WORDS) or has_dash_u(lower) or has_hex_run(text)
+    return any(word in lower for word in _WORDS) or has_token(lower, text) or has_dash_u(lower)
 
 
 # Why each kind is a credential: said in save, update and sync results beside the kind (stdlib: the CLI imports it).
