@@ -154,6 +154,10 @@ def test_mcp_titles_and_diary_lines_are_redacted(brain: Path) -> None:
             "get": server.call("brain_get", slug="deploy-token"),
             "briefing": server.call("brain_briefing", since="2000-01-01"),
         }
+        resources = [server.request("resources/read", {"uri": uri})["result"]["contents"][0]["text"]
+                     for uri in ("pinky://entries", "pinky://entry/gotcha/deploy-token")]
+    for text in resources:
+        assert_hidden(text)
     for name, result in shown.items():
         assert result["isError"] is False, (name, result)
         assert_hidden(json.dumps(result["structuredContent"]) + result["content"][0]["text"])
