@@ -204,12 +204,13 @@ def test_command_line_secrets(text: str, secret: str) -> None:
     assert "[REDACTED:" in out
 
 
-def test_long_hex_is_redacted_but_a_git_sha_is_kept() -> None:
+def test_a_labelled_long_hex_is_redacted_but_a_git_sha_and_a_bare_digest_are_kept() -> None:
     sha1 = fake(40, 30, "0123456789abcdef")
     sha256 = fake(64, 31, "0123456789abcdef")
-    out = redact(f"commit {sha1} has value {sha256}")
+    out = redact(f"commit {sha1} has the signing secret {sha256}")
     assert sha1 in out
     assert sha256 not in out and "[REDACTED:hex]" in out
+    assert redact(f"commit {sha1} has value {sha256}") == f"commit {sha1} has value {sha256}"  # nothing labels it
 
 
 def test_a_long_hex_labelled_as_a_digest_is_kept() -> None:
@@ -218,11 +219,12 @@ def test_a_long_hex_labelled_as_a_digest_is_kept() -> None:
         assert redact(text) == text
 
 
-def test_high_entropy_base64_is_redacted_as_a_last_resort() -> None:
+def test_high_entropy_base64_is_redacted_when_labelled_or_in_transcript_text() -> None:
     blob = fake(44, 32, B62 + "+/") + "=="
-    out = redact(f"the value is {blob}.")
-    assert blob not in out
-    assert out == "the value is [REDACTED:high-entropy]."
+    assert redact(f"the api key is {blob}.") == "the api key is [REDACTED:password]."
+    assert redact(f"the signing key {blob}.") == "the signing key [REDACTED:high-entropy]."
+    assert redact(f"the value is {blob}.") == f"the value is {blob}."  # a test vector looks the same
+    assert redact(f"the value is {blob}.", unlabelled=True) == "the value is [REDACTED:high-entropy]."
 
 
 @pytest.mark.parametrize(

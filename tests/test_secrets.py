@@ -78,12 +78,27 @@ def test_a_secret_in_a_key_or_subject_is_redacted(kb: KnowledgeBase, project: Pa
     assert entry.meta["key"] == "deploy.[REDACTED:github-token]"
 
 
-def test_import_redacts_and_says_so(kb: KnowledgeBase, project: Path) -> None:
-    line = json.dumps({"pinky_export": 1, "root": "project", "path": "note/leak.md",
-                       "text": f"---\ntitle: Leak\ntoken: {TOKEN}\n---\npush with {TOKEN}\n"})
+def test_import_writes_a_note_with_a_secret_as_it_is_and_says_so(kb: KnowledgeBase, project: Path) -> None:
+    text = f"---\ntitle: Leak\ntoken: {TOKEN}\n---\npush with {TOKEN}\n"
+    line = json.dumps({"pinky_export": 1, "root": "project", "path": "note/leak.md", "text": text})
     report = kb.hygiene.import_lines([line], embed=False)
-    assert report["redacted"] == [{"slug": "note/leak", "kinds": ["github-token"]}]
-    assert TOKEN not in all_text(project / "documentation")
+    assert report["secrets"] == [{"slug": "note/leak", "kinds": ["github-token"]}] and report["redacted"] == []
+    assert (project / "documentation" / "note" / "leak.md").read_text(encoding="utf-8") == text
+    assert TOKEN not in kb.get("note/leak").body
+
+
+def test_save_keeps_digests_cids_and_test_vectors_and_says_why_it_redacted(kb: KnowledgeBase, project: Path) -> None:
+    """Issue 22: a SHA-256 in prose, an IPFS CID and a base64 test vector were written as [REDACTED:…]."""
+    body = ("The release tarball's SHA-256 is e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855.\n"
+            "Pinned on IPFS as QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG and "
+            "bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi.\n"
+            "Test vector: the expected output is 9QEfOgWNkEcFXgy0BCyPZpN7VnKkL8ykvyQDgkhkUKo=\n"
+            "request 550e8400-e29b-41d4-a716-446655440000, commit 3f786850e387550fdab836ed7e6dc881de23001b\n")
+    entry = kb.save("Release checks", body)
+    assert entry.redacted == [] and body in all_text(project / "documentation")
+    updated = kb.update(entry.slug, entry.version, tags=["release"])  # a kept body is left alone too
+    assert updated.redacted == [] and body in all_text(project / "documentation")
+    assert kb.get(entry.slug).body == body  # and shown as it is
 
 
 def test_delete_reason_is_redacted(kb: KnowledgeBase, project: Path) -> None:
@@ -125,7 +140,7 @@ def test_cli_save_says_what_was_redacted(project: Path) -> None:
     done = subprocess.run([*console_script("pinky"), "save", "-t", "CI token"], cwd=project, text=True,
                           input=f"ci uses {TOKEN}\n", capture_output=True, env=dict(os.environ), timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "redacted: github-token" in done.stdout
+    assert "redacted: github-token (the github token format); replaced by [REDACTED:<kind>]" in done.stdout
     assert TOKEN not in all_text(project / "documentation")
 
 
@@ -134,10 +149,13 @@ async def test_mcp_save_update_and_get_report_redacted_kinds(tmp_path: Path) -> 
     async with in_process(tmp_path, "write") as (client, _):
         saved = await client.call_tool("brain_save", {"title": "Keys", "body": f"use {TOKEN}"})
         data: dict[str, Any] = saved.structured_content
-        assert data["redacted"] == ["github-token"] and "github-token" in saved.content[0].text
+        assert data["redacted"] == ["github-token"]
+        assert "github-token (the github token format)" in saved.content[0].text
+        assert data["redactions"] == [{"kind": "github-token", "reason": "the github token format"}]
         updated = await client.call_tool("brain_update", {
             "slug": data["slug"], "expected_version": data["version"], "body": f"password is {PASSWORD}"})
         assert updated.structured_content["redacted"] == ["password"]
+        assert updated.structured_content["redactions"][0]["reason"].startswith("a password")
         got = await client.call_tool("brain_get", {"slug": data["slug"]})
         assert got.structured_content["redacted"] == [] and PASSWORD not in json.dumps(got.structured_content)
         keyed = await client.call_tool("brain_save", {"title": "Key", "body": "b", "key": f"ci.{TOKEN}"})
@@ -145,11 +163,13 @@ async def test_mcp_save_update_and_get_report_redacted_kinds(tmp_path: Path) -> 
 
 
 @pytest.mark.anyio
-async def test_mcp_import_reports_redacted_kinds(tmp_path: Path) -> None:
+async def test_mcp_import_reports_secrets_and_rewrites_nothing(tmp_path: Path) -> None:
     dump = tmp_path / "dump.jsonl"
+    text = f"---\ntitle: Leak\n---\nuse {TOKEN}\n"
     dump.write_text(json.dumps({"pinky_export": 1, "root": "project", "path": "note/leak.md",
-                                "text": f"---\ntitle: Leak\n---\nuse {TOKEN}\n"}) + "\n", encoding="utf-8")
+                                "text": text}) + "\n", encoding="utf-8")
     async with in_process(tmp_path, "admin") as (client, _):
         done = await client.call_tool("brain_import", {"file": str(dump)})
-        assert done.structured_content["redacted"] == [{"slug": "note/leak", "kinds": ["github-token"]}]
-        assert TOKEN not in all_text(tmp_path / "documentation")
+        assert done.structured_content["secrets"] == [{"slug": "note/leak", "kinds": ["github-token"]}]
+        assert done.structured_content["redacted"] == []
+        assert all_text(tmp_path / "documentation") == text

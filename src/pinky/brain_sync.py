@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -28,11 +29,12 @@ _URL_SECRET = re.compile(r"(://[^/@:\s]*):[^/@\s]*@")
 
 
 def sync_global(kb: KnowledgeBase, remote: str | None = None, *,
-                errstream: BinaryIO | None = None) -> dict[str, Any]:
+                errstream: BinaryIO | None = None, allow: Sequence[str] = ()) -> dict[str, Any]:
     """Sync ``kb.config.global_dir`` with its git remote, then reindex the pulled files.
 
     ``remote`` (re)sets ``origin``. ``errstream`` receives dulwich's progress (bytes); the
-    default swallows it. Returns the SyncReport fields plus ``brain`` and ``reindexed``.
+    default swallows it. ``allow``: files whose credentials may be pushed (`pinky sync --allow`).
+    Returns the SyncReport fields plus ``brain`` and ``reindexed``.
     Raises SyncError with one clear line; if the merge had already changed files when the
     push failed, those files are indexed first, so the index always matches the markdown.
     """
@@ -42,7 +44,7 @@ def sync_global(kb: KnowledgeBase, remote: str | None = None, *,
     before = _head(brain)
     try:
         report = sync(brain, remote, errstream=errstream if errstream is not None else io.BytesIO(),
-                      union_limit=kb.config.max_note_bytes)
+                      union_limit=kb.config.max_note_bytes, allow=allow)
     except SyncError as exc:
         if _head(brain) != before:
             kb.reindex()  # merged, then the push failed: the files changed, keep the index true

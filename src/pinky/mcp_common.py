@@ -19,6 +19,7 @@ from pinky.kb import KnowledgeBase
 from pinky.layout import ENTRY_TYPES
 from pinky.mcp_sdk import lifespan_state
 from pinky.runtime import Runtime
+from pinky.shown import shown, shown_all
 from pinky.validate import MAX_QUESTION_CHARS, MAX_QUESTIONS
 
 T = TypeVar("T")
@@ -66,10 +67,13 @@ async def run_core(runtime: Runtime, fn: Callable[[KnowledgeBase], T], *, exclus
 
 
 def result(text: str, model: BaseModel, *, drop_none: tuple[str, ...] = ()) -> CallToolResult:
-    """A tool's answer: `text` for the model to read, the model as structuredContent."""
-    data = model.model_dump(mode="json")
+    """A tool's answer: `text` for the model to read, the model as structuredContent.
+
+    Every string of both goes through `pinky.shown`, as search snippets do: a credential in a
+    hand-written or pulled note (a title, a diary line, frontmatter) never reaches the model."""
+    data = shown_all(model.model_dump(mode="json"))
     _drop_nones(data, drop_none)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+    return CallToolResult(content=[TextContent(type="text", text=shown(text))], structured_content=data)
 
 
 def _drop_nones(data: Any, keys: tuple[str, ...]) -> None:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from pinky.fileio import create_new
 from pinky.kb import KnowledgeBase
 from pinky.mcp_common import EntryType, Slug, State, result, run_core
+from pinky.shown import shown_all
 
 
 class TagOut(BaseModel):
@@ -149,14 +150,18 @@ INLINE_EXPORT_CHARS = 1_000_000
 class ExportOut(BaseModel):
     count: int
     file: str | None = Field(default=None, description="Where the JSON lines were written (when `file` was given).")
-    jsonl: str | None = Field(default=None, description="The JSON lines themselves (when no `file` was given).")
+    jsonl: str | None = Field(default=None, description=(
+        "The JSON lines themselves (when no `file` was given), credentials hidden as in every result; "
+        "a `file` gets every note's exact text."))
 
 
 class ImportOut(BaseModel):
     imported: list[str] = Field(description="Slugs of the notes written.")
     renamed: list[dict[str, str]] = Field(description="Notes whose path was taken by a different note: new slug.")
     duplicates: list[dict[str, str]] = Field(description="Notes skipped: the same text is already in the brain.")
-    redacted: list[dict[str, Any]] = Field(description="Secrets replaced in what was imported, by slug.")
+    redacted: list[dict[str, Any]] = Field(description="Always empty: an import never rewrites a note (see secrets).")
+    secrets: list[dict[str, Any]] = Field(default_factory=list, description=(
+        "Notes written as they are that hold a credential, with its kinds: hidden on display, held back by sync."))
     rescoped: list[dict[str, str]] = Field(description="Project notes now in this project's scope (another name).")
     errors: list[str] = Field(description="Lines not imported, and why.")
 
@@ -182,7 +187,8 @@ async def brain_export(
     if file is None:
         if len(text) > INLINE_EXPORT_CHARS:
             raise ToolError(f"the export is {len(text):,} characters; pass `file` to write it to a file")
-        out = ExportOut(count=len(records), jsonl=text)
+        shown = "".join(json.dumps(shown_all(record), ensure_ascii=False) + "\n" for record in records)
+        out = ExportOut(count=len(records), jsonl=shown)  # for the model: secrets hidden (a file keeps them)
         return result(f"Exported {len(records)} notes (in structuredContent.jsonl).", out)
     target = Path(file).expanduser()
     if not target.is_absolute() or target.suffix != ".jsonl":
@@ -200,7 +206,8 @@ async def brain_import(
         "Put every note in this root instead of the one it was exported from."))] = None,
 ) -> Annotated[CallToolResult, ImportOut]:
     """Import notes from an export file and index them. Never overwrites: the same text already in the
-    brain is skipped, a taken path gets a new name (listed in `renamed`), secrets are redacted."""
+    brain is skipped, a taken path gets a new name (listed in `renamed`); a note holding a credential is
+    written as it is and listed in `secrets`."""
 
     def work(kb: KnowledgeBase) -> dict[str, Any]:
         kb.reindex(embed=False)  # what is on disk decides what is a duplicate

@@ -58,6 +58,8 @@ class EntryMetaOut(BaseModel):
     redacted: list[str] = Field(default_factory=list, description=(
         "Kinds of secret (github-token, password, secret, ...) replaced by [REDACTED:<kind>] markers: in the "
         "text written (brain_save, brain_update) or in the text shown (brain_get). Empty when none."))
+    redactions: list[dict[str, str]] = Field(default_factory=list, description=(
+        "Why each kind in `redacted` was taken for a credential: {kind, reason}."))
 
 
 class SimilarOut(BaseModel):
@@ -316,3 +318,6 @@ class SyncOut(BaseModel):
     conflicts: list[str]
     notes: list[str]
     reindexed: int
+    held_back: list[dict[str, Any]] = Field(default_factory=list, description=(
+        "Files that look like they hold a credential, kept out of the commit and the push and left as they "
+        "are: {path, kinds, why}. The user removes the secret, or runs `pinky sync --allow PATH`."))

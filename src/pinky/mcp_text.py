@@ -11,6 +11,7 @@ from typing import Any
 
 from pinky.locations import ENV_TIER
 from pinky.mcp_models import BriefingOut, ListOut, ReindexOut, RelatedOut, SearchOut, StatsOut, SyncOut
+from pinky.secret_words import describe
 
 COMPACT_TEXT_BUDGET = 8_000
 FULL_TEXT_BUDGET = 80_000
@@ -38,9 +39,9 @@ def entry_text(entry: Any, *, body: bool) -> str:
 
 
 def redacted_line(kinds: list[str], *, written: bool) -> str:
-    """Say which secrets were replaced: in what was written, or only in what is shown."""
+    """Say which secrets were replaced, and why each counts: in what was written, or only in what is shown."""
     what = "before writing" if written else "in this text (the file still holds them: edit it to remove them)"
-    return f"Secrets replaced by [REDACTED:<kind>] markers {what}: {', '.join(kinds)}."
+    return f"Secrets replaced by [REDACTED:<kind>] markers {what}: {describe(kinds)}."
 
 
 def search_text(out: SearchOut) -> str:
@@ -167,7 +168,9 @@ def sync_text(out: SyncOut) -> str:
              f"pulled {len(out.pulled_paths)} files, reindexed {out.reindexed}",
              "pushed" if out.pushed else "not pushed"]
     parts += [f"CONFLICT: {path} (both versions kept; compare and delete the copy)" for path in out.conflicts]
-    parts += out.notes
+    parts += [f"HELD BACK: {item['path']} ({', '.join(item['kinds'])}): not pushed; ask the user to remove the "
+              f"secret, or to run `pinky sync --allow {item['path']}`" for item in out.held_back]
+    parts += [note for note in out.notes if not note.startswith("held back ")]
     return "\n".join(parts)
 
 

@@ -45,6 +45,8 @@ from pinky.mcp_models import (
     SyncOut,
 )
 from pinky.runtime import Runtime
+from pinky.secret_words import explain
+from pinky.shown import shown_all
 from pinky.validate import MAX_BODY_CHARS, MAX_HYPOTHETICAL_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
 
 Format = Literal["compact", "full"]
@@ -53,7 +55,8 @@ FULL_BODY_CHARS = 20_000
 
 
 def _entry_meta(entry: Any) -> EntryMetaOut:
-    return EntryMetaOut(**{k: getattr(entry, k) for k in EntryMetaOut.model_fields})
+    fields = {k: getattr(entry, k) for k in EntryMetaOut.model_fields if k != "redactions"}
+    return EntryMetaOut(**fields, redactions=explain(entry.redacted))
 
 
 def _bodies(kb: KnowledgeBase, hits: list[Any]) -> tuple[dict[str, str], bool]:
@@ -361,7 +364,7 @@ async def read_entries(runtime: Runtime) -> str:
     def work(kb: KnowledgeBase) -> list[dict[str, Any]]:
         return [{**item, "uri": f"pinky://entry/{item['slug']}"} for item in kb.entry_summaries(5000)]
 
-    return json.dumps(await run_core(runtime, work, error=ResourceError), ensure_ascii=False)
+    return json.dumps(shown_all(await run_core(runtime, work, error=ResourceError)), ensure_ascii=False)
 
 
 async def read_entry(runtime: Runtime, slug: str) -> str:
@@ -369,7 +372,7 @@ async def read_entry(runtime: Runtime, slug: str) -> str:
     from pinky.markdown import render
 
     found = await run_core(runtime, lambda kb: kb.get(slug), error=ResourceError)
-    return render(found.meta, found.body)
+    return render(shown_all(found.meta), found.body)  # the body is shown redacted already
 
 
 # --- which tier brings which tool ---------------------------------------------------------------

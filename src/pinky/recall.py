@@ -23,6 +23,7 @@ import math
 import re
 import time
 
+from pinky.shown import shown
 from pinky.store import readonly
 
 TYPE_CHECKING = False
@@ -168,9 +169,9 @@ def render(rows: list[tuple], *, budget: int, stale_days: Mapping[str, int | Non
         room = budget - used - 1 - len(f"- {slug} [{type_}] ") - len(tail)
         if room < min(len(title), 20):
             break
-        title = _one_line(title, min(room, 90))
+        title = _one_line(shown(title), min(room, 90))  # hidden before a cut can split a key
         room -= len(title)
-        text = gist(title, body)
+        text = shown(gist(title, body))
         detail = f" — {_one_line(text, room - 3)}" if text and room >= 25 else ""
         line = f"- {slug} [{type_}] {title}{detail}{tail}"
         lines.append(line)

@@ -114,8 +114,9 @@ def append_notes(save_dir: Path, session_id: str, notes: Sequence[tuple[str, str
 
 
 def _clean(text: str, limit: int) -> str:
-    """Redact, flatten whitespace, then cut to `limit`, in that order, so a cut never splits a secret."""
-    return _truncate(_WHITESPACE.sub(" ", redact(_head(text, limit * 8 + 4096))).strip(), limit)
+    """Redact, flatten whitespace, then cut to `limit`, in that order, so a cut never splits a secret.
+    Text from a transcript: a key pasted bare in a prompt is redacted without a label too."""
+    return _truncate(_WHITESPACE.sub(" ", redact(_head(text, limit * 8 + 4096), unlabelled=True)).strip(), limit)
 
 
 def _head(text: str, size: int) -> str:

@@ -1,11 +1,16 @@
-"""Replace credential-shaped strings with `[REDACTED:<kind>]` markers.
+"""Replace credentials with `[REDACTED:<kind>]` markers, and find them without replacing them.
 
-Why: notes and the Stop-hook diary are markdown that git syncs to other machines, so a key pasted
-into a prompt or a note must never reach them. Every write path (save, update, the diary, rollups,
-sync) runs text through `redact`, and search snippets and `get` run it again on display, for
-notes written before a format was known. The patterns run from most specific (known token
-prefixes, command lines that take a password) to least specific (high-entropy runs), so a marker
-names the kind of secret when it can.
+Why: notes and the diary are markdown that git syncs to other machines, and what pinky shows the
+agent goes to a model. What pinky writes (save, update, the diary, rollups) and everything it
+shows the agent run through `redact`; `pinky sync` uses `scan` to hold a note back from
+the push without rewriting it. Only credentials with high confidence count: known token formats,
+PEM private keys, passwords in URLs, `Authorization` headers, command lines that take a password,
+values labelled password/token/secret/key, and long random runs a word on their line labels
+(`signing secret 9f86…`) while none names a digest. A bare hex digest, a SHA-256 in prose, an IPFS
+CID, a base64 test vector, a UUID or a git SHA never counts: rewriting a checksum is a loss.
+`unlabelled=True` also takes unlabelled random runs: for lines the diary copies from a transcript,
+where a pasted key comes bare. Patterns run from most specific to least, so a marker names the
+kind of secret when it can.
 
 Stdlib only and precompiled, because this runs inside a hook that must start fast. Linear time:
 every pattern either starts at a literal prefix or at the start of a run of its own characters,
@@ -19,8 +24,11 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
+from os.path import commonprefix
 
-__all__ = ["redact", "redact_kinds"]
+from pinky.secret_words import LABEL_WORDS, PROSE_WORDS, SECRET_WORDS, has_cli_user, has_token
+
+__all__ = ["redact", "redact_kinds", "scan"]
 
 _Sub = Callable[[re.Match[str]], str]
 _MARKER_RE = re.compile(r"\[REDACTED:([a-z0-9\-]+)\]")
@@ -79,7 +87,7 @@ _TOKEN_FIRST = "AGPSdeghklnprswx"
 _TOKENS = re.compile(
     _START + f"(?=[{_TOKEN_FIRST}])(?:" + "|".join(f"(?P<t{i}>{p})" for i, (_, p) in enumerate(_TOKEN_FORMATS)) + ")"
 )
-_TELEGRAM = re.compile(r"(?<![\w:])\d{8,10}:AA[A-Za-z0-9_\-]{33}" + _END)
+_TELEGRAM = re.compile(r"(?:(?<=bot)|(?<![\w:]))\d{8,10}:AA[A-Za-z0-9_\-]{33}" + _END)  # also in /bot<token>/ URLs
 
 _PEM = re.compile(
     r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
@@ -182,7 +190,6 @@ _SECRET_IN_NAME = re.compile(r"(?i)key|secret|token|passw|pwd|credential|auth")
 _LONG_HEX = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{48,}(?![0-9A-Za-z])")
 # A 32-hex value near a word that says what it is: a Twilio or Datadog token, not an MD5 sum.
 _HEX32 = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])")
-_HEX_CONTEXT = re.compile(r"(?i)\b(?:twilio|token|secret|auth|api[_\- ]?key|password|credential)")
 _LONG_RUN = re.compile(r"(?<![\w/+\-])[A-Za-z0-9+/_\-]{32,}={0,2}(?![\w/+=\-]|\.\w)")
 # What may precede a long hex or base64 run that is a digest, a data URI or a public key.
 _BENIGN_BEFORE = re.compile(
@@ -190,6 +197,17 @@ _BENIGN_BEFORE = re.compile(
     r"\b(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+|"
     r"\b(?:checksum|digest|hash|integrity|shasum|etag|sha\d*sum)[\"']?\s*[:=]?\s*[\"']?)$",
     re.IGNORECASE,
+)
+
+# A word that labels the run after it a credential, and one that says it is a digest or an identifier.
+_LABEL = re.compile(
+    r"(?i)\b(?:secrets?|tokens?|passwords?|passwd|passphrase|credentials?|auth|twilio|"
+    r"(?:api|access|private|secret|signing|encryption|master|client|account|session|shared|hmac)[_\- ]?keys?)"
+    r"(?![a-z])"
+)
+_DIGEST_WORD = re.compile(
+    r"(?i)\b(?:sha(?:\d|-\d|\b)|md5|blake|hash(?!i)|digest|checksum|fingerprint|thumbprint|cid\b|ipfs|"
+    r"multihash|integrity|etag|vector)"
 )
 
 
@@ -231,6 +249,8 @@ def _checked_value(kind: str, minimum: int = 6) -> _Sub:
 
     def sub(m: re.Match[str]) -> str:
         value = m.group(2)
+        if _DIGEST_WORD.search(_line_before(m)):
+            return m.group(0)  # "the SHA-256 of the secret is 2c26…" holds a digest, not the secret
         if value[:1] in "\"'`" and value[-1:] == value[:1]:
             return m.group(0) if _is_placeholder(value[1:-1]) else m.group(1) + value[0] + _marker(kind) + value[0]
         core = value.rstrip(".,:;!?)")
@@ -264,14 +284,6 @@ def _assignment_sub(m: re.Match[str]) -> str:
             return m.group(0)  # `password=password`, `token: Token`
     quote = m.group("q") or ""
     return f"{m.group('pre')}{quote}{_marker('secret')}{quote}"
-
-
-def _named_hex_sub(m: re.Match[str]) -> str:
-    """A 32-hex value is a secret when a word within 60 characters before it, on its line, says so."""
-    text, start = m.string, m.start()
-    line_start = text.rfind("\n", max(0, start - 80), start) + 1
-    context = _HEX_CONTEXT.search(text, max(line_start, start - 80), start)
-    return _marker("hex") if context is not None and start - context.end() <= 60 else m.group(0)
 
 
 def _entropy(text: str) -> float:
@@ -320,50 +332,82 @@ def _long_run_sub(m: re.Match[str]) -> str:
     return _marker("high-entropy") if _looks_random(m.group(0)) and not _benign(m) else m.group(0)
 
 
-_SECRET_WORDS = ("key", "secret", "token", "passw", "pwd", "passphrase", "credential")
-_PROSE_WORDS = (*_SECRET_WORDS, "pin", "pass", "contrase", "clave", "mot de passe")
-_HEX_WORDS = ("twilio", "token", "secret", "auth", "key", "password", "credential")
+def _line_before(m: re.Match[str], width: int = 80) -> str:
+    """Up to `width` characters before the match, on its line: where a label or a digest's name stands."""
+    text, start = m.string, m.start()
+    return text[text.rfind("\n", max(0, start - width), start) + 1 : start]
 
-# (triggers, pattern, replacement): a pass runs only when one of its triggers occurs in the
-# lowercased text; None: when the text has a run of 15 token characters, the shortest any token,
-# hex or base64 pattern matches. Most text names no secret, so most passes are skipped.
-_RUN15 = re.compile(r"[A-Za-z0-9_\-.+/=:]{15}")
-_PASSES: tuple[tuple[tuple[str, ...] | None, re.Pattern[str], _Sub], ...] = (
+
+def _labelled(m: re.Match[str]) -> bool:
+    """A word within 60 characters before the run labels it a credential, and none says it is a digest."""
+    before = _line_before(m)
+    last = max((label.end() for label in _LABEL.finditer(before)), default=None)
+    return last is not None and len(before) - last <= 60 and not _DIGEST_WORD.search(before) and not _benign(m)
+
+
+def _labelled_hex_sub(m: re.Match[str]) -> str:
+    """A labelled hex run (`twilio auth token 0f3a…`); too regular to be random (`0000…`) is no key."""
+    return _marker("hex") if _labelled(m) and _entropy(m.group(0)[:4096]) >= 3.0 else m.group(0)
+
+
+def _labelled_run_sub(m: re.Match[str]) -> str:
+    """A labelled random-looking base64 run (`signing key: q83v…`)."""
+    return _marker("high-entropy") if _labelled(m) and _looks_random(m.group(0)) else m.group(0)
+
+
+_Gate = tuple[str, ...] | Callable[[str, str], bool] | None
+# (gate, pattern, replacement): a pass runs only when one of its words occurs in the lowercased text
+# (pinky.secret_words, which the hooks test without loading this module), or its gate says so;
+# None: always. Most text names no secret, so most passes are skipped.
+_PASSES: tuple[tuple[_Gate, re.Pattern[str], _Sub], ...] = (
     (("private key",), _PEM, _token_sub("private-key")),
     (("://",), _URL_PASSWORD, _keep_prefix("password")),
-    (None, _TOKENS, _known_token_sub),
+    (has_token, _TOKENS, _known_token_sub),
     ((":aa",), _TELEGRAM, _token_sub("telegram-token")),
-    (("sig", "token", "key", "secret", "passw"), _QUERY_SECRET, _keep_prefix("secret")),
+    (("?sig", "&sig", "signature", "token", "key", "secret", "passw"), _QUERY_SECRET, _keep_prefix("secret")),
     (("authorization",), _AUTH_HEADER, _header_sub),
     (("bearer",), _BEARER, _bearer_sub),
     (("--",), _CLI_FLAG, _keep_prefix("secret")),
-    (("-u",), _CLI_USER, _keep_prefix("password")),
+    (has_cli_user, _CLI_USER, _keep_prefix("password")),
     *((triggers, pattern, _keep_prefix("password")) for triggers, pattern in _COMMANDS),
-    (_SECRET_WORDS, _ASSIGNMENT, _assignment_sub),
-    (_SECRET_WORDS, _NAME_SPACE_VALUE, _checked_value("secret")),
-    (_PROSE_WORDS, _PROSE, _checked_value("password", 4)),
+    (SECRET_WORDS, _ASSIGNMENT, _assignment_sub),
+    (SECRET_WORDS, _NAME_SPACE_VALUE, _checked_value("secret")),
+    (PROSE_WORDS, _PROSE, _checked_value("password", 4)),
     (("password",), _NETRC_LINE, _checked_value("password")),
-    (_HEX_WORDS, _HEX32, _named_hex_sub),
-    (None, _LONG_HEX, _hex_sub),
-    (None, _LONG_RUN, _long_run_sub),
+    (LABEL_WORDS, _HEX32, _labelled_hex_sub),
+    (LABEL_WORDS, _LONG_HEX, _labelled_hex_sub),
+    (LABEL_WORDS, _LONG_RUN, _labelled_run_sub),
 )
+# For transcript text: long random runs count without a label too (digests and public keys excepted).
+_UNLABELLED_PASSES = (*_PASSES, (None, _LONG_HEX, _hex_sub), (None, _LONG_RUN, _long_run_sub))
 
 
-def redact(text: str) -> str:
-    """Return `text` with every credential-shaped substring replaced by a `[REDACTED:<kind>]` marker.
+def _runs(gate: _Gate, lower: str, text: str) -> bool:
+    if gate is None:
+        return True
+    return gate(lower, text) if callable(gate) else any(word in lower for word in gate)
 
-    Ordinary prose, code, paths, UUIDs, 40-hex git SHAs, digests in lockfiles, data URIs and
-    public keys pass through unchanged, and redacting twice gives the same result as once.
-    """
-    if not text:
-        return text
-    lower, runs = text.lower(), _RUN15.search(text) is not None
-    for triggers, pattern, sub in _PASSES:
-        if runs if triggers is None else any(word in lower for word in triggers):
-            changed = pattern.sub(sub, text)
+
+def _scan(text: str, passes: tuple[tuple[_Gate, re.Pattern[str], _Sub], ...],
+          record: Callable[[str, str], None] | None = None) -> str:
+    """Run the passes over `text`; with `record`, call it with each replacement's kind and secret."""
+    lower = text.lower()
+    for gate, pattern, sub in passes:
+        if _runs(gate, lower, text):
+            changed = pattern.sub(sub if record is None else _recording(sub, record), text)
             if changed != text:
                 text, lower = changed, changed.lower()  # a marker can be the next pass's context
     return text
+
+
+def redact(text: str, *, unlabelled: bool = False) -> str:
+    """Return `text` with every credential replaced by a `[REDACTED:<kind>]` marker.
+
+    Ordinary prose, code, paths, digests (in prose too), IPFS CIDs, base64 test vectors, UUIDs, git
+    SHAs, data URIs and public keys pass through unchanged, and redacting twice gives the same result
+    as once. `unlabelled`: also long random-looking runs nothing labels (text from a transcript).
+    """
+    return _scan(text, _UNLABELLED_PASSES if unlabelled else _PASSES) if text else text
 
 
 def redact_kinds(text: str) -> tuple[str, list[str]]:
@@ -374,3 +418,23 @@ def redact_kinds(text: str) -> tuple[str, list[str]]:
     added = Counter(_MARKER_RE.findall(out))
     added.subtract(Counter(_MARKER_RE.findall(text)))
     return out, sorted(kind for kind, count in added.items() if count > 0)
+
+
+def scan(text: str, record: Callable[[str, str], None]) -> None:
+    """Run `redact`'s passes over `text` and keep nothing but `record(kind, secret)` for each credential
+    it would replace (`pinky.secret_scan`, which sync and import use to report without rewriting)."""
+    if text:
+        _scan(text, _PASSES, record)
+
+
+def _recording(sub: _Sub, record: Callable[[str, str], None]) -> _Sub:
+    def recorded(m: re.Match[str]) -> str:
+        old, new = m.group(0), sub(m)
+        if new != old:
+            head = len(commonprefix([old, new]))
+            tail = len(commonprefix([old[head:][::-1], new[head:][::-1]]))
+            marker = _MARKER_RE.search(new)
+            record(marker.group(1) if marker else "secret", old[head : len(old) - tail])
+        return new
+
+    return recorded

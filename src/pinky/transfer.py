@@ -6,8 +6,10 @@ so an import into an empty brain writes every file back byte for byte at the sam
 root. (A project note takes the scope of the project it is imported into, unless its frontmatter names
 its `project`; `rescoped` lists the notes whose scope changed that way.) Import never overwrites: a note
 whose exact text is already in the brain is skipped (`duplicates`); one whose path is taken by a
-different note gets a numbered name (`renamed`, and it says so). Secrets in what is imported are
-redacted like any save (`redacted`).
+different note gets a numbered name (`renamed`, and it says so). An import never rewrites a note to
+hide a secret: one that holds a credential is written as it is and listed in `secrets` (pinky hides
+it on display, and `pinky sync` holds it back from the push); `redacted` stays empty, for
+compatibility.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from pinky.errors import InvalidInput
 from pinky.fileio import create_new, ensure_inside, write_numbered
 from pinky.index import Index
 from pinky.layout import ROOTS, is_note, slug_for
-from pinky.markdown import content_hash, render, split_frontmatter
-from pinky.redact import redact_kinds
+from pinky.markdown import content_hash
+from pinky.secret_scan import find_secrets
 from pinky.store import entries as eq
 from pinky.store import hygiene as hq
 from pinky.store import retrieval as rq
@@ -78,29 +80,9 @@ def parse_record(line: str) -> Record:
     return Record(root, rel, slug_for(root, rel), text, scope if isinstance(scope, str) else None)
 
 
-def redacted_text(text: str) -> tuple[str, list[str]]:
-    """The note without secrets, and the kinds replaced; byte for byte the same when it had none.
-
-    Frontmatter values and the body are redacted apart, so a marker never turns a YAML value into
-    something else; a note whose frontmatter does not parse is redacted as plain text."""
-    _, found = redact_kinds(text)
-    if not found:
-        return text, []
-    meta, body, _, error = split_frontmatter(text)
-    if error or not meta:
-        return redact_kinds(text)[0], sorted(set(found))
-    clean_body, _ = redact_kinds(body)
-    return render(_redacted_value(meta), clean_body), sorted(set(found))
-
-
-def _redacted_value(value: Any) -> Any:
-    if isinstance(value, str):
-        return redact_kinds(value)[0]
-    if isinstance(value, dict):
-        return {key: _redacted_value(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_redacted_value(item) for item in value]
-    return value
+def secret_kinds(text: str) -> list[str]:
+    """The kinds of credential a note's text holds (pinky.redact), to report; the text is not changed."""
+    return sorted({finding.kind for finding in find_secrets(text)})
 
 
 def import_lines(index: Index, lines: Iterable[str], *, root: str | None = None,
@@ -108,8 +90,8 @@ def import_lines(index: Index, lines: Iterable[str], *, root: str | None = None,
     """Write every record not already in the brain into its root (or `root`), then index them."""
     if root is not None and root not in ROOTS:
         raise InvalidInput(f"root must be one of {', '.join(ROOTS)}, got {root!r}")
-    report: dict[str, Any] = {"imported": [], "renamed": [], "duplicates": [], "redacted": [], "rescoped": [],
-                               "errors": []}
+    report: dict[str, Any] = {"imported": [], "renamed": [], "duplicates": [], "redacted": [], "secrets": [],
+                               "rescoped": [], "errors": []}
     known = hq.slugs_by_hash(index.conn)
     written: list[tuple[Path, Record]] = []
     for number, line in enumerate(lines, 1):
@@ -139,7 +121,7 @@ def _write_record(index: Index, record: Record, root: str, known: dict[str, str]
     if root not in roots:
         raise InvalidInput(f"{record.slug}: a project note, and there is no project here; run inside a pinky "
                            "project, or import it into the global brain (--root global)")
-    text, kinds = redacted_text(record.text)
+    text, kinds = record.text, secret_kinds(record.text)
     digest = content_hash(text.encode("utf-8"))
     if digest in known:
         report["duplicates"].append({"slug": record.slug, "same_as": known[digest]})
@@ -157,5 +139,5 @@ def _write_record(index: Index, record: Record, root: str, known: dict[str, str]
     known[digest] = slug
     report["imported"].append(slug)
     if kinds:
-        report["redacted"].append({"slug": slug, "kinds": kinds})
+        report["secrets"].append({"slug": slug, "kinds": kinds})
     return target

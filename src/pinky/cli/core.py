@@ -97,7 +97,7 @@ def save(ctx: click.Context, title: str, type_: str | None, tags: tuple[str, ...
     click.echo(f"saved {entry.slug} -> {entry.path}  ({where})")
     _print_classification(entry.classification)
     if entry.redacted:
-        click.echo(f"redacted: {', '.join(entry.redacted)} (replaced by [REDACTED:<kind>] markers before writing)")
+        _echo_redacted(entry.redacted, "replaced by [REDACTED:<kind>] markers before writing")
     if entry.meta.get("supersedes"):
         click.echo(f"supersedes: {entry.meta['supersedes']} (it leaves default results; pinky history shows both)")
     for hit in similar:
@@ -151,7 +151,7 @@ def update(ctx: click.Context, slug: str, expected_version: str | None, title: s
         return
     click.echo(f"updated {entry.slug} -> {entry.path}  version {entry.version}")
     if entry.redacted:
-        click.echo(f"redacted: {', '.join(entry.redacted)} (replaced by [REDACTED:<kind>] markers before writing)")
+        _echo_redacted(entry.redacted, "replaced by [REDACTED:<kind>] markers before writing")
 
 
 @cli.command()
@@ -177,7 +177,7 @@ def get(ctx: click.Context, slug: str, as_json: bool) -> None:
         if entry.meta.get(field):
             click.echo(f"{field.replace('_', ' ')}: {entry.meta[field]}")
     if entry.redacted:
-        click.echo(f"redacted: {', '.join(entry.redacted)} (shown as [REDACTED:<kind>]; the file still holds them)")
+        _echo_redacted(entry.redacted, "shown as [REDACTED:<kind>], the file still holds them")
     click.echo("")
     click.echo(entry.body.rstrip())
 
@@ -414,3 +414,10 @@ def watch(ctx: click.Context, no_embed: bool) -> None:
     finally:
         runtime.stop()
     runtime.exit_if_busy()
+
+
+def _echo_redacted(kinds: list[str], what: str) -> None:
+    """`redacted: <kind> (<why it counts>), …; <what happened to them>`."""
+    from pinky.secret_words import describe
+
+    click.echo(f"redacted: {describe(kinds)}; {what}")

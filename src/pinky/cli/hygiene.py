@@ -143,8 +143,9 @@ def import_cmd(ctx: click.Context, file: Any, root: str | None, as_json: bool) -
                    f"{len(report['renamed'])} renamed, {len(report['errors'])} errors")
         for item in report["renamed"]:
             click.echo(f"renamed {item['slug']} -> {item['new_slug']} (a different note has that name)")
-        for item in report["redacted"]:
-            click.echo(f"redacted: {', '.join(item['kinds'])} in {item['slug']}")
+        for item in report["secrets"]:
+            click.echo(f"holds a credential: {item['slug']} ({', '.join(item['kinds'])}); written as it is, "
+                       "hidden on display, held back by `pinky sync` until removed or allowed")
         for error in report["errors"]:
             click.echo(f"error: {error}", err=True)
     if report["errors"]:

@@ -36,25 +36,31 @@ def original_of(conflict_copy: str) -> str:
 @click.option("--remote", metavar="URL",
               help="Git remote to sync with (bare repo path, file://, ssh:// or user@host:path, https://); "
                    "saved as origin, so later runs need no flag.")
+@click.option("--allow", "allow", multiple=True, metavar="PATH",
+              help="Push this held-back file (path as sync reports it, e.g. gotcha/ci.md) with the credentials "
+                   "it holds now; repeatable. Recorded in the brain's .pinky/allow-secrets on this machine.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the sync report.")
 @click.pass_context
-def sync_cmd(ctx: click.Context, remote: str | None, as_json: bool) -> None:
+def sync_cmd(ctx: click.Context, remote: str | None, allow: tuple[str, ...], as_json: bool) -> None:
     """Sync the global brain ($PINKY_HOME/brain) with its git remote, then reindex what came in.
 
     The first run clones the remote (or initialises a new repository); later runs commit local
     changes, fetch, merge (diaries are line-unioned; an entry edited on both machines keeps both
     versions as a .conflict- copy) and push. A failure leaves the local brain intact; run it again.
+    A file that looks like it holds a credential is held back (not committed, not pushed, left as
+    it is) and listed; remove the secret, or push it as it is with --allow.
 
     Example:
 
     \b
         pinky sync --remote git@github.com:me/brain.git   # the first time
         pinky sync                                        # from then on
+        pinky sync --allow gotcha/ci.md                   # push a held-back file as it is
     """
     from pinky.brain_sync import sync_global
 
     kb = open_kb(ctx)
-    data = sync_global(kb, remote, errstream=_progress_stream())
+    data = sync_global(kb, remote, errstream=_progress_stream(), allow=allow)
     if as_json:
         emit_json(data)
         return
@@ -73,8 +79,13 @@ def sync_cmd(ctx: click.Context, remote: str | None, as_json: bool) -> None:
         click.echo("pulled: nothing new")
     if data["pushed"]:
         click.echo(f"pushed to {data['remote']}")
+    for item in data["allowed"]:
+        kinds = ", ".join(item["kinds"]) or "no credential found in it now"
+        click.echo(f"allowed: {item['path']} ({kinds})")
     for note in data["notes"]:
-        click.echo(f"note: {note}")
+        if not note.startswith("held back "):
+            click.echo(f"note: {note}")
+    _echo_held(brain, data["held_back"])
     conflicts = data["conflicts"]
     if conflicts:
         click.echo(click.style(f"conflicts: {len(conflicts)} entry(ies) were edited on both machines; "
@@ -83,6 +94,19 @@ def sync_cmd(ctx: click.Context, remote: str | None, as_json: bool) -> None:
             click.echo(f"  {brain / copy}  (the other machine's version of {original_of(copy)})")
         click.echo("  to resolve: compare each copy with the original, keep what is right in the original, "
                    "delete the .conflict- copy, then run `pinky sync`")
+
+
+def _echo_held(brain: Path, held: list[dict[str, Any]]) -> None:
+    """Each held-back file, the kind of credential found and why it counts, and the two ways on."""
+    if not held:
+        return
+    click.echo(click.style(f"held back: {len(held)} file(s) look like they hold a credential; not committed, "
+                           "not pushed, left as they are:", fg="yellow"))
+    for item in held:
+        why = "; ".join(f"{w['kind']}: {w['reason']}" for w in item["why"])
+        click.echo(f"  {brain / item['path']}  ({why})")
+    click.echo(f"  to push: remove the secret and run `pinky sync`, or push it as it is with "
+               f"`pinky sync --allow {held[0]['path']}`")
 
 
 @cli.command()

@@ -179,6 +179,13 @@ def run(event: str, payload: dict) -> dict | None:
     raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
 
 
+def _shown(result: dict) -> dict:
+    """Every string the agent will read, credentials hidden (pinky.shown): one last pass over all of it."""
+    from pinky.shown import shown_all
+
+    return shown_all(result)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console script `pinky-hooks <event>`. Always exits 0 (fail open)."""
     rc = _main(sys.argv[1:] if argv is None else argv)
@@ -200,7 +207,7 @@ def _main(args: list[str]) -> int:
     sys.stdout = sys.stderr  # a stray print anywhere below must not corrupt the hook's JSON
     try:
         result = run(event, _read_payload())
-        out = dumps(result) if result else ""
+        out = dumps(_shown(result)) if result else ""
     except BaseException as exc:  # fail open, whatever it was (KeyboardInterrupt and SystemExit included)
         if isinstance(exc, SystemExit) and not exc.code:
             return 0

@@ -11,6 +11,7 @@ import os
 from stat import S_ISREG  # loaded with os already
 
 from pinky.locations import FILE_INDEX_HEADER, Locations, file_index_path
+from pinky.shown import shown
 
 CRUMB_BYTES = 256 * 1024
 MAX_SHOWN = 8
@@ -45,9 +46,11 @@ def _file_crumbs(path: str) -> list[str]:
 
 
 def _one_line(body: str, limit: int = 110) -> str:
+    """The body's first line, credentials hidden before it is cut (a cut key is no longer recognised)."""
     for line in body.splitlines():
         text = line.strip().lstrip("#>*- ").strip()
         if text:
+            text = shown(text)
             return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
     return ""
 
@@ -112,6 +115,7 @@ def _render(heading: str, rows: list, *, with_line: bool) -> str:
     lines = [heading]
     for slug, type_, title, body, why in rows[:MAX_SHOWN]:
         detail = _one_line(body) if with_line else ""
+        title = shown(title)
         lines.append(f"- {slug} [{type_}, {why}] {title}" + (f" — {detail}" if detail and detail != title else ""))
     if len(rows) > MAX_SHOWN:
         lines.append(f"- … {len(rows) - MAX_SHOWN} more (brain_search the path to see them)")

@@ -18,6 +18,7 @@ import sys
 import time
 
 from pinky.locations import ENV_DIGEST_CHARS, ENV_HOOKS_NO_BACKGROUND, ENV_REVERIFY_DAYS, Locations, env_number
+from pinky.shown import shown
 from pinky.store import readonly
 
 TYPE_CHECKING = False
@@ -128,7 +129,8 @@ def diary_since(save_dir: str, since: float | None, session_id: str, *, limit: i
 
 
 def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
+    """One line of at most `limit` characters, credentials hidden before the cut (a note's title, a diary line)."""
+    text = shown(" ".join(text.split()))
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 

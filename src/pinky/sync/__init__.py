@@ -26,11 +26,11 @@ import io
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pinky import fileio
 from pinky.errors import InvalidInput, SyncError
@@ -38,7 +38,7 @@ from pinky.locations import ENV_GIT_AUTHOR
 from pinky.sync.credentials import remember, split_password
 from pinky.sync.locks import clear_after_dead_push, clear_stale_locks
 from pinky.sync.merge import UNION_LIMIT_BYTES, conflict_copy_name, list_conflicts, union_merge
-from pinky.sync.remote import pull, push
+from pinky.sync.remote import Merge, pull, push
 from pinky.sync.repo import (
     commit_local,
     head_commit,
@@ -48,6 +48,9 @@ from pinky.sync.repo import (
     set_origin,
     sync_lock,
 )
+
+if TYPE_CHECKING:
+    from dulwich.repo import Repo
 
 __all__ = ["SyncReport", "conflict_copy_name", "head_commit", "list_conflicts", "sync", "union_merge"]
 
@@ -68,6 +71,8 @@ class SyncReport:
     conflicts: list[str] = field(default_factory=list)
     remote: str | None = None
     notes: list[str] = field(default_factory=list)
+    held_back: list[dict[str, Any]] = field(default_factory=list)  # {path, kinds, why}: kept out of the push
+    allowed: list[dict[str, Any]] = field(default_factory=list)  # {path, kinds}: `allow` took effect
 
 
 def sync(
@@ -77,6 +82,7 @@ def sync(
     author: str | None = None,
     errstream: BinaryIO | None = None,
     union_limit: int = UNION_LIMIT_BYTES,
+    allow: Sequence[str] = (),
 ) -> SyncReport:
     """Commit local changes, fetch and merge ``origin``, push; create the repo on first run.
 
@@ -86,10 +92,13 @@ def sync(
     the modified file; ``diary/`` and ``append_only: true`` files up to ``union_limit`` bytes are
     line-unioned; rollups (``diary/weekly``, ``diary/monthly``) keep ours, as they are regenerated; any
     other file edited on both sides keeps ours, theirs beside it as ``<stem>.conflict-<sha>.md`` (no markers).
+    A file that would push a new credential is held back, untouched (``pinky.sync.secrets``) unless ``allow``ed.
 
     Raises SyncError when the remote is unreachable or rejects the push: local files and
     commits are kept, and the next run finishes the job (a failed push is retried).
     """
+    from pinky.sync.secrets import allow_paths
+
     started = time.time()
     brain_dir = Path(brain_dir).absolute()
     err: BinaryIO = errstream if errstream is not None else io.BytesIO()
@@ -107,16 +116,10 @@ def sync(
                 set_origin(repo, given)
                 notes.append(remember(given))
 
-        redacted: list[str] = []
-        merge = pull(repo, url, ident, err, record, union_limit) if fresh and url else None
-        _ensure_gitignore(brain_dir)
-        message = commit_local(repo, ident, redacted)
-        if url and not fresh:
-            merge = pull(repo, url, ident, err, record, union_limit)
-        if merge and merge.changed:  # pulled notes were written redacted: commit that before pushing
-            message = commit_local(repo, ident, redacted) or message
-        pushed = push(repo, url, merge, err) if url and merge else False
-        notes.append(_redacted_note(redacted))
+        allowed = allow_paths(brain_dir, allow)
+        held: dict[str, list[str]] = {}
+        merge, message, pushed = _exchange(repo, url, fresh, ident, err, record, union_limit, held)
+        notes.append(_held_note(held))
     changed, conflicts = (merge.changed, merge.conflicts) if merge else ([], [])
     notes += [merge.note if merge else None, _push_note(url, pushed)]
     return SyncReport(
@@ -129,7 +132,24 @@ def sync(
         conflicts=conflicts,
         remote=split_password(url)[0] if url else None,
         notes=[n for n in notes if n],
+        held_back=_held_items(held),
+        allowed=allowed,
     )
+
+
+def _exchange(repo: Repo, url: str | None, fresh: bool, ident: bytes, err: BinaryIO, record: Callable[[], None],
+              union_limit: int, held: dict[str, list[str]]) -> tuple[Merge | None, str | None, bool]:
+    """Commit, pull, commit what the merge added, push: (the merge, the commit message, pushed).
+    Files held back from a commit are recorded in ``held``."""
+    merge = pull(repo, url, ident, err, record, union_limit) if fresh and url else None
+    _ensure_gitignore(Path(repo.path))
+    message = commit_local(repo, ident, held)
+    if url and not fresh:
+        merge = pull(repo, url, ident, err, record, union_limit, held)
+    if merge and merge.changed:  # a conflict copy written beside a held-back file: commit it too
+        message = commit_local(repo, ident, held) or message
+    pushed = push(repo, url, merge, err) if url and merge else False
+    return merge, message, pushed
 
 
 def _clear_locks(control: Path, started: float) -> list[str]:
@@ -170,11 +190,22 @@ def _locked_as_sync_error() -> Iterator[None]:
         raise SyncError(f"{lock} is held by another git process; run sync again when it is done") from None
 
 
-def _redacted_note(redacted: list[str]) -> str | None:
-    if not redacted:
+def _held_items(held: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """``{path, kinds, why}`` for each held-back file: why each kind counts as a credential."""
+    from pinky.secret_words import explain
+
+    return [{"path": path, "kinds": kinds, "why": explain(kinds)} for path, kinds in sorted(held.items())]
+
+
+def _held_note(held: dict[str, list[str]]) -> str | None:
+    if not held:
         return None
-    shown = "; ".join(redacted[:3]) + ("; ..." if len(redacted) > 3 else "")
-    return f"replaced secrets by [REDACTED:<kind>] markers in {len(redacted)} note(s) before committing: {shown}"
+    items = [f"{path} ({', '.join(kinds)})" for path, kinds in sorted(held.items())]
+    shown = "; ".join(items[:3]) + ("; ..." if len(items) > 3 else "")
+    first = min(held)
+    return (f"held back {len(held)} file(s) that look like they hold a credential (left as they are, not "
+            f"committed, not pushed): {shown}; remove the secret, or push it as it is with "
+            f"`pinky sync --allow {first}`")
 
 
 def _cleared_note(cleared: list[str]) -> str | None:

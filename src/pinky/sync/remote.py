@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from pinky.errors import SyncError
 from pinky.sync.credentials import auth_for
 from pinky.sync.locks import mark_push
-from pinky.sync.merge import UNION_LIMIT_BYTES, merge_snapshots
+from pinky.sync.merge import UNION_LIMIT_BYTES, Snapshot, conflict_copy_name, merge_snapshots
 from pinky.sync.repo import RepoBlobs, advance, contains, head_branch, head_sha, make_commit, snapshot, write_tree
 from pinky.sync.worktree import checkout, restage
 
@@ -44,11 +44,13 @@ class Merge:
 
 
 def pull(repo: Repo, url: str, ident: bytes, err: BinaryIO, on_fetched: Callable[[], None] | None = None,
-         union_limit: int = UNION_LIMIT_BYTES) -> Merge:
+         union_limit: int = UNION_LIMIT_BYTES, held: Mapping[str, object] | None = None) -> Merge:
     """Fetch ``url`` and bring its branch in: checkout, fast-forward or a per-file merge.
 
     ``on_fetched`` runs once the remote has answered, before anything is merged (sync records a
-    new ``--remote`` as origin there: a URL that cannot be fetched never replaces a good one)."""
+    new ``--remote`` as origin there: a URL that cannot be fetched never replaces a good one).
+    ``held``: files the local commit held back (pinky.sync.secrets); they stay as they are on disk,
+    and the other machine's version of one goes beside it as a conflict copy."""
     refs, symrefs = _fetch(repo, url, err)
     if on_fetched is not None:
         on_fetched()
@@ -60,12 +62,34 @@ def pull(repo: Repo, url: str, ident: bytes, err: BinaryIO, on_fetched: Callable
     if ours == theirs or _is_ancestor(repo, theirs, ours):
         return Merge([], [], remote_branch, theirs)
     if ours is None or _is_ancestor(repo, ours, theirs):
-        changed = checkout(repo, snapshot(repo, ours), snapshot(repo, theirs))
+        old = snapshot(repo, ours)
+        disk, copies = beside_held(old, snapshot(repo, theirs), held or {}, theirs[:8].decode())
+        changed = checkout(repo, old, disk)
         advance(repo, ours, theirs, f"pinky sync: fast-forward to {theirs[:8].decode()}")
         restage(repo, changed)
-        return Merge(changed, [], remote_branch, theirs)
-    changed, conflicts = _three_way(repo, ours, theirs, remote_branch, ident, union_limit)
+        return Merge(changed, copies, remote_branch, theirs)
+    changed, conflicts = _three_way(repo, ours, theirs, remote_branch, ident, union_limit, held or {})
     return Merge(changed, conflicts, remote_branch, theirs)
+
+
+def beside_held(old: Snapshot, new: Snapshot, held: Mapping[str, object], short: str) -> tuple[Snapshot, list[str]]:
+    """The files to write for ``new`` when ``held`` ones must stay as they are on disk: each keeps its
+    ``old`` entry, and the other machine's version of it, if it changed, goes beside it as a conflict
+    copy (listed second). A held file the other machine deleted stays too."""
+    disk, copies = dict(new), []
+    for path in sorted(held):
+        theirs = new.get(path)
+        if theirs == old.get(path):
+            continue
+        if path in old:
+            disk[path] = old[path]
+        else:
+            disk.pop(path, None)
+        if theirs is not None:
+            copy = conflict_copy_name(path, short)
+            disk[copy] = theirs
+            copies.append(copy)
+    return disk, copies
 
 
 def _fetch(repo: Repo, url: str, err: BinaryIO) -> tuple[dict[Ref, ObjectID], dict[Ref, Ref]]:
@@ -106,7 +130,8 @@ def _is_ancestor(repo: Repo, older: ObjectID | None, newer: ObjectID | None) -> 
 
 
 def _three_way(
-    repo: Repo, ours: ObjectID, theirs: ObjectID, branch: Ref, ident: bytes, union_limit: int
+    repo: Repo, ours: ObjectID, theirs: ObjectID, branch: Ref, ident: bytes, union_limit: int,
+    held: Mapping[str, object],
 ) -> tuple[list[str], list[str]]:
     """Merge per file from the merge base, commit with both parents, update the files."""
     from dulwich.graph import find_merge_base
@@ -122,10 +147,11 @@ def _three_way(
     name = branch.decode().removeprefix("refs/heads/")
     message = f"pinky sync: merge origin/{name} ({len(conflicts)} conflict copies)"
     commit = make_commit(repo, tree, [ours, theirs], message, ident)
-    changed = checkout(repo, ours_snap, merged)
+    disk, copies = beside_held(ours_snap, merged, held, short)
+    changed = checkout(repo, ours_snap, disk)
     advance(repo, ours, commit, message)
     restage(repo, changed)
-    return changed, conflicts
+    return changed, conflicts + copies
 
 
 # --- push ------------------------------------------------------------------------------------------

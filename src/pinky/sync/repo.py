@@ -233,25 +233,25 @@ class RepoBlobs:
 # --- committing local changes --------------------------------------------------------------------
 
 
-def commit_local(repo: Repo, ident: bytes, redacted: list[str] | None = None) -> str | None:
+def commit_local(repo: Repo, ident: bytes, held: dict[str, list[str]] | None = None) -> str | None:
     """Stage everything (adds, edits, deletions) and commit it; None when nothing changed.
 
-    Notes added or changed are redacted on disk first (pinky.redact), so no credential is ever
-    committed; each one is appended to ``redacted`` as 'path (kinds)'."""
+    A file that would add a credential (pinky.sync.secrets) is held back: left out of the commit and
+    unstaged, untouched on disk, and recorded in ``held`` as path -> kinds; the next run looks again."""
     from dulwich import porcelain
 
-    from pinky.sync.secrets import redact_staged
+    from pinky.sync.secrets import held_back
 
     porcelain.add(repo)
     head = head_sha(repo)
     staged = _staged(repo)
     before = snapshot(repo, head)
-    cleaned = redact_staged(repo, {p: e for p, e in staged.items() if before.get(p) != e})
-    if cleaned:
-        porcelain.add(repo, paths=[item.rsplit(" (", 1)[0] for item in cleaned])
+    kept = held_back(repo, {p: e for p, e in staged.items() if before.get(p) != e}, before)
+    if kept:
+        repo.get_worktree().unstage(list(kept))  # the index matches the commit: `git status` shows them
         staged = _staged(repo)
-        if redacted is not None:
-            redacted += cleaned
+        if held is not None:
+            held.update(kept)
     if staged == before:
         return None
     tree = write_tree(repo, staged)

@@ -15,7 +15,6 @@ from pinky import fileio
 from pinky.errors import SyncError
 from pinky.sync.merge import Entry, Snapshot
 from pinky.sync.repo import read_blob
-from pinky.sync.secrets import redact_note
 
 if TYPE_CHECKING:
     from dulwich.repo import Repo
@@ -78,14 +77,12 @@ def _blob_id(path: Path) -> bytes:
 
 
 def _write_entry(repo: Repo, root: Path, path: str, entry: Entry) -> None:
-    """Write one blob to disk atomically, keeping the executable bit; a note is redacted first (the
-    file then differs from the commit, and sync commits the redacted version before it pushes)."""
+    """Write one blob to disk atomically, exactly as committed, keeping the executable bit."""
     mode, sha = entry
     target = _safe_target(root, path)
     if mode & 0o170000 != 0o100000:
         return  # symlinks/submodules do not belong in a brain; leave them to git
-    data = redact_note(path, read_blob(repo, sha))[0]
-    fileio.atomic_write(target, data, mode=0o755 if mode & 0o111 else 0o644)
+    fileio.atomic_write(target, read_blob(repo, sha), mode=0o755 if mode & 0o111 else 0o644)
 
 
 def _remove(root: Path, path: str) -> None:
