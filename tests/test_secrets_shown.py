@@ -165,3 +165,18 @@ def test_mcp_titles_and_diary_lines_are_redacted(brain: Path) -> None:
     assert f"Deploy pushes with {TOKEN}".replace(TOKEN, "[REDACTED:github-token]") in titles
     assert shown["get"]["structuredContent"]["meta"]["title"] == "Deploy pushes with [REDACTED:github-token]"
     assert originals(brain) == before
+
+
+@pytest.mark.parametrize("args", [["search", "deploy release runner"], ["list"], ["list", "--json"],
+                                  ["graph", "gotcha/deploy-token"], ["timeline", "gotcha/deploy-token"],
+                                  ["research", "deploy release"]])
+def test_the_cli_shows_titles_redacted(brain: Path, args: list[str]) -> None:
+    """The agent runs `pinky-brain` in its shell too: what the CLI prints reaches it the same way."""
+    import subprocess
+
+    from helpers import console_script
+
+    subprocess.run([*console_script("pinky"), "reindex"], cwd=brain, check=True, capture_output=True)
+    shown = subprocess.run([*console_script("pinky"), *args], cwd=brain, capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    assert TOKEN not in shown.stdout and "[REDACTED:github-token]" in shown.stdout, shown.stdout

@@ -15,6 +15,7 @@ from pinky.dates import iso_utc, parse_moment, parse_since, to_ns
 from pinky.diary import read_diary
 from pinky.index import Index
 from pinky.review import needs_review
+from pinky.shown import shown
 from pinky.store import entries as eq
 
 COMPACT_ITEMS = 50
@@ -56,7 +57,7 @@ def briefing(index: Index, since: str, compact: bool = True) -> dict[str, Any]:
 def _briefing_item(index: Index, row: Any, created: dt.datetime | None, changed: dt.datetime,
                    compact: bool) -> dict[str, Any]:
     item: dict[str, Any] = {
-        "slug": row["slug"], "title": row["title"], "type": row["type"],
+        "slug": row["slug"], "title": shown(row["title"]), "type": row["type"],
         "path": index.display_path(row["root"], row["path"]),
         "created": iso_utc(created) if created else None, "modified": iso_utc(changed),
     }

@@ -16,6 +16,7 @@ from pinky.errors import InvalidInput
 from pinky.index import Index
 from pinky.linkrefs import valid_relation
 from pinky.linkresolve import resolve_link
+from pinky.shown import shown
 from pinky.store import graph as gq
 
 __all__ = ["day_of", "related", "relations", "resolve_link"]
@@ -54,19 +55,19 @@ def related(index: Index, slug: str, *, rels: Sequence[str] | None = None, at: s
         seen.add((row["kind"], row["target"], row["rel"]))
         hit = nodes.get(row["target_id"])
         links.append({"target": row["target"], "slug": hit["slug"] if hit else None,
-                      "title": hit["title"] if hit else None,
+                      "title": shown(hit["title"]) if hit else None,
                       "path": index.display_path(hit["root"], hit["path"]) if hit else None, **_how(row)})
     backlinks: dict[tuple[str, str], dict[str, Any]] = {}
     for row in into:
         hit = nodes.get(row["source_id"])
         if hit is not None and (hit["slug"], row["rel"]) not in backlinks:
-            backlinks[(hit["slug"], row["rel"])] = {"slug": hit["slug"], "title": hit["title"],
+            backlinks[(hit["slug"], row["rel"])] = {"slug": hit["slug"], "title": shown(hit["title"]),
                                                     "path": index.display_path(hit["root"], hit["path"]), **_how(row)}
     code = [{"file": r["target_file"], "line": None, "repo": None, "source": "frontmatter"}
             for r in out if r["kind"] == "files"]
     code += [{"file": r["source_file"], "line": r["line"], "repo": None, "source": "breadcrumb"}
              for r in into if r["kind"] == "breadcrumb"]
-    return {"slug": me["slug"], "title": me["title"], "path": index.display_path(me["root"], me["path"]),
+    return {"slug": me["slug"], "title": shown(me["title"]), "path": index.display_path(me["root"], me["path"]),
             "at": day, "links": links, "backlinks": list(backlinks.values()), "code": code}
 
 

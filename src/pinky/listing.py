@@ -9,6 +9,7 @@ from typing import Any
 from pinky.dates import iso_utc
 from pinky.errors import InvalidInput
 from pinky.index import Index
+from pinky.shown import shown
 from pinky.staleness import age_days, is_stale
 from pinky.store import entries as eq
 from pinky.store import retrieval as rq
@@ -18,7 +19,7 @@ MAX_LIST = 10_000
 
 def summaries(index: Index, limit: int) -> list[dict[str, Any]]:
     """Slug, title, type, scope and citable path of the newest `limit` entries."""
-    return [{"slug": r["slug"], "title": r["title"], "type": r["type"], "scope": r["scope"],
+    return [{"slug": r["slug"], "title": shown(r["title"]), "type": r["type"], "scope": r["scope"],
              "path": index.display_path(r["root"], r["path"])}
             for r in eq.recent_entries(index.conn, limit)]
 
@@ -28,7 +29,7 @@ def list_entries(index: Index, filters: rq.Filters, limit: int = 50) -> list[dic
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIST:
         raise InvalidInput(f"limit must be a whole number from 1 to {MAX_LIST:,}, got {limit!r}")
     today = dt.datetime.now(dt.UTC).date()
-    return [{"slug": r["slug"], "title": r["title"], "type": r["type"], "scope": r["scope"],
+    return [{"slug": r["slug"], "title": shown(r["title"]), "type": r["type"], "scope": r["scope"],
              "project": r["project"], "tags": json.loads(r["tags"]), "path": index.display_path(r["root"], r["path"]),
              "created": r["created"], "last_verified": r["last_verified"],
              "modified": iso_utc(dt.datetime.fromtimestamp(r["mtime_ns"] / 1e9, dt.UTC)),

@@ -16,6 +16,7 @@ from pinky import entries
 from pinky.errors import InvalidInput
 from pinky.index import Index
 from pinky.links import day_of, relations
+from pinky.shown import shown
 from pinky.store import graph as gq
 
 MAX_DEPTH = 3
@@ -101,7 +102,7 @@ def _render(index: Index, walk: Walk, root: str, depth: int, day: str) -> dict[s
             nodes.append({"id": node[2:], "kind": "file", "depth": level, "path": node[2:]})
         elif (row := found.get(node[2:])) is not None:
             names[node] = row["slug"]
-            nodes.append({"id": row["slug"], "kind": "entry", "depth": level, "title": row["title"],
+            nodes.append({"id": row["slug"], "kind": "entry", "depth": level, "title": shown(row["title"]),
                           "type": row["type"], "path": index.display_path(row["root"], row["path"])})
     edges = [{"from": names[a], "to": names[b], "kind": kind, "rel": rel, "line": row["line"],
               "since": row["since"], "until": row["until"]}

@@ -40,6 +40,7 @@ from pinky.lexical import (
     query_terms,
 )
 from pinky.redact import redact
+from pinky.shown import shown
 from pinky.staleness import age_days, is_stale
 from pinky.store import hygiene as hq
 from pinky.store import quality as qs
@@ -385,7 +386,7 @@ def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str,
     """Hits for (best chunk id, score) pairs, in that order; the snippet centres on `query`."""
     rows = rq.hit_rows(index.conn, [chunk for chunk, _ in scored_chunks])
     today = now_utc().date()
-    hits = [Hit(slug=r["slug"], path=index.display_path(r["root"], r["path"]), title=r["title"], type=r["type"],
+    hits = [Hit(slug=r["slug"], path=index.display_path(r["root"], r["path"]), title=shown(r["title"]), type=r["type"],
                 scope=r["scope"], project=r["project"], tags=json.loads(r["tags"]), score=score,
                 snippet=snippet(r["text"], query), heading=r["heading"], line=r["line"],
                 last_verified=r["last_verified"], **_validity(r["meta"]),

@@ -18,6 +18,7 @@ from pinky import entries
 from pinky.diary import parse_diary_line
 from pinky.index import Index
 from pinky.layout import names_of
+from pinky.shown import shown
 from pinky.store import graph as gq
 
 MAX_COMMITS = 200
@@ -35,7 +36,7 @@ def timeline(index: Index, slug: str) -> dict[str, Any]:
     events += _diary_events(index, row)
     events.sort(key=lambda e: (e["date"][:10], e["kind"] != "created", e["date"]))
     source = "git" if any(e.get("commit") for e in events) else "no git history"
-    return {"slug": row["slug"], "title": row["title"], "path": index.display_path(row["root"], row["path"]),
+    return {"slug": row["slug"], "title": shown(row["title"]), "path": index.display_path(row["root"], row["path"]),
             "history": source, "events": events}
 
 
