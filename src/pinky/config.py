@@ -25,6 +25,7 @@ from pinky.locations import (
     ENV_EMBEDDER,
     ENV_FUSION,
     ENV_HASH_EMBED,
+    ENV_MAX_IMPORT_BYTES,
     ENV_MAX_NOTE_BYTES,
     ENV_MIN_SIMILARITY,
     ENV_MODEL_CACHE,
@@ -62,6 +63,9 @@ DEFAULT_CHUNK_WORDS = 150
 # file (a pasted log, a dump) must not stall a reindex. pinky's own saves stay under 0.4 MB.
 DEFAULT_MAX_NOTE_BYTES = 4_000_000
 MIN_MAX_NOTE_BYTES = 4096
+# An export file larger than this is refused before anything is read (pinky import, brain_import): an
+# export of 10,000 notes of ~300 words is ~25 MB, so this leaves room for very large brains.
+DEFAULT_MAX_IMPORT_BYTES = 1 << 30
 # Vector-only candidates below this cosine are noise (unrelated text scores ~0-0.15 with USE).
 DEFAULT_MIN_SIMILARITY = 0.2
 
@@ -152,6 +156,7 @@ class Config:
     embed_model_path: Path | None = None
     chunk_words: int = DEFAULT_CHUNK_WORDS
     max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES
+    max_import_bytes: int = DEFAULT_MAX_IMPORT_BYTES
     fusion: FusionSettings = field(default_factory=FusionSettings)
     stale_days: dict[str, int | None] = field(default_factory=lambda: parse_stale_days(None))  # by type
     telemetry: bool = True  # PINKY_TELEMETRY=0: no usage, feedback or gap is recorded
@@ -225,6 +230,9 @@ def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
     max_note_bytes = int(_env_number(env, ENV_MAX_NOTE_BYTES, DEFAULT_MAX_NOTE_BYTES, int))
     if max_note_bytes < MIN_MAX_NOTE_BYTES:
         raise InvalidInput(f"{ENV_MAX_NOTE_BYTES} must be at least {MIN_MAX_NOTE_BYTES} (bytes), got {max_note_bytes}")
+    max_import_bytes = int(_env_number(env, ENV_MAX_IMPORT_BYTES, DEFAULT_MAX_IMPORT_BYTES, int))
+    if max_import_bytes < 1:
+        raise InvalidInput(f"{ENV_MAX_IMPORT_BYTES} must be at least 1 (bytes), got {max_import_bytes}")
     model_path = env.get(ENV_EMBED_MODEL_PATH)
     embedder = _embedder_choice(env)
     return Config(
@@ -239,6 +247,7 @@ def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
         embed_model_path=Path(model_path).expanduser() if model_path else None,
         chunk_words=chunk_words,
         max_note_bytes=max_note_bytes,
+        max_import_bytes=max_import_bytes,
         fusion=_fusion(env),
         stale_days=parse_stale_days(env.get(ENV_STALE_DAYS)),
         telemetry=(env.get(ENV_TELEMETRY) or "1").strip().lower() not in {"0", "false", "no", "off"},

@@ -37,6 +37,7 @@ ENV_QUALITY = "PINKY_QUALITY"  # e5 | off: the second-stage retriever (pinky.qua
 ENV_MODEL_CACHE = "PINKY_MODEL_CACHE"  # "off": load the default embedder from its wheel every time
 ENV_CHUNK_WORDS = "PINKY_CHUNK_WORDS"
 ENV_MAX_NOTE_BYTES = "PINKY_MAX_NOTE_BYTES"  # a larger note is indexed by its title and its first bytes
+ENV_MAX_IMPORT_BYTES = "PINKY_MAX_IMPORT_BYTES"  # pinky import / brain_import refuse a larger file
 ENV_FUSION = "PINKY_FUSION"
 ENV_RRF_K = "PINKY_RRF_K"
 ENV_BM25_WEIGHT = "PINKY_BM25_WEIGHT"

@@ -158,7 +158,7 @@ class ImportOut(BaseModel):
     duplicates: list[dict[str, str]] = Field(description="Notes skipped: the same text is already in the brain.")
     redacted: list[dict[str, Any]] = Field(description="Secrets replaced in what was imported, by slug.")
     rescoped: list[dict[str, str]] = Field(description="Project notes now in this project's scope (another name).")
-    errors: list[str] = Field(description="Lines not imported, and why.")
+    errors: list[str] = Field(description="Lines refused, each as 'line N: why'; the others were imported.")
 
 
 async def brain_export(
@@ -199,19 +199,16 @@ async def brain_import(
     root: Annotated[Literal["project", "global"] | None, Field(description=(
         "Put every note in this root instead of the one it was exported from."))] = None,
 ) -> Annotated[CallToolResult, ImportOut]:
-    """Import notes from an export file and index them. Never overwrites: the same text already in the
-    brain is skipped, a taken path gets a new name (listed in `renamed`), secrets are redacted."""
-
-    def work(kb: KnowledgeBase) -> dict[str, Any]:
-        kb.reindex(embed=False)  # what is on disk decides what is a duplicate
-        with open(Path(file).expanduser(), encoding="utf-8") as handle:
-            return kb.hygiene.import_lines(handle, root=root, embed=False)
-
-    report = await run_core(state.runtime, work, exclusive=True)
+    """Import notes from an export file (a regular file of at most PINKY_MAX_IMPORT_BYTES) and index them.
+    Never overwrites: the same text already in the brain is skipped, a taken path gets a new name (listed
+    in `renamed`), secrets are redacted. A bad record is refused with its line number (`errors`); the rest
+    is imported."""
+    report = await run_core(state.runtime, lambda kb: kb.hygiene.import_file(file, root=root, embed=False),
+                            exclusive=True)
     state.runtime.embed_soon()
     out = ImportOut(**report)
     text = (f"Imported {len(out.imported)} notes; {len(out.duplicates)} already there, {len(out.renamed)} renamed "
-            f"(a different note had the name), {len(out.errors)} errors.")
+            f"(a different note had the name), {len(out.errors)} refused.")
     text += "".join(f"\n{item['slug']} -> {item['new_slug']}" for item in out.renamed)
     text += "".join(f"\nerror: {line}" for line in out.errors[:20])
     return result(text, out)
