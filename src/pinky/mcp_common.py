@@ -4,13 +4,16 @@ the event loop with errors the model can act on, the result shape, and the commo
 No `from __future__ import annotations`: the SDK reads the tools' signatures at runtime.
 """
 
-from collections.abc import Callable
+import functools
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Resolve
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
@@ -22,6 +25,9 @@ from pinky.runtime import Runtime
 from pinky.validate import MAX_QUESTION_CHARS, MAX_QUESTIONS
 
 T = TypeVar("T")
+R = TypeVar("R")
+P = ParamSpec("P")
+log = logging.getLogger("pinky.mcp")
 EntryType = Literal[ENTRY_TYPES]  # type: ignore[valid-type]
 
 
@@ -58,11 +64,37 @@ async def run_core(runtime: Runtime, fn: Callable[[KnowledgeBase], T], *, exclus
     call = runtime.call_exclusive if exclusive else runtime.call
     try:
         return await anyio.to_thread.run_sync(call, fn)
-    except PinkyError as exc:
-        raise error(str(exc)) from exc
-    except OSError as exc:
+    except (PinkyError, OSError) as exc:
+        raise error(cause(exc)) from exc
+
+
+def cause(exc: BaseException) -> str:
+    """What went wrong, in words the model can act on: a core error's own sentence, a file system error
+    with its file, anything else with its type (an unexpected one is a bug: the log has its traceback)."""
+    if isinstance(exc, PinkyError):
+        return str(exc)
+    if isinstance(exc, OSError):
         where = f" ({exc.filename})" if exc.filename else ""
-        raise error(f"file system error: {exc.strerror or exc}{where}") from exc
+        return f"file system error: {exc.strerror or exc}{where}"
+    return f"unexpected {type(exc).__name__}: {exc or 'no message'} (the server's log on stderr has the details)"
+
+
+def with_cause(tool: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """`tool` whose every failure carries its cause: the SDK answers an exception that is not a ToolError
+    with a bare 'Error executing tool <name>' and keeps the cause to itself."""
+
+    @functools.wraps(tool)
+    async def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await tool(*args, **kwargs)
+        except (ToolError, MCPError):
+            raise
+        except Exception as exc:
+            if not isinstance(exc, PinkyError | OSError):
+                log.exception("%s failed", tool.__name__)
+            raise ToolError(cause(exc)) from exc
+
+    return call
 
 
 def result(text: str, model: BaseModel, *, drop_none: tuple[str, ...] = ()) -> CallToolResult:
