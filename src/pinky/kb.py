@@ -214,9 +214,10 @@ class KnowledgeBase:
         """Tags, supersession, verification, feedback, pruning, gaps, contradictions, export and import."""
         return Hygiene(self.index)
 
-    def verify(self) -> str | None:
-        """SQLite's quick_check of the whole index: None when sound, else the damage (then repaired)."""
-        return healing.verify(self.index)
+    def verify(self, *, full: bool = False) -> str | None:
+        """SQLite's quick_check of the whole index (`full`: integrity_check): None when sound, else the
+        damage (then repaired)."""
+        return healing.verify(self.index, full=full)
 
     def malformed(self) -> list[str]:
         return maintenance.malformed(self.index)

@@ -241,19 +241,21 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help='Print {"ok": bool, "checks": [...]}.')
+@click.option("--full", is_flag=True, help="Check the index with SQLite's integrity_check (every row looked up in "
+              "every index) instead of quick_check (pages only).")
 @click.pass_context
-def doctor(ctx: click.Context, as_json: bool) -> None:
+def doctor(ctx: click.Context, as_json: bool, full: bool) -> None:
     """Check the installation and the index, with a fix for every problem.
 
     Exits 1 when a check fails (warnings do not fail).
 
     Example:
 
-        pinky doctor
+        pinky doctor --full
     """
     from pinky.doctor import run_checks
 
-    checks = run_checks(open_kb(ctx))
+    checks = run_checks(open_kb(ctx), full=full)
     ok = all(c.status != "error" for c in checks)
     if as_json:
         emit_json({"ok": ok, "checks": [c.as_dict() for c in checks]})
