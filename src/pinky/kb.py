@@ -177,11 +177,11 @@ class KnowledgeBase:
 
     # --- overview ----------------------------------------------------------------------------------
 
-    def briefing(self, since: str, *, compact: bool = True) -> dict[str, Any]:
-        """New and updated entries since `since`, and the diary lines written since then."""
+    def briefing(self, since: str, *, compact: bool = True, offset: int = 0) -> dict[str, Any]:
+        """New and updated entries since `since`, and the diary lines written since then (from `offset`)."""
         from pinky.briefing import briefing
 
-        return briefing(self.index, since, compact=compact)
+        return briefing(self.index, since, compact=compact, offset=offset)
 
     def list_entries(self, *, limit: int = 50, scope: str | None = None, project: str | None = None,
              type: str | None = None, tags: list[str] | tuple[str, ...] | None = None,

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from pinky.errors import PinkyError
 from pinky.kb import KnowledgeBase
 from pinky.layout import ENTRY_TYPES
+from pinky.mcp_budget import Pages, fit
 from pinky.mcp_sdk import lifespan_state
 from pinky.runtime import Runtime
 from pinky.validate import MAX_QUESTION_CHARS, MAX_QUESTIONS
@@ -40,6 +41,18 @@ class ServerState:
 
 
 State = Annotated[ServerState, Resolve(lifespan_state)]
+Offset = Annotated[int, Field(ge=0, le=1_000_000, description=(
+    "Where this page starts: 0 for the first; a result cut to fit the size limit gives the next one in "
+    "page.next_offset (call again with the same arguments and that offset)."))]
+RankOffset = Annotated[int, Field(ge=0, le=99, description=(
+    "Skip this many hits of the ranking (it stops at 100): 0 for the first page; a result cut to fit the "
+    "size limit gives the next one in page.next_offset."))]
+ListOffset = Annotated[int, Field(ge=0, le=9_500, description=(
+    "Skip this many entries (most recent first): 0 for the first page; the next page starts at offset + "
+    "limit, or at page.next_offset when the result was cut to fit the size limit."))]
+BodyOffset = Annotated[int, Field(ge=0, le=10_000_000, description=(
+    "Start the body at this character: 0 for the whole entry; a body cut to fit the size limit gives "
+    "where the rest starts in page.next_offset."))]
 Slug = Annotated[str, Field(min_length=1, max_length=500,
                             description="Entry slug from a search hit, e.g. 'gotcha/pg-pool-timeout'.")]
 At = Annotated[str | None, Field(max_length=40, description=(
@@ -97,11 +110,18 @@ def with_cause(tool: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
     return call
 
 
-def result(text: str, model: BaseModel, *, drop_none: tuple[str, ...] = ()) -> CallToolResult:
-    """A tool's answer: `text` for the model to read, the model as structuredContent."""
-    data = model.model_dump(mode="json")
-    _drop_nones(data, drop_none)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+def result(state: ServerState, text: str | Callable[[Any], str], model: BaseModel, *, drop_none: tuple[str, ...] = (),
+           pages: Pages | None = None) -> CallToolResult:
+    """A tool's answer: `text` for the model to read (or the function that writes it from a model like
+    `model`, so a page cut to fit is described as it is), the model as structuredContent; both together
+    within the server's result limit (mcp_budget: `pages` says how the tool pages)."""
+
+    def render(data: dict[str, Any]) -> str:
+        return text if isinstance(text, str) else text(type(model).model_validate(data))
+
+    shown, data = fit(render, model.model_dump(mode="json"), state.runtime.config.max_result_chars, pages)
+    _drop_nones(data, (*drop_none, "page"))
+    return CallToolResult(content=[TextContent(type="text", text=shown)], structured_content=data)
 
 
 def _drop_nones(data: Any, keys: tuple[str, ...]) -> None:
