@@ -12,7 +12,6 @@ from pydantic import Field
 from pinky.graph_render import tree
 from pinky.kb import KnowledgeBase
 from pinky.linkrefs import RELATIONS
-from pinky.links import MAX_LINKS
 from pinky.mcp_models import RelatedOut, TimelineEventOut
 from pinky.mcp_text import related_text as one_hop_text
 
@@ -33,16 +32,17 @@ WithTimeline = Annotated[bool, Field(description=(
 
 PAGED = ("links", "backlinks", "code", "graph.nodes", "graph.edges")  # what brain_related's `offset` pages
 ONE_HOP = ("links", "backlinks", "code")
+PAGE_LINKS = 500  # a page of brain_related holds at most this many of each one-hop list
 
 
 def related(kb: KnowledgeBase, slug: str, depth: int, rels: list[str] | None, at: str | None,
             offset: int = 0) -> tuple[dict[str, Any], bool]:
     """One hop (links, backlinks, code) and, with depth > 1, the whole neighbourhood, each list from
-    `offset` on and at most MAX_LINKS long; and whether a list goes on beyond that (a hub note has
+    `offset` on and at most PAGE_LINKS long; and whether a list goes on beyond that (a hub note has
     thousands of backlinks)."""
-    found = kb.graph.related(slug, rels=rels, at=at, limit=offset + MAX_LINKS + 1)
-    more = any(len(found[key]) > offset + MAX_LINKS for key in ONE_HOP)
-    found.update({key: found[key][offset:offset + MAX_LINKS] for key in ONE_HOP})
+    found = kb.graph.related(slug, rels=rels, at=at, limit=offset + PAGE_LINKS + 1)
+    more = any(len(found[key]) > offset + PAGE_LINKS for key in ONE_HOP)
+    found.update({key: found[key][offset:offset + PAGE_LINKS] for key in ONE_HOP})
     if depth > 1:
         walk = kb.graph.neighbourhood(slug, depth=depth, rels=rels, at=at)
         found["graph"] = {"nodes": walk["nodes"][offset:], "edges": walk["edges"][offset:],
