@@ -82,10 +82,14 @@ def add_entry(conn, slug: str, *, root: str = "project", path: str | None = None
 def damage(path: Path, how: str, *, seed: int = 5) -> None:
     """Break a SQLite file the way disks and copies do: `truncate` cuts off its second half; `garbage`
     overwrites a quarter of its pages (never the header page, always the first table's root) with random
-    bytes."""
+    bytes; `index-key` flips 8 bytes inside one key of the index `chunk_hash`, which every page check
+    (quick_check) still finds sound: only integrity_check sees a row missing from that index."""
     import random
 
     size = path.stat().st_size
+    if how == "index-key":
+        _flip_index_key(path, "chunk_hash")
+        return
     if how == "truncate":
         with open(path, "r+b") as handle:
             handle.truncate(size // 2)
@@ -99,6 +103,49 @@ def damage(path: Path, how: str, *, seed: int = 5) -> None:
         for page in {1, *rng.sample(range(1, pages), max(1, pages // 4))}:
             handle.seek(page * 4096)
             handle.write(rng.randbytes(4096))
+
+
+def _flip_index_key(path: Path, index: str) -> None:
+    """Flip the last 8 bytes of the first key on a leaf page of `index` (a column of 24-character hex
+    hashes): the page stays well formed and in order (keys differ long before their last 8 bytes), but
+    the key no longer matches its table row."""
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:  # sqlite_master and page headers need no extension
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        page = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (index,)).fetchone()[0]
+    conn.close()
+    with open(path, "r+b") as handle:
+        while True:  # down the leftmost children to a leaf
+            handle.seek((page - 1) * page_size)
+            data = handle.read(page_size)
+            kind, header = data[0], 12 if data[0] == 0x02 else 8
+            first_cell = int.from_bytes(data[header:header + 2], "big")
+            if kind == 0x0A:
+                break
+            assert kind == 0x02, f"page {page} of {index} is not an index page ({kind:#x})"
+            page = int.from_bytes(data[first_cell:first_cell + 4], "big")
+        _, at = _varint(data, first_cell)  # payload size, then the record: header size, serial types, values
+        header_size, _ = _varint(data, at)
+        serial, _ = _varint(data, _varint(data, at)[1])
+        assert serial >= 13 and serial % 2 == 1 and (serial - 13) // 2 >= 16, f"{index}'s key is not a long text"
+        end = at + header_size + (serial - 13) // 2
+        handle.seek((page - 1) * page_size + end - 8)
+        handle.write(bytes(b ^ 0x01 for b in data[end - 8:end]))
+
+
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    """SQLite's big-endian varint at `at`: (value, offset after it)."""
+    value = 0
+    for n in range(9):
+        byte = data[at + n]
+        if n == 8:
+            return (value << 8) | byte, at + 9
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value, at + n + 1
+    raise AssertionError("unreachable")
 
 
 def deleted_files_open(pid: int, name: str = "brain.db") -> list[str]:

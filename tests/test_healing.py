@@ -4,6 +4,7 @@ wherever the damage shows, and two writers racing on one note never both win."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -170,6 +171,31 @@ def test_doctor_fails_on_a_damaged_index_and_repairs_it(project: Path, brain: di
     second = pinky("doctor", cwd=project)
     assert "ok    index integrity" in second.stdout.replace("ok  ", "ok    ", 1) or \
         "index integrity: every page sound" in second.stdout
+
+
+def test_doctor_full_runs_integrity_check_and_fails_on_damage_quick_check_misses(project: Path,
+                                                                                  brain: dict[str, str]) -> None:
+    """Issue 22: 8 flipped bytes in an index key pass quick_check, so `pinky doctor` said the index was
+    sound (exit 0) while a row was missing from that index; `--full` runs integrity_check."""
+    from pinky.store.connect import open_database
+    from pinky.store.migrations import quick_check
+
+    damage(project / "brain.db", "index-key")
+    db = open_database(project / "brain.db")
+    assert quick_check(db.conn) is None  # every page sound: what plain `pinky doctor` checks
+    assert "missing from index chunk_hash" in db.conn.execute("PRAGMA integrity_check(1)").fetchone()[0]
+    db.close()
+    full = pinky("doctor", "--full", cwd=project)
+    assert full.returncode == 1, full.stdout
+    line = next(line for line in full.stdout.splitlines() if "index integrity" in line)
+    assert line.startswith("FAIL") and "missing from index chunk_hash" in line and "rebuilt from the markdown" in line
+    assert "fix: nothing more to do" in full.stdout
+    again = json.loads(pinky("doctor", "--full", "--json", cwd=project).stdout)
+    check = next(c for c in again["checks"] if c["name"] == "index integrity")
+    assert check["status"] == "ok" and "integrity_check" in check["detail"]
+    word, slug = next(iter(brain.items()))
+    with KnowledgeBase(load_config()) as kb:
+        assert hits(kb, word)[0] == slug
 
 
 def test_pinky_errors_that_mention_malformed_text_are_not_corruption(project: Path) -> None:

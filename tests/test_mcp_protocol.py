@@ -146,6 +146,48 @@ def test_undecodable_requests_and_invalid_ids_get_their_errors(tmp_path: Path) -
         assert server.other == []
 
 
+def test_deep_nesting_is_refused_as_nesting_under_its_id(tmp_path: Path) -> None:
+    """Issue 22: a request nested 300 deep was told it held "a lone surrogate"."""
+    deep = "[" * 300 + "]" * 300
+    with RawServer(tmp_path) as server:
+        server.request("initialize", {}, request_id=1)
+        server.send('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"brain_search",'
+                    f'"arguments":{{"query":"pool","tags":{deep}}}}}}}')
+        refused = server.answer(2)
+        assert refused["error"]["code"] == -32700 and "nests" in refused["error"]["message"]
+        assert "surrogate" not in refused["error"]["message"]
+        assert server.request("ping", request_id=3)["result"] == {}
+
+
+@pytest.mark.parametrize(("params", "says"), [
+    ({"name": "session_briefing", "arguments": {"sincee": "2h"}}, "unknown argument 'sincee'; session_briefing "
+                                                                    "takes since"),
+    ({"name": "research_topic", "arguments": {}}, "missing required argument topic"),
+    ({"name": "research_topic"}, "missing required argument topic"),
+    ({"name": "no_such_prompt", "arguments": {}}, "unknown prompt 'no_such_prompt'; available prompts: save_knowledge"),
+])
+def test_prompts_get_with_bad_arguments_is_invalid_params(tmp_path: Path, params: dict[str, Any], says: str) -> None:
+    """Issue 22: prompts/get with an unknown argument answered error code 0 ("Error rendering prompt")."""
+    with RawServer(tmp_path) as server:
+        server.initialize()
+        refused = server.request("prompts/get", params)
+        assert refused["error"]["code"] == -32602 and says in refused["error"]["message"], refused
+        fine = server.request("prompts/get", {"name": "session_briefing", "arguments": {"since": "2h"}})
+        assert "since='2h'" in fine["result"]["messages"][0]["content"]["text"]
+
+
+def test_every_tool_error_carries_its_cause(tmp_path: Path) -> None:
+    """Issue 22: an exception other than a core error reached the model as a bare 'Error executing tool
+    brain_export', with no cause; the log keeps the traceback."""
+    (tmp_path / "not-a-folder").write_text("x", encoding="utf-8")
+    with RawServer(tmp_path, PINKY_TIER="admin") as server:
+        server.initialize()
+        failed = server.call("brain_export", file=str(tmp_path / "not-a-folder" / "out.jsonl"))
+        text = failed["content"][0]["text"]
+        assert failed["isError"] and "file system error" in text and "not-a-folder" in text, text
+        assert server.call("brain_stats")["isError"] is False
+
+
 def test_stdout_stays_pure_with_debug_logging(tmp_path: Path) -> None:
     messages, stderr = hand_test(tmp_path, HAND_TEST, PINKY_LOG="debug")
     assert len(messages) == 3 and all(m["jsonrpc"] == "2.0" for m in messages)

@@ -18,15 +18,16 @@ from pinky.review import needs_review
 from pinky.shown import shown
 from pinky.store import entries as eq
 
-COMPACT_ITEMS = 50
+# A page holds at most this many of each list (new, updated, diary lines): the same for all three, so
+# the next page starts at one offset for every list.
+COMPACT_ITEMS = 60
 FULL_ITEMS = 500
-COMPACT_DIARY_LINES = 60
-FULL_DIARY_LINES = 1000
 SUMMARY_CHARS = 300
 
 
-def briefing(index: Index, since: str, compact: bool = True) -> dict[str, Any]:
-    """New and updated entries since `since`, and the diary lines written since then (newest first)."""
+def briefing(index: Index, since: str, compact: bool = True, offset: int = 0) -> dict[str, Any]:
+    """New and updated entries since `since`, and the diary lines written since then (newest first);
+    `offset` skips that many of each list (the next page), `truncated` says more follow."""
     moment = parse_since(since)
     rows = eq.changed_since(index.conn, to_ns(moment), moment.astimezone(dt.UTC).date().isoformat())
     new: list[tuple[dt.datetime, dict[str, Any]]] = []
@@ -41,15 +42,14 @@ def briefing(index: Index, since: str, compact: bool = True) -> dict[str, Any]:
             updated.append((changed, item))
     cap = COMPACT_ITEMS if compact else FULL_ITEMS
     diary = diary_lines(index, moment)
-    line_cap = COMPACT_DIARY_LINES if compact else FULL_DIARY_LINES
     return {
         "since": iso_utc(moment),
         "until": iso_utc(dt.datetime.now(dt.UTC)),
         "counts": {"new": len(new), "updated": len(updated), "diary_lines": len(diary)},
-        "new": [item for _, item in sorted(new, key=lambda p: p[0], reverse=True)[:cap]],
-        "updated": [item for _, item in sorted(updated, key=lambda p: p[0], reverse=True)[:cap]],
-        "diary": diary[:line_cap],
-        "truncated": len(new) > cap or len(updated) > cap or len(diary) > line_cap,
+        "new": [item for _, item in sorted(new, key=lambda p: p[0], reverse=True)[offset:offset + cap]],
+        "updated": [item for _, item in sorted(updated, key=lambda p: p[0], reverse=True)[offset:offset + cap]],
+        "diary": diary[offset:offset + cap],
+        "truncated": max(len(new), len(updated), len(diary)) > offset + cap,
         "needs_review": needs_review(index, 5 if compact else 50),
     }
 

@@ -25,7 +25,9 @@ from pinky.locations import (
     ENV_EMBEDDER,
     ENV_FUSION,
     ENV_HASH_EMBED,
+    ENV_MAX_IMPORT_BYTES,
     ENV_MAX_NOTE_BYTES,
+    ENV_MAX_RESULT_CHARS,
     ENV_MIN_SIMILARITY,
     ENV_MODEL_CACHE,
     ENV_QUALITY,
@@ -62,6 +64,14 @@ DEFAULT_CHUNK_WORDS = 150
 # file (a pasted log, a dump) must not stall a reindex. pinky's own saves stay under 0.4 MB.
 DEFAULT_MAX_NOTE_BYTES = 4_000_000
 MIN_MAX_NOTE_BYTES = 4096
+# An export file larger than this is refused before anything is read (pinky import, brain_import): an
+# export of 10,000 notes of ~300 words is ~25 MB, so this leaves room for very large brains.
+DEFAULT_MAX_IMPORT_BYTES = 1 << 30
+# What one pinky-mcp tool result may hold, text and structuredContent together (~10,000 tokens): a
+# larger one is cut and says how to get the rest (pinky.mcp_budget). Claude Code moves a result over
+# 50,000 characters out of the conversation into a file, and refuses one over 25,000 tokens.
+DEFAULT_MAX_RESULT_CHARS = 40_000
+MIN_MAX_RESULT_CHARS = 2_000
 # Vector-only candidates below this cosine are noise (unrelated text scores ~0-0.15 with USE).
 DEFAULT_MIN_SIMILARITY = 0.2
 
@@ -152,6 +162,8 @@ class Config:
     embed_model_path: Path | None = None
     chunk_words: int = DEFAULT_CHUNK_WORDS
     max_note_bytes: int = DEFAULT_MAX_NOTE_BYTES
+    max_import_bytes: int = DEFAULT_MAX_IMPORT_BYTES
+    max_result_chars: int = DEFAULT_MAX_RESULT_CHARS
     fusion: FusionSettings = field(default_factory=FusionSettings)
     stale_days: dict[str, int | None] = field(default_factory=lambda: parse_stale_days(None))  # by type
     telemetry: bool = True  # PINKY_TELEMETRY=0: no usage, feedback or gap is recorded
@@ -225,6 +237,13 @@ def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
     max_note_bytes = int(_env_number(env, ENV_MAX_NOTE_BYTES, DEFAULT_MAX_NOTE_BYTES, int))
     if max_note_bytes < MIN_MAX_NOTE_BYTES:
         raise InvalidInput(f"{ENV_MAX_NOTE_BYTES} must be at least {MIN_MAX_NOTE_BYTES} (bytes), got {max_note_bytes}")
+    max_import_bytes = int(_env_number(env, ENV_MAX_IMPORT_BYTES, DEFAULT_MAX_IMPORT_BYTES, int))
+    if max_import_bytes < 1:
+        raise InvalidInput(f"{ENV_MAX_IMPORT_BYTES} must be at least 1 (bytes), got {max_import_bytes}")
+    max_result_chars = int(_env_number(env, ENV_MAX_RESULT_CHARS, DEFAULT_MAX_RESULT_CHARS, int))
+    if max_result_chars < MIN_MAX_RESULT_CHARS:
+        raise InvalidInput(f"{ENV_MAX_RESULT_CHARS} must be at least {MIN_MAX_RESULT_CHARS:,} (characters), "
+                           f"got {max_result_chars}")
     model_path = env.get(ENV_EMBED_MODEL_PATH)
     embedder = _embedder_choice(env)
     return Config(
@@ -239,6 +258,8 @@ def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
         embed_model_path=Path(model_path).expanduser() if model_path else None,
         chunk_words=chunk_words,
         max_note_bytes=max_note_bytes,
+        max_import_bytes=max_import_bytes,
+        max_result_chars=max_result_chars,
         fusion=_fusion(env),
         stale_days=parse_stale_days(env.get(ENV_STALE_DAYS)),
         telemetry=(env.get(ENV_TELEMETRY) or "1").strip().lower() not in {"0", "false", "no", "off"},

@@ -99,19 +99,27 @@ def _schema(kb: KnowledgeBase) -> Check:
     return Check("index schema", "ok" if done == mig.KNOWN else "error", detail)
 
 
-def _integrity(kb: KnowledgeBase) -> Check:
-    """Damaged pages: SQLite's quick_check over the whole file. A damaged index is rebuilt from the
-    markdown on the spot (it is derived from it), but still reported as an error: something broke it."""
+def _integrity(kb: KnowledgeBase, *, full: bool = False) -> Check:
+    """Damaged pages: SQLite's quick_check over the whole file (`full`: integrity_check, which also
+    matches every index to its table). A damaged index is rebuilt from the markdown on the spot (it is
+    derived from it), but still reported as an error: something broke it."""
     name, kept = "index integrity", f"{kb.config.db_path.name}.corrupt"
     if kb.index.corruption:  # found damaged when this run opened it: moved aside, a fresh one started
         kb.reindex(embed=False)
         return Check(name, "error", f"{kb.index.corruption}; rebuilt from the markdown (the damaged copy is {kept})",
                      "nothing more to do; if it happens again, check the disk and who else writes that file")
-    problem = kb.verify()
+    problem = kb.verify(full=full)
     if problem:
         return Check(name, "error", f"the index was damaged ({problem}); rebuilt from the markdown (the damaged "
                      f"copy is {kept})", "nothing more to do; if it happens again, check the disk")
-    return Check(name, "ok", "every page sound (quick_check)")
+    if full:
+        return Check(name, "ok", "every page, row and index sound (integrity_check)")
+    return Check(name, "ok", "every page sound (quick_check; `pinky doctor --full` also matches each index to its "
+                 "table)")
+
+
+def _full_integrity(kb: KnowledgeBase) -> Check:
+    return _integrity(kb, full=True)
 
 
 def _is_our_cli(path: str) -> bool:
@@ -318,9 +326,11 @@ def repair(kb: KnowledgeBase) -> list[str]:
     return done
 
 
-def run_checks(kb: KnowledgeBase) -> list[Check]:
+def run_checks(kb: KnowledgeBase, *, full: bool = False) -> list[Check]:
+    """Every check; `full` runs SQLite's integrity_check instead of quick_check (slower: it reads every
+    row of every table and looks each up in its indexes)."""
     results = []
-    for check in CHECKS:
+    for check in [_full_integrity if full and check is _integrity else check for check in CHECKS]:
         try:
             results.append(check(kb))
         except Exception as exc:  # a broken check must not hide the others

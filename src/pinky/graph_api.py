@@ -21,11 +21,13 @@ class KnowledgeGraph:
     def __init__(self, index: Index) -> None:
         self.index = index
 
-    def related(self, slug: str, *, rels: Sequence[str] | None = None, at: str | None = None) -> dict[str, Any]:
-        """One hop: outgoing links, backlinks and code of an entry (links that hold on `at`, default today)."""
-        from pinky.links import related
+    def related(self, slug: str, *, rels: Sequence[str] | None = None, at: str | None = None,
+                limit: int | None = None) -> dict[str, Any]:
+        """One hop: outgoing links, backlinks and code of an entry (links that hold on `at`, default today),
+        from at most `limit` links each way (default links.MAX_LINKS)."""
+        from pinky.links import MAX_LINKS, related
 
-        return related(self.index, slug, rels=rels, at=at)
+        return related(self.index, slug, rels=rels, at=at, limit=limit or MAX_LINKS)
 
     def neighbourhood(self, slug: str, *, depth: int = 1, rels: Sequence[str] | None = None,
                       at: str | None = None) -> dict[str, Any]:

@@ -8,7 +8,7 @@ or replaced index is never the caller's problem, and the markdown is never touch
   failing, so a write is never reported as failed, nor repeated, because of the index; an index that
   cannot be written says so in one line, with the note's path and the fix.
 - Full rebuilds run one at a time (`reindex`); `verify` runs SQLite's quick_check (`pinky doctor`,
-  a server's background upkeep) and repairs what it finds.
+  a server's background upkeep; integrity_check for `pinky doctor --full`) and repairs what it finds.
 """
 
 from __future__ import annotations
@@ -134,12 +134,13 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
         return _complete(index, progress=progress, embed=embed, full=True)
 
 
-def verify(index: Index) -> str | None:
-    """SQLite's quick_check over the whole file (~250 ms per 10,000 notes): None when it is sound;
-    else what is wrong, and the index has been rebuilt from the markdown."""
+def verify(index: Index, *, full: bool = False) -> str | None:
+    """SQLite's quick_check over the whole file (~250 ms per 10,000 notes; `full`: integrity_check,
+    which also matches every index to its table): None when it is sound; else what is wrong, and the
+    index has been rebuilt from the markdown."""
     index.follow()
     try:
-        problem = mig.quick_check(index.conn)
+        problem = mig.quick_check(index.conn, full=full)
     except Exception as exc:
         if not is_corruption(exc):
             raise

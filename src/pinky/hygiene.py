@@ -125,3 +125,11 @@ class Hygiene:
         from pinky.transfer import import_lines
 
         return import_lines(self.index, lines, root=root, embed=embed)
+
+    def import_file(self, file: str, *, root: str | None = None, embed: bool = True,
+                    pipes: bool = False) -> dict[str, Any]:
+        """Import an export file: a regular file under PINKY_MAX_IMPORT_BYTES (with `pipes`, also a pipe,
+        and `-` for standard input); each bad record refused with its line number, the rest imported."""
+        from pinky.transfer import import_file
+
+        return import_file(self.index, file, root=root, embed=embed, pipes=pipes)

@@ -179,11 +179,11 @@ class KnowledgeBase:
 
     # --- overview ----------------------------------------------------------------------------------
 
-    def briefing(self, since: str, *, compact: bool = True) -> dict[str, Any]:
-        """New and updated entries since `since`, and the diary lines written since then."""
+    def briefing(self, since: str, *, compact: bool = True, offset: int = 0) -> dict[str, Any]:
+        """New and updated entries since `since`, and the diary lines written since then (from `offset`)."""
         from pinky.briefing import briefing
 
-        return briefing(self.index, since, compact=compact)
+        return briefing(self.index, since, compact=compact, offset=offset)
 
     def list_entries(self, *, limit: int = 50, scope: str | None = None, project: str | None = None,
              type: str | None = None, tags: list[str] | tuple[str, ...] | None = None,
@@ -215,9 +215,10 @@ class KnowledgeBase:
         """Tags, supersession, verification, feedback, pruning, gaps, contradictions, export and import."""
         return Hygiene(self.index)
 
-    def verify(self) -> str | None:
-        """SQLite's quick_check of the whole index: None when sound, else the damage (then repaired)."""
-        return healing.verify(self.index)
+    def verify(self, *, full: bool = False) -> str | None:
+        """SQLite's quick_check of the whole index (`full`: integrity_check): None when sound, else the
+        damage (then repaired)."""
+        return healing.verify(self.index, full=full)
 
     def malformed(self) -> list[str]:
         return maintenance.malformed(self.index)

@@ -39,13 +39,15 @@ def relations(rels: Sequence[str] | None) -> set[str] | None:
     return {r for r in checked if r}
 
 
-def related(index: Index, slug: str, *, rels: Sequence[str] | None = None, at: str | None = None) -> dict[str, Any]:
-    """Outgoing links (with the entry each resolves to), backlinks, and the code of an entry."""
+def related(index: Index, slug: str, *, rels: Sequence[str] | None = None, at: str | None = None,
+            limit: int = MAX_LINKS) -> dict[str, Any]:
+    """Outgoing links (with the entry each resolves to), backlinks, and the code of an entry: from at
+    most `limit` links each way."""
     me = entries.find(index, slug)
     day, wanted = day_of(at), relations(rels)
     conn = index.conn
-    out = [r for r in gq.links_from(conn, [me["id"]], day, MAX_LINKS) if wanted is None or r["rel"] in wanted]
-    into = [r for r in gq.links_to(conn, [me["id"]], day, MAX_LINKS) if wanted is None or r["rel"] in wanted]
+    out = [r for r in gq.links_from(conn, [me["id"]], day, limit) if wanted is None or r["rel"] in wanted]
+    into = [r for r in gq.links_to(conn, [me["id"]], day, limit) if wanted is None or r["rel"] in wanted]
     nodes = gq.entry_nodes(conn, list({r["target_id"] for r in out if r["target_id"]}
                                       | {r["source_id"] for r in into if r["source_id"]}))
     links, seen = [], set()

@@ -4,25 +4,32 @@ the event loop with errors the model can act on, the result shape, and the commo
 No `from __future__ import annotations`: the SDK reads the tools' signatures at runtime.
 """
 
-from collections.abc import Callable
+import functools
+import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Resolve
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
 from pinky.errors import PinkyError
 from pinky.kb import KnowledgeBase
 from pinky.layout import ENTRY_TYPES
+from pinky.mcp_budget import Pages, fit
 from pinky.mcp_sdk import lifespan_state
 from pinky.runtime import Runtime
 from pinky.shown import shown, shown_all
 from pinky.validate import MAX_QUESTION_CHARS, MAX_QUESTIONS
 
 T = TypeVar("T")
+R = TypeVar("R")
+P = ParamSpec("P")
+log = logging.getLogger("pinky.mcp")
 EntryType = Literal[ENTRY_TYPES]  # type: ignore[valid-type]
 
 
@@ -35,6 +42,18 @@ class ServerState:
 
 
 State = Annotated[ServerState, Resolve(lifespan_state)]
+Offset = Annotated[int, Field(ge=0, le=1_000_000, description=(
+    "Where this page starts: 0 for the first; a result cut to fit the size limit gives the next one in "
+    "page.next_offset (call again with the same arguments and that offset)."))]
+RankOffset = Annotated[int, Field(ge=0, le=99, description=(
+    "Skip this many hits of the ranking (it stops at 100): 0 for the first page; a result cut to fit the "
+    "size limit gives the next one in page.next_offset."))]
+ListOffset = Annotated[int, Field(ge=0, le=9_500, description=(
+    "Skip this many entries (most recent first): 0 for the first page; the next page starts at offset + "
+    "limit, or at page.next_offset when the result was cut to fit the size limit."))]
+BodyOffset = Annotated[int, Field(ge=0, le=10_000_000, description=(
+    "Start the body at this character: 0 for the whole entry; a body cut to fit the size limit gives "
+    "where the rest starts in page.next_offset."))]
 Slug = Annotated[str, Field(min_length=1, max_length=500,
                             description="Entry slug from a search hit, e.g. 'gotcha/pg-pool-timeout'.")]
 At = Annotated[str | None, Field(max_length=40, description=(
@@ -59,21 +78,55 @@ async def run_core(runtime: Runtime, fn: Callable[[KnowledgeBase], T], *, exclus
     call = runtime.call_exclusive if exclusive else runtime.call
     try:
         return await anyio.to_thread.run_sync(call, fn)
-    except PinkyError as exc:
-        raise error(str(exc)) from exc
-    except OSError as exc:
+    except (PinkyError, OSError) as exc:
+        raise error(cause(exc)) from exc
+
+
+def cause(exc: BaseException) -> str:
+    """What went wrong, in words the model can act on: a core error's own sentence, a file system error
+    with its file, anything else with its type (an unexpected one is a bug: the log has its traceback)."""
+    if isinstance(exc, PinkyError):
+        return str(exc)
+    if isinstance(exc, OSError):
         where = f" ({exc.filename})" if exc.filename else ""
-        raise error(f"file system error: {exc.strerror or exc}{where}") from exc
+        return f"file system error: {exc.strerror or exc}{where}"
+    return f"unexpected {type(exc).__name__}: {exc or 'no message'} (the server's log on stderr has the details)"
 
 
-def result(text: str, model: BaseModel, *, drop_none: tuple[str, ...] = ()) -> CallToolResult:
-    """A tool's answer: `text` for the model to read, the model as structuredContent.
+def with_cause(tool: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """`tool` whose every failure carries its cause: the SDK answers an exception that is not a ToolError
+    with a bare 'Error executing tool <name>' and keeps the cause to itself."""
 
-    Every string of both goes through `pinky.shown`, as search snippets do: a credential in a
-    hand-written or pulled note (a title, a diary line, frontmatter) never reaches the model."""
-    data = shown_all(model.model_dump(mode="json"))
-    _drop_nones(data, drop_none)
-    return CallToolResult(content=[TextContent(type="text", text=shown(text))], structured_content=data)
+    @functools.wraps(tool)
+    async def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await tool(*args, **kwargs)
+        except (ToolError, MCPError):
+            raise
+        except Exception as exc:
+            if not isinstance(exc, PinkyError | OSError):
+                log.exception("%s failed", tool.__name__)
+            raise ToolError(cause(exc)) from exc
+
+    return call
+
+
+def result(state: ServerState, text: str | Callable[[Any], str], model: BaseModel, *, drop_none: tuple[str, ...] = (),
+           pages: Pages | None = None) -> CallToolResult:
+    """A tool's answer: `text` for the model to read (or the function that writes it from a model like
+    `model`, so a page cut to fit is described as it is), the model as structuredContent; both together
+    within the server's result limit (mcp_budget: `pages` says how the tool pages).
+
+    Every string of both goes through `pinky.shown`, as search snippets do, before it is measured: a
+    credential in a hand-written or pulled note (a title, a diary line, frontmatter) never reaches the
+    model."""
+
+    def render(data: dict[str, Any]) -> str:
+        return shown(text if isinstance(text, str) else text(type(model).model_validate(data)))
+
+    said, data = fit(render, shown_all(model.model_dump(mode="json")), state.runtime.config.max_result_chars, pages)
+    _drop_nones(data, (*drop_none, "page"))
+    return CallToolResult(content=[TextContent(type="text", text=said)], structured_content=data)
 
 
 def _drop_nones(data: Any, keys: tuple[str, ...]) -> None:

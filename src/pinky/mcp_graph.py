@@ -30,18 +30,29 @@ WithTimeline = Annotated[bool, Field(description=(
     "diary lines naming it."))]
 
 
-def related(kb: KnowledgeBase, slug: str, depth: int, rels: list[str] | None, at: str | None) -> dict[str, Any]:
-    """One hop (links, backlinks, code) and, with depth > 1, the whole neighbourhood."""
-    found = kb.graph.related(slug, rels=rels, at=at)
+PAGED = ("links", "backlinks", "code", "graph.nodes", "graph.edges")  # what brain_related's `offset` pages
+ONE_HOP = ("links", "backlinks", "code")
+PAGE_LINKS = 500  # a page of brain_related holds at most this many of each one-hop list
+
+
+def related(kb: KnowledgeBase, slug: str, depth: int, rels: list[str] | None, at: str | None,
+            offset: int = 0) -> tuple[dict[str, Any], bool]:
+    """One hop (links, backlinks, code) and, with depth > 1, the whole neighbourhood, each list from
+    `offset` on and at most PAGE_LINKS long; and whether a list goes on beyond that (a hub note has
+    thousands of backlinks)."""
+    found = kb.graph.related(slug, rels=rels, at=at, limit=offset + PAGE_LINKS + 1)
+    more = any(len(found[key]) > offset + PAGE_LINKS for key in ONE_HOP)
+    found.update({key: found[key][offset:offset + PAGE_LINKS] for key in ONE_HOP})
     if depth > 1:
         walk = kb.graph.neighbourhood(slug, depth=depth, rels=rels, at=at)
-        found["graph"] = {key: walk[key] for key in ("nodes", "edges", "truncated")}
-    return found
+        found["graph"] = {"nodes": walk["nodes"][offset:], "edges": walk["edges"][offset:],
+                          "truncated": walk["truncated"]}
+    return found, more
 
 
 def related_text(out: RelatedOut) -> str:
     text = one_hop_text(out)
-    if out.graph is None:
+    if out.graph is None or not out.graph.nodes:
         return text
     data = out.graph.model_dump(mode="json")
     lines = tree({**data, "root": out.slug})

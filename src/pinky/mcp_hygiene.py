@@ -16,7 +16,10 @@ from pydantic import BaseModel, Field
 
 from pinky.fileio import create_new
 from pinky.kb import KnowledgeBase
-from pinky.mcp_common import EntryType, Slug, State, result, run_core
+from pinky.locations import ENV_MAX_RESULT_CHARS
+from pinky.mcp_budget import NOTE_ROOM, Pages, size
+from pinky.mcp_common import EntryType, Offset, Slug, State, result, run_core
+from pinky.mcp_models import ResultOut
 from pinky.shown import shown_all
 
 
@@ -25,18 +28,21 @@ class TagOut(BaseModel):
     count: int
 
 
-class TagsOut(BaseModel):
+class TagsOut(ResultOut):
     count: int
     tags: list[TagOut]
 
 
-async def brain_tags(state: State) -> Annotated[CallToolResult, TagsOut]:
+async def brain_tags(state: State, offset: Offset = 0) -> Annotated[CallToolResult, TagsOut]:
     """The tag vocabulary: every tag with how many entries carry it, most used first. Use it before
     tagging a new entry, to reuse an existing tag instead of inventing a near-synonym."""
     found = await run_core(state.runtime, lambda kb: kb.hygiene.tags())
-    out = TagsOut(count=len(found), tags=[TagOut(**item) for item in found])
-    text = "\n".join(f"{item.count:>4}  {item.tag}" for item in out.tags) or "No tags yet."
-    return result(text, out)
+    out = TagsOut(count=len(found), tags=[TagOut(**item) for item in found[offset:]])
+    return result(state, _tags_text, out, pages=Pages(("tags",), offset, tool="brain_tags"))
+
+
+def _tags_text(out: TagsOut) -> str:
+    return "\n".join(f"{item.count:>4}  {item.tag}" for item in out.tags) or "No tags yet."
 
 
 class GapOut(BaseModel):
@@ -50,7 +56,7 @@ class GapOut(BaseModel):
     closed_at: str | None = None
 
 
-class GapsOut(BaseModel):
+class GapsOut(ResultOut):
     count: int
     gaps: list[GapOut]
 
@@ -59,15 +65,21 @@ async def brain_gaps(
     state: State,
     include_closed: Annotated[bool, Field(description="Also gaps a later save answered.")] = False,
     limit: Annotated[int, Field(ge=1, le=1000, description="Maximum gaps, 1-1000.")] = 50,
+    offset: Offset = 0,
 ) -> Annotated[CallToolResult, GapsOut]:
     """Knowledge gaps: searches whose best hit was weak, most frequent first. Use it to see what the
     team keeps looking for and the brain lacks: once you have learned the answer, brain_save it (a save
     that answers a gap closes it)."""
-    found = await run_core(state.runtime, lambda kb: kb.hygiene.gaps(include_closed=include_closed, limit=limit))
+    found = (await run_core(state.runtime, lambda kb: kb.hygiene.gaps(include_closed=include_closed,
+                                                                      limit=offset + limit)))[offset:]
     out = GapsOut(count=len(found), gaps=[GapOut(**gap) for gap in found])
+    return result(state, _gaps_text, out, pages=Pages(("gaps",), offset, tool="brain_gaps"))
+
+
+def _gaps_text(out: GapsOut) -> str:
     lines = [f"{g.count}x {g.query or '#' + g.query_hash}" + (f" (closed by {g.closed_by})" if g.closed_by else "")
              for g in out.gaps]
-    return result("\n".join(lines) or "No knowledge gaps recorded.", out)
+    return "\n".join(lines) or "No knowledge gaps recorded."
 
 
 class DifferenceOut(BaseModel):
@@ -87,7 +99,7 @@ class PairOut(BaseModel):
     differences: list[DifferenceOut]
 
 
-class CheckOut(BaseModel):
+class CheckOut(ResultOut):
     checked: int
     count: int
     pairs: list[PairOut]
@@ -98,23 +110,28 @@ async def brain_check(
     state: State,
     slug: Annotated[str | None, Field(max_length=500, description=(
         "Only pairs involving this entry. Default: the whole brain."))] = None,
+    offset: Offset = 0,
 ) -> Annotated[CallToolResult, CheckOut]:
     """Find entries that may contradict each other: near-duplicates that differ in a number, version,
     port, flag or negation, and current entries with the same key or subject. Use it after saving or
     updating a fact (pass its slug), or when two hits seem to disagree; then keep the right one
     (brain_update, or a new save with the same key, which supersedes the other) and delete or fix the wrong."""
     done = await run_core(state.runtime, lambda kb: kb.hygiene.check(slug))
-    out = CheckOut.model_validate(done)
+    out = CheckOut.model_validate({**done, "pairs": done["pairs"][offset:]})
+    return result(state, _check_text, out, pages=Pages(("pairs",), offset, tool="brain_check"))
+
+
+def _check_text(out: CheckOut) -> str:
     lines = [f"{out.count} possible contradictions among {out.checked} entries."]
     for pair in out.pairs:
         spans = "; ".join(f"{d.kind}: {d.a or '∅'} vs {d.b or '∅'}" for d in pair.differences)
         lines.append(f"- {pair.a} vs {pair.b} ({pair.reason}): {spans}")
     if out.notice:
         lines.append(f"({out.notice})")
-    return result("\n".join(lines), out)
+    return "\n".join(lines)
 
 
-class FeedbackOut(BaseModel):
+class FeedbackOut(ResultOut):
     slug: str
     verdict: str
     recorded: bool = Field(description="False when telemetry is off (PINKY_TELEMETRY=0).")
@@ -139,23 +156,20 @@ async def brain_feedback(
     text = (f"Recorded {verdict} for {out.slug}." if out.recorded else f"Not recorded: {done.get('notice')}")
     if out.flagged:
         text += " Flagged for review: fix it with brain_update (or save the current fact) when you can."
-    return result(text, out)
+    return result(state, text, out)
 
 
 # --- admin: export and import ---------------------------------------------------------------------
 
-INLINE_EXPORT_CHARS = 1_000_000
-
-
-class ExportOut(BaseModel):
+class ExportOut(ResultOut):
     count: int
     file: str | None = Field(default=None, description="Where the JSON lines were written (when `file` was given).")
     jsonl: str | None = Field(default=None, description=(
         "The JSON lines themselves (when no `file` was given), credentials hidden as in every result; "
-        "a `file` gets every note's exact text."))
+        "a `file` gets every note's exact text; a larger export needs `file`."))
 
 
-class ImportOut(BaseModel):
+class ImportOut(ResultOut):
     imported: list[str] = Field(description="Slugs of the notes written.")
     renamed: list[dict[str, str]] = Field(description="Notes whose path was taken by a different note: new slug.")
     duplicates: list[dict[str, str]] = Field(description="Notes skipped: the same text is already in the brain.")
@@ -163,7 +177,7 @@ class ImportOut(BaseModel):
     secrets: list[dict[str, Any]] = Field(default_factory=list, description=(
         "Notes written as they are that hold a credential, with its kinds: hidden on display, held back by sync."))
     rescoped: list[dict[str, str]] = Field(description="Project notes now in this project's scope (another name).")
-    errors: list[str] = Field(description="Lines not imported, and why.")
+    errors: list[str] = Field(description="Lines refused, each as 'line N: why'; the others were imported.")
 
 
 async def brain_export(
@@ -185,18 +199,21 @@ async def brain_export(
     records = await run_core(state.runtime, work)
     text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
     if file is None:
-        if len(text) > INLINE_EXPORT_CHARS:
-            raise ToolError(f"the export is {len(text):,} characters; pass `file` to write it to a file")
         shown = "".join(json.dumps(shown_all(record), ensure_ascii=False) + "\n" for record in records)
         out = ExportOut(count=len(records), jsonl=shown)  # for the model: secrets hidden (a file keeps them)
-        return result(f"Exported {len(records)} notes (in structuredContent.jsonl).", out)
+        said = f"Exported {len(records)} notes (in structuredContent.jsonl)."
+        if size(said, out.model_dump(mode="json")) > state.runtime.config.max_result_chars - NOTE_ROOM:
+            raise ToolError(f"the export is {len(text):,} characters, over the result limit of "
+                            f"{state.runtime.config.max_result_chars:,} ({ENV_MAX_RESULT_CHARS}); pass `file` to "
+                            "write it to a file")
+        return result(state, said, out)
     target = Path(file).expanduser()
     if not target.is_absolute() or target.suffix != ".jsonl":
         raise ToolError(f"file must be an absolute path ending in .jsonl, got {file!r}")
     if not await anyio.to_thread.run_sync(lambda: create_new(target, text)):
         raise ToolError(f"{target} exists: brain_export never overwrites a file; choose a new name")
     out = ExportOut(count=len(records), file=file)
-    return result(f"Exported {len(records)} notes to {file}.", out)
+    return result(state, f"Exported {len(records)} notes to {file}.", out)
 
 
 async def brain_import(
@@ -205,20 +222,17 @@ async def brain_import(
     root: Annotated[Literal["project", "global"] | None, Field(description=(
         "Put every note in this root instead of the one it was exported from."))] = None,
 ) -> Annotated[CallToolResult, ImportOut]:
-    """Import notes from an export file and index them. Never overwrites: the same text already in the
-    brain is skipped, a taken path gets a new name (listed in `renamed`); a note holding a credential is
-    written as it is and listed in `secrets`."""
-
-    def work(kb: KnowledgeBase) -> dict[str, Any]:
-        kb.reindex(embed=False)  # what is on disk decides what is a duplicate
-        with open(Path(file).expanduser(), encoding="utf-8") as handle:
-            return kb.hygiene.import_lines(handle, root=root, embed=False)
-
-    report = await run_core(state.runtime, work, exclusive=True)
+    """Import notes from an export file (a regular file of at most PINKY_MAX_IMPORT_BYTES) and index them.
+    Never overwrites: the same text already in the brain is skipped, a taken path gets a new name (listed
+    in `renamed`); a note holding a credential is written as it is and listed in `secrets`. A bad record
+    is refused with its line number (`errors`); the rest is imported."""
+    report = await run_core(state.runtime, lambda kb: kb.hygiene.import_file(file, root=root, embed=False),
+                            exclusive=True)
     state.runtime.embed_soon()
     out = ImportOut(**report)
     text = (f"Imported {len(out.imported)} notes; {len(out.duplicates)} already there, {len(out.renamed)} renamed "
-            f"(a different note had the name), {len(out.errors)} errors.")
+            f"(a different note had the name), {len(out.errors)} refused.")
     text += "".join(f"\n{item['slug']} -> {item['new_slug']}" for item in out.renamed)
-    text += "".join(f"\nerror: {line}" for line in out.errors[:20])
-    return result(text, out)
+    text += "".join(f"\nrefused: {line}" for line in out.errors[:20])
+    return result(state, text, out, pages=Pages(("errors", "imported", "duplicates", "renamed", "redacted", "rescoped"),
+                                                narrower="`pinky import FILE --json` prints the whole report."))

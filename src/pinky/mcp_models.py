@@ -9,6 +9,25 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 
+class PageOut(BaseModel):
+    offset: int = Field(description="Where this page starts (the `offset` given).")
+    next_offset: int | None = Field(default=None, description=(
+        "Call the tool again with the same arguments and this `offset` for the next page; null: no next page."))
+    left_out: dict[str, int] = Field(default_factory=dict, description=(
+        "Per list (or long text, in characters) cut to fit: how much this page left out."))
+    shortened: list[str] = Field(default_factory=list, description=(
+        "Values shortened to fit (dotted paths): what no page brings back; ask for less instead."))
+    limit_chars: int = Field(description=(
+        "The size limit of a result, text and structuredContent together (PINKY_MAX_RESULT_CHARS)."))
+
+
+class ResultOut(BaseModel):
+    """What every tool's output has: `page`, present only when the result was cut to fit the size limit."""
+
+    page: PageOut | None = Field(default=None, description=(
+        "Only when the result was cut to fit the size limit: what was left out and the offset of the next page."))
+
+
 class HitOut(BaseModel):
     slug: str = Field(description="Stable handle: pass it to brain_get / brain_related / brain_update.")
     path: str = Field(description="The markdown file; cite it.")
@@ -33,7 +52,7 @@ class HitOut(BaseModel):
     why: str | None = Field(None, description="Why it ranks higher: linked to the context_file, or one link from it.")
 
 
-class SearchOut(BaseModel):
+class SearchOut(ResultOut):
     query: str
     mode: str = Field(description="What ran: hybrid, bm25 (keyword) or vector (semantic); bm25 when vectors "
                       "are unavailable.")
@@ -43,7 +62,7 @@ class SearchOut(BaseModel):
     truncated: bool = Field(False, description="True when bodies were cut to fit the size budget.")
 
 
-class EntryMetaOut(BaseModel):
+class EntryMetaOut(ResultOut):
     slug: str
     path: str
     title: str
@@ -102,7 +121,7 @@ class ListedOut(BaseModel):
     stale: bool = False
 
 
-class ListOut(BaseModel):
+class ListOut(ResultOut):
     count: int
     entries: list[ListedOut] = Field(description="Most recently changed first.")
 
@@ -121,7 +140,7 @@ class EntryOut(EntryMetaOut):
         "With timeline=true: created, each change from git, links added and closed, diary lines naming it."))
 
 
-class DeleteOut(BaseModel):
+class DeleteOut(ResultOut):
     slug: str
     archived_to: str
     reason: str
@@ -149,14 +168,14 @@ class DiaryLineOut(BaseModel):
     text: str
 
 
-class BriefingOut(BaseModel):
+class BriefingOut(ResultOut):
     since: str
     until: str
     counts: dict[str, int]
     new: list[BriefingItemOut]
     updated: list[BriefingItemOut]
     diary: list[DiaryLineOut]
-    truncated: bool
+    truncated: bool = Field(description="True when more entries or diary lines follow this page (page.next_offset).")
     needs_review: dict[str, Any] = Field(default_factory=dict, description=(
         "stale (unverified past their type's threshold: check, then brain_update verified=true) and flagged "
         "(marked wrong or outdated with brain_feedback): fix or verify these before relying on them."))
@@ -214,7 +233,7 @@ class GraphOut(BaseModel):
     truncated: bool = Field(description="True when the bounded walk (fan-out, node count) left links out.")
 
 
-class RelatedOut(BaseModel):
+class RelatedOut(ResultOut):
     slug: str
     title: str
     path: str
@@ -251,7 +270,7 @@ class ResearchLinkOut(BaseModel):
     both_in_top: bool = Field(description="True when both ends are among the dossier's entries.")
 
 
-class ResearchOut(BaseModel):
+class ResearchOut(ResultOut):
     topic: str
     max_tokens: int
     used_tokens: int = Field(description="Size of the packed sections, at about 4 characters a token.")
@@ -270,7 +289,7 @@ class ResearchOut(BaseModel):
     notice: str | None = None
 
 
-class StatsOut(BaseModel):
+class StatsOut(ResultOut):
     entries: int
     chunks: int
     vectors: int = 0
@@ -293,7 +312,7 @@ class StatsOut(BaseModel):
     background: dict[str, Any] = Field(default_factory=dict, description="Catch-up reindex and embedder state.")
 
 
-class ReindexOut(BaseModel):
+class ReindexOut(ResultOut):
     added: int
     updated: int
     removed: int
@@ -306,7 +325,7 @@ class ReindexOut(BaseModel):
     vectors: str
 
 
-class SyncOut(BaseModel):
+class SyncOut(ResultOut):
     brain: str
     remote: str | None
     cloned: bool

@@ -5,7 +5,8 @@ parameters into the prompt's arguments); `PROMPTS` lists them with their titles.
 No `from __future__ import annotations`: the SDK reads these signatures at runtime.
 """
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Mapping
 
 
 def save_knowledge() -> str:
@@ -52,3 +53,21 @@ PROMPTS: tuple[tuple[Callable[..., str], str], ...] = (
     (session_briefing, "Catch up on recent work"),
     (research_topic, "Research a topic across the brain"),
 )
+
+
+def arguments_problem(name: str, arguments: Mapping[str, object] | None) -> str | None:
+    """What is wrong with a prompts/get request (an unknown prompt, a missing or unknown argument), in
+    one sentence; None when the prompt can be rendered with these arguments."""
+    found = {fn.__name__: fn for fn, _ in PROMPTS}
+    if name not in found:
+        return f"unknown prompt {name[:100]!r}; available prompts: {', '.join(found)}"
+    params = inspect.signature(found[name]).parameters
+    given = set(arguments or {})
+    unknown = sorted(given - set(params))
+    missing = [p for p, spec in params.items() if spec.default is inspect.Parameter.empty and p not in given]
+    takes = f"{name} takes {', '.join(params) or 'no arguments'}"
+    if unknown:
+        return f"unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(repr(u[:60]) for u in unknown)}; {takes}"
+    if missing:
+        return f"missing required argument{'s' if len(missing) > 1 else ''} {', '.join(missing)}; {takes}"
+    return None

@@ -9,6 +9,7 @@ from typing import Annotated
 from mcp_types import CallToolResult
 from pydantic import Field
 
+from pinky.mcp_budget import Pages
 from pinky.mcp_common import State, result, run_core
 from pinky.mcp_models import ResearchOut
 from pinky.research import DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS, dossier_text
@@ -28,4 +29,6 @@ async def brain_research(
     says what did not fit). Use it before a design decision or when asked to summarise what is known;
     use brain_search for a quick lookup. No model runs on the server: the synthesis is yours."""
     found = await run_core(state.runtime, lambda kb: kb.research(topic, max_tokens=max_tokens))
-    return result(dossier_text(found), ResearchOut.model_validate(found))
+    return result(state, lambda out: dossier_text(out.model_dump(mode="json")), ResearchOut.model_validate(found),
+                  pages=Pages(
+        ("entries", "links", "contradictions", "gaps", "diary"), narrower="Ask again with a smaller max_tokens."))

@@ -12,7 +12,7 @@ from typing import Any
 from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import CallToolRequestParams, CallToolResult, ToolAnnotations
+from mcp_types import CallToolRequestParams, CallToolResult, GetPromptRequestParams, ToolAnnotations
 
 CallCheck = Callable[[CallToolRequestParams], CallToolResult | None]
 
@@ -31,17 +31,27 @@ async def run_on_streams(app: MCPServer, read_stream: Any, write_stream: Any) ->
 def check_tool_calls(app: MCPServer, check: CallCheck) -> None:
     """Put `check(params)` in front of `tools/call`: a result it returns is the answer; None lets
     the SDK's own handler run. Install it after every tool is registered."""
+    _in_front(app, "tools/call", CallToolRequestParams, check)
+
+
+def check_prompt_gets(app: MCPServer, check: Callable[[GetPromptRequestParams], None]) -> None:
+    """Put `check(params)` in front of `prompts/get`; it raises MCPError to refuse the request (the SDK
+    answers a prompt it cannot render with error code 0). Install it after every prompt is registered."""
+    _in_front(app, "prompts/get", GetPromptRequestParams, check)
+
+
+def _in_front(app: MCPServer, method: str, params_type: type, check: Callable[[Any], Any]) -> None:
     server = lowlevel_server(app)
-    entry = server.get_request_handler("tools/call")
+    entry = server.get_request_handler(method)
     if entry is None:
-        raise RuntimeError("the SDK registered no tools/call handler")
+        raise RuntimeError(f"the SDK registered no {method} handler")
     sdk_handler = entry.handler
 
-    async def call_tool(ctx: Any, params: CallToolRequestParams) -> Any:
-        refusal = check(params)
-        return refusal if refusal is not None else await sdk_handler(ctx, params)
+    async def handle(ctx: Any, params: Any) -> Any:
+        answer = check(params)
+        return answer if answer is not None else await sdk_handler(ctx, params)
 
-    server.add_request_handler("tools/call", CallToolRequestParams, call_tool)
+    server.add_request_handler(method, params_type, handle)
 
 
 def make_tool(fn: Callable[..., Any], *, title: str, annotations: ToolAnnotations) -> Tool:

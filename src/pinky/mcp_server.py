@@ -20,15 +20,17 @@ from contextlib import AbstractAsyncContextManager
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import CallToolRequestParams, CallToolResult, TextContent
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolRequestParams, CallToolResult, GetPromptRequestParams, TextContent
 from pydantic import ValidationError
 
 from pinky import __version__, mcp_text
 from pinky.config import Config, load_config
 from pinky.errors import PinkyError
 from pinky.locations import ENV_LOG, ENV_TIER, start_folder
-from pinky.mcp_prompts import PROMPTS
-from pinky.mcp_sdk import CallCheck, check_tool_calls, make_tool, run_on_streams, validate_arguments
+from pinky.mcp_common import with_cause
+from pinky.mcp_prompts import PROMPTS, arguments_problem
+from pinky.mcp_sdk import CallCheck, check_prompt_gets, check_tool_calls, make_tool, run_on_streams, validate_arguments
 from pinky.mcp_tools import TIERS, ServerState, read_entries, read_entry, tier_of, tools_for
 from pinky.mcp_transport import robust_stdio
 from pinky.runtime import Runtime
@@ -81,13 +83,14 @@ def build_server(runtime: Runtime, tier: str) -> MCPServer:
     The server's lifespan starts the runtime's upkeep when a connection opens and stops it when the
     connection ends; tools reach the runtime through what the lifespan yields.
     """
-    tools = [make_tool(spec.fn, title=spec.title, annotations=spec.annotations) for spec in tools_for(tier)]
+    tools = [make_tool(with_cause(spec.fn), title=spec.title, annotations=spec.annotations) for spec in tools_for(tier)]
     app: MCPServer = MCPServer(SERVER_NAME, title=SERVER_NAME, version=__version__, instructions=INSTRUCTIONS,
                                log_level="WARNING", tools=tools, lifespan=_lifespan(runtime, tier))
     for fn, title in PROMPTS:
         app.prompt(name=fn.__name__, title=title)(fn)
     _add_resources(app, runtime)
     check_tool_calls(app, _call_check({tool.name: tool for tool in tools}, tier))
+    check_prompt_gets(app, _prompt_check)
     return app
 
 
@@ -134,6 +137,13 @@ def _call_check(tools: dict[str, Tool], tier: str) -> CallCheck:
         return None
 
     return check
+
+
+def _prompt_check(params: GetPromptRequestParams) -> None:
+    """An unknown prompt, or a missing or unknown argument: JSON-RPC invalid params (-32602), saying which."""
+    problem = arguments_problem(params.name, params.arguments)
+    if problem is not None:
+        raise MCPError(INVALID_PARAMS, problem)
 
 
 def _error(message: str) -> CallToolResult:

@@ -6,15 +6,17 @@ model needs to act (slugs, paths, versions) within a size budget. No SDK import 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from pinky.errors import PinkyError
 from pinky.locations import ENV_TIER
 from pinky.mcp_models import BriefingOut, ListOut, ReindexOut, RelatedOut, SearchOut, StatsOut, SyncOut
 from pinky.secret_words import describe
 
 COMPACT_TEXT_BUDGET = 8_000
 FULL_TEXT_BUDGET = 80_000
+FULL_BODY_CHARS = 20_000  # one hit's body in brain_search format='full'
 
 
 def one_line(text: str, limit: int = 240) -> str:
@@ -42,6 +44,24 @@ def redacted_line(kinds: list[str], *, written: bool) -> str:
     """Say which secrets were replaced, and why each counts: in what was written, or only in what is shown."""
     what = "before writing" if written else "in this text (the file still holds them: edit it to remove them)"
     return f"Secrets replaced by [REDACTED:<kind>] markers {what}: {describe(kinds)}."
+
+
+def full_bodies(body_of: Callable[[str], str], slugs: list[str], budget: int) -> tuple[dict[str, str], bool]:
+    """Whole bodies for brain_search format='full', at most FULL_BODY_CHARS each and `budget` in all (they
+    go in both the text and structuredContent); True when one was cut. A hit gone meanwhile has none."""
+    bodies: dict[str, str] = {}
+    total, truncated = 0, False
+    for slug in slugs:
+        try:
+            body = body_of(slug)
+        except PinkyError:
+            continue
+        room = max(0, min(FULL_BODY_CHARS, budget - total))
+        if len(body) > room:
+            body, truncated = body[:room] + "\n…[truncated: read it whole with brain_get]", True
+        bodies[slug] = body
+        total += len(body)
+    return bodies, truncated
 
 
 def search_text(out: SearchOut) -> str:
@@ -99,8 +119,6 @@ def briefing_text(out: BriefingOut) -> str:
     if review.get("stale"):
         lines.append(f"Needs re-verification ({review['stale_count']} stale; check, then brain_update verified=true):")
         lines += [f"- {i['slug']} ({i['age_days']} days)" for i in review["stale"]]
-    if out.truncated:
-        lines.append("(more in structuredContent or with format='full')")
     return "\n".join(lines)
 
 

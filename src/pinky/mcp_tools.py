@@ -24,9 +24,23 @@ from pydantic import Field
 from pinky import mcp_graph, mcp_hygiene, mcp_research, mcp_text
 from pinky.config import Config
 from pinky.dates import now_utc
-from pinky.errors import PinkyError
 from pinky.kb import KnowledgeBase
-from pinky.mcp_common import At, EntryType, IncludeSuperseded, Key, Questions, Slug, State, Subject, run_core
+from pinky.mcp_budget import Pages
+from pinky.mcp_common import (
+    At,
+    BodyOffset,
+    EntryType,
+    IncludeSuperseded,
+    Key,
+    ListOffset,
+    Offset,
+    Questions,
+    RankOffset,
+    Slug,
+    State,
+    Subject,
+    run_core,
+)
 from pinky.mcp_common import ServerState as ServerState  # re-exported: the server and tests import it from here
 from pinky.mcp_common import result as _result
 from pinky.mcp_models import (
@@ -51,29 +65,11 @@ from pinky.validate import MAX_BODY_CHARS, MAX_HYPOTHETICAL_CHARS, MAX_QUERY_CHA
 
 Format = Literal["compact", "full"]
 SearchMode = Literal["hybrid", "keyword", "semantic", "bm25", "vector"]  # core names and their aliases
-FULL_BODY_CHARS = 20_000
 
 
 def _entry_meta(entry: Any) -> EntryMetaOut:
-    fields = {k: getattr(entry, k) for k in EntryMetaOut.model_fields if k != "redactions"}
+    fields = {k: getattr(entry, k) for k in EntryMetaOut.model_fields if k not in ("redactions", "page")}
     return EntryMetaOut(**fields, redactions=explain(entry.redacted))
-
-
-def _bodies(kb: KnowledgeBase, hits: list[Any]) -> tuple[dict[str, str], bool]:
-    """Whole bodies for format='full', cut to fit FULL_TEXT_BUDGET; True when something was cut."""
-    bodies: dict[str, str] = {}
-    total, truncated = 0, False
-    for hit in hits:
-        try:
-            body = kb.get(hit.slug).body
-        except PinkyError:
-            continue
-        room = max(0, min(FULL_BODY_CHARS, mcp_text.FULL_TEXT_BUDGET - total))
-        if len(body) > room:
-            body, truncated = body[:room] + "\n…[truncated: read it whole with brain_get]", True
-        bodies[hit.slug] = body
-        total += len(body)
-    return bodies, truncated
 
 
 def save_target(config: Config, scope: str | None, project: str | None) -> tuple[str, str | None]:
@@ -108,6 +104,7 @@ async def brain_search(
     since: Annotated[str | None, Field(max_length=60, description=(
         "Only fresh entries: verified, created or changed since this ISO date/time or span (e.g. 30d)."))]
     = None,
+    offset: RankOffset = 0,
     format: Annotated[Format, Field(description="compact: snippets (default); full: whole bodies.")] = "compact",
     context_file: mcp_graph.ContextFile = None,
     at: At = None,
@@ -129,20 +126,24 @@ async def brain_search(
     retrieved (usage telemetry); after relying on a hit, rate it with brain_feedback."""
 
     def work(kb: KnowledgeBase) -> SearchOut:
-        result = kb.search(query, limit=limit, scope=scope, project=project, type=type, tags=tags,
-                           since=since, record_usage=True, context_file=context_file, at=at,
+        result = kb.search(query, limit=min(100, offset + limit), scope=scope, project=project, type=type,
+                           tags=tags, since=since, record_usage=True, context_file=context_file, at=at,
                            include_superseded=include_superseded, mode=mode, hypothetical=hypothetical)
-        bodies, truncated = _bodies(kb, result.hits) if format == "full" else ({}, False)
-        hits = [HitOut(**hit.as_dict(), body=bodies.get(hit.slug)) for hit in result.hits]
+        found = result.hits[offset:]
+        room = state.runtime.config.max_result_chars // 3  # whole bodies: once in the text, once structured
+        bodies, truncated = ({}, False) if format != "full" else \
+            mcp_text.full_bodies(lambda slug: kb.get(slug).body, [h.slug for h in found], room)
+        hits = [HitOut(**hit.as_dict(), body=bodies.get(hit.slug)) for hit in found]
         return SearchOut(query=query, mode=result.mode, notice=result.notice, count=len(hits), hits=hits,
                          truncated=truncated)
 
     out = await run_core(state.runtime, work)
-    return _result(mcp_text.search_text(out), out, drop_none=("body", "why", "superseded_by", "valid_until"))
+    return _result(state, mcp_text.search_text, out, drop_none=("body", "why", "superseded_by", "valid_until"),
+                   pages=Pages(("hits",), offset, tool="brain_search"))
 
 
-async def brain_get(state: State, slug: Slug, timeline: mcp_graph.WithTimeline = False
-                    ) -> Annotated[CallToolResult, EntryOut]:
+async def brain_get(state: State, slug: Slug, timeline: mcp_graph.WithTimeline = False,
+                    offset: BodyOffset = 0) -> Annotated[CallToolResult, EntryOut]:
     """Read one whole entry by slug: body, metadata and `version`. Use it after brain_search when
     a snippet is not enough, and before brain_update (which needs the version)."""
 
@@ -152,19 +153,21 @@ async def brain_get(state: State, slug: Slug, timeline: mcp_graph.WithTimeline =
         return entry, kb.graph.timeline(slug)["events"] if timeline else None
 
     entry, events = await run_core(state.runtime, work)
-    out = EntryOut(**_entry_meta(entry).model_dump(), body=entry.body, meta=entry.meta, timeline=events)
-    return _result(mcp_text.entry_text(entry, body=True) + mcp_graph.timeline_text(out.timeline), out,
-                   drop_none=("timeline",))
+    out = EntryOut(**_entry_meta(entry).model_dump(), body=entry.body[offset:], meta=entry.meta, timeline=events)
+    return _result(state, lambda shown: mcp_text.entry_text(shown, body=True) + mcp_graph.timeline_text(shown.timeline),
+                   out, drop_none=("timeline",), pages=Pages(("body",), offset, tool="brain_get"))
 
 
 async def brain_related(state: State, slug: Slug, depth: mcp_graph.Depth = 1, rel: mcp_graph.Rels = None,
-                        at: mcp_graph.At = None) -> Annotated[CallToolResult, RelatedOut]:
+                        at: mcp_graph.At = None, offset: Offset = 0) -> Annotated[CallToolResult, RelatedOut]:
     """What an entry is connected to: the entries it links to ([[slug]], .md and typed links such as
     depends_on), the entries linking to it (backlinks), and the code files it is about; depth 2-3
     walks further. Use it to explore around a hit before relying on it, or to find the knowledge
     attached to a file."""
-    out = RelatedOut(**await run_core(state.runtime, lambda kb: mcp_graph.related(kb, slug, depth, rel, at)))
-    return _result(mcp_graph.related_text(out), out, drop_none=("graph",))
+    found, more = await run_core(state.runtime, lambda kb: mcp_graph.related(kb, slug, depth, rel, at, offset))
+    out = RelatedOut(**found)
+    return _result(state, mcp_graph.related_text, out, drop_none=("graph",),
+                   pages=Pages(mcp_graph.PAGED, offset, more=more, tool="brain_related"))
 
 
 async def brain_briefing(
@@ -173,11 +176,14 @@ async def brain_briefing(
         "ISO-8601 date or time (2026-11-20, 2026-11-20T09:00Z) or a span back: 90m, 36h, 7d, 2w."))] = "24h",
     format: Annotated[Format, Field(description="compact (default): titles and paths; full: adds summaries.")]
     = "compact",
+    offset: Offset = 0,
 ) -> Annotated[CallToolResult, BriefingOut]:
     """Catch up at the start of a session: entries created or changed since a time, plus the
     diary lines (what was asked, files touched, commits) written since then, newest first."""
-    out = BriefingOut(**await run_core(state.runtime, lambda kb: kb.briefing(since, compact=format == "compact")))
-    return _result(mcp_text.briefing_text(out), out, drop_none=("scope", "project", "tags", "summary"))
+    out = BriefingOut(**await run_core(state.runtime, lambda kb: kb.briefing(since, compact=format == "compact",
+                                                                             offset=offset)))
+    return _result(state, mcp_text.briefing_text, out, drop_none=("scope", "project", "tags", "summary"),
+                   pages=Pages(("new", "updated", "diary"), offset, more=out.truncated, tool="brain_briefing"))
 
 
 async def brain_list(
@@ -193,14 +199,16 @@ async def brain_list(
     limit: Annotated[int, Field(ge=1, le=500, description="Maximum entries, 1-500.")] = 50,
     at: At = None,
     include_superseded: IncludeSuperseded = False,
+    offset: ListOffset = 0,
 ) -> Annotated[CallToolResult, ListOut]:
     """List entries without a query, most recently changed first: what the brain holds of a type,
     with a tag, or lately. Use brain_search instead when you are looking for something."""
-    found = await run_core(state.runtime, lambda kb: kb.list_entries(
-        limit=limit, scope=scope, project=project, type=type, tags=tags, since=since, at=at,
-        include_superseded=include_superseded))
+    found = (await run_core(state.runtime, lambda kb: kb.list_entries(
+        limit=offset + limit, scope=scope, project=project, type=type, tags=tags, since=since, at=at,
+        include_superseded=include_superseded)))[offset:]
     out = ListOut.model_validate({"count": len(found), "entries": found})
-    return _result(mcp_text.list_text(out), out, drop_none=("project", "created", "last_verified", "superseded_by"))
+    return _result(state, mcp_text.list_text, out, drop_none=("project", "created", "last_verified", "superseded_by"),
+                   pages=Pages(("entries",), offset, tool="brain_list"))
 
 
 async def brain_stats(state: State) -> Annotated[CallToolResult, StatsOut]:
@@ -214,7 +222,7 @@ async def brain_stats(state: State) -> Annotated[CallToolResult, StatsOut]:
                         tier=state.tier, background=dict(state.runtime.status))
 
     out = await run_core(state.runtime, work)
-    return _result(mcp_text.stats_text(out), out)
+    return _result(state, mcp_text.stats_text, out)
 
 
 # --- write tools --------------------------------------------------------------------------------
@@ -265,7 +273,8 @@ async def brain_save(
                    similar=[SimilarOut(slug=h.slug, title=h.title, path=h.path, score=h.score) for h in similar],
                    **(entry.classification or {}))
     text = mcp_text.saved_text(entry, similar) + mcp_text.classified_text(entry.classification)
-    return _result(text + "".join(f"\nSupersedes {slug} (it leaves default results)." for slug in out.supersedes), out)
+    text += "".join(f"\nSupersedes {slug} (it leaves default results)." for slug in out.supersedes)
+    return _result(state, text, out)
 
 
 async def brain_update(
@@ -304,7 +313,7 @@ async def brain_update(
     text = f"Updated {entry.slug} → {entry.path}; new version {entry.version}."
     if entry.redacted:
         text += "\n" + mcp_text.redacted_line(entry.redacted, written=True)
-    return _result(text, _entry_meta(entry))
+    return _result(state, text, _entry_meta(entry))
 
 
 async def brain_delete(
@@ -322,7 +331,7 @@ async def brain_delete(
 
     resolved, archived, restore = await run_core(state.runtime, work)
     out = DeleteOut(slug=resolved, archived_to=archived, reason=reason, restore=restore)
-    return _result(f"Archived {resolved} → {archived}. Undo with: {restore}", out)
+    return _result(state, f"Archived {resolved} → {archived}. Undo with: {restore}", out)
 
 
 # --- admin tools --------------------------------------------------------------------------------
@@ -336,7 +345,8 @@ async def brain_reindex(
     full=true rebuilds it from scratch. The server already catches up at start, so this is rarely needed."""
     report = await run_core(state.runtime, lambda kb: kb.reindex(full=full), exclusive=True)
     out = ReindexOut(**report.as_dict())
-    return _result(mcp_text.reindex_text(out), out)
+    return _result(state, mcp_text.reindex_text(out), out, pages=Pages(
+        ("errors", "warnings"), narrower="`pinky reindex` in a terminal lists every one."))
 
 
 async def brain_sync(
@@ -352,7 +362,8 @@ async def brain_sync(
 
     data = await run_core(state.runtime, lambda kb: sync_global(kb, remote), exclusive=True)
     out = SyncOut.model_validate({key: data.get(key) for key in SyncOut.model_fields})
-    return _result(mcp_text.sync_text(out), out)
+    return _result(state, mcp_text.sync_text(out), out, pages=Pages(
+        ("pulled_paths", "conflicts", "notes"), narrower="`pinky sync` in a terminal lists every one."))
 
 
 # --- resources (bound to the runtime by the server: a static resource cannot ask for the lifespan) ---

@@ -2,10 +2,10 @@
 
 - A malformed line gets a JSON-RPC parse error (-32700) or invalid-request error (-32600)
   instead of being dropped silently, with its id whenever the id can be read (a line holding a
-  lone UTF-16 surrogate such as `\\ud800`, which the SDK's parser refuses, still gets its error
-  under its id); blank lines are ignored. An id that is not a string or an integer (a float, a
-  boolean, null) and a `jsonrpc` other than "2.0" get -32600 (the SDK read such a request as a
-  notification and answered nothing).
+  lone UTF-16 surrogate such as `\\ud800`, or nested deeper than the SDK's parser reads, still
+  gets its error, saying which, under its id); blank lines are ignored. An id that is not a string
+  or an integer (a float, a boolean, null) and a `jsonrpc` other than "2.0" get -32600 (the SDK
+  read such a request as a notification and answered nothing).
 - `initialize` without protocolVersion/capabilities/clientInfo (the hand test sends `{}`)
   is completed with defaults instead of being refused.
 - When stdin closes, requests already read still get their answers before the server stops
@@ -98,6 +98,8 @@ class Refused(Exception):
 PARSE_ERROR = "Parse error: each line must be one JSON-RPC 2.0 message"
 SURROGATE_ERROR = ("Parse error: the message holds a lone UTF-16 surrogate escape (such as \\ud800), "
                    "which is not valid Unicode; send valid UTF-8 text")
+NESTING_ERROR = ("Parse error: the message nests arrays and objects too deeply (the server reads about 200 "
+                 "levels); send flatter JSON")
 INVALID_REQUEST = "Invalid Request: expected a JSON-RPC 2.0 object with jsonrpc, method (and id)"
 INVALID_ID = "Invalid Request: id must be a string or an integer (not a fraction, a boolean or null)"
 INVALID_VERSION = 'Invalid Request: jsonrpc must be "2.0"'
@@ -116,7 +118,8 @@ def screen_line(line: str, parse: Any) -> Any:
         if raw is _UNREADABLE:
             raise  # not JSON at all: -32700 with id null, or a blank line
         if "json_invalid" in str(exc):
-            raise Refused(_readable_id(raw), -32700, SURROGATE_ERROR) from None
+            why = NESTING_ERROR if "recursion limit" in str(exc) else SURROGATE_ERROR
+            raise Refused(_readable_id(raw), -32700, why) from None
         raise Refused(_readable_id(raw), -32600, _why_invalid(raw)) from None
     if isinstance(message, types.JSONRPCNotification) and '"id"' in line:
         raw = _loads(line)

@@ -258,8 +258,10 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @click.option("--fix", is_flag=True,
               help="First repair what needs no decision: finish renames a killed `pinky mv` left half done, "
                    "and bring the index up to date with the markdown.")
+@click.option("--full", is_flag=True, help="Check the index with SQLite's integrity_check (every row looked up in "
+              "every index) instead of quick_check (pages only).")
 @click.pass_context
-def doctor(ctx: click.Context, as_json: bool, fix: bool) -> None:
+def doctor(ctx: click.Context, as_json: bool, fix: bool, full: bool) -> None:
     """Check the installation and the index, with a fix for every problem.
 
     Exits 1 when a check fails (warnings do not fail).
@@ -268,12 +270,13 @@ def doctor(ctx: click.Context, as_json: bool, fix: bool) -> None:
 
         pinky doctor
         pinky doctor --fix
+        pinky doctor --full
     """
     from pinky.doctor import repair, run_checks
 
     kb = open_kb(ctx)
     fixed = repair(kb) if fix else []
-    checks = run_checks(kb)
+    checks = run_checks(kb, full=full)
     ok = all(c.status != "error" for c in checks)
     if as_json:
         emit_json({"ok": ok, "checks": [c.as_dict() for c in checks], **({"fixed": fixed} if fix else {})})

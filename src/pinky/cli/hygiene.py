@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
 
 import click
 
@@ -118,37 +117,37 @@ def export_cmd(ctx: click.Context, scope: str | None, type_: str | None, tags: t
 
 
 @cli.command("import")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file")
 @click.option("--root", type=click.Choice(["project", "global"]), help="Put every note in this root instead of "
               "the one it was exported from.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
-def import_cmd(ctx: click.Context, file: Any, root: str | None, as_json: bool) -> None:
+def import_cmd(ctx: click.Context, file: str, root: str | None, as_json: bool) -> None:
     """Import notes from a `pinky export` file (`-` for standard input) and index them.
 
     A note already in the brain (the same text) is skipped; one whose path is taken by a different
-    note gets a new name, and the report says so. Nothing is ever overwritten.
+    note gets a new name, and the report says so. Nothing is ever overwritten. A bad record is refused
+    with its line number and the reason, and the rest is imported; the exit status is 1 when any was.
 
     Example:
 
         pinky import brain.jsonl
     """
-    kb = open_kb(ctx)
-    kb.reindex(embed=False)  # what is already there decides what is a duplicate: notes edited by hand included
-    report = kb.hygiene.import_lines(file, root=root)
+    report = open_kb(ctx).hygiene.import_file(file, root=root, pipes=True)
+    refused = len(report["errors"])
     if as_json:
         emit_json(report)
     else:
         click.echo(f"imported {len(report['imported'])} notes, {len(report['duplicates'])} already there, "
-                   f"{len(report['renamed'])} renamed, {len(report['errors'])} errors")
+                   f"{len(report['renamed'])} renamed, {refused} refused")
         for item in report["renamed"]:
             click.echo(f"renamed {item['slug']} -> {item['new_slug']} (a different note has that name)")
         for item in report["secrets"]:
             click.echo(f"holds a credential: {item['slug']} ({', '.join(item['kinds'])}); written as it is, "
                        "hidden on display, held back by `pinky sync` until removed or allowed")
         for error in report["errors"]:
-            click.echo(f"error: {error}", err=True)
-    if report["errors"]:
+            click.echo(f"refused: {error}", err=True)
+    if refused:
         sys.exit(1)
 
 
