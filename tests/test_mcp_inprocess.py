@@ -19,7 +19,8 @@ from mcp_helpers import hermetic_config, in_process
 
 from pinky import mcp_hygiene, mcp_research, mcp_tools
 from pinky.config import load_config
-from pinky.mcp_tools import TIERS, TOOL_TIERS, ServerState, save_target, tier_of, tools_for
+from pinky.mcp_tiers import TIERS, TOOL_TIERS, tier_of, tools_for
+from pinky.mcp_tools import ServerState, save_target
 from pinky.runtime import Runtime
 
 pytestmark = pytest.mark.anyio

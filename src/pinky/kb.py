@@ -216,8 +216,7 @@ class KnowledgeBase:
         return Hygiene(self.index)
 
     def verify(self, *, full: bool = False) -> str | None:
-        """SQLite's quick_check of the whole index (`full`: integrity_check): None when sound, else the
-        damage (then repaired)."""
+        """quick_check (`full`: integrity_check) of the index: None when sound, else the damage (then repaired)."""
         return healing.verify(self.index, full=full)
 
     def malformed(self) -> list[str]:

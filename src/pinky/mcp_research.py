@@ -1,6 +1,6 @@
 """The brain_research MCP tool: a dossier on a topic for the calling agent to synthesise (pinky.research).
 
-Registered in `mcp_tools.TOOL_TIERS` (read tier). No `from __future__ import annotations`: the SDK reads
+Registered in `mcp_tiers.TOOL_TIERS` (read tier). No `from __future__ import annotations`: the SDK reads
 the signature at runtime.
 """
 

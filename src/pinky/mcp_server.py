@@ -31,7 +31,8 @@ from pinky.locations import ENV_LOG, ENV_TIER, start_folder
 from pinky.mcp_common import with_cause
 from pinky.mcp_prompts import PROMPTS, arguments_problem
 from pinky.mcp_sdk import CallCheck, check_prompt_gets, check_tool_calls, make_tool, run_on_streams, validate_arguments
-from pinky.mcp_tools import TIERS, ServerState, read_entries, read_entry, tier_of, tools_for
+from pinky.mcp_tiers import TIERS, tier_of, tools_for
+from pinky.mcp_tools import ServerState, read_entries, read_entry
 from pinky.mcp_transport import robust_stdio
 from pinky.runtime import Runtime
 
