@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 from capture_fixtures import bash, prompt, say, turn
 from helpers import write_note
-from hook_helpers import base, run_hook
+from hook_helpers import HOOKS, base, run_hook
+from transcript_fixtures import write_long_transcript
 
 from pinky.checkpoint import MAX_ITEMS, decisions_and_open_threads
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
+from pinky.recorder import CheckpointTrack, OffsetStore, record
 
 CONVERSATION = turn(
     prompt("Should we keep Celery or move the jobs to RQ?"),
@@ -81,3 +89,90 @@ def test_pre_compact_outside_a_project_does_nothing(tmp_path: Path) -> None:
     (tmp_path / "t.jsonl").write_text(json.dumps(prompt("We'll use RQ for jobs")) + "\n", encoding="utf-8")
     compact(tmp_path)
     assert not (tmp_path / "documentation").exists()
+
+
+# --- long conversations -----------------------------------------------------------------------------
+
+
+def test_decisions_found_before_a_run_stops_wait_redacted_and_are_written_once_at_the_end(tmp_path: Path) -> None:
+    secret = "ghp_" + "a1B2c3D4e5" * 4
+    transcript, offsets, save_dir = tmp_path / "t.jsonl", tmp_path / "checkpoints.json", tmp_path / "brain"
+    filler = [say(f"Reading module {i} of the parser, nothing to report here at all.") for i in range(20_000)]
+    events = [say(f"We'll use the token {secret} for the nightly deploys."), *filler,
+              say("Next step: rotate that token.")]
+    transcript.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    when = datetime(2026, 11, 25, 14, 3)
+    record(transcript, save_dir, [CheckpointTrack(OffsetStore(offsets), "s1", transcript)], now=when, budget=0.01)
+    waiting = OffsetStore(offsets).entry("s1")
+    assert waiting is not None and 0 < waiting["offset"] < transcript.stat().st_size
+    assert waiting["decided"] == ["We'll use the token [REDACTED:github-token] for the nightly deploys."]
+    assert not (save_dir / "diary").exists()  # nothing written before the end is known
+    while OffsetStore(offsets).get("s1", transcript) < transcript.stat().st_size:
+        record(transcript, save_dir, [CheckpointTrack(OffsetStore(offsets), "s1", transcript)], now=when, budget=0.01)
+    text = (save_dir / "diary" / "2026-11-25.md").read_text(encoding="utf-8")
+    assert text.count("decided: We'll use the token [REDACTED:github-token] for the nightly deploys.") == 1
+    assert text.count("open: Next step: rotate that token.") == 1 and secret not in text
+    assert OffsetStore(offsets).entry("s1").keys() == {"offset", "path", "seen"}  # nothing left waiting
+
+
+def diary_edits(text: str) -> int:
+    return sum(int(part.split("×")[1]) for line in text.splitlines() if " tools: " in line
+               for part in line.split(" tools: ")[1].split(", ") if part.startswith("Edit×"))
+
+
+def run_measured(event: str, payload: dict, root: Path) -> tuple[int, bytes, bytes, int]:
+    """A hook process as Claude Code runs it: (exit code, stdout, stderr, peak RSS in KiB)."""
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root), "PINKY_HOOKS_NO_BACKGROUND": "1"}
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        hook = subprocess.Popen([*HOOKS, event], stdin=subprocess.PIPE, stdout=out, stderr=err, cwd=root, env=env)
+        assert hook.stdin is not None
+        hook.stdin.write(json.dumps(payload).encode())
+        hook.stdin.close()
+        _, status, usage = os.wait4(hook.pid, 0)
+        hook.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return hook.returncode, out.read(), err.read(), usage.ru_maxrss
+
+
+def test_a_pre_compact_killed_midway_keeps_its_progress_and_reads_in_flat_memory(project: Path,
+                                                                                   tmp_path: Path) -> None:
+    """Issue 22: PreCompact read a 200 MB transcript whole (47 s, 1.5 GB) and stored its offsets only at
+    the end, so a hook killed at Claude Code's 30 s limit kept nothing and the next one started over.
+    It now streams the file and stores its progress every second."""
+    small = tmp_path / "small"
+    write_note(small, "pinky.toml", "")
+    write_long_transcript(small / "t.jsonl", 64 * 1024)
+    rc, _, _, baseline_kib = run_measured("pre-compact", base(small, "PreCompact", trigger="auto"), small)
+    assert rc == 0
+
+    transcript = project / "t.jsonl"
+    turns = write_long_transcript(transcript, 48 * 1024 * 1024)
+    size = transcript.stat().st_size
+    offsets = Path(os.environ["PINKY_HOME"]) / "state" / "diary-offsets.json"
+    payload = base(project, "PreCompact", trigger="auto", custom_instructions="")
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "PINKY_HOOKS_NO_BACKGROUND": "1"}
+    hook = subprocess.Popen([*HOOKS, "pre-compact"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, cwd=project, env=env)
+    assert hook.stdin is not None
+    hook.stdin.write(json.dumps(payload).encode())
+    hook.stdin.close()
+    deadline = time.monotonic() + 120
+    while OffsetStore(offsets).get(payload["session_id"]) == 0 and hook.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    running = hook.poll() is None
+    hook.send_signal(signal.SIGKILL)
+    hook.wait()
+    kept = OffsetStore(offsets).get(payload["session_id"])
+    assert running and 0 < kept < size, (running, kept, size)  # killed midway, with its progress stored
+    after_kill = diary(project)
+    assert "please fix thing 1 " in after_kill
+
+    rc, out, err, peak_kib = run_measured("pre-compact", payload, project)
+    assert (rc, out, err) == (0, b"", b"")
+    assert OffsetStore(offsets).get(payload["session_id"]) == size
+    text = diary(project)
+    assert text.startswith(after_kill) and text.count("please fix thing 1 ") == 1  # it did not start over
+    assert diary_edits(text) == turns  # every turn recorded, none twice
+    assert 1 <= text.count("] decided: We'll use the ") <= 5
+    assert peak_kib < baseline_kib + 16 * 1024, (baseline_kib, peak_kib)  # ~45 MB read: memory did not grow

@@ -20,10 +20,11 @@ from diary_fixtures import (
     tool,
     write_jsonl,
 )
+from transcript_fixtures import write_long_transcript
 
 from pinky.diary import parse_diary_line
 from pinky.errors import InvalidInput
-from pinky.recorder import OffsetStore, format_lines, record_stop
+from pinky.recorder import OffsetStore, TurnTrack, format_lines, record, record_stop
 from pinky.transcript import SessionSummary, summarize
 
 # --- format_lines ------------------------------------------------------------------
@@ -309,3 +310,43 @@ def test_record_stop_restarts_after_the_transcript_was_replaced(tmp_path: Path) 
     write_jsonl(transcript, [prompt("after rotation")])
     path = record_stop(transcript, SESSION, tmp_path / "b", offsets, now=WHEN)
     assert path is not None and "asked: after rotation" in path.read_text(encoding="utf-8")
+
+
+# --- long transcripts: progress kept batch by batch --------------------------------------------
+
+
+def edits_recorded(text: str) -> int:
+    """How many Edit calls the diary's `tools:` lines count, over every batch."""
+    return sum(int(part.split("×")[1]) for line in text.splitlines() if " tools: " in line
+               for part in line.split(" tools: ")[1].split(", ") if part.startswith("Edit×"))
+
+
+def test_runs_cut_short_by_their_budget_each_continue_where_the_last_stopped(tmp_path: Path) -> None:
+    """Issue 22: a hook stopped at Claude Code's time limit kept nothing (its offset advanced only once the
+    whole backlog was written), so the next run started over and never got further. Each run now writes
+    what it read and stores its offset; the next goes on from there, and nothing is written twice."""
+    transcript, offsets, save_dir = tmp_path / "t.jsonl", tmp_path / "offsets.json", tmp_path / "brain"
+    turns = write_long_transcript(transcript, 3 * 1024 * 1024)
+    size, stops = transcript.stat().st_size, []
+    while not stops or stops[-1] < size:
+        record(transcript, save_dir, [TurnTrack(OffsetStore(offsets), SESSION, transcript)], now=WHEN, budget=0.02)
+        stops.append(OffsetStore(offsets).get(SESSION, transcript))
+        assert len(stops) < 10_000 and (len(stops) == 1 or stops[-1] > stops[-2])  # every run got further
+    assert len(stops) > 2
+    assert edits_recorded((save_dir / "diary" / "2026-11-25.md").read_text(encoding="utf-8")) == turns
+
+
+def test_a_stretch_another_hook_recorded_meanwhile_is_not_written_again(tmp_path: Path) -> None:
+    transcript = write_jsonl(tmp_path / "t.jsonl", [prompt("only once please")])
+    offsets, save_dir = tmp_path / "offsets.json", tmp_path / "brain"
+    first, second = (TurnTrack(OffsetStore(offsets), SESSION, transcript) for _ in range(2))  # both read offset 0
+    assert record(transcript, save_dir, [first], now=WHEN) == [save_dir / "diary" / "2026-11-25.md"]
+    assert record(transcript, save_dir, [second], now=WHEN) == []
+    assert (save_dir / "diary" / "2026-11-25.md").read_text(encoding="utf-8").count("only once please") == 1
+
+
+def test_the_offset_store_keeps_state_beside_an_offset(tmp_path: Path) -> None:
+    store = OffsetStore(tmp_path / "o.json")
+    written = store.set("s1", 10, "/t.jsonl", now=5.0, extra={"decided": ["We'll use RQ."]})
+    assert store.entry("s1") == written == {"offset": 10, "path": "/t.jsonl", "seen": 5.0, "decided": ["We'll use RQ."]}
+    assert store.get("s1", "/t.jsonl") == 10 and store.entry("s2") is None
