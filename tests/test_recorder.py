@@ -25,7 +25,7 @@ from transcript_fixtures import write_long_transcript
 from pinky.diary import parse_diary_line
 from pinky.errors import InvalidInput
 from pinky.recorder import OffsetStore, TurnTrack, format_lines, record, record_stop
-from pinky.transcript import SessionSummary, summarize
+from pinky.transcript import SHOWN, SessionSummary, summarize
 
 # --- format_lines ------------------------------------------------------------------
 
@@ -91,6 +91,17 @@ def test_format_lines_caps_long_lines_with_a_count() -> None:
     assert files_line.endswith(f"… +{60 - shown} more")
     assert "src/pinky/module_000.py" in files_line
     assert "…" in lines[0] and "more" in lines[0]
+
+
+def test_a_stretch_with_more_distinct_items_than_a_line_shows_keeps_the_first_and_counts_the_rest() -> None:
+    events = [prompt(f"question number {i}") for i in range(SHOWN + 300)]
+    events.append(assistant(*(tool("Edit", file_path=f"{CWD}/f{i}.py") for i in range(SHOWN + 5))))
+    summary = summarize(events + events)  # every item twice: counted once
+    assert len(summary.prompts) == SHOWN and summary.prompts[0] == "question number 0"
+    assert dict(summary.more) == {"prompts": 300, "files": 5}
+    asked, files = format_lines(summary, when=WHEN, session_id=SESSION)[:2]
+    assert asked.endswith(f" … +{SHOWN + 300 - asked.count('question number')} more")
+    assert files.endswith(f" … +{SHOWN + 5 - files.count('.py')} more")
 
 
 def test_format_lines_truncates_a_single_huge_item() -> None:

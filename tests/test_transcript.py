@@ -77,6 +77,7 @@ def test_unreadable_lines_are_skipped_with_the_reason_and_the_rest_is_read(tmp_p
         b'{"type":"user","message":{"content":"cut \\ud83d here"}}',
         b'{"type":"user","message":{"content":"a pair \\ud83d\\ude00 is fine"}}',
         b'{"type":"user","message":' + b"[" * 5000 + b"]" * 5000 + b"}",
+        b'{"type":"user","message":{"content":"300 deep is read"},"x":' + b"[" * 300 + b"]" * 300 + b"}",
         b'{"type":"user","message":{"content":"ok2"}}',
     ]
     path.write_bytes(b"\n".join(lines) + b"\n\n")
@@ -84,7 +85,8 @@ def test_unreadable_lines_are_skipped_with_the_reason_and_the_rest_is_read(tmp_p
         items = [item for _, _, item in transcript.lines(0)]
         assert transcript.end == path.stat().st_size  # past the trailing blank line too
     assert [i if isinstance(i, str) else i["message"]["content"] for i in items] == [
-        "ok1", NOT_JSON, NOT_OBJECT, NOT_JSON, NOT_UTF8, LONE_SURROGATE, "a pair \U0001f600 is fine", TOO_DEEP, "ok2"]
+        "ok1", NOT_JSON, NOT_OBJECT, NOT_JSON, NOT_UTF8, LONE_SURROGATE, "a pair \U0001f600 is fine", TOO_DEEP,
+        "300 deep is read", "ok2"]
 
 
 def test_a_line_longer_than_the_limit_is_skipped_without_being_held(tmp_path: Path, monkeypatch) -> None:

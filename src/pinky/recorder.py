@@ -6,9 +6,10 @@ the turns did, `TurnTrack`; the checkpoint's decisions, `CheckpointTrack`) and a
 give to the day's diary (`pinky.diary`). A line that cannot be read is skipped and counted in the
 diary (`skipped: …`); the lines around it are recorded.
 
-Progress is kept as it is made: every BATCH_SECONDS, or BATCH_BYTES of transcript, what was read
-is written and its offset stored, so a hook killed at Claude Code's time limit loses at most one
-batch, and one given a `budget` stops in time and leaves the rest for its next run. An offset
+Progress is kept as it is made: after 1 s of reading, then 2 s more, 4 s more..., what was read is
+written and its offset stored, so a hook killed at Claude Code's time limit keeps at least half of its
+work, and one given a `budget` stops in time and leaves the rest for its next run. Memory is bounded by
+what a diary line can show, however long the stretch. An offset
 advances only after the diary write succeeded, so a crash loses nothing, and the advanced offset
 means nothing is written twice: each write first checks, under the offsets file's lock, that no
 other hook recorded the same stretch meanwhile. Stdlib only, because the Stop hook must start quickly.
@@ -38,10 +39,12 @@ COMMAND_LIMIT = 80
 PROMPT_LIMIT = 120
 NOTE_LIMIT = LINE_LIMIT - 40
 OFFSET_MAX_AGE_S = 30 * 24 * 3600
-BATCH_SECONDS = 1.0  # progress is written at least this often while a long transcript is read
-BATCH_BYTES = 32 * 1024 * 1024  # ... and after this much of it, so one batch's summary stays small
+# While a long transcript is read, what was read is written after 1 s, then after 2 s more, 4 s more...:
+# a hook stopped midway keeps at least half of its work, and a long backlog gets a few sets of lines.
+FIRST_BATCH_SECONDS = 1.0
 
 _WHITESPACE = re.compile(r"\s+")
+FIELDS = {"asked": "prompts", "files": "files", "commands": "commands"}  # a line's kind -> SessionSummary field
 
 
 # --- the hooks' flow --------------------------------------------------------------------------
@@ -156,25 +159,25 @@ def record(transcript_path: Path, save_dir: Path, tracks: Sequence[Track], *, no
     except NotFound:
         return []
     written: dict[Path, None] = {}
-    started = batch_time = time.monotonic()
+    started = time.monotonic()
+    next_batch, interval = started + FIRST_BATCH_SECONDS, FIRST_BATCH_SECONDS
     with transcript:
         for track in tracks:
             track.offset = transcript.resume(track.offset)
-        position = batch_start = min(track.offset for track in tracks)
         done = True
         try:
-            for start, _, item in transcript.lines(position):
+            for start, _, item in transcript.lines(min(track.offset for track in tracks)):
                 for track in tracks:
                     if start >= track.offset:
                         track.feed(start, item)
-                position = transcript.end
                 clock = time.monotonic()
                 if budget is not None and clock - started >= budget:
                     done = False
                     break
-                if clock - batch_time >= BATCH_SECONDS or position - batch_start >= BATCH_BYTES:
-                    _commit(tracks, position, save_dir, now, False, written)
-                    batch_time, batch_start = time.monotonic(), position
+                if clock >= next_batch:
+                    _commit(tracks, transcript.end, save_dir, now, False, written)
+                    interval *= 2
+                    next_batch = time.monotonic() + interval
             _commit(tracks, transcript.end, save_dir, now, done, written)
         except _Moved:
             pass
@@ -233,10 +236,11 @@ def format_lines(summary: SessionSummary, *, when: datetime, session_id: str) ->
         ("commands", summary.commands, "; ", COMMAND_LIMIT),
         ("commits", summary.commits, "; ", PROMPT_LIMIT),
     )
+    more = dict(summary.more)
     lines = []
     for kind, items, sep, item_limit in sections:
         room = LINE_LIMIT - len(format_line(at, session, kind, ""))
-        text = _join_capped(items, sep, room, item_limit)
+        text = _join_capped(items, sep, room, item_limit, more.get(FIELDS.get(kind, ""), 0))
         if text:
             lines.append(format_line(at, session, kind, text))
     return lines
@@ -279,15 +283,16 @@ def _truncate(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(limit - 1, 0)].rstrip() + "…"
 
 
-def _join_capped(items: Sequence[str], sep: str, limit: int, item_limit: int) -> str:
-    """Clean and join items while they fit in `limit`, then end with `… +N more` for the rest.
+def _join_capped(items: Sequence[str], sep: str, limit: int, item_limit: int, unlisted: int = 0) -> str:
+    """Clean and join items while they fit in `limit`, then end with `… +N more` for the rest (and for
+    `unlisted` more that were only counted).
 
     Items are cleaned lazily, so a long session only pays for redacting what is shown.
     """
     out = ""
     for index, raw in enumerate(items):
         item = _clean(raw, item_limit)
-        rest = len(items) - index - 1
+        rest = len(items) - index - 1 + unlisted
         piece = item if not out else sep + item
         reserve = len(f" … +{rest} more") if rest else 0
         if len(out) + len(piece) + reserve <= limit:
@@ -297,7 +302,7 @@ def _join_capped(items: Sequence[str], sep: str, limit: int, item_limit: int) ->
             return f"{out} … +{rest + 1} more"
         more = f" +{rest} more" if rest else ""
         return _truncate(item, limit - len(more)) + more  # even the first item is too long: cut it
-    return out
+    return f"{out} … +{unlisted} more" if out and unlisted else out
 
 
 # --- offsets ----------------------------------------------------------------------------------

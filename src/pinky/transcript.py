@@ -22,7 +22,7 @@ from pathlib import Path, PurePath
 from pinky import fileio
 from pinky.errors import InvalidInput, NotFound
 
-__all__ = ["MAX_LINE", "WRITE_TOOLS", "SessionSummary", "Summarizer", "Transcript", "commit_subject",
+__all__ = ["MAX_LINE", "SHOWN", "WRITE_TOOLS", "SessionSummary", "Summarizer", "Transcript", "commit_subject",
            "message_content", "parse_event", "prompt_text", "summarize", "tool_uses"]
 
 WRITE_TOOLS = {
@@ -102,7 +102,7 @@ class Transcript:
                 yield start, end, TOO_LONG
             else:
                 end = self.end = start + len(raw)
-                if raw.strip():
+                if not raw.isspace():  # (strip() would copy every line)
                     yield start, end, parse_event(raw)
             start = end
 
@@ -166,30 +166,55 @@ def _holds_lone_surrogate(value: object) -> bool:
 
 @dataclass(frozen=True)
 class SessionSummary:
-    """What happened in a stretch of a session, in first-seen order, without duplicates."""
+    """What happened in a stretch of a session, in first-seen order, without duplicates.
+
+    A stretch with more distinct prompts, files, commands or commits than a diary line can show
+    lists the first SHOWN of each and counts the rest in `more` (`("prompts", 1234)`)."""
 
     prompts: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     tools: tuple[tuple[str, int], ...] = ()
     commands: tuple[str, ...] = ()
     commits: tuple[str, ...] = ()
+    more: tuple[tuple[str, int], ...] = ()
 
     def is_empty(self) -> bool:
         return not (self.prompts or self.files or self.tools or self.commands or self.commits)
 
 
+SHOWN = 200  # distinct items of a kind a summary keeps: more than a 300-character line can show
+HEAD = 8192  # characters of an item a summary keeps: more than a diary line reads before redacting
+
+
+class _Distinct:
+    """Distinct strings in first-seen order: the first SHOWN kept (their first HEAD characters), the
+    rest only counted, so a summary of any stretch holds what its line can show and no more."""
+
+    def __init__(self) -> None:
+        self.shown: dict[int, str] = {}  # hash of the whole string -> its head
+        self.rest: set[int] = set()
+
+    def add(self, text: str) -> None:
+        key = hash(text)
+        if key in self.shown or key in self.rest:
+            return
+        if len(self.shown) < SHOWN:
+            self.shown[key] = text[:HEAD]
+        else:
+            self.rest.add(key)
+
+
 class Summarizer:
-    """A SessionSummary built one event at a time, so a transcript is summarised as it is streamed.
+    """A SessionSummary built one event at a time, so a transcript is summarised as it is streamed,
+    in memory bounded by what the summary can show (however long the stretch).
 
     A commit is listed unless every `git commit` that made it failed (its tool result was an error,
     as when a hook rejects it): its result comes later, so commits are settled in `summary()`."""
 
     def __init__(self) -> None:
-        self.prompts: dict[str, None] = {}
-        self.files: dict[str, None] = {}
+        self.prompts, self.files, self.commands = _Distinct(), _Distinct(), _Distinct()
         self.tools: dict[str, int] = {}
-        self.commands: dict[str, None] = {}
-        self._commits: list[tuple[str, object]] = []  # (subject, tool_use id), in order
+        self._commits: dict[str, list[tuple[int, object]]] = {}  # subject -> (seq, id) of the calls that made it
         self._commit_ids: set[object] = set()
         self._failed: set[object] = set()
         self._relative: dict[tuple[str, str | None], str] = {}  # path, cwd -> as shown (a session edits few files)
@@ -199,7 +224,7 @@ class Summarizer:
         if kind == "user":
             prompt = prompt_text(event)
             if prompt:
-                self.prompts.setdefault(prompt)
+                self.prompts.add(prompt)
             if self._commit_ids:
                 self._failed.update(i for i in _failed_ids(event) if i in self._commit_ids)
         elif kind == "assistant":
@@ -215,20 +240,26 @@ class Summarizer:
         if isinstance(path, str) and path:
             shown = self._relative.get((path, cwd))
             if shown is None:
+                if len(self._relative) > 4 * SHOWN:
+                    self._relative.clear()
                 shown = self._relative[(path, cwd)] = _relative_path(path, cwd)
-            self.files.setdefault(shown)
+            self.files.add(shown)
         command = tool_input.get("command") if name == "Bash" else None
         if isinstance(command, str) and command.strip():
-            self.commands.setdefault(_first_line(command))
+            self.commands.add(_first_line(command))
             subject = commit_subject(command)
-            if subject:
-                self._commits.append((subject, block.get("id")))
+            if subject and (subject in self._commits or len(self._commits) < SHOWN):
+                self._commits.setdefault(subject, []).append((len(self._commit_ids), block.get("id")))
                 self._commit_ids.add(block.get("id"))
 
     def summary(self) -> SessionSummary:
-        commits = dict.fromkeys(subject for subject, tool_id in self._commits if tool_id not in self._failed)
-        return SessionSummary(prompts=tuple(self.prompts), files=tuple(self.files), tools=tuple(self.tools.items()),
-                              commands=tuple(self.commands), commits=tuple(commits))
+        made = {subject: min(seq for seq, i in calls if i not in self._failed)  # its first call that did not fail
+                for subject, calls in self._commits.items() if any(i not in self._failed for _, i in calls)}
+        commits = tuple(sorted(made, key=made.__getitem__))
+        distinct = (("prompts", self.prompts), ("files", self.files), ("commands", self.commands))
+        return SessionSummary(prompts=tuple(self.prompts.shown.values()), files=tuple(self.files.shown.values()),
+                              tools=tuple(self.tools.items()), commands=tuple(self.commands.shown.values()),
+                              commits=commits, more=tuple((k, len(d.rest)) for k, d in distinct if d.rest))
 
 
 def summarize(events: Iterable[dict]) -> SessionSummary:
