@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import subprocess
-import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 from capture_fixtures import bash, prompt, say, turn
 from helpers import write_note
-from hook_helpers import HOOKS, base, run_hook
+from hook_helpers import HOOKS, base, hook_env, measured, run_hook
 from transcript_fixtures import write_long_transcript
 
 from pinky.checkpoint import MAX_ITEMS, decisions_and_open_threads
@@ -120,21 +119,6 @@ def diary_edits(text: str) -> int:
                for part in line.split(" tools: ")[1].split(", ") if part.startswith("Edit×"))
 
 
-def run_measured(event: str, payload: dict, root: Path) -> tuple[int, bytes, bytes, int]:
-    """A hook process as Claude Code runs it: (exit code, stdout, stderr, peak RSS in KiB)."""
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root), "PINKY_HOOKS_NO_BACKGROUND": "1"}
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        hook = subprocess.Popen([*HOOKS, event], stdin=subprocess.PIPE, stdout=out, stderr=err, cwd=root, env=env)
-        assert hook.stdin is not None
-        hook.stdin.write(json.dumps(payload).encode())
-        hook.stdin.close()
-        _, status, usage = os.wait4(hook.pid, 0)
-        hook.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return hook.returncode, out.read(), err.read(), usage.ru_maxrss
-
-
 def test_a_pre_compact_killed_midway_keeps_its_progress_and_reads_in_flat_memory(project: Path,
                                                                                    tmp_path: Path) -> None:
     """Issue 22: PreCompact read a 200 MB transcript whole (47 s, 1.5 GB) and stored its offsets only at
@@ -143,7 +127,8 @@ def test_a_pre_compact_killed_midway_keeps_its_progress_and_reads_in_flat_memory
     small = tmp_path / "small"
     write_note(small, "pinky.toml", "")
     write_long_transcript(small / "t.jsonl", 64 * 1024)
-    rc, _, _, baseline_kib = run_measured("pre-compact", base(small, "PreCompact", trigger="auto"), small)
+    small_payload = json.dumps(base(small, "PreCompact", trigger="auto")).encode()
+    rc, _, _, baseline_kib, _ = measured([*HOOKS, "pre-compact"], small_payload, small, hook_env(small))
     assert rc == 0
 
     transcript = project / "t.jsonl"
@@ -151,9 +136,8 @@ def test_a_pre_compact_killed_midway_keeps_its_progress_and_reads_in_flat_memory
     size = transcript.stat().st_size
     offsets = Path(os.environ["PINKY_HOME"]) / "state" / "diary-offsets.json"
     payload = base(project, "PreCompact", trigger="auto", custom_instructions="")
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project), "PINKY_HOOKS_NO_BACKGROUND": "1"}
     hook = subprocess.Popen([*HOOKS, "pre-compact"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, cwd=project, env=env)
+                            stderr=subprocess.DEVNULL, cwd=project, env=hook_env(project))
     assert hook.stdin is not None
     hook.stdin.write(json.dumps(payload).encode())
     hook.stdin.close()
@@ -168,7 +152,8 @@ def test_a_pre_compact_killed_midway_keeps_its_progress_and_reads_in_flat_memory
     after_kill = diary(project)
     assert "please fix thing 1 " in after_kill
 
-    rc, out, err, peak_kib = run_measured("pre-compact", payload, project)
+    rc, out, err, peak_kib, _ = measured([*HOOKS, "pre-compact"], json.dumps(payload).encode(), project,
+                                         hook_env(project))
     assert (rc, out, err) == (0, b"", b"")
     assert OffsetStore(offsets).get(payload["session_id"]) == size
     text = diary(project)

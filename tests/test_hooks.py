@@ -319,14 +319,6 @@ def test_no_secret_from_the_transcript_reaches_the_diary(brain: Path) -> None:
 # --- a bad transcript line -------------------------------------------------------------------------
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    write_note(root, "pinky.toml", "")
-    write_note(root, "documentation/guide/readme.md", "---\ntitle: Readme\ntype: guide\n---\nHello.\n")
-    return root
-
-
 def protocol_only(result: subprocess.CompletedProcess[str]) -> None:
     """Exit 0, and stdout empty or one JSON object (the capture ask): nothing else ever reaches it."""
     assert result.returncode == 0, result.stderr

@@ -2,9 +2,11 @@
 
 POISON holds one bad line per case, shaped like the event it would have been (a prompt, a Bash call, an
 Edit, a commit, a tool result) with a lone surrogate escape where a string cut inside an emoji puts it,
-or nested 1,000 deep, or not UTF-8, or cut short. `poisoned` wraps it in turns that must all be recorded.
-`failing_commands` and `write_long_transcript` build the large transcripts of the scaling checks and of
-benchmarks/bench_capture.py (never committed). Not a test module; tests import it like conftest's helpers.
+or nested 1,000 deep, or not UTF-8, or cut short. The tool output is a failure then fixed by an edit, so
+its error line, surrogate and all, is what the capture ask would quote. `poisoned` wraps a case in turns
+that must all be recorded. `failing_commands` and `write_long_transcript` build the large transcripts of
+the scaling checks and of benchmarks/bench_capture.py (never committed). Not a test module; tests import
+it like conftest's helpers.
 """
 
 from __future__ import annotations
@@ -40,7 +42,9 @@ POISON: dict[str, bytes] = {
                                                "new_string": "b"})),
     "commit message": line(tool_call("tc", "Bash", {"command": f'git commit -m "Fix the {CUT_EMOJI} label"'})),
     "tool output": line(tool_call("to", "Bash", {"command": "pytest tests/test_labels.py"}))
-    + line(tool_result("to", f"Exit code 1\nE   AssertionError in src/labels.py: {CUT_EMOJI}", error=True)),
+    + line(tool_result("to", f"Exit code 1\nE   AssertionError in src/labels.py: {CUT_EMOJI}", error=True))
+    + line(tool_call("tl", "Edit", {"file_path": "/p/src/labels.py", "old_string": "a", "new_string": "b"}))
+    + line(tool_call("tp", "Bash", {"command": "pytest tests/test_labels.py"})) + line(tool_result("tp", "1 passed")),
     "deep json": b'{"type":"user","message":{"role":"user","content":' + b"[" * 1000 + b"]" * 1000 + b"}}\n",
     "invalid utf-8": b'{"type":"user","message":{"role":"user","content":"caf\xe9 \xff\xfe"}}\n',
     "truncated line": line(prompt("a prompt cut short by a crash"))[:30] + b"\n",
