@@ -14,7 +14,7 @@ import pytest
 from capture_fixtures import bash, prompt, say, turn
 from helpers import write_note
 from hook_helpers import HOOKS, base, hook_env, measured, run_hook
-from transcript_fixtures import write_long_transcript
+from transcript_fixtures import edits_recorded, write_long_transcript
 
 from pinky.checkpoint import MAX_ITEMS, decisions_and_open_threads
 from pinky.config import load_config
@@ -114,11 +114,6 @@ def test_decisions_found_before_a_run_stops_wait_redacted_and_are_written_once_a
     assert OffsetStore(offsets).entry("s1").keys() == {"offset", "path", "seen"}  # nothing left waiting
 
 
-def diary_edits(text: str) -> int:
-    return sum(int(part.split("×")[1]) for line in text.splitlines() if " tools: " in line
-               for part in line.split(" tools: ")[1].split(", ") if part.startswith("Edit×"))
-
-
 def reading_rate(scratch: Path) -> int:
     """Bytes of transcript this machine records per second, as PreCompact reads them (16-160 MB a
     second is assumed at the least and the most)."""
@@ -170,6 +165,6 @@ def test_a_pre_compact_killed_midway_keeps_its_progress_and_reads_in_flat_memory
     assert OffsetStore(offsets).get(payload["session_id"]) == size
     text = diary(project)
     assert text.startswith(after_kill) and text.count("please fix thing 1 ") == 1  # it did not start over
-    assert diary_edits(text) == turns  # every turn recorded, none twice
+    assert edits_recorded(text) == turns  # every turn recorded, none twice
     assert 1 <= text.count("] decided: We'll use the ") <= 5
     assert peak_kib < baseline_kib + 16 * 1024, (baseline_kib, peak_kib, size)  # memory did not grow

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import write_note
 from hook_helpers import HOOKS, base, context_of, run_hook, tool
-from transcript_fixtures import AFTER, BEFORE, POISON, poisoned, turn, write_long_transcript
+from transcript_fixtures import AFTER, BEFORE, POISON, edits_recorded, poisoned, turn, write_long_transcript
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
@@ -367,8 +367,7 @@ def test_stop_reads_for_at_most_its_budget_and_the_next_stop_continues(project: 
     assert json.loads(offsets.read_text())[payload["session_id"]]["offset"] == size
     text = diary_text(project)
     assert text.count("please fix thing 1 ") == 1
-    assert sum(int(part.split("×")[1]) for line in text.splitlines() if " tools: " in line
-               for part in line.split(" tools: ")[1].split(", ") if part.startswith("Edit×")) == turns
+    assert edits_recorded(text) == turns
 
 
 def test_skipped_line_counts_stay_out_of_the_session_digest(project: Path) -> None:

@@ -20,7 +20,7 @@ from diary_fixtures import (
     tool,
     write_jsonl,
 )
-from transcript_fixtures import write_long_transcript
+from transcript_fixtures import edits_recorded, write_long_transcript
 
 from pinky.diary import parse_diary_line
 from pinky.errors import InvalidInput
@@ -324,12 +324,6 @@ def test_record_stop_restarts_after_the_transcript_was_replaced(tmp_path: Path) 
 
 
 # --- long transcripts: progress kept batch by batch --------------------------------------------
-
-
-def edits_recorded(text: str) -> int:
-    """How many Edit calls the diary's `tools:` lines count, over every batch."""
-    return sum(int(part.split("×")[1]) for line in text.splitlines() if " tools: " in line
-               for part in line.split(" tools: ")[1].split(", ") if part.startswith("Edit×"))
 
 
 def test_runs_cut_short_by_their_budget_each_continue_where_the_last_stopped(tmp_path: Path) -> None:

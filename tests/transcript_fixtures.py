@@ -99,3 +99,10 @@ def write_long_transcript(path: Path, size: int) -> int:
                 + "\n")
             handle.write(json.dumps(tool_result(f"b{n}", f"{n % 9} passed\n" + words * 3)) + "\n")
     return n
+
+
+def edits_recorded(diary: str) -> int:
+    """How many Edit calls the diary's `tools:` lines count, over every batch: equal to the turns of a
+    `write_long_transcript` transcript when each was recorded once."""
+    return sum(int(part.split("×")[1]) for line in diary.splitlines() if " tools: " in line
+               for part in line.split(" tools: ")[1].split(", ") if part.startswith("Edit×"))
