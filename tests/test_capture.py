@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import time
 from pathlib import Path
 
 import pytest
 from capture_fixtures import FIXTURES, HELD_OUT, bash, call, edit, prompt, say, turn
 from helpers import write_note
 from hook_helpers import base, run_hook
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from transcript_fixtures import failing_commands
 
-from pinky.capture import command_key, find_evidence, saved_in
+from pinky.capture import _FILE_IN_TEXT, _clip, _error_line, _exploratory, _failed, command_key, find_evidence, saved_in
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
+from pinky.transcript import message_content, tool_uses
 
 
 def decision(events: list[dict]) -> bool:
@@ -66,6 +72,98 @@ def test_a_save_in_the_turn_means_nothing_to_ask() -> None:
     ("git push origin main", "git push"), ("/usr/bin/make lint", "make lint"), ("", "")])
 def test_command_key(command: str, key: str) -> None:
     assert command_key(command) == key
+
+
+def test_judging_a_turn_is_linear_in_its_failing_commands() -> None:
+    """Issue 22: each failure was matched against every later run, so 20,000 failing commands took the
+    Stop hook 30.9 s and 60,000 over 300 s. Twice the commands may cost about twice the time (best of 5, CPU time)."""
+
+    def cost(n: int) -> float:
+        events = failing_commands(n)
+        best = float("inf")
+        for _ in range(5):
+            gc.collect()
+            gc.disable()  # a full collection walks the events the test holds (the hook streams them)
+            try:
+                start = time.process_time()
+                assert find_evidence(events) == []
+                best = min(best, time.process_time() - start)
+            finally:
+                gc.enable()
+        return best
+
+    small, large = cost(4000), cost(8000)
+    assert large < 2.5 * small, (small, large)
+
+
+def test_a_fix_is_found_among_thousands_of_failures() -> None:
+    events = failing_commands(3000) + edit("src/orders.py") + bash("pytest tests/test_orders.py -k case_2999", "ok")
+    assert [e.text for e in find_evidence(events)] == [
+        "`pytest tests/test_orders.py -k case_0` failed (E AssertionError: expected 3, got 4 (src/orders.py:0)), "
+        "then passed after editing orders.py",
+        "`pytest tests/test_orders.py -k case_2999` failed (E AssertionError: expected 3, got 4 "
+        "(src/orders.py:2999)); orders.py was then edited"]
+
+
+def quadratic_evidence(events: list[dict]) -> list[str]:
+    """The rules as they were written before they were made linear (each failure against every later run)."""
+    pending, runs, edits = {}, [], []
+    for at, event in enumerate(events):
+        for block in tool_uses(event) if event.get("type") == "assistant" else []:
+            if block["name"] == "Bash":
+                pending[block["id"]] = (block["input"]["command"], at)
+            elif block["name"] == "Edit":
+                edits.append((at, block["input"]["file_path"].rsplit("/", 1)[-1]))
+        for block in message_content(event) if event.get("type") == "user" else []:
+            if block["tool_use_id"] not in pending:
+                continue  # an edit's result
+            command, started = pending.pop(block["tool_use_id"])
+            text = block["content"]
+            runs.append((command_key(command), command, _failed(block, text), _error_line(text), started, text))
+
+    def between(start: int, end: int) -> list[str]:
+        return list(dict.fromkeys(name for at, name in edits if start < at < end))
+
+    found = []
+    for i, (key, command, failed, error, at, _) in enumerate(runs):
+        later = [r for r in runs[i + 1:] if r[0] == key]
+        if not failed or _exploratory(key) or not later or later[-1][2]:
+            continue
+        success = next(r for r in later if not r[2])
+        files = between(at, success[4])
+        if not files and " ".join(success[1].split()) == " ".join(command.split()):
+            continue
+        how = f"after editing {', '.join(files[:3])}" if files else f"as `{_clip(success[1], 60)}`"
+        found.append(f"`{_clip(command, 60)}` failed{f' ({error})' if error else ''}, then passed {how}")
+        break
+    for i, (key, command, failed, error, at, output) in enumerate(runs):
+        if not failed or _exploratory(key) or not error or any(r[0] == key and r[2] for r in runs[i + 1:]):
+            continue
+        named = {m.group(0).rsplit("/", 1)[-1] for m in _FILE_IN_TEXT.finditer(output)}
+        touched = [f for f in between(at, 1 << 62) if f in named]
+        if touched:
+            found.append(f"`{_clip(command, 60)}` failed ({error}); {touched[0]} was then edited")
+            break
+    return found
+
+
+STEPS = st.one_of(
+    st.tuples(st.just("run"), st.sampled_from(["pytest -x", "pytest  -x", "make build", "npm test", "ls src"]),
+              st.sampled_from(["", "E  AssertionError in a.py", "error: b.ts and a.py", "FAILED c.go"]),
+              st.booleans()),
+    st.tuples(st.just("edit"), st.sampled_from(["src/a.py", "lib/b.ts", "c.go", "d.md"])))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(STEPS, max_size=14))
+def test_the_linear_rules_decide_as_the_quadratic_ones_did(steps: list[tuple]) -> None:
+    events: list[dict] = []
+    for step in steps:
+        if step[0] == "run":
+            events += bash(step[1], step[2], 1 if step[3] else 0)
+        else:
+            events += edit(step[1])
+    assert [e.text for e in find_evidence(events)] == quadratic_evidence(events)
 
 
 # --- the Stop hook process -----------------------------------------------------------------------------

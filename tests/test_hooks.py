@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import write_note
 from hook_helpers import HOOKS, base, context_of, run_hook, tool
+from transcript_fixtures import AFTER, BEFORE, POISON, edits_recorded, poisoned, turn, write_long_transcript
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
@@ -313,6 +314,69 @@ def test_no_secret_from_the_transcript_reaches_the_diary(brain: Path) -> None:
     assert "asked:" in text and "commands:" in text
     leaked = [name for name, secret in SECRETS.items() if secret in text or secret[:16] in text]
     assert not leaked, text
+
+
+# --- a bad transcript line -------------------------------------------------------------------------
+
+
+def protocol_only(result: subprocess.CompletedProcess[str]) -> None:
+    """Exit 0, and stdout empty or one JSON object (the capture ask): nothing else ever reaches it."""
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "" or isinstance(json.loads(result.stdout), dict), result.stdout
+
+
+@pytest.mark.parametrize("case", sorted(POISON))
+@pytest.mark.parametrize("event,hook_event", [("stop", "Stop"), ("pre-compact", "PreCompact")])
+def test_a_bad_transcript_line_is_skipped_counted_and_the_rest_recorded(project: Path, event: str,
+                                                                         hook_event: str, case: str) -> None:
+    """Issue 22: a lone surrogate (\\ud83d) in a prompt, command, path, commit or tool output, JSON nested
+    1,000 deep, bytes that are not UTF-8 or a line cut short made the hook raise before it wrote anything
+    and never advance its offset, so that turn and every later one were lost."""
+    (project / "t.jsonl").write_bytes(poisoned(POISON[case]))
+    payload = base(project, hook_event, stop_hook_active=False, trigger="auto", last_assistant_message="x")
+    result = run_hook(event, payload, project)
+    protocol_only(result)
+    assert result.stderr == ""
+    text = diary_text(project)
+    assert all(prompt_text in text for prompt_text in BEFORE + AFTER), text
+    assert text.count("skipped: 1 unreadable transcript line (") == 1, text
+    if event == "pre-compact":
+        assert "decided: We'll use semantic versioning for the releases." in text
+    with (project / "t.jsonl").open("ab") as handle:  # the next turn is recorded too, and nothing twice
+        handle.write(turn(8, "turn eight tags the release"))
+    protocol_only(run_hook(event, payload, project))
+    again = diary_text(project)
+    assert again.startswith(text) and "turn eight tags the release" in again[len(text):]
+    assert not any(prompt_text in again[len(text):] for prompt_text in BEFORE + AFTER)
+
+
+def test_stop_reads_for_at_most_its_budget_and_the_next_stop_continues(project: Path) -> None:
+    """PINKY_RECORD_SECONDS: a backlog longer than the budget is left to the next run, whose reading
+    starts where this one stopped (issue 22: the hook read to the end, or was killed and kept nothing)."""
+    turns = write_long_transcript(project / "t.jsonl", 6 * 1024 * 1024)
+    size = (project / "t.jsonl").stat().st_size
+    offsets = Path(os.environ["PINKY_HOME"]) / "state" / "diary-offsets.json"
+    payload = base(project, "Stop", stop_hook_active=False, last_assistant_message="x")
+    first = run_hook("stop", payload, project, PINKY_RECORD_SECONDS="0.05")
+    assert (first.returncode, first.stdout, first.stderr) == (0, "", "")
+    stopped = json.loads(offsets.read_text())[payload["session_id"]]["offset"]
+    assert 0 < stopped < size
+    rest = run_hook("stop", payload, project, PINKY_RECORD_SECONDS="soon")
+    assert rest.returncode == 0 and rest.stderr == ("pinky-hooks: PINKY_RECORD_SECONDS='soon' is not a positive "
+                                                    "number of seconds; using 20\n")
+    assert json.loads(offsets.read_text())[payload["session_id"]]["offset"] == size
+    text = diary_text(project)
+    assert text.count("please fix thing 1 ") == 1
+    assert edits_recorded(text) == turns
+
+
+def test_skipped_line_counts_stay_out_of_the_session_digest(project: Path) -> None:
+    write_note(project, "documentation/diary/2999-01-01.md",
+               "# Diary\n\n- 09:00 [0ldsess1] asked: tune the pool\n"
+               "- 09:01 [0ldsess1] skipped: 1 unreadable transcript line (not JSON, at byte 12)\n")
+    digest = context_of(run_hook("session-start", base(project, "SessionStart", source="startup"), project),
+                        "SessionStart")
+    assert "asked: tune the pool" in digest and "unreadable" not in digest
 
 
 # --- failing open and staying light ---------------------------------------------------------------

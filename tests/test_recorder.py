@@ -20,11 +20,12 @@ from diary_fixtures import (
     tool,
     write_jsonl,
 )
+from transcript_fixtures import edits_recorded, write_long_transcript
 
 from pinky.diary import parse_diary_line
 from pinky.errors import InvalidInput
-from pinky.recorder import OffsetStore, format_lines, record_stop
-from pinky.transcript import SessionSummary, summarize
+from pinky.recorder import OffsetStore, TurnTrack, format_lines, record, record_stop
+from pinky.transcript import SHOWN, SessionSummary, summarize
 
 # --- format_lines ------------------------------------------------------------------
 
@@ -90,6 +91,17 @@ def test_format_lines_caps_long_lines_with_a_count() -> None:
     assert files_line.endswith(f"… +{60 - shown} more")
     assert "src/pinky/module_000.py" in files_line
     assert "…" in lines[0] and "more" in lines[0]
+
+
+def test_a_stretch_with_more_distinct_items_than_a_line_shows_keeps_the_first_and_counts_the_rest() -> None:
+    events = [prompt(f"question number {i}") for i in range(SHOWN + 300)]
+    events.append(assistant(*(tool("Edit", file_path=f"{CWD}/f{i}.py") for i in range(SHOWN + 5))))
+    summary = summarize(events + events)  # every item twice: counted once
+    assert len(summary.prompts) == SHOWN and summary.prompts[0] == "question number 0"
+    assert dict(summary.more) == {"prompts": 300, "files": 5}
+    asked, files = format_lines(summary, when=WHEN, session_id=SESSION)[:2]
+    assert asked.endswith(f" … +{SHOWN + 300 - asked.count('question number')} more")
+    assert files.endswith(f" … +{SHOWN + 5 - files.count('.py')} more")
 
 
 def test_format_lines_truncates_a_single_huge_item() -> None:
@@ -309,3 +321,37 @@ def test_record_stop_restarts_after_the_transcript_was_replaced(tmp_path: Path) 
     write_jsonl(transcript, [prompt("after rotation")])
     path = record_stop(transcript, SESSION, tmp_path / "b", offsets, now=WHEN)
     assert path is not None and "asked: after rotation" in path.read_text(encoding="utf-8")
+
+
+# --- long transcripts: progress kept batch by batch --------------------------------------------
+
+
+def test_runs_cut_short_by_their_budget_each_continue_where_the_last_stopped(tmp_path: Path) -> None:
+    """Issue 22: a hook stopped at Claude Code's time limit kept nothing (its offset advanced only once the
+    whole backlog was written), so the next run started over and never got further. Each run now writes
+    what it read and stores its offset; the next goes on from there, and nothing is written twice."""
+    transcript, offsets, save_dir = tmp_path / "t.jsonl", tmp_path / "offsets.json", tmp_path / "brain"
+    turns = write_long_transcript(transcript, 3 * 1024 * 1024)
+    size, stops = transcript.stat().st_size, []
+    while not stops or stops[-1] < size:
+        record(transcript, save_dir, [TurnTrack(OffsetStore(offsets), SESSION, transcript)], now=WHEN, budget=0.02)
+        stops.append(OffsetStore(offsets).get(SESSION, transcript))
+        assert len(stops) < 10_000 and (len(stops) == 1 or stops[-1] > stops[-2])  # every run got further
+    assert len(stops) > 2
+    assert edits_recorded((save_dir / "diary" / "2026-11-25.md").read_text(encoding="utf-8")) == turns
+
+
+def test_a_stretch_another_hook_recorded_meanwhile_is_not_written_again(tmp_path: Path) -> None:
+    transcript = write_jsonl(tmp_path / "t.jsonl", [prompt("only once please")])
+    offsets, save_dir = tmp_path / "offsets.json", tmp_path / "brain"
+    first, second = (TurnTrack(OffsetStore(offsets), SESSION, transcript) for _ in range(2))  # both read offset 0
+    assert record(transcript, save_dir, [first], now=WHEN) == [save_dir / "diary" / "2026-11-25.md"]
+    assert record(transcript, save_dir, [second], now=WHEN) == []
+    assert (save_dir / "diary" / "2026-11-25.md").read_text(encoding="utf-8").count("only once please") == 1
+
+
+def test_the_offset_store_keeps_state_beside_an_offset(tmp_path: Path) -> None:
+    store = OffsetStore(tmp_path / "o.json")
+    written = store.set("s1", 10, "/t.jsonl", now=5.0, extra={"decided": ["We'll use RQ."]})
+    assert store.entry("s1") == written == {"offset": 10, "path": "/t.jsonl", "seen": 5.0, "decided": ["We'll use RQ."]}
+    assert store.get("s1", "/t.jsonl") == 10 and store.entry("s2") is None

@@ -35,6 +35,8 @@ DIARIES = {
         "- 14:00 [cccccccc] commits: 1a2b3c4 raise pool size to 20 in src/pool.py",
         "- 14:05 [cccccccc] files: src/pool.py, tests/test_pool.py",
         "- 15:00 [cccccccc] ok",
+        "- 15:01 [cccccccc] skipped: 2 unreadable transcript lines (1 not JSON, 1 nested too deeply; the first at "
+        "byte 4,096)",
     ],
     "2026-11-30": ["- 10:00 [dddddddd] files: src/late.py"],
 }
@@ -93,7 +95,7 @@ def test_week_rollup_sections(brain: Path) -> None:
     assert highlights[0].startswith("- 2026-11-25 14:00 [cccccccc] commits: 1a2b3c4")
     assert highlights[1].startswith("- 2026-11-23 09:10 [aaaaaaaa] asked: why does the pool")
     assert highlights[-1] == "- 2026-11-25 15:00 [cccccccc] ok"
-    assert not any("files:" in line for line in highlights)
+    assert not any("files:" in line or "skipped:" in line for line in highlights)
     assert "early november" not in text and "src/late.py" not in text
 
 

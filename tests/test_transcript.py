@@ -8,10 +8,28 @@ from pathlib import Path
 import pytest
 from diary_fixtures import CWD, assistant, entry, prompt, realistic_events, result, tool, write_jsonl
 
+from pinky import transcript as transcript_module
 from pinky.errors import InvalidInput, NotFound
-from pinky.transcript import commit_subject, read_new_events, summarize
+from pinky.transcript import (
+    LONE_SURROGATE,
+    NOT_JSON,
+    NOT_OBJECT,
+    NOT_UTF8,
+    TOO_DEEP,
+    TOO_LONG,
+    Transcript,
+    commit_subject,
+    summarize,
+)
 
-# --- read_new_events -----------------------------------------------------------
+# --- reading -----------------------------------------------------------------------
+
+
+def read_new_events(path: Path, offset: int) -> tuple[list[dict], int]:
+    """The events of the complete lines after `offset`, and where the next read starts."""
+    with Transcript(path) as transcript:
+        events = [item for _, _, item in transcript.lines(transcript.resume(offset)) if isinstance(item, dict)]
+        return events, transcript.end
 
 
 def test_read_new_events_reads_complete_lines_and_returns_the_end_offset(tmp_path: Path) -> None:
@@ -47,20 +65,41 @@ def test_read_new_events_resumes_from_an_offset_without_rereading(tmp_path: Path
     assert [e["message"]["content"] for e in events] == ["two"]
 
 
-def test_read_new_events_skips_malformed_lines(tmp_path: Path) -> None:
+def test_unreadable_lines_are_skipped_with_the_reason_and_the_rest_is_read(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    path.write_bytes(
-        b'{"type":"user","message":{"content":"ok1"}}\n'
-        b"not json at all\n"
-        b"[1, 2, 3]\n"
-        b"\n"
-        b'{"broken": \n'
-        b"\xff\xfe garbage\n"
-        b'{"type":"user","message":{"content":"ok2"}}\n'
-    )
-    events, offset = read_new_events(path, 0)
-    assert [e["message"]["content"] for e in events] == ["ok1", "ok2"]
-    assert offset == path.stat().st_size
+    lines = [
+        b'{"type":"user","message":{"content":"ok1"}}',
+        b"not json at all",
+        b"[1, 2, 3]",
+        b"",
+        b'{"broken": ',
+        b"\xff\xfe garbage",
+        b'{"type":"user","message":{"content":"cut \\ud83d here"}}',
+        b'{"type":"user","message":{"content":"a pair \\ud83d\\ude00 is fine"}}',
+        b'{"type":"user","message":' + b"[" * 5000 + b"]" * 5000 + b"}",
+        b'{"type":"user","message":{"content":"300 deep is read"},"x":' + b"[" * 300 + b"]" * 300 + b"}",
+        b'{"type":"user","message":{"content":"ok2"}}',
+    ]
+    path.write_bytes(b"\n".join(lines) + b"\n\n")
+    with Transcript(path) as transcript:
+        items = [item for _, _, item in transcript.lines(0)]
+        assert transcript.end == path.stat().st_size  # past the trailing blank line too
+    assert [i if isinstance(i, str) else i["message"]["content"] for i in items] == [
+        "ok1", NOT_JSON, NOT_OBJECT, NOT_JSON, NOT_UTF8, LONE_SURROGATE, "a pair \U0001f600 is fine", TOO_DEEP,
+        "300 deep is read", "ok2"]
+
+
+def test_a_line_longer_than_the_limit_is_skipped_without_being_held(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(transcript_module, "MAX_LINE", 1000)
+    long, after, unfinished = (json.dumps(prompt(text)) for text in ("x" * 5000, "after", "y" * 5000))
+    path = tmp_path / "t.jsonl"
+    path.write_text(f"{long}\n{after}\n{unfinished}", encoding="utf-8")
+    with Transcript(path) as transcript:
+        items = [(start, item) for start, _, item in transcript.lines(0)]
+        end = transcript.end
+    assert [item if isinstance(item, str) else item["message"]["content"] for _, item in items] == [TOO_LONG, "after"]
+    assert items[1][0] == len(long) + 1
+    assert end == len(long) + len(after) + 2  # the unfinished one waits for its newline
 
 
 def test_read_new_events_restarts_when_the_file_shrank(tmp_path: Path) -> None:

@@ -10,11 +10,11 @@ decision cue ("we'll use", "decided", "going with") or an open-thread cue ("TODO
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from pinky.transcript import message_content, prompt_text
 
-__all__ = ["MAX_ITEMS", "decisions_and_open_threads"]
+__all__ = ["MAX_ITEMS", "Checkpoint", "decisions_and_open_threads"]
 
 MAX_ITEMS = 5
 ITEM_CHARS = 160
@@ -35,20 +35,19 @@ _CUE_WORDS = ("decid", "we'll", "we will", "going with", "chose", "chosen", "cho
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
-def _texts(events: Iterable[dict]) -> Iterable[str]:
-    """The user's typed prompts and the assistant's text blocks, in order (no tool output)."""
-    for event in events:
-        if event.get("isSidechain") or event.get("isMeta") or event.get("isCompactSummary"):
-            continue
-        if event.get("type") == "user":
-            prompt = prompt_text(event)
-            if prompt:
-                yield prompt
-        elif event.get("type") == "assistant":
-            content = message_content(event)
-            for block in content if isinstance(content, list) else []:
-                if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
-                    yield block["text"]
+def _texts(event: dict) -> Iterator[str]:
+    """The user's typed prompt or the assistant's text blocks of one event (no tool output)."""
+    if event.get("isSidechain") or event.get("isMeta") or event.get("isCompactSummary"):
+        return
+    if event.get("type") == "user":
+        prompt = prompt_text(event)
+        if prompt:
+            yield prompt
+    elif event.get("type") == "assistant":
+        content = message_content(event)
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+                yield block["text"]
 
 
 def _clip(text: str) -> str:
@@ -56,19 +55,42 @@ def _clip(text: str) -> str:
     return text if len(text) <= ITEM_CHARS else text[: ITEM_CHARS - 1].rstrip() + "…"
 
 
+class Checkpoint:
+    """The decisions and open threads of a conversation, fed one event at a time: the newest MAX_ITEMS
+    of each, oldest first, without repeats (a sentence said again keeps its place, unless MAX_ITEMS
+    newer ones pushed it out first). Memory stays bounded however long the conversation."""
+
+    def __init__(self, decided: Iterable[str] = (), still_open: Iterable[str] = ()) -> None:
+        self.decided = dict.fromkeys(decided)
+        self.still_open = dict.fromkeys(still_open)
+
+    def add(self, event: dict) -> None:
+        for text in _texts(event):
+            lowered = text[:20000].lower()
+            if not any(cue in lowered for cue in _CUE_WORDS):
+                continue
+            for sentence in _SENTENCE.split(text[:20000]):
+                if len(sentence.split()) < 3:
+                    continue
+                if _OPEN.search(sentence):
+                    _keep(self.still_open, _clip(sentence))
+                elif _DECISION.search(sentence):
+                    _keep(self.decided, _clip(sentence))
+
+    def result(self) -> tuple[list[str], list[str]]:
+        return list(self.decided), list(self.still_open)
+
+
+def _keep(items: dict[str, None], item: str) -> None:
+    if item not in items:
+        items[item] = None
+        if len(items) > MAX_ITEMS:
+            del items[next(iter(items))]
+
+
 def decisions_and_open_threads(events: Iterable[dict]) -> tuple[list[str], list[str]]:
     """(decisions, open threads): the newest MAX_ITEMS of each, oldest first, without repeats."""
-    decided: dict[str, None] = {}
-    still_open: dict[str, None] = {}
-    for text in _texts(events):
-        lowered = text[:20000].lower()
-        if not any(cue in lowered for cue in _CUE_WORDS):
-            continue
-        for sentence in _SENTENCE.split(text[:20000]):
-            if len(sentence.split()) < 3:
-                continue
-            if _OPEN.search(sentence):
-                still_open.setdefault(_clip(sentence))
-            elif _DECISION.search(sentence):
-                decided.setdefault(_clip(sentence))
-    return list(decided)[-MAX_ITEMS:], list(still_open)[-MAX_ITEMS:]
+    checkpoint = Checkpoint()
+    for event in events:
+        checkpoint.add(event)
+    return checkpoint.result()

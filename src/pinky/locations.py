@@ -60,6 +60,7 @@ ENV_RECALL = "PINKY_RECALL"  # "off": the UserPromptSubmit hook injects nothing
 ENV_RECALL_CHARS = "PINKY_RECALL_CHARS"
 ENV_RECALL_MIN_SCORE = "PINKY_RECALL_MIN_SCORE"
 ENV_CAPTURE = "PINKY_CAPTURE"  # off | suggest (default) | auto
+ENV_RECORD_SECONDS = "PINKY_RECORD_SECONDS"  # how long the Stop and PreCompact hooks read a transcript backlog
 
 MARKER = "pinky.toml"
 DEFAULT_SAVE_DIR = "documentation"

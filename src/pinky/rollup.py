@@ -33,7 +33,7 @@ TOP_FILES = 10
 TOP_LINES = 10
 MAX_ENTRIES = 50
 KIND_WEIGHT = {"asked": 3.0, "commits": 3.0, "decided": 2.0, "gotcha": 2.0, "learned": 2.0}
-HIGHLIGHT_SKIP = {"files"}  # already summarised in their own section
+HIGHLIGHT_SKIP = {"files", "skipped"}  # summarised in their own section; counts of unreadable transcript lines
 FRONTMATTER_BYTES = 256 * 1024  # read of each note: its frontmatter is at the top
 
 

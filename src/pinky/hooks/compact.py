@@ -2,7 +2,9 @@
 
 Flushes the turn so far into the diary (as Stop does, from the same per-session offset) and
 appends the decisions and open threads of everything said since the previous checkpoint
-(`pinky.checkpoint`), read from a checkpoint offset of its own. Prints nothing: compaction proceeds.
+(`pinky.checkpoint`), read from a checkpoint offset of its own, in the same pass over the
+transcript. A backlog longer than PINKY_RECORD_SECONDS is continued by the next hook that runs.
+Prints nothing: compaction proceeds.
 """
 
 from __future__ import annotations
@@ -24,25 +26,13 @@ def pre_compact(payload: dict, loc: Locations, state: StateFiles) -> None:
         return
     from pathlib import Path
 
-    from pinky.checkpoint import decisions_and_open_threads
-    from pinky.errors import NotFound
-    from pinky.hooks.stop import index_files, offsets_path
-    from pinky.recorder import OffsetStore, append_notes, record_turn
-    from pinky.transcript import read_new_events
+    from pinky.hooks.stop import index_files, offsets_path, record_budget
+    from pinky.recorder import CheckpointTrack, OffsetStore, TurnTrack, record
 
-    transcript_path = Path(os.path.expanduser(transcript))
-    diary, _ = record_turn(transcript_path, session_id, Path(loc.save_dir), Path(offsets_path(loc)))
-    store = OffsetStore(Path(os.path.join(loc.state_dir, "hooks", "checkpoint-offsets.json")))
-    with store.lock():
-        start = store.get(session_id, transcript_path)
-        try:
-            events, end = read_new_events(transcript_path, start)
-        except NotFound:
-            events, end = [], start
-        decided, still_open = decisions_and_open_threads(events)
-        notes = [("decided", text) for text in decided] + [("open", text) for text in still_open]
-        diary = append_notes(Path(loc.save_dir), session_id, notes) or diary
-        if end != start:
-            store.set(session_id, end, transcript_path)
-    if diary is not None:
-        index_files(loc, [diary])
+    path = Path(os.path.expanduser(transcript))
+    checkpoints = OffsetStore(Path(os.path.join(loc.state_dir, "hooks", "checkpoint-offsets.json")))
+    tracks = [TurnTrack(OffsetStore(Path(offsets_path(loc))), session_id, path),
+              CheckpointTrack(checkpoints, session_id, path)]
+    written = record(path, Path(loc.save_dir), tracks, budget=record_budget())  # one pass for both
+    if written:
+        index_files(loc, written)

@@ -13,7 +13,7 @@ from pinky.locations import ENV_CAPTURE, Locations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pinky.capture import Evidence
+    from pinky.capture import Evidence, Timeline
     from pinky.hooks import StateFiles
 
 MODES = ("off", "suggest", "auto")
@@ -35,28 +35,26 @@ def _state_path(loc: Locations) -> str:
     return os.path.join(loc.state_dir, "hooks", "capture.json")
 
 
-def capture_turn(payload: dict, loc: Locations, state: StateFiles, events: list[dict], *,
+def capture_turn(payload: dict, loc: Locations, state: StateFiles, timeline: Timeline, *,
                  continuing: bool) -> tuple[dict | None, list[str]]:
-    """(what to print, diary texts of kind 'capture') for this Stop."""
+    """(what to print, diary texts of kind 'capture') for this Stop, judged on the turn's timeline."""
     mode = capture_mode()
     session = str(payload.get("session_id") or "")
     if mode == "off" or not session:
         return None, []
-    from pinky.capture import find_evidence, saved_in
-
     path = _state_path(loc)
     data = state.read(path)
     stored = data.get(session)
     entry: dict = stored if isinstance(stored, dict) else {}
     notes: list[str] = []
-    if saved_in(events):
+    if timeline.saved:
         entry["saved"] = True
     if entry.get("asked") and not entry.get("followed"):
         entry["followed"] = True
         notes.append("a save followed the ask" if entry.get("saved") else "no save followed the ask")
     result = None
     if not continuing and not entry.get("asked") and not entry.get("saved") and not payload.get("agent_id"):
-        evidence = find_evidence(events)
+        evidence = timeline.evidence()
         if evidence:
             entry["asked"] = time.time()
             if mode == "auto":

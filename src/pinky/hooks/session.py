@@ -117,7 +117,7 @@ def diary_since(save_dir: str, since: float | None, session_id: str, *, limit: i
         if start and day < start.date():
             break
         for line in reversed(read_day(save_dir, day, start)):
-            if line.session != own:
+            if line.session != own and line.kind != "skipped":  # a count of unreadable transcript lines
                 picked.append(({"asked": 0, "commits": 1, "files": 2}.get(line.kind, 3), line))
         if len(picked) >= limit * 3:
             break

@@ -1,8 +1,9 @@
 """Stop: append what the turn did to today's diary and make it searchable at once.
 
-`pinky.diary.record_stop` reads the transcript from a per-session byte offset (so nothing
+`pinky.recorder.record` streams the transcript from a per-session byte offset (so nothing
 is written twice), redacts credential-shaped strings and appends a few lines to
-`<save_dir>/diary/YYYY-MM-DD.md`. The diary file is then indexed for full text right away
+`<save_dir>/diary/YYYY-MM-DD.md`, batch by batch, within PINKY_RECORD_SECONDS (the rest of a
+long backlog waits for the next run). The diary file is then indexed for full text right away
 (`index_file(embed=False)`); its vectors come with the next reindex or the MCP server.
 When a week or month has just closed, its rollup is written by a detached `pinky-hooks
 rollup` process, because reading every note's frontmatter does not fit the Stop budget.
@@ -20,15 +21,34 @@ from __future__ import annotations
 import os
 import time
 
-from pinky.locations import ENV_HOOKS_NO_BACKGROUND, Locations
+from pinky.locations import ENV_HOOKS_NO_BACKGROUND, ENV_RECORD_SECONDS, Locations
 
 TYPE_CHECKING = False  # `typing` is not loaded on the hooks' path
 if TYPE_CHECKING:
     from pinky.hooks import StateFiles
 
 
+RECORD_SECONDS = 20.0  # Claude Code stops the Stop and PreCompact hooks at 30 s; indexing follows the reading
+
+
 def offsets_path(loc: Locations) -> str:
     return os.path.join(loc.state_dir, "diary-offsets.json")
+
+
+def record_budget() -> float:
+    """Seconds a hook may spend reading the transcript (PINKY_RECORD_SECONDS, default 20)."""
+    value = os.environ.get(ENV_RECORD_SECONDS, "").strip()
+    try:
+        seconds = float(value) if value else RECORD_SECONDS
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        import sys
+
+        sys.stderr.write(f"pinky-hooks: {ENV_RECORD_SECONDS}={value!r} is not a positive number of seconds; "
+                         f"using {RECORD_SECONDS:g}\n")
+        return RECORD_SECONDS
+    return seconds
 
 
 def stop(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
@@ -42,17 +62,19 @@ def stop(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
         return None
     from pathlib import Path
 
+    from pinky.capture import Timeline
     from pinky.hooks.learned import capture_turn
-    from pinky.recorder import append_notes, record_turn
+    from pinky.recorder import OffsetStore, TurnTrack, append_notes, record
 
-    diary, events = record_turn(Path(os.path.expanduser(transcript)), session_id, Path(loc.save_dir),
-                                Path(offsets_path(loc)))
+    path, timeline = Path(os.path.expanduser(transcript)), Timeline()
+    turns = TurnTrack(OffsetStore(Path(offsets_path(loc))), session_id, path, listeners=[timeline.add])
+    written = record(path, Path(loc.save_dir), [turns], budget=record_budget())
     # While Claude continues because a Stop hook asked it to, record the turn but never ask again.
-    ask, notes = capture_turn(payload, loc, state, events, continuing=payload.get("stop_hook_active") is True)
-    del events  # a 2 MB transcript is ~6 MB of objects: not kept alive (and re-scanned by the GC) while indexing
-    diary = append_notes(Path(loc.save_dir), session_id, [("capture", text) for text in notes]) or diary
-    if diary is not None:
-        index_files(loc, [diary])
+    ask, notes = capture_turn(payload, loc, state, timeline, continuing=payload.get("stop_hook_active") is True)
+    noted = append_notes(Path(loc.save_dir), session_id, [("capture", text) for text in notes])
+    written = list(dict.fromkeys(written + ([noted] if noted else [])))
+    if written:
+        index_files(loc, written)
     if _rollups_due(loc, state) and not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
         from pinky.hooks.session import spawn_detached
 
