@@ -166,6 +166,9 @@ async def test_mcp_admin_export_and_import(tmp_path: Path) -> None:
         again = await client.call_tool("brain_export", {"file": str(dump)})
         assert again.is_error and "never overwrites" in again.content[0].text
         assert (await client.call_tool("brain_export", {"file": str(tmp_path / "x.txt")})).is_error
+        made_up = tmp_path / "no" / "such" / "dir" / "dump.jsonl"
+        refused = await client.call_tool("brain_export", {"file": str(made_up)})
+        assert refused.is_error and "not a folder" in refused.content[0].text and not (tmp_path / "no").exists()
     (tmp_path / "b" / "documentation").mkdir(parents=True)
     async with in_process(tmp_path / "b", "admin") as (client, _):
         report = await client.call_tool("brain_import", {"file": str(dump)})

@@ -210,6 +210,8 @@ async def brain_export(
     target = Path(file).expanduser()
     if not target.is_absolute() or target.suffix != ".jsonl":
         raise ToolError(f"file must be an absolute path ending in .jsonl, got {file!r}")
+    if not target.parent.is_dir():  # never a folder the agent made up: create_new would make it
+        raise ToolError(f"{target.parent} is not a folder: brain_export writes into an existing one")
     if not await anyio.to_thread.run_sync(lambda: create_new(target, text)):
         raise ToolError(f"{target} exists: brain_export never overwrites a file; choose a new name")
     out = ExportOut(count=len(records), file=file)
