@@ -48,7 +48,8 @@ def imports_of(tree: ast.Module) -> set[str]:
 def test_the_scan_sees_the_modules_it_judges() -> None:
     assert {"pinky.runtime", "pinky.kb", "pinky.mcp_server", "pinky.mcp_sdk", "pinky.cli.core"} <= set(MODULES)
     assert {"pinky.mcp_tools", "pinky.runtime", "mcp.server.mcpserver"} <= imports_of(MODULES["pinky.mcp_server"])
-    assert {"pinky.mcp_text", "pinky.mcp_hygiene"} <= imports_of(MODULES["pinky.mcp_tools"])  # `from pinky import x`
+    assert {"pinky.mcp_text", "pinky.mcp_graph"} <= imports_of(MODULES["pinky.mcp_tools"])  # `from pinky import x`
+    assert {"pinky.mcp_hygiene", "pinky.mcp_research"} <= imports_of(MODULES["pinky.mcp_tiers"])
     assert "pinky.mcp_sdk" in imports_of(MODULES["pinky.mcp_common"])
     assert "pinky.runtime" in imports_of(MODULES["pinky.cli.core"])  # lazy, inside a function
 

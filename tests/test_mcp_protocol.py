@@ -179,10 +179,10 @@ def test_prompts_get_with_bad_arguments_is_invalid_params(tmp_path: Path, params
 def test_every_tool_error_carries_its_cause(tmp_path: Path) -> None:
     """Issue 22: an exception other than a core error reached the model as a bare 'Error executing tool
     brain_export', with no cause; the log keeps the traceback."""
-    (tmp_path / "not-a-folder").write_text("x", encoding="utf-8")
+    (tmp_path / "not-a-folder").mkdir()
     with RawServer(tmp_path, PINKY_TIER="admin") as server:
         server.initialize()
-        failed = server.call("brain_export", file=str(tmp_path / "not-a-folder" / "out.jsonl"))
+        failed = server.call("brain_export", file=str(tmp_path / "not-a-folder" / ("x" * 300 + ".jsonl")))
         text = failed["content"][0]["text"]
         assert failed["isError"] and "file system error" in text and "not-a-folder" in text, text
         assert server.call("brain_stats")["isError"] is False

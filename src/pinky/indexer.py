@@ -16,7 +16,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -158,6 +158,7 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
     has_vec = index.prepare_vectors() if embed else index.vectors_writable()
     known = eq.indexed_files(db.conn)
     skipped = eq.skipped_files(db.conn)
+    pending = eq.links_pending(db.conn)  # stored by a reindex killed before it wrote their links
     seen: set[tuple[str, str]] = set()
     changed: list[SourceFile] = []
     unreadable: list[tuple[str, str]] = []
@@ -167,7 +168,7 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
         if (prefix := unreadable_prefix(source)) is not None:
             unreadable.append((source.root, prefix))
         old = known.get(key) or skipped.get(key)
-        if old and old.mtime_ns == source.mtime_ns and old.size == source.size:
+        if old and old.mtime_ns == source.mtime_ns and old.size == source.size and key not in pending:
             if key in skipped:  # still the same unreadable file: say so again, without reading it
                 report.errors.append(_skip_message(index, *key, skipped[key].reason))
             else:
@@ -184,7 +185,7 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
     bulk = len(changed) >= BULK_FILES
     with bulk_writes(db.conn, empty=not known) if bulk else contextlib.nullcontext():
         _apply_changes(index, changed, removed, known, report, has_vec, progress,
-                       BULK_WRITE_BATCH if bulk else WRITE_BATCH)
+                       BULK_WRITE_BATCH if bulk else WRITE_BATCH, force=pending)
         scan_code(index)
         if report.added or report.updated or report.removed or not os.path.exists(_file_index(index)):
             refresh_file_index(index)
@@ -208,7 +209,12 @@ def _kept_under_unreadable(known: dict[tuple[str, str], eq.IndexedFile],
 
 def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.IndexedFile],
                    known: dict[tuple[str, str], eq.IndexedFile], report: ReindexReport,
-                   has_vec: bool, progress: Progress | None, batch: int = WRITE_BATCH) -> None:
+                   has_vec: bool, progress: Progress | None, batch: int = WRITE_BATCH,
+                   force: Collection[tuple[str, str]] = ()) -> None:
+    """Store the changed files a batch (one transaction) at a time, then every stored note's links in one
+    more: a link may name a note of a later batch. The notes stored are listed in `link_pending` in their
+    batch's transaction and leave it with their links, so a reindex killed in between leaves the list to
+    the next one (`force`: notes to store again though their text did not change)."""
     conn = index.conn
     keys: set[str] = set()  # names of entries that came, went or changed: links naming them resolve again
     touched: list[str] = []
@@ -221,7 +227,7 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
                 report.removed += 1
     total = len(changed)
     for start in range(0, total, batch):
-        parsed = _parse_batch(index, changed[start : start + batch], known, report)
+        parsed = _parse_batch(index, changed[start : start + batch], known, report, force)
         with write_transaction(conn):  # only rows are written here: everything slow was done above
             ids = [entry_id(source.root, source.rel) for source, doc, prepared in parsed
                    if prepared is not None or isinstance(doc, Skipped)]
@@ -236,18 +242,20 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
                     if prepared is not None:
                         row = prepared.row
                         written[row["id"]] = (row["root"], row["path"], row["content_hash"], prepared.links)
+            eq.mark_links_pending(conn, [eid for eid in ids if eid in written], True)
         if progress:
             progress("parse", min(start + batch, total), total)
     if keys or touched:  # once, after every batch: a link may name a note of a later batch
         with write_transaction(conn):
             write_note_links(conn, written, keys | keys_of(conn, touched))
+            eq.mark_links_pending(conn, list(written), False)
 
 
 Parsed = tuple[SourceFile, Document | Skipped, Prepared | None]
 
 
 def _parse_batch(index: Index, batch: list[SourceFile], known: dict[tuple[str, str], eq.IndexedFile],
-                 report: ReindexReport) -> list[Parsed]:
+                 report: ReindexReport, force: Collection[tuple[str, str]]) -> list[Parsed]:
     """Parse, chunk and hash a batch outside any transaction: readers and writers keep going."""
     config = index.config
     parsed: list[Parsed] = []
@@ -262,7 +270,8 @@ def _parse_batch(index: Index, batch: list[SourceFile], known: dict[tuple[str, s
             report.errors.append(f"{source.path}: {exc.strerror or exc}")
             continue
         before = known.get((source.root, source.rel))
-        unchanged = before is not None and before.content_hash == doc.content_hash
+        unchanged = (before is not None and before.content_hash == doc.content_hash
+                     and (source.root, source.rel) not in force)
         prepared = None if unchanged else prepare_document(source, doc, config.project, config.chunk_words)
         parsed.append((source, doc, prepared))
     return parsed

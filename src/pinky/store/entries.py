@@ -38,6 +38,19 @@ def indexed_files_by_id(conn: Any, entry_id: str) -> IndexedFile | None:
     return IndexedFile(*row) if row else None
 
 
+def links_pending(conn: Any) -> set[tuple[str, str]]:
+    """(root, path) of the notes stored by a reindex that did not live to write their links."""
+    return {(r[0], r[1]) for r in conn.execute(
+        "SELECT e.root, e.path FROM link_pending p JOIN entry e ON e.id = p.entry_id")}
+
+
+def mark_links_pending(conn: Any, entry_ids: Sequence[str], pending: bool) -> None:
+    """Note (or, once written, forget) that these notes' links are still to be written."""
+    sql = ("INSERT OR IGNORE INTO link_pending(entry_id) VALUES (?)" if pending
+           else "DELETE FROM link_pending WHERE entry_id = ?")
+    conn.executemany(sql, [(eid,) for eid in entry_ids])
+
+
 def indexed_files(conn: Any) -> dict[tuple[str, str], IndexedFile]:
     rows = conn.execute("SELECT id, root, path, content_hash, mtime_ns, size FROM entry")
     return {(r[1], r[2]): IndexedFile(*r) for r in rows}
@@ -112,6 +125,7 @@ def _delete_chunks(conn: Any, entry_id: str, has_vec_table: bool,
 def delete_entry(conn: Any, entry_id: str, has_vec_table: bool) -> None:
     _delete_chunks(conn, entry_id, has_vec_table)
     conn.execute("DELETE FROM entry WHERE id = ?", (entry_id,))
+    conn.execute("DELETE FROM link_pending WHERE entry_id = ?", (entry_id,))
 
 
 def slug_taken(conn: Any, slug: str, entry_id: str) -> bool:
@@ -137,6 +151,7 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef] | None
         conn.execute(f"DELETE FROM {table} WHERE entry_id = ?", (row["id"],))
     if links is not None:
         replace_note_links(conn, row["id"], [link_row(ref) for ref in links])
+        conn.execute("DELETE FROM link_pending WHERE entry_id = ?", (row["id"],))
     conn.executemany("INSERT INTO entry_mention(entry_id, name) VALUES (?, ?)", [(row["id"], n) for n in mentions])
     conn.executemany("INSERT INTO entry_file(entry_id, path) VALUES (?, ?)",
                      [(row["id"], f) for f in json.loads(row["files"])])

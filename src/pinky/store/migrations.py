@@ -314,6 +314,15 @@ def m012_quality_vectors(conn: Any) -> None:
     # spending an hour of cores on a large brain again; emptied once every chunk has its vector.
     conn.execute("CREATE TABLE quality_stash(passage TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID")
 
+
+@migration
+def m013_links_pending(conn: Any) -> None:
+    """Notes a reindex stored whose links it writes later, in one pass once every batch is in (a link may
+    name a note of a later batch). Filled in the batch's own transaction and emptied with the links: a
+    reindex killed between the two leaves the list here, and the next one writes those notes' links
+    (their rows are current, so no stat or hash would show them stale)."""
+    conn.execute("CREATE TABLE link_pending(entry_id TEXT PRIMARY KEY) WITHOUT ROWID")
+
 KNOWN = [name for name, _ in MIGRATIONS]
 
 
