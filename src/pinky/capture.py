@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pinky.transcript import WRITE_TOOLS, message_content, prompt_text, tool_uses
+from pinky.transcript import SENTENCE_BREAK, WRITE_TOOLS, message_content, prompt_text, tool_uses
 
 __all__ = ["Evidence", "command_key", "find_evidence", "saved_in"]
 
@@ -37,8 +37,10 @@ _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
 _EXIT_CODE = re.compile(r"^\s*Exit code (\d+)")
 _ERROR_LINE = re.compile(
     r"(?:Traceback|Error\b|error\b|error\[|FAILED|FAIL\b|panicked|Exception|fatal:|cannot|not found|No such)")
-_FILE_IN_TEXT = re.compile(r"[\w./-]*\w\.(?:py|js|jsx|ts|tsx|go|rs|rb|java|kt|c|h|cc|cpp|cs|php|swift|sh|toml|"
-                           r"yaml|yml|json|cfg|ini|md|sql|html|css|vue|ex|exs)\b")
+# A name starts where its run of name characters starts: tried from every offset of a long run (a
+# failed command's output may print one), the scan was quadratic.
+_FILE_IN_TEXT = re.compile(r"(?<![\w./-])[\w./-]*\w\.(?:py|js|jsx|ts|tsx|go|rs|rb|java|kt|c|h|cc|cpp|cs|php|swift|"
+                           r"sh|toml|yaml|yml|json|cfg|ini|md|sql|html|css|vue|ex|exs)\b")
 _CORRECTION = re.compile(
     r"""^\s*(?:no|nope|wrong|not\s+quite|stop)(?!\s+(?:problem|worries|rush|thanks|need))\b[\s,.!:;-]
       |\b(?:that'?s|that\s+is|this\s+is|it'?s)\s+(?:wrong|not\s+right|incorrect|not\s+how|not\s+what)
@@ -52,6 +54,7 @@ _CORRECTION = re.compile(
 # Every correction pattern contains one of these words: a prompt without any skips the patterns.
 _CORRECTION_WORDS = ("no", "wrong", "stop", "not", "don", "never", "always", "must", "instead", "you", "actually")
 RECENT_PROMPTS = 20  # a turn has a prompt or a few; older ones were judged at their own Stop
+_COMMAND_BREAK = re.compile(r"&&|\|\||;|\n")  # between the commands of one shell line
 _SAVE_COMMAND = re.compile(r"(?:^|[\s;&|(])(?:pinky|pinky-brain)\s+save\b")
 LINE = 140
 OUTPUT_KEPT = 8000  # of a failed command's output, searched for the file names it blames
@@ -81,26 +84,28 @@ def _clip(text: str, limit: int = LINE) -> str:
 
 
 def _strip_wrappers(words: list[str]) -> list[str]:
-    changed = True
-    while words and changed:
+    """The words after env assignments and runners; an index moves, not copies of the list (a command
+    of 100,000 `A=1` words was quadratic)."""
+    at, changed = 0, True
+    while at < len(words) and changed:
         changed = False
-        while words and _ENV_ASSIGN.match(words[0]):
-            words, changed = words[1:], True
+        while at < len(words) and _ENV_ASSIGN.match(words[at]):
+            at, changed = at + 1, True
         for wrapper in WRAPPERS:
             parts = wrapper.split()
-            if words[: len(parts)] == parts:
-                words, changed = words[len(parts):], True
-        if words[:1] == ["timeout"] and len(words) > 1:
-            words, changed = words[2:], True
-        if len(words) > 2 and words[0].rsplit("/", 1)[-1].startswith("python") and words[1] == "-m":
-            words, changed = words[2:], True
-    return words
+            if words[at:at + len(parts)] == parts:
+                at, changed = at + len(parts), True
+        if words[at:at + 1] == ["timeout"] and len(words) - at > 1:
+            at, changed = at + 2, True
+        if len(words) - at > 2 and words[at].rsplit("/", 1)[-1].startswith("python") and words[at + 1] == "-m":
+            at, changed = at + 2, True
+    return words[at:]
 
 
 def command_key(command: str) -> str:
     """What makes two runs 'the same command': the program (after `cd x &&`, env assignments and
     runners like `uv run`/`python -m`), plus its subcommand or script for tools that have one."""
-    segment = re.split(r"&&|\|\||;|\n", command)
+    segment = _COMMAND_BREAK.split(command)
     words: list[str] = []
     for part in segment:
         words = part.split()
@@ -213,7 +218,7 @@ def _corrections(prompts: list[str]) -> list[Evidence]:
         lowered = prompt[:4000].lower()
         if not any(word in lowered for word in _CORRECTION_WORDS):
             continue
-        for sentence in re.split(r"(?<=[.!?])\s+|\n+", prompt[:4000]):
+        for sentence in SENTENCE_BREAK.split(prompt[:4000]):
             if _CORRECTION.search(sentence):
                 return [Evidence("correction", f"the user said: \"{_clip(sentence, 120)}\"")]
     return []
