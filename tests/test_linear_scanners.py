@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 from capture_fixtures import bash, edit, prompt, say
+from helpers import near_duplicates
 
 import pinky
 
@@ -364,3 +365,12 @@ def test_scanner_is_linear_on_every_shape(work: Callable[[str], Any], units: tup
     slow = nonlinear(work, units)
     assert not slow, "\n".join(slow)
 
+
+def test_near_duplicates_are_compared_in_linear_time() -> None:
+    """`pinky check` aligns two near-duplicate notes word by word: 115 KB each took 43 s when the
+    alignment was difflib's on the whole texts (quadratic in how often their words recur)."""
+    from pinky.contradictions import contradicts
+
+    n, small, large = scaling(contradicts, lambda size: near_duplicates(size, vocabulary=4))
+    assert large <= RATIO * max(small, FLOOR), f"{n:,} chars: {small:.2f} s, {2 * n:,}: {large:.2f} s"
+    assert [(d.kind, d.a, d.b) for d in contradicts(*near_duplicates(2 * SIZE))] == [("port", "8080", "9090")]

@@ -9,11 +9,14 @@ repaired and the call runs again. documentation/HYGIENE.md says what each does a
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pinky import healing
 from pinky.entries import Entry
 from pinky.index import Index
+
+if TYPE_CHECKING:
+    from pinky.contradictions import Comparison
 
 
 @healing.healed
@@ -90,6 +93,13 @@ class Hygiene:
         from pinky.contradictions import check
 
         return check(self.index, slug)
+
+    def pairs_to_compare(self, slug: str | None = None) -> Comparison:
+        """What `check` compares, read from the index; its `compare()` needs no index (nor the lock of a
+        server: other calls go on while it runs)."""
+        from pinky.contradictions import pairs_to_compare
+
+        return pairs_to_compare(self.index, slug)
 
     # --- export and import -------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
+from pinky.contradictions import MAX_CHECK_CHARS
 from pinky.fileio import create_new
 from pinky.kb import KnowledgeBase
 from pinky.mcp_common import EntryType, Slug, State, result, run_core
@@ -90,6 +91,7 @@ class CheckOut(BaseModel):
     checked: int
     count: int
     pairs: list[PairOut]
+    skipped: int = Field(0, description=f"Pairs not compared: one check compares {MAX_CHECK_CHARS:,} characters.")
     notice: str | None = None
 
 
@@ -102,7 +104,8 @@ async def brain_check(
     port, flag or negation, and current entries with the same key or subject. Use it after saving or
     updating a fact (pass its slug), or when two hits seem to disagree; then keep the right one
     (brain_update, or a new save with the same key, which supersedes the other) and delete or fix the wrong."""
-    done = await run_core(state.runtime, lambda kb: kb.hygiene.check(slug))
+    pending = await run_core(state.runtime, lambda kb: kb.hygiene.pairs_to_compare(slug))
+    done = await anyio.to_thread.run_sync(pending.compare)  # without the knowledge base: other calls go on
     out = CheckOut.model_validate(done)
     lines = [f"{out.count} possible contradictions among {out.checked} entries."]
     for pair in out.pairs:
