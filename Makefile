@@ -29,6 +29,7 @@ bench: venv  ## speed and memory figures (prints them; not a test; ~30 minutes o
 	$(BIN)/python benchmarks/bench_contradictions.py
 	$(BIN)/python benchmarks/bench_age_ranking.py
 	$(BIN)/python benchmarks/bench_hygiene.py
+	$(BIN)/python benchmarks/bench_linear.py
 
 EVAL_DATA ?= ../shared/eval
 

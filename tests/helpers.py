@@ -195,3 +195,26 @@ def fake(n: int, seed: int, alphabet: str = B62) -> str:
             any(c.isupper() for c in s) and any(c.islower() for c in s) and any(c.isdigit() for c in s)
         ):
             return s
+
+
+def near_duplicates(size: int, *, vocabulary: int = 12, seed: int = 7) -> tuple[str, str]:
+    """Two note bodies of about `size` characters that say the same thing, but for one port (8080 in the
+    first, 9090 in the second) and a sentence reworded: what `pinky check` must report. Sentences of
+    common words and of `vocabulary` others (a few: every word recurs thousands of times, the case
+    that made a word-by-word diff quadratic)."""
+    import random
+
+    rng = random.Random(seed)
+    common = "the a to of and is in it for on with as at by that this from be are".split()
+    rare = [f"{stem}{n}" for n in range(vocabulary // 8 + 1)
+            for stem in ("pool", "cache", "retry", "deploy", "token", "queue", "index", "shard")][:vocabulary]
+    sentences = []
+    while sum(len(s) + 1 for s in sentences) < size:
+        words = [rng.choice(common) if rng.random() < 0.45 else rng.choice(rare) for _ in range(rng.randint(8, 20))]
+        sentences.append(" ".join(words).capitalize() + ".")
+    first, second = list(sentences), list(sentences)
+    middle = len(sentences) // 2
+    first[middle] = "The API listens on port 8080 behind the balancer."
+    second[middle] = "The API listens on port 9090 behind the balancer."
+    second[middle // 2] = "This sentence was written again in other words entirely, as people do."
+    return " ".join(first), " ".join(second)

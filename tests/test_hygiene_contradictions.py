@@ -112,3 +112,19 @@ async def test_mcp_brain_check(tmp_path: Path) -> None:
             await anyio.sleep(0.05)
         pair = found.structured_content["pairs"][0]
         assert pair["differences"][0]["kind"] == "negation" and "not" in found.content[0].text
+
+
+def test_one_check_compares_a_bounded_amount_of_text() -> None:
+    """The first pair always; then pairs while their text fits the budget; the rest are counted and named."""
+    from pinky.contradictions import Comparison
+
+    def side(slug: str, body: str) -> dict[str, str]:
+        return {"slug": slug, "path": f"{slug}.md", "title": "Port", "body": body}
+
+    pairs = [(side(f"a{n}", "It listens on port 8080."), side(f"b{n}", "It listens on port 9090."), "similar (0.99)")
+             for n in range(3)]
+    done = Comparison(6, pairs, None).compare(budget=120)  # 58 characters a pair
+    assert (done["count"], done["skipped"]) == (2, 1) and [p["a"] for p in done["pairs"]] == ["a0", "a1"]
+    assert done["notice"].startswith("1 of 3 pairs were not compared")
+    alone = Comparison(2, pairs[:1], None).compare(budget=1)
+    assert (alone["count"], alone["skipped"], alone["notice"]) == (1, 0, None)

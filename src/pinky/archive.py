@@ -44,7 +44,7 @@ MAX_REASON_CHARS = 2000
 STAMP = "%Y-%m-%dT%H%M%SZ"
 ARCHIVE_FIELDS = ("archived_at", "archive_reason")
 # `<name>.<stamp>[-n].md`: the note `<name>.md` archived at that moment (the n-th copy of that second)
-_COPY = re.compile(r"(?P<stem>.+)\.(?P<label>(?P<stamp>\d{4}-\d\d-\d\dT\d{6}Z)(?:-(?P<n>\d+))?)(?P<ext>\.md)",
+_COPY = re.compile(r"\A(?P<stem>.+)\.(?P<label>(?P<stamp>\d{4}-\d\d-\d\dT\d{6}Z)(?:-(?P<n>\d+))?)(?P<ext>\.md)",
                    re.IGNORECASE)
 
 

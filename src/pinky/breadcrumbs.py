@@ -23,15 +23,17 @@ def breadcrumbs(data: bytes) -> list[str]:
     while at >= 0 and len(found) < MAX_CRUMBS:
         before = data[at - 1 : at]
         start = at + len(MARK)
-        end = data.find(b"\n", start, start + MAX_LIST)
-        line = data[start : end if end >= 0 else start + MAX_LIST]
-        if end < 0 and len(data) > start + MAX_LIST:  # the list goes on: drop the slug cut in half
+        following = data.find(MARK, start, start + MAX_LIST)  # a list ends at the next mark: each byte is read once
+        limit = following if following >= 0 else start + MAX_LIST
+        end = data.find(b"\n", start, limit)
+        line = data[start : end if end >= 0 else limit]
+        if end < 0 and following < 0 and len(data) > limit:  # the list goes on: drop the slug cut in half
             line = line[: max(line.rfind(b","), line.rfind(b" "), 0)]
         if not (before.isalnum() or before == b"_"):  # `MyBrain:` is not a breadcrumb
             for slug in _listed_slugs(line):
                 if slug not in found:
                     found.append(slug)
-        at = data.find(MARK, at + len(MARK))
+        at = following if following >= 0 else data.find(MARK, limit)
     return found[:MAX_CRUMBS]
 
 

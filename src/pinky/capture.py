@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pinky.transcript import WRITE_TOOLS, message_content, prompt_text, tool_uses
+from pinky.transcript import SENTENCE_BREAK, WRITE_TOOLS, message_content, prompt_text, tool_uses
 
 __all__ = ["Evidence", "Timeline", "command_key", "find_evidence", "saved_in"]
 
@@ -42,7 +42,8 @@ _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S*$")
 _EXIT_CODE = re.compile(r"^\s*Exit code (\d+)")
 _ERROR_LINE = re.compile(
     r"(?:Traceback|Error\b|error\b|error\[|FAILED|FAIL\b|panicked|Exception|fatal:|cannot|not found|No such)")
-# From the start of a path-like word only: tried at every character it took 2x as long, for the same matches.
+# A name starts where its run of name characters starts: tried from every offset of a long run (a
+# failed command's output may print one), the scan was quadratic.
 _FILE_IN_TEXT = re.compile(r"(?<![\w./-])[\w./-]*\w\.(?:py|js|jsx|ts|tsx|go|rs|rb|java|kt|c|h|cc|cpp|cs|php|swift|"
                            r"sh|toml|yaml|yml|json|cfg|ini|md|sql|html|css|vue|ex|exs)\b")
 _CORRECTION = re.compile(
@@ -91,19 +92,21 @@ def _clip(text: str, limit: int = LINE) -> str:
 
 
 def _strip_wrappers(words: list[str]) -> list[str]:
-    changed = True
-    while words and changed:
+    """The words after env assignments and runners; an index moves, not copies of the list (a command
+    of 100,000 `A=1` words was quadratic)."""
+    at, changed = 0, True
+    while at < len(words) and changed:
         changed = False
-        while words and _ENV_ASSIGN.match(words[0]):
-            words, changed = words[1:], True
+        while at < len(words) and _ENV_ASSIGN.match(words[at]):
+            at, changed = at + 1, True
         for parts in _WRAPPER_WORDS:
-            if words[: len(parts)] == parts:
-                words, changed = words[len(parts):], True
-        if words[:1] == ["timeout"] and len(words) > 1:
-            words, changed = words[2:], True
-        if len(words) > 2 and words[0].rsplit("/", 1)[-1].startswith("python") and words[1] == "-m":
-            words, changed = words[2:], True
-    return words
+            if words[at:at + len(parts)] == parts:
+                at, changed = at + len(parts), True
+        if words[at:at + 1] == ["timeout"] and len(words) - at > 1:
+            at, changed = at + 2, True
+        if len(words) - at > 2 and words[at].rsplit("/", 1)[-1].startswith("python") and words[at + 1] == "-m":
+            at, changed = at + 2, True
+    return words[at:]
 
 
 def command_key(command: str) -> str:
@@ -273,7 +276,7 @@ def _corrections(prompts: list[str]) -> list[Evidence]:
         lowered = prompt[:4000].lower()
         if not any(word in lowered for word in _CORRECTION_WORDS):
             continue
-        for sentence in re.split(r"(?<=[.!?])\s+|\n+", prompt[:4000]):
+        for sentence in SENTENCE_BREAK.split(prompt[:4000]):
             if _CORRECTION.search(sentence):
                 return [Evidence("correction", f"the user said: \"{_clip(sentence, 120)}\"")]
     return []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from pinky.transcript import message_content, prompt_text
+from pinky.transcript import SENTENCE_BREAK, message_content, prompt_text
 
 __all__ = ["MAX_ITEMS", "Checkpoint", "decisions_and_open_threads"]
 
@@ -32,7 +32,6 @@ _OPEN = re.compile(
 _CUE_WORDS = ("decid", "we'll", "we will", "going with", "chose", "chosen", "choosing", "let's", "lets ", "settled",
               "the plan", "decision", "instead", "todo", "fixme", "next step", "still", "remaining", "left to do",
               "follow", "not yet", "open question", "blocked", "haven't", "havent", "later")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def _texts(event: dict) -> Iterator[str]:
@@ -69,7 +68,7 @@ class Checkpoint:
             lowered = text[:20000].lower()
             if not any(cue in lowered for cue in _CUE_WORDS):
                 continue
-            for sentence in _SENTENCE.split(text[:20000]):
+            for sentence in SENTENCE_BREAK.split(text[:20000]):
                 if len(sentence.split()) < 3:
                     continue
                 if _OPEN.search(sentence):

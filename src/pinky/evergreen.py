@@ -151,14 +151,16 @@ def _normalise(text: str) -> str:
 
 
 def _excerpt(text: str, start: int, end: int, width: int = 30) -> str:
-    """The match with a little context from its own line, for a message the agent can act on."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end == -1 else line_end
-    left = max(line_start, start - width)
-    right = min(line_end, end + width)
+    """The match with a little context from its own line, for a message the agent can act on. Only
+    `width` characters each side are read (finding the whole line was quadratic on a long one)."""
+    before = text.rfind("\n", max(0, start - width), start)
+    left = before + 1 if before >= 0 else max(0, start - width)
+    after = text.find("\n", end, end + width)
+    right = after if after >= 0 else min(len(text), end + width)
     snippet = " ".join(text[left:right].split())
-    return ("…" if left > line_start else "") + snippet + ("…" if right < line_end else "")
+    cut_left = left > 0 and text[left - 1] != "\n"
+    cut_right = right < len(text) and text[right] != "\n"
+    return ("…" if cut_left else "") + snippet + ("…" if cut_right else "")
 
 
 def check_claude_md_write(tool_name: str, tool_input: dict, existing_text: str | None) -> list[Finding]:
@@ -186,7 +188,7 @@ def check_claude_md_write(tool_name: str, tool_input: dict, existing_text: str |
 
 def _is_claude_md(path: object) -> bool:
     """True when the base name is CLAUDE.md in any case, with either path separator."""
-    return isinstance(path, str) and re.split(r"[\\/]", path)[-1].lower() == "claude.md"
+    return isinstance(path, str) and path.replace("\\", "/").rsplit("/", 1)[-1].lower() == "claude.md"
 
 
 def _str(value: object) -> str:

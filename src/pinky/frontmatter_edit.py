@@ -39,9 +39,13 @@ from pinky.markdown import normalize_value, plain_dumper, render, split_frontmat
 BOM = "\ufeff"
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")  # lines with their ends; only "\n" ends one ("\r" stays in it)
 _FENCE = re.compile(r"-{3,}\s*")  # the fence split_frontmatter looks for, as a whole line
-_SEQUENCE_ITEM = re.compile(r"[ \t]*-(?:[ \t]|$)")
-_COMMENT = re.compile(r"[ \t]+#")
-_SIMPLE_KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?=[ \t\r\n]|$)")  # `last_verified:` (no quoting or YAML)
+# Each match starts where its run of blanks (or of key characters) starts: tried inside a long run,
+# these patterns would scan the rest of it again at every offset.
+_SEQUENCE_ITEM = re.compile(r"(?<![ \t])[ \t]*-(?:[ \t]|$)")
+_COMMENT = re.compile(r"(?<![ \t])[ \t]+#")
+_LINE_END = re.compile(r"\r?\n")
+_KEY_COLON = re.compile(r":(?=[ \t]|$)")  # a colon that ends a mapping key
+_SIMPLE_KEY = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]*)[ \t]*:(?=[ \t\r\n]|$)")  # `last_verified:` (no quoting or YAML)
 _WIDE = 1_000_000  # no folding of long values
 
 
@@ -71,7 +75,7 @@ def rewrite(text: str, meta: dict[str, Any], body: str | None = None) -> str:
 
 def _body_text(body: str, eol: str) -> str:
     text = body.rstrip() + "\n"  # as render writes a body
-    return re.sub(r"\r?\n", "\r\n", text) if eol == "\r\n" else text
+    return _LINE_END.sub("\r\n", text) if eol == "\r\n" else text
 
 
 def _reads_as(text: str, meta: dict[str, Any], body: str) -> bool:
@@ -208,7 +212,7 @@ def _key_end(line: str, key: str) -> int | None:
     simple = _SIMPLE_KEY.match(line)
     if simple and simple[1] == key:
         return simple.end()
-    for found in re.finditer(r":(?=[ \t]|$)", line):
+    for found in _KEY_COLON.finditer(line):
         if _load(line[:found.end()]) == {key: None}:
             return found.end()
     return None

@@ -18,6 +18,7 @@ from pinky.index import Index
 
 if TYPE_CHECKING:
     from pinky.archive import ArchivedCopy
+    from pinky.contradictions import Comparison
 
 
 @healing.healed
@@ -107,6 +108,13 @@ class Hygiene:
         from pinky.contradictions import check
 
         return check(self.index, slug)
+
+    def pairs_to_compare(self, slug: str | None = None) -> Comparison:
+        """What `check` compares, read from the index; its `compare()` needs no index (nor the lock of a
+        server: other calls go on while it runs)."""
+        from pinky.contradictions import pairs_to_compare
+
+        return pairs_to_compare(self.index, slug)
 
     # --- export and import -------------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ _FENCE_LINE = re.compile(r"^-{3,}\s*$", re.MULTILINE)
 # its token starts (the look-behinds): `[\w.-]+` from every position of a 100,000-character token
 # was quadratic (163 s for one save).
 _PATH_LIKE = re.compile(r"(?<![\w.-])[\w.-]++(?:/[\w.-]++)+|(?<![\w-])[\w-]++\.[A-Za-z0-9]{1,10}\b")
+_SEPARATORS = re.compile(r"[-_]+")  # of the words of a file name
 # Aliases may repeat a value, never blow a frontmatter up: a 750-byte "billion laughs" took 37 s and
 # 1.87 GB. Values after expansion (counting a scalar's characters) may be at most this, or ten
 # times the frontmatter's own size; and nesting at most this deep.
@@ -255,7 +256,7 @@ def file_names_mentioned(body: str) -> tuple[str, ...]:
 
 def title_from_path(rel_path: str) -> str:
     stem = PurePosixPath(rel_path).stem
-    return re.sub(r"[-_]+", " ", stem).strip() or stem
+    return _SEPARATORS.sub(" ", stem).strip() or stem
 
 
 def parse_text(text: str, rel_path: str, raw: bytes | None = None) -> Document:

@@ -14,6 +14,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import BaseModel, Field
 
+from pinky.contradictions import MAX_CHECK_CHARS
 from pinky.fileio import create_new
 from pinky.kb import KnowledgeBase
 from pinky.locations import ENV_MAX_RESULT_CHARS
@@ -103,6 +104,7 @@ class CheckOut(ResultOut):
     checked: int
     count: int
     pairs: list[PairOut]
+    skipped: int = Field(0, description=f"Pairs not compared: one check compares {MAX_CHECK_CHARS:,} characters.")
     notice: str | None = None
 
 
@@ -116,7 +118,8 @@ async def brain_check(
     port, flag or negation, and current entries with the same key or subject. Use it after saving or
     updating a fact (pass its slug), or when two hits seem to disagree; then keep the right one
     (brain_update, or a new save with the same key, which supersedes the other) and delete or fix the wrong."""
-    done = await run_core(state.runtime, lambda kb: kb.hygiene.check(slug))
+    pending = await run_core(state.runtime, lambda kb: kb.hygiene.pairs_to_compare(slug))
+    done = await anyio.to_thread.run_sync(pending.compare)  # without the knowledge base: other calls go on
     out = CheckOut.model_validate({**done, "pairs": done["pairs"][offset:]})
     return result(state, _check_text, out, pages=Pages(("pairs",), offset, tool="brain_check"))
 

@@ -335,7 +335,8 @@ def _long_run_sub(m: re.Match[str]) -> str:
 def _line_before(m: re.Match[str], width: int = 80) -> str:
     """Up to `width` characters before the match, on its line: where a label or a digest's name stands."""
     text, start = m.string, m.start()
-    return text[text.rfind("\n", max(0, start - width), start) + 1 : start]
+    window = max(0, start - width)
+    return text[max(window, text.rfind("\n", window, start) + 1) : start]  # no newline: the window, not the text
 
 
 def _labelled(m: re.Match[str]) -> bool:

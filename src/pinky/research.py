@@ -85,9 +85,10 @@ def _links(index: Index, ordered: list[str], slugs: set[str]) -> list[dict[str, 
 def _contradictions(index: Index, slugs: set[str]) -> list[dict[str, Any]]:
     if not slugs:
         return []
-    # one check over all of them: each check reads every current entry and chunk vector
-    return [{key: pair[key] for key in ("a", "b", "reason", "differences")}
-            for pair in contradictions.check(index, among=sorted(slugs))["pairs"]]
+    # one check over all of them: each check reads every current entry and chunk vector; it compares
+    # a tenth of a check's text at most, as the dossier is built with the knowledge base held
+    compared = contradictions.pairs_to_compare(index, among=sorted(slugs)).compare(contradictions.MAX_CHECK_CHARS // 10)
+    return [{key: pair[key] for key in ("a", "b", "reason", "differences")} for pair in compared["pairs"]]
 
 
 def _gaps(index: Index, topic: str) -> list[dict[str, Any]]:

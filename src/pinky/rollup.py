@@ -28,6 +28,7 @@ FOLDERS: dict[str, str] = {"week": "weekly", "month": "monthly"}  # under diary/
 _WEEK_RE = re.compile(r"(\d{4})-W(\d{2})")
 _MONTH_RE = re.compile(r"(\d{4})-(\d{2})")
 _SPECIFIC_RE = re.compile(r"[/._`#:]|\d")
+_LIST_BREAK = re.compile(r"[,\s]+")
 
 TOP_FILES = 10
 TOP_LINES = 10
@@ -230,7 +231,7 @@ def touched_files(lines: list[DiaryLine]) -> list[tuple[str, int]]:
     counts: Counter[str] = Counter()
     for line in lines:
         if _kind(line) == "files":
-            counts.update(token.strip("`") for token in re.split(r"[,\s]+", line.text) if token.strip("`"))
+            counts.update(token.strip("`") for token in _LIST_BREAK.split(line.text) if token.strip("`"))
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:TOP_FILES]
 
 

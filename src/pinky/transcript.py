@@ -41,6 +41,9 @@ _SEGMENT = re.compile(r"[^;&|\n]+")
 _GIT = re.compile(r"\bgit\b")
 _COMMIT_WORD = re.compile(r"\scommit\b")
 _HEREDOC_START = re.compile(r"^\$\(cat\s+<<-?\s*['\"]?(\w+)['\"]?\s*$")
+_ESCAPED = re.compile(r"\\(.)")
+# Where a sentence of a prompt or a reply ends: after . ! or ?, or at a line break.
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 
 MAX_LINE = 64 * 1024 * 1024  # a longer line is skipped without ever being held whole
 # Why a line was skipped, as the diary counts it ("2 not JSON, 1 with a lone surrogate escape").
@@ -358,7 +361,7 @@ def commit_subject(command: str) -> str | None:
         return None
     message = match.group(1) if match.group(1) is not None else match.group(2)
     if match.group(1) is not None:
-        message = re.sub(r"\\(.)", r"\1", message)
+        message = _ESCAPED.sub(r"\1", message)
     lines = [ln.strip() for ln in message.splitlines()]
     if lines and _HEREDOC_START.match(lines[0]):
         lines = lines[1:]

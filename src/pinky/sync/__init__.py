@@ -56,6 +56,7 @@ __all__ = ["SyncReport", "conflict_copy_name", "head_commit", "list_conflicts", 
 
 DEFAULT_AUTHOR = "pinky <pinky@localhost>"
 IGNORED = ("brain.db*", ".pinky/")
+_AUTHOR = re.compile(r"(?<![^<>\n])[^<>\n]+ <[^<>\n]*>")  # Name <email>, as git writes it
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,7 @@ def _ensure_gitignore(brain_dir: Path) -> None:
 def _author_bytes(author: str | None) -> bytes:
     """``author`` arg, else $PINKY_GIT_AUTHOR, else the pinky default; never global git config."""
     value = (author or os.environ.get(ENV_GIT_AUTHOR) or DEFAULT_AUTHOR).strip()
-    if not re.fullmatch(r"[^<>\n]+ <[^<>\n]*>", value):
+    if not _AUTHOR.fullmatch(value):
         raise InvalidInput(f"git author must look like 'Name <email>', got {value!r}")
     return value.encode()
 

@@ -1,0 +1,384 @@
+"""Every regular expression pinky applies to text a user or an agent wrote runs in linear time.
+
+A note body, a title, a query, a prompt, a shell command or its output can be anything: a pattern
+that backtracked over the rest of the text at every offset turned a body of 100,000 newlines into
+150 s of a frozen MCP server (issue 22). So every compiled pattern of every module is listed in
+`PATTERNS` with the shapes of text that could hurt it, and is timed on 50 and on 100 KB of each
+shape: the generic ones (newlines, spaces, one long word, digits, blank lines with an indent, runs
+of punctuation) and its own (prefixes and near misses of what it matches, repeated). Twice the text
+may cost ~2.5x the time, never the 4x of a square. A pattern with no unbounded repeat does constant
+work at each offset and is linear by construction: it is checked for that instead of timed.
+
+New scanners join the table: a module global holding a pattern missing from it fails
+`test_every_pattern_is_in_the_table`, and a pattern written where a function runs it
+(`re.split(r"...", text)`) fails `test_patterns_are_compiled_at_module_level`. `_scanners` times
+the functions that read such text end to end the same way, loops around the patterns included.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import gc
+import importlib
+import pkgutil
+import re
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from capture_fixtures import bash, edit, prompt, say
+from helpers import near_duplicates
+
+import pinky
+
+SIZE = 50_000  # characters: each shape is timed at SIZE and at 2 * SIZE (100 KB)
+RATIO = 2.5  # the time for 2N over the time for N: ~2 when linear, ~4 when quadratic
+FLOOR = 1e-3  # seconds: below this a run is too short for its ratio to mean anything
+TRIES = 3
+
+# Shapes every scanner meets: newlines, spaces, one long word, runs of punctuation; and for every
+# pattern also digits and blank lines with an indent.
+BASIC = ("\n", " ", "a", "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+GENERIC = (*BASIC, "1", "\n ")
+
+# (module, global) -> units of its own to repeat: prefixes and near misses of what it matches.
+PATTERNS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("pinky.brain_sync", "_URL_SECRET"): ("://", "://a:", "://:"),
+    ("pinky.capture", "_ENV_ASSIGN"): ("A=",),
+    ("pinky.capture", "_EXIT_CODE"): ("Exit code ", "\t"),
+    ("pinky.capture", "_ERROR_LINE"): ("error[", "Error"),
+    ("pinky.capture", "_FILE_IN_TEXT"): ("a.", "a.p", "a/", "a.py.", "a-"),
+    ("pinky.capture", "_CORRECTION"): ("no ", "use ", "use a ", "that is ", "we ", "actually ", "don't ", "you "),
+    ("pinky.capture", "_SAVE_COMMAND"): ("pinky ", "pinky-brain ", ";pinky"),
+    ("pinky.capture", "_COMMAND_SPLIT"): ("&", "|"),
+    ("pinky.checkpoint", "_DECISION"): ("decide ", "we'll ", "let's ", "the plan ", "we will "),
+    ("pinky.checkpoint", "_OPEN"): ("still ", "haven't yet ", "later ", "follow-", "next "),
+    ("pinky.chunking", "_HEADING"): ("# ", " #", "#\t"),
+    ("pinky.chunking", "_FENCE"): ("```", "~", "\n   `"),
+    ("pinky.chunking", "_SENTENCE_END"): (". ", ";"),
+    ("pinky.classify", "_COMPILED"): ("1.", "\n1", "\n 1", "aerror", "how "),
+    ("pinky.classify", "_WORD"): ("+#",),
+    ("pinky.classify", "_TAG_BREAK"): (" _",),
+    ("pinky.cli.sync", "_CONFLICT_PART"): (".conflict-", ".conflict-abc"),
+    ("pinky.contradictions", "_TOKEN"): ("1.", "1,", "v1.", "a'"),
+    ("pinky.dates", "_SPAN"): (" 1",),
+    ("pinky.embedding", "_TOKEN"): (),
+    ("pinky.embedding", "_NON_SPACE"): (),
+    ("pinky.entries", "_NON_SLUG"): (),
+    ("pinky.evergreen", "_LIMIT_BEFORE"): ("under ", "than ~ "),
+    ("pinky.evergreen", "_PATTERNS"): ("1,000 ", "1.5 ", "a.py:", "lines 1 to ", "abcdef1"),
+    ("pinky.lexical", "_TOKEN"): (),
+    ("pinky.lexical", "_CAMEL_BREAK"): ("aB", "ABc", "AB"),
+    ("pinky.lexical", "_FEEDBACK_WORD"): (),
+    ("pinky.linkrefs", "WIKI_LINK"): ("[[", "[[a", "[[a|", "[[a#"),
+    ("pinky.linkrefs", "MD_LINK"): ("](", "](a", "](a.md#", "](a.m"),
+    ("pinky.linkrefs", "_RELATION"): (),
+    ("pinky.markdown", "_FENCE_LINE"): ("---", "---\n", "--- ", "---\n\n"),
+    ("pinky.markdown", "_PATH_LIKE"): ("a/", "a.", "a-", "/a", "a.b/"),
+    ("pinky.markdown", "_SEPARATORS"): ("-_",),
+    ("pinky.recorder", "_WHITESPACE"): (),
+    ("pinky.redact", "_MARKER_RE"): ("[REDACTED:",),
+    ("pinky.redact", "_TOKENS"): ("sk-", "sk-a", "ghp_", "AKIA", "xoxb-", "eyJa.", "eyJaaaaa.eyJ", "SG.", "hooks."),
+    ("pinky.redact", "_TELEGRAM"): ("12345678:AA", "1"),
+    ("pinky.redact", "_PEM"): ("-----BEGIN PRIVATE KEY-----", "-----BEGIN A "),
+    ("pinky.redact", "_URL_PASSWORD"): ("a://", "a://b:", "a+"),
+    ("pinky.redact", "_QUERY_SECRET"): ("?token=", "&sig="),
+    ("pinky.redact", "_AUTH_HEADER"): ("Authorization: ", "Authorization: Bearer "),
+    ("pinky.redact", "_BEARER"): ("Bearer ", "Bearer a"),
+    ("pinky.redact", "_CLI_FLAG"): ("--password ", "--a-", "--a-token"),
+    ("pinky.redact", "_CLI_USER"): (" -u ", " -u a", "--user "),
+    ("pinky.redact", "_COMMANDS"): ("mysql ", "mysql -p", "sshpass ", "docker login ", "redis-cli ", "smbclient ",
+                                    "htpasswd -b ", " -pass ", "machine a login b password "),
+    ("pinky.redact", "_HARMLESS_NAME"): ("primary_", "max_"),
+    ("pinky.redact", "_ASSIGNMENT"): ("a_key=", "a_key", "token", "a.", "x_"),
+    ("pinky.redact", "_NAME_SPACE_VALUE"): ("a_api_key ", "a_", "a_b_c_token"),
+    ("pinky.redact", "_PROSE"): ("password is ", "token was ", "password "),
+    ("pinky.redact", "_NETRC_LINE"): ("password ", "\npassword a "),
+    ("pinky.redact", "_PLACEHOLDER"): ("a(", "a.b"),
+    ("pinky.redact", "_TYPE_NAME"): ("Aa",),
+    ("pinky.redact", "_SECRET_IN_NAME"): (),
+    ("pinky.redact", "_LONG_HEX"): ("a1",),
+    ("pinky.redact", "_HEX32"): ("a1",),
+    ("pinky.redact", "_LONG_RUN"): ("a1B+", "a1B."),
+    ("pinky.redact", "_BENIGN_BEFORE"): ("sha256:", "checksum ", "ssh-rsa "),
+    ("pinky.redact", "_SEGMENT"): ("Aa1",),
+    ("pinky.redact", "_LABEL"): ("api ", "secret ", "signing "),
+    ("pinky.redact", "_DIGEST_WORD"): ("sha", "sha-", "hash"),
+    ("pinky.archive", "_COPY"): ("a.", "a.2026-01-01T", "a.2026-01-01T000000Z-", ".md"),
+    ("pinky.frontmatter_edit", "_LINES"): (),
+    ("pinky.frontmatter_edit", "_FENCE"): ("---", "--- "),
+    ("pinky.frontmatter_edit", "_SEQUENCE_ITEM"): ("- ", " -", "\t-"),
+    ("pinky.frontmatter_edit", "_COMMENT"): (" #", "\t"),
+    ("pinky.frontmatter_edit", "_LINE_END"): ("\r", "\r\n"),
+    ("pinky.frontmatter_edit", "_KEY_COLON"): (":", ": "),
+    ("pinky.frontmatter_edit", "_SIMPLE_KEY"): ("a:", "a :", "a.b-", "a\t"),
+    ("pinky.rollup", "_WEEK_RE"): ("2024-W", "2024-"),
+    ("pinky.rollup", "_MONTH_RE"): ("2024-",),
+    ("pinky.rollup", "_SPECIFIC_RE"): (),
+    ("pinky.rollup", "_LIST_BREAK"): (", ",),
+    ("pinky.sync", "_AUTHOR"): ("a <", "a <b", "a b <"),
+    ("pinky.sync.merge", "_CONFLICT_RE"): (".conflict-abcdefa", ".conflict-abcdefa."),
+    ("pinky.sync.remote", "_HTTP_REASON"): ("Caused by X(", "Caused by X('Y(", ")", "'"),
+    ("pinky.transcript", "_SYNTHETIC_PROMPT"): ("<a-", " <a-b"),
+    ("pinky.transcript", "_COMMIT_MESSAGE"): (" -m ", ' -m "', ' -m "\\', " --message ", " -am '"),
+    ("pinky.transcript", "_SEGMENT"): (),
+    ("pinky.transcript", "_GIT"): ("git ",),
+    ("pinky.transcript", "_COMMIT_WORD"): (" commit",),
+    ("pinky.transcript", "_HEREDOC_START"): ("$(cat <<",),
+    ("pinky.transcript", "_ESCAPED"): ("\\",),
+    ("pinky.transcript", "SENTENCE_BREAK"): (". ", "!\n"),
+}
+
+
+def _modules() -> Iterator[Any]:
+    for info in pkgutil.walk_packages(pinky.__path__, "pinky."):
+        if not info.name.endswith("__main__"):
+            yield importlib.import_module(info.name)
+
+
+def _patterns_in(value: Any, depth: int = 0) -> Iterator[re.Pattern[str]]:
+    """The compiled patterns in a module global: itself, or inside its dicts, lists and tuples."""
+    if isinstance(value, re.Pattern):
+        yield value
+    elif depth < 4 and isinstance(value, dict):
+        for item in value.values():
+            yield from _patterns_in(item, depth + 1)
+    elif depth < 4 and isinstance(value, list | tuple | set | frozenset):
+        for item in value:
+            yield from _patterns_in(item, depth + 1)
+
+
+def _table_patterns(module: str, name: str) -> list[re.Pattern[str]]:
+    return list(_patterns_in(getattr(importlib.import_module(module), name)))
+
+
+def _repeat(unit: str, size: int) -> str:
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+def _timed(work: Callable[..., Any], *args: Any) -> float:
+    started = time.thread_time()
+    work(*args)
+    return time.thread_time() - started
+
+
+def scaling(work: Callable[..., Any], make: Callable[[int], Any], size: int = SIZE) -> tuple[int, float, float]:
+    """(n, time of `work` on `make(n)`, time on `make(2n)`): the pair with the best ratio of up to TRIES
+    pairs timed back to back (a busy machine runs the same work at half speed for a while: both halves
+    of a pair see the same machine; three more pairs confirm a failure). `make` returns a text, or a
+    tuple of the arguments.
+
+    On size/16, then size/4, then `size` characters: a quadratic scan fails on a few KB instead of
+    running for minutes. CPU time of this thread: other processes do not count."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for n in (size // 16, size // 4, size):
+            small_args, large_args = make(n), make(2 * n)
+            small_args = small_args if isinstance(small_args, tuple) else (small_args,)
+            large_args = large_args if isinstance(large_args, tuple) else (large_args,)
+            best = (float("inf"), 0.0, 0.0)
+            for _ in range(2 * TRIES):
+                small, large = _timed(work, *small_args), _timed(work, *large_args)
+                best = min(best, (large / max(small, FLOOR), small, large))
+                if best[0] <= RATIO:
+                    break
+            if best[0] > RATIO:
+                break
+        return n, best[1], best[2]
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def nonlinear(work: Callable[[str], Any], units: tuple[str, ...]) -> list[str]:
+    """A line for each unit whose text costs more than RATIO times the time when it doubles."""
+    slow = []
+    for unit in units:
+        n, small, large = scaling(work, functools.partial(_repeat, unit))
+        if large > RATIO * max(small, FLOOR):
+            slow.append(f"{unit!r} x {n:,} chars: {small * 1000:.1f} ms, x {2 * n:,}: {large * 1000:.1f} ms")
+    return slow
+
+
+def _scan(pattern: re.Pattern[str]) -> Callable[[str], Any]:
+    def work(text: str) -> None:
+        for _ in pattern.finditer(text):
+            pass
+    return work
+
+
+# A repeat of at most this many is bounded: its work at one offset does not grow with the text.
+BOUNDED_REPEAT = 200
+
+
+def unbounded(pattern: re.Pattern[str]) -> bool:
+    """Whether the pattern has a repeat without a small bound (`*`, `+`, `{n,}`), in lookarounds too.
+    One without any does at most a constant amount of work at each offset: linear by construction
+    (`\\bsegfault\\b`, `[0-9a-f]{32}`), so only the others need timing."""
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser
+
+    def walk(items: Any) -> bool:
+        for op, arg in items:
+            if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+                if arg[1] == c.MAXREPEAT or arg[1] > BOUNDED_REPEAT or walk(arg[2]):
+                    return True
+            elif op is c.BRANCH:
+                if any(walk(branch) for branch in arg[1]):
+                    return True
+            elif op in (c.SUBPATTERN, c.ASSERT, c.ASSERT_NOT):
+                if walk(arg[-1]):
+                    return True
+            elif op is c.ATOMIC_GROUP:
+                if walk(arg):
+                    return True
+            elif op is c.GROUPREF_EXISTS and (walk(arg[1]) or (arg[2] is not None and walk(arg[2]))):
+                return True
+        return False
+
+    return walk(_parser.parse(pattern.pattern, pattern.flags))
+
+
+def _pattern_cases() -> Iterator[Any]:
+    for (module, name), own in PATTERNS.items():
+        yield pytest.param(module, name, own, id=f"{module.removeprefix('pinky.')}.{name}")
+
+
+@pytest.mark.parametrize("module,name,own", list(_pattern_cases()))
+def test_pattern_is_linear_on_every_shape(module: str, name: str, own: tuple[str, ...]) -> None:
+    timed = [pattern for pattern in _table_patterns(module, name) if unbounded(pattern)]
+    slow = [f"{pattern.pattern[:60]!r} on {line}" for pattern in timed
+            for line in nonlinear(_scan(pattern), (*GENERIC, *own))]
+    assert not slow, "\n".join(slow)
+
+
+def test_the_structural_shortcut_sees_repeats_everywhere() -> None:
+    """Only patterns without an unbounded repeat skip the timing: a repeat inside a group, a branch,
+    a lookaround or an atomic group counts."""
+    assert not unbounded(re.compile(r"\bsegfault\b|[0-9a-f]{32}|(?:ab|cd){2,9}"))
+    for text in (r"a+", r"(?:x|y\s*)", r"(?=[a-f]*\d)", r"(?<!a)(?>b+)", r"x{3,}", r"(a)?(?(1)b*|c)", r"\d{1,500}"):
+        assert unbounded(re.compile(text)), text
+
+
+def test_every_pattern_is_in_the_table() -> None:
+    """A compiled pattern in any module global must be listed in PATTERNS (or be one listed there)."""
+    listed = {id(p) for module, name in PATTERNS for p in _table_patterns(module, name)}
+    missing = [f"{module.__name__}.{name}" for module in _modules() for name, value in vars(module).items()
+               if any(id(p) not in listed for p in _patterns_in(value))]
+    assert not missing, f"add these to PATTERNS, with the shapes of text that could hurt them: {missing}"
+
+
+_RE_CALLS = {"compile", "search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
+
+
+def test_patterns_are_compiled_at_module_level() -> None:
+    """A pattern written where a function runs it (`re.split(r"...", text)`) escapes the table: every
+    constant pattern is compiled into a module global instead. Patterns built around `re.escape` of a
+    value (a slug being renamed) are literal text and stay where they are."""
+    inline = []
+    for path in sorted(Path(pinky.__file__).parent.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top_level = {id(node) for stmt in tree.body for node in ast.walk(stmt)
+                     if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _RE_CALLS
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "re"
+                    and id(node) not in top_level
+                    and not any(isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "escape"
+                                for n in ast.walk(node.args[0]))):
+                inline.append(f"{path.relative_to(Path(pinky.__file__).parent)}:{node.lineno}")
+    assert not inline, f"compile these patterns at module level and add them to PATTERNS: {inline}"
+
+
+# --- the functions that run them ----------------------------------------------------------------------
+
+def _failed_then_fixed(output: str) -> list[dict]:
+    """A turn whose failing command printed `output`, a file edited, and the command passing."""
+    return [*bash("pytest", output, code=1), *edit("src/a.py"), *bash("pytest", "ok")]
+
+
+def _scanners() -> dict[str, tuple[Callable[[str], Any], tuple[str, ...]]]:
+    """name -> (work on one text, the units to repeat): every function that reads text a user or an agent
+    wrote, end to end, with the patterns above and the loops around them."""
+    from pinky import (
+        brain_sync,
+        breadcrumbs,
+        capture,
+        checkpoint,
+        chunking,
+        classify,
+        contradictions,
+        embedding,
+        entries,
+        evergreen,
+        gaps,
+        lexical,
+        linkrefs,
+        markdown,
+        recall,
+        redact,
+        search,
+        transcript,
+    )
+    return {
+        # the rules are timed one by one above: here, the shapes of the defect (a body of newlines)
+        "classify.rule_type (a save without a type)": (lambda t: classify.rule_type(t[:500], t),
+                                                       ("\n", "\n1")),
+        "classify.neighbour_tags": (lambda t: classify.neighbour_tags([["db"]], t, ["db", "ops"]), (*BASIC, "+#")),
+        "classify.tag_key": (classify.tag_key, (*BASIC, " _")),
+        "chunking.chunk_markdown": (chunking.chunk_markdown, (*BASIC, "# ", "```\n", "a. ", "\n\n")),
+        "markdown.parse_text (a whole note)": (lambda t: markdown.parse_text(t, "note/x.md"),
+                                               (*BASIC, "---\n", "[[a]] ", "](a.md) ", "a/b.py ")),
+        "markdown.parse_text (frontmatter)": (lambda t: markdown.parse_text(f"---\ntitle: {t}\n---\nbody", "x.md"),
+                                              (*BASIC, "a: ", "- ")),
+        "markdown.first_heading": (markdown.first_heading, (*BASIC, "# ", " #")),
+        "linkrefs.body_links": (linkrefs.body_links, (*BASIC, "[[", "[[a|", "](a.md", "](")),
+        "lexical.identifier_parts": (lambda t: lexical.identifier_parts([t]), (*BASIC, "aB", "ABc")),
+        "lexical.query_terms": (lexical.query_terms, (*BASIC, "\"a ")),
+        "lexical.query_identifier_parts": (lexical.query_identifier_parts, (*BASIC, "aB_")),
+        "contradictions.tokens": (lambda t: contradictions.tokens(contradictions.prose(t)), (*BASIC, "1.", "```\n")),
+        # the patterns are timed above: here, texts full of findings (an excerpt each)
+        "evergreen.find_volatile": (evergreen.find_volatile, ("L12 ", "as of 2024-01 ")),
+        "redact.redact_kinds": (redact.redact_kinds, (*BASIC, "sk-", "password is ", "a_key=", "--token ", "A1b2+")),
+        "transcript.commit_subject": (transcript.commit_subject, (*BASIC, "git commit -m \"", "git ", " commit")),
+        "transcript.prompt_text": (lambda t: transcript.prompt_text(prompt(t)), (*BASIC, "<a-b>")),
+        "capture.command_key": (capture.command_key, (*BASIC, "uv run ", "A=1 ", "cd x && ")),
+        "capture.find_evidence (a prompt)": (lambda t: capture.find_evidence([prompt(t)]), (*BASIC, "no ", "use a ")),
+        "capture.find_evidence (a failure's output)": (lambda t: capture.find_evidence(_failed_then_fixed(t)),
+                                                       (*BASIC, "a.", "a.py", "Error ")),
+        "capture.saved_in": (lambda t: capture.saved_in(bash(t)), (*BASIC, "pinky ")),
+        "checkpoint.decisions_and_open_threads": (lambda t: checkpoint.decisions_and_open_threads([say(t)]),
+                                                  (*BASIC, "we'll use ", "TODO. ", "still ")),
+        "breadcrumbs.breadcrumbs": (lambda t: breadcrumbs.breadcrumbs(t.encode()), (*BASIC, "Brain: ", "Brain: a/b, ")),
+        "embedding.HashEmbedder": (lambda t: embedding.HashEmbedder().embed([t]), BASIC),
+        "gaps.word_hashes": (gaps.word_hashes, BASIC),
+        "recall.prompt_terms": (recall.prompt_terms, BASIC),
+        "search.snippet": (lambda t: search.snippet(t, "pool timeout under load"), (*BASIC, "pool ")),
+        "entries.slugify": (entries.slugify, BASIC),
+        "brain_sync.hide_secret": (brain_sync.hide_secret, (*BASIC, "://a:", "://")),
+    }
+
+
+def _scanner_cases() -> Iterator[Any]:
+    for name, (work, units) in _scanners().items():
+        yield pytest.param(work, units, id=name)
+
+
+@pytest.mark.parametrize("work,units", list(_scanner_cases()))
+def test_scanner_is_linear_on_every_shape(work: Callable[[str], Any], units: tuple[str, ...]) -> None:
+    slow = nonlinear(work, units)
+    assert not slow, "\n".join(slow)
+
+
+def test_near_duplicates_are_compared_in_linear_time() -> None:
+    """`pinky check` aligns two near-duplicate notes word by word: 115 KB each took 43 s when the
+    alignment was difflib's on the whole texts (quadratic in how often their words recur)."""
+    from pinky.contradictions import contradicts
+
+    n, small, large = scaling(contradicts, lambda size: near_duplicates(size, vocabulary=4))
+    assert large <= RATIO * max(small, FLOOR), f"{n:,} chars: {small:.2f} s, {2 * n:,}: {large:.2f} s"
+    assert [(d.kind, d.a, d.b) for d in contradicts(*near_duplicates(2 * SIZE))] == [("port", "8080", "9090")]

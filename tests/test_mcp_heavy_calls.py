@@ -1,0 +1,86 @@
+"""The real `pinky-mcp` process keeps answering while one call works on a large text (issue 22).
+
+A body of 100,000 newlines froze the server for 150 s (a quadratic classification rule); a
+contradiction check of two 115 KB near-duplicates held the knowledge base for 43 s, and a search
+sent meanwhile waited all that time. Each is timed here as a ratio, never against the clock: the
+save of twice the newlines costs at most ~2.5 times as much, and a search sent right after a check
+answers before the check does, or within ten times what it takes on an idle server.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from helpers import console_script, near_duplicates, write_note
+from mcp_helpers import RawServer, server_env
+
+LONG = 60.0  # seconds a reply may take before the test gives up on it: a guard against a hang, not a limit
+
+
+def send(server: RawServer, request_id: int, tool: str, **arguments: Any) -> float:
+    server.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                            "params": {"name": tool, "arguments": arguments}}))
+    return time.perf_counter()
+
+
+def replies(server: RawServer, ids: set[int]) -> dict[int, tuple[float, dict[str, Any]]]:
+    """request id -> (when its reply arrived, its result), for each of `ids`, in whatever order they come."""
+    got: dict[int, tuple[float, dict[str, Any]]] = {}
+    while set(got) != ids:
+        message = server.receive(LONG)
+        if message.get("id") in ids:
+            assert "result" in message, message
+            got[message["id"]] = (time.perf_counter(), message["result"])
+    return got
+
+
+def idle_search(server: RawServer, query: str) -> float:
+    """The best of three searches on a server doing nothing else."""
+    best = float("inf")
+    for n in range(3):
+        sent = send(server, 900 + n, "brain_search", query=query)
+        best = min(best, replies(server, {900 + n})[900 + n][0] - sent)
+    return best
+
+
+def test_a_body_of_newlines_is_saved_in_linear_time_and_the_server_answers_meanwhile(tmp_path: Path) -> None:
+    with RawServer(tmp_path) as server:
+        server.initialize()
+        server.call("brain_save", title="Warm up", body="The first save loads what every save needs.")
+        took = {}
+        for n, size in enumerate((50_000, 100_000)):
+            body = "Blank lines follow." + "\n" * (size - 28) + "The end."  # no type or tags: classified
+            sent = send(server, 10 + n, "brain_save", title=f"Blank lines {size}", body=body)
+            asked = send(server, 20 + n, "brain_stats")  # a second request, right behind it
+            got = replies(server, {10 + n, 20 + n})
+            saved, stats = got[10 + n][1], got[20 + n][1]
+            assert not saved.get("isError") and saved["structuredContent"]["slug"] == f"note/blank-lines-{size}"
+            assert not stats.get("isError") and got[20 + n][0] > asked
+            took[size] = got[10 + n][0] - sent
+    assert took[100_000] <= 2.5 * took[50_000], took
+
+
+def test_a_search_answers_while_a_check_compares_two_large_near_duplicates(tmp_path: Path) -> None:
+    first, second = near_duplicates(115_000)
+    docs = tmp_path / "documentation"
+    write_note(docs, "note/service.md", f"---\ntitle: Service notes\n---\n{first}\n")
+    write_note(docs, "note/service-copy.md", f"---\ntitle: Service notes, copied\n---\n{second}\n")
+    subprocess.run([*console_script("pinky"), "reindex"], cwd=tmp_path, env=server_env(tmp_path), check=True,
+                   capture_output=True)  # indexed and embedded before the server starts: it has nothing to catch up
+    with RawServer(tmp_path) as server:
+        server.initialize()
+        idle = idle_search(server, "balancer port")
+        checking = send(server, 1, "brain_check")
+        searching = send(server, 2, "brain_search", query="balancer port")
+        got = replies(server, {1, 2})
+    check, search = got[1][1]["structuredContent"], got[2][1]["structuredContent"]
+    assert search["hits"]
+    (pair,) = check["pairs"]
+    assert (pair["a"], pair["b"]) == ("note/service", "note/service-copy")
+    assert [(d["kind"], d["a"], d["b"]) for d in pair["differences"]] == [("port", "8080", "9090")]
+    waited = got[2][0] - searching
+    assert got[2][0] < got[1][0] or waited <= 10 * idle, (waited, idle, got[1][0] - checking)
