@@ -83,3 +83,11 @@ def test_render_writes_a_repeated_value_out_instead_of_a_yaml_alias() -> None:
     text = render({"title": "T", "tags": shared, "files": shared}, "Body.")
     assert "&id" not in text and "*id" not in text
     assert split_frontmatter(text)[0] == {"title": "T", "tags": shared, "files": shared}
+
+
+def test_a_frontmatter_of_plain_values_is_written_one_key_a_line() -> None:
+    """PyYAML's default flow style wrote `{title: x, type: y}` when no value was a list."""
+    from pinky.markdown import render
+
+    assert render({"title": "Plain", "type": "note"}, "Text.").startswith("---\ntitle: Plain\ntype: note\n---\n")
+    assert "tags: [a, b]" in render({"title": "T", "tags": ["a", "b"]}, "x")  # lists keep their flow style

@@ -206,6 +206,16 @@ def plain_dumper() -> type:
         def ignore_aliases(self, data: Any) -> bool:
             return True
 
+        def represent(self, data: Any) -> None:
+            self._top = id(data)
+            super().represent(data)
+
+        def represent_mapping(self, tag: str, mapping: Any, flow_style: Any = None) -> Any:
+            node = super().represent_mapping(tag, mapping, flow_style)
+            if id(mapping) == getattr(self, "_top", None):  # the frontmatter itself is one key a line, always:
+                node.flow_style = False  # default_flow_style=None wrote `{title: x, type: y}` when all were scalars
+            return node
+
     return PlainDumper
 
 
