@@ -45,7 +45,8 @@ _SEQUENCE_ITEM = re.compile(r"(?<![ \t])[ \t]*-(?:[ \t]|$)")
 _COMMENT = re.compile(r"(?<![ \t])[ \t]+#")
 _LINE_END = re.compile(r"\r?\n")
 _KEY_COLON = re.compile(r":(?=[ \t]|$)")  # a colon that ends a mapping key
-_SIMPLE_KEY = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]*)[ \t]*:(?=[ \t\r\n]|$)")  # `last_verified:` (no quoting or YAML)
+# `last_verified:` (no quoting or YAML)
+_SIMPLE_KEY = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]*)[ \t]*:(?=[ \t\r\n]|$)")
 _WIDE = 1_000_000  # no folding of long values
 
 
