@@ -32,7 +32,7 @@ def main() -> None:
     sys.path.insert(0, str(REPO / "src"))
     from pinky.config import load_config
     from pinky.kb import KnowledgeBase
-    from pinky.search import fuse, lexical_hits, semantic_hits
+    from pinky.search.hybrid import fuse, lexical_hits, semantic_hits
     from pinky.store.retrieval import Filters
 
     root = Path(tempfile.mkdtemp(prefix="pinky-age-"))

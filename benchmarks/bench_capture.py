@@ -34,7 +34,7 @@ from capture_fixtures import FIXTURES, HELD_OUT  # noqa: E402
 from hook_helpers import hook_env, measured  # noqa: E402
 from transcript_fixtures import AFTER, BEFORE, POISON, failing_commands, poisoned, write_long_transcript  # noqa: E402
 
-from pinky.capture import find_evidence, saved_in  # noqa: E402
+from pinky.capture.evidence import find_evidence, saved_in  # noqa: E402
 
 SESSION = "bench-capture-0001"
 

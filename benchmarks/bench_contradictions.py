@@ -43,9 +43,9 @@ def main() -> None:
     import numpy as np
 
     from pinky.config import load_config
-    from pinky.contradictions import contradicts, differences
-    from pinky.embedding import get_embedder
-    from pinky.entries import DUPLICATE_SIMILARITY
+    from pinky.embed.embedding import get_embedder
+    from pinky.hygiene.contradictions import contradicts, differences
+    from pinky.knowledge.entries import DUPLICATE_SIMILARITY
 
     pairs = [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines() if line.strip()]
     embedder = get_embedder(load_config())

@@ -71,8 +71,8 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=500)
     args = parser.parse_args()
     sys.path.insert(0, str(REPO / "src"))
-    from pinky.frontmatter_edit import rewrite
-    from pinky.markdown import render, split_frontmatter
+    from pinky.text.frontmatter_edit import rewrite
+    from pinky.text.markdown import render, split_frontmatter
 
     ways = {"frontmatter_edit.rewrite": lambda: rewrite(NOTE, change(split_frontmatter(NOTE)[0])),
             "markdown.render (before)": lambda: render(*_parsed(split_frontmatter, NOTE))}

@@ -132,7 +132,8 @@ def main() -> None:
         plain_s, kb = full_reindex(plain)
         kb.close()
         watch = Stopwatch()
-        from pinky import indexer, markdown
+        from pinky.indexing import indexer
+        from pinky.text import markdown
 
         # Every step of the link code a reindex runs: parsing the links, naming what changed,
         # writing the links resolved (and resolving links that name changed notes).

@@ -26,7 +26,7 @@ from pathlib import Path
 
 def server_command() -> list[str]:
     script = Path(sys.executable).parent / "pinky-mcp"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "pinky.mcp_server"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "pinky.mcp.server"]
 
 
 def rss_mb(pid: int) -> float:

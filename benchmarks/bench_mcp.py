@@ -32,7 +32,7 @@ from figures import record, write  # noqa: E402
 
 def server_command() -> list[str]:
     script = Path(sys.executable).parent / "pinky-mcp"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "pinky.mcp_server"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "pinky.mcp.server"]
 
 
 class Server:

@@ -1,10 +1,10 @@
-"""Where "a weak best hit" starts: calibrates pinky.gaps on ../shared/eval (a script, not a test).
+"""Where "a weak best hit" starts: calibrates pinky.search.gaps on ../shared/eval (a script, not a test).
 
     python benchmarks/calibrate_gaps.py [--workdir DIR] [--queries N]
 
 Every eval query has an answer in its own dataset's brain and none in the other's (SciFact's claims about
 biomedicine are not answered by CoSQA's Python functions, and the other way round). For each query run
-against both brains it takes the two absolute signals `pinky.search.match_strength` gives (the share of
+against both brains it takes the two absolute signals `pinky.search.hybrid.match_strength` gives (the share of
 query words the best lexical chunk holds, and the best cosine similarity) and prints, for a grid of
 thresholds, how many answerable searches would be recorded as gaps (false gaps) and how many
 unanswerable ones would (found gaps). Uses the brains benchmarks/eval_retrieval.py builds in --workdir.
@@ -23,7 +23,7 @@ EVAL = REPO.parent / "shared" / "eval"
 
 
 def signals(kb, queries: list[str]) -> list[tuple[float, float]]:  # type: ignore[no-untyped-def]
-    from pinky.search import lexical_hits, match_strength, semantic_hits
+    from pinky.search.hybrid import lexical_hits, match_strength, semantic_hits
     from pinky.store.retrieval import Filters
 
     out = []
@@ -42,8 +42,8 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(REPO / "src"))
     from pinky.config import load_config
-    from pinky.gaps import WEAK_COVERAGE, WEAK_SIMILARITY
     from pinky.kb import KnowledgeBase
+    from pinky.search.gaps import WEAK_COVERAGE, WEAK_SIMILARITY
 
     names = ("scifact", "cosqa")
     queries = {name: [json.loads(line)["query"][:2000] for line in open(args.data / name / "queries.jsonl",
@@ -65,7 +65,7 @@ def main() -> None:
         for similarity in (0.25, 0.3, 0.35, 0.4):
             false = sum(c < coverage and s < similarity for c, s in answerable) / len(answerable)
             found = sum(c < coverage and s < similarity for c, s in unanswerable) / len(unanswerable)
-            mark = "  ← pinky.gaps" if (coverage, similarity) == (WEAK_COVERAGE, WEAK_SIMILARITY) else ""
+            mark = "  ← pinky.search.gaps" if (coverage, similarity) == (WEAK_COVERAGE, WEAK_SIMILARITY) else ""
             print(f"| {coverage} | {similarity} | {false:.1%} | {found:.1%} |{mark}")
 
 

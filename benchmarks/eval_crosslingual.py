@@ -39,10 +39,10 @@ def main() -> int:
         (project / "pinky.toml").write_text("# a pinky project\n", encoding="utf-8")
         os.chdir(project)
 
-        from pinky import quality
         from pinky.config import load_config
+        from pinky.evaluation.metrics import mrr_at, recall_at
         from pinky.kb import KnowledgeBase
-        from pinky.metrics import mrr_at, recall_at
+        from pinky.search import second_stage as quality
 
         figures: dict[str, dict[str, dict[str, float]]] = {}
         with KnowledgeBase(load_config()) as kb:

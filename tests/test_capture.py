@@ -15,10 +15,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from transcript_fixtures import failing_commands
 
-from pinky.capture import _FILE_IN_TEXT, _clip, _error_line, _exploratory, _failed, command_key, find_evidence, saved_in
+from pinky.capture.evidence import (
+    _FILE_IN_TEXT,
+    _clip,
+    _error_line,
+    _exploratory,
+    _failed,
+    command_key,
+    find_evidence,
+    saved_in,
+)
+from pinky.capture.transcript import message_content, tool_uses
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
-from pinky.transcript import message_content, tool_uses
 
 
 def decision(events: list[dict]) -> bool:

@@ -16,10 +16,10 @@ from helpers import write_note
 from hook_helpers import HOOKS, base, hook_env, measured, run_hook
 from transcript_fixtures import edits_recorded, write_long_transcript
 
-from pinky.checkpoint import MAX_ITEMS, decisions_and_open_threads
+from pinky.capture.checkpoint import MAX_ITEMS, decisions_and_open_threads
+from pinky.capture.recorder import CheckpointTrack, OffsetStore, TurnTrack, record
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
-from pinky.recorder import CheckpointTrack, OffsetStore, TurnTrack, record
 
 CONVERSATION = turn(
     prompt("Should we keep Celery or move the jobs to RQ?"),

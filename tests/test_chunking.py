@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pinky.chunking import chunk_markdown
+from pinky.text.chunking import chunk_markdown
 
 
 def _words(n: int, word: str = "alpha") -> str:

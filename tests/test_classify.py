@@ -10,9 +10,9 @@ import pytest
 from helpers import console_script, write_note
 from mcp_helpers import RawServer, server_env
 
-from pinky.classify import neighbour_tags, neighbour_type, normalise_tags, rule_type, tag_key
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
+from pinky.knowledge.classify import neighbour_tags, neighbour_type, normalise_tags, rule_type, tag_key
 
 
 @pytest.mark.parametrize(("title", "body", "kind"), [

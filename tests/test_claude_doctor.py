@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pinky.claude_doctor import claude_checks
-from pinky.claude_setup import merge_mcp_json
+from pinky.app.claude_doctor import claude_checks
+from pinky.app.claude_setup import merge_mcp_json
 from pinky.config import load_config
 
 ENABLED = {"enabledPlugins": {"pinky@pinky-market": True}}

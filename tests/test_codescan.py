@@ -6,8 +6,8 @@ from pathlib import Path
 
 from helpers import write_note
 
+from pinky.app.doctor import run_checks
 from pinky.config import load_config
-from pinky.doctor import run_checks
 from pinky.kb import KnowledgeBase
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from pinky.base.locations import LocationError, locate
 from pinky.config import (
     DEFAULT_BM25_WEIGHT,
     DEFAULT_CHUNK_WORDS,
@@ -16,7 +17,6 @@ from pinky.config import (
     load_config,
 )
 from pinky.errors import InvalidInput
-from pinky.locations import LocationError, locate
 
 
 def base_env(home: Path, **values: str) -> dict[str, str]:

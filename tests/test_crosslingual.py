@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from pinky import quality
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
+from pinky.search import second_stage as quality
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "crosslingual"
 NOTES = FIXTURE / "notes"

@@ -1,4 +1,4 @@
-"""pinky.dates: `since` spans and ISO moments, calendar days, nanoseconds and freshness filters."""
+"""pinky.base.dates: `since` spans and ISO moments, calendar days, nanoseconds and freshness filters."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from pinky.dates import freshness, iso_utc, now_utc, parse_day, parse_moment, parse_since, to_ns, valid_day
+from pinky.base.dates import freshness, iso_utc, now_utc, parse_day, parse_moment, parse_since, to_ns, valid_day
 from pinky.errors import InvalidInput
 
 NOW = dt.datetime(2026, 11, 25, 12, 0, tzinfo=dt.UTC)

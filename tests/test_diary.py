@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from diary_fixtures import HEADER, SESSION, WHEN
 
-from pinky.diary import (
+from pinky.capture.diary import (
     DiaryLine,
     append_diary,
     bullet_time,
@@ -24,8 +24,8 @@ from pinky.diary import (
     read_diary,
     short_session,
 )
-from pinky.recorder import format_lines
-from pinky.transcript import SessionSummary
+from pinky.capture.recorder import format_lines
+from pinky.capture.transcript import SessionSummary
 
 # --- parse_diary_line ---------------------------------------------------------------
 
@@ -169,7 +169,7 @@ def test_append_diary_concurrent_first_writers_keep_one_header_and_all_lines(tmp
 
 
 def test_daily_header_is_what_markdown_render_writes() -> None:
-    from pinky.markdown import render
+    from pinky.text.markdown import render
 
     day = date(2026, 11, 25)
     meta = {"title": f"Diary {day}", "type": "diary", "created": day, "tags": ["diary"]}
@@ -258,7 +258,8 @@ def test_diary_module_imports_nothing_heavy() -> None:
     import sys
 
     code = (
-        "import sys, pinky.diary, pinky.transcript, pinky.recorder, pinky.redact, pinky.evergreen; "
+        "import sys, pinky.capture.diary, pinky.capture.transcript, pinky.capture.recorder, pinky.base.redact, "
+        "pinky.hygiene.evergreen; "
         "bad = {'numpy', 'mcp', 'dulwich', 'frontmatter', 'sqlite3', 'yaml'} & set(sys.modules); "
         "print(sorted(bad))"
     )

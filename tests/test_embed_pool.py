@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from helpers import write_note
 
-from pinky import vector_fill
 from pinky.config import load_config
-from pinky.embed_pool import EmbedPool, auto_workers
+from pinky.embed.embed_pool import EmbedPool, auto_workers
 from pinky.errors import InvalidInput
+from pinky.indexing import vector_fill
 from pinky.kb import KnowledgeBase
 from pinky.store import vectors as vq
 

@@ -1,4 +1,4 @@
-"""pinky.entries: save, get and update notes through the module functions (delete and restore: test_archive.py)."""
+"""pinky.knowledge.entries: save, get and update through the module functions (delete, restore: test_archive)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from helpers import write_note
 
-from pinky import entries, indexer
 from pinky.config import load_config
 from pinky.errors import Conflict, InvalidInput, NotFound
-from pinky.index import Index
-from pinky.markdown import content_hash, split_frontmatter
+from pinky.indexing import indexer
+from pinky.indexing.index import Index
+from pinky.knowledge import entries
+from pinky.text.markdown import content_hash, split_frontmatter
 
 
 @pytest.fixture
@@ -196,7 +197,7 @@ def test_update_refuses_a_note_with_malformed_frontmatter(index: Index, docs: Pa
 
 
 def _found(index: Index, query: str) -> list[str]:
-    from pinky import search
+    from pinky.search import hybrid as search
 
     return [hit.slug for hit in search.search(index, query, mode="bm25").hits]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pinky.evergreen import ADVICE, Finding, check_claude_md_write, find_volatile
+from pinky.hygiene.evergreen import ADVICE, Finding, check_claude_md_write, find_volatile
 
 
 def kinds(text: str) -> list[str]:
@@ -162,7 +162,7 @@ def test_every_advice_says_what_to_do_instead() -> None:
 def test_a_realistic_stale_claude_md() -> None:
     text = (
         "# Project notes\n\n"
-        "- The indexer (src/pinky/indexer.py, 1,200 lines) currently rebuilds everything.\n"
+        "- The indexer (src/pinky/indexing/indexer.py, 1,200 lines) currently rebuilds everything.\n"
         "- See indexer.py:88 for the chunker.\n"
         "- As of 2026-11-25 there are 312 tests; fixed flaky sync in 3f78685.\n"
         "- Keep functions under 50 lines and run `pytest -q` before committing.\n"

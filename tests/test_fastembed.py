@@ -19,7 +19,7 @@ import pytest
 from helpers import write_note
 
 from pinky.config import load_config
-from pinky.embedding import FastEmbedEmbedder
+from pinky.embed.embedding import FastEmbedEmbedder
 from pinky.errors import PinkyError
 from pinky.kb import KnowledgeBase
 
@@ -193,6 +193,6 @@ def test_importing_the_embedding_module_does_not_import_fastembed() -> None:
     import subprocess
     import sys
 
-    code = "import sys, pinky.embedding; print('fastembed' in sys.modules, 'onnxruntime' in sys.modules)"
+    code = "import sys, pinky.embed.embedding; print('fastembed' in sys.modules, 'onnxruntime' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]

@@ -96,7 +96,7 @@ def test_reindex_reads_nothing_outside_and_opens_no_special_file(project: Path, 
         again = kb.reindex()  # skipped files are named again, never read
         assert (again.added, again.unchanged, sorted(again.errors)) == (0, 2, sorted(report["errors"]))
         assert kb.drift() == {"new": [], "changed": [], "deleted": []}
-        from pinky.doctor import run_checks
+        from pinky.app.doctor import run_checks
 
         unreadable = next(c for c in run_checks(kb) if c.name == "unreadable files")
         assert unreadable.status == "warn" and "note/pipe.md" in unreadable.detail
@@ -142,8 +142,8 @@ def test_no_write_leaves_the_project_through_a_link(project: Path, docs: Path, o
 
 
 def _write_through_a_link(kb: KnowledgeBase, docs: Path, outside: Path, case: str, slug: str) -> None:
-    from pinky.diary import append_diary
-    from pinky.rollup import closed_periods, write_rollup
+    from pinky.capture.diary import append_diary
+    from pinky.capture.rollup import closed_periods, write_rollup
 
     if case == "save":
         (docs / "gotcha").symlink_to(outside / "gotcha")
@@ -222,11 +222,11 @@ def test_the_code_scan_skips_links_out_of_the_project_and_fifos(project: Path, o
         assert [slug for slug, _, _ in gq.all_breadcrumbs(kb.db.conn)] == ["note/inside-crumb"]
 
 
-# --- the one check: pinky.fileio ---------------------------------------------------------------------
+# --- the one check: pinky.base.fileio ---------------------------------------------------------------------
 
 
 def test_outside_follows_every_link_below_the_root(tmp_path: Path, outside: Path) -> None:
-    from pinky.fileio import outside as leaves
+    from pinky.base.fileio import outside as leaves
 
     root = tmp_path / "root"
     (root / "note").mkdir(parents=True)
@@ -243,7 +243,7 @@ def test_outside_follows_every_link_below_the_root(tmp_path: Path, outside: Path
 
 
 def test_open_regular_checks_before_it_opens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pinky import fileio
+    from pinky.base import fileio
 
     os.mkfifo(tmp_path / "pipe")
     opened: list[str] = []
@@ -286,7 +286,7 @@ def test_a_folder_the_scan_cannot_list_is_reported_not_swallowed(project: Path) 
 
 
 def test_entries_under_an_unreadable_folder_are_kept() -> None:
-    from pinky.indexer import _kept_under_unreadable
+    from pinky.indexing.indexer import _kept_under_unreadable
     from pinky.store.entries import IndexedFile
 
     known = {("project", "private/a.md"): IndexedFile("1", "project", "private/a.md", "h", 0, 0),

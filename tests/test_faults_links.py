@@ -19,7 +19,7 @@ from pinky.store import graph as gq
 
 KILLED_BEFORE_LINKS = """
 import os, signal
-from pinky import indexer
+from pinky.indexing import indexer
 indexer.write_note_links = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase

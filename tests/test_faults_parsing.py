@@ -23,11 +23,11 @@ from helpers import write_note
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinky.breadcrumbs import breadcrumbs
+from pinky.capture.transcript import commit_subject
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
-from pinky.markdown import file_names_mentioned, first_heading, split_frontmatter
-from pinky.transcript import commit_subject
+from pinky.text.breadcrumbs import breadcrumbs
+from pinky.text.markdown import file_names_mentioned, first_heading, split_frontmatter
 
 HANG_GUARD_S = 20.0
 PROSE_FACTOR = 4.0  # a pathological note may cost this many times plain prose of its size: a hang costs hundreds
@@ -102,7 +102,7 @@ def test_a_pathological_body_saves_at_once(kb: KnowledgeBase, name: str, body: s
 def test_slow_work_happens_before_the_write_lock(kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunking, hashing and finding mentions run outside BEGIN IMMEDIATE: another process waiting for
     the lock never waits for them (it failed with 'database is locked' after 60 s)."""
-    from pinky import indexer
+    from pinky.indexing import indexer
 
     seen: list[bool] = []
     for name in ("chunk_rows", "file_names_mentioned"):
@@ -138,8 +138,8 @@ def test_a_20_mb_one_line_note_reindexes_in_a_moment(kb: KnowledgeBase, shape: s
 
 def test_an_oversized_note_keeps_its_whole_version_and_is_listed_by_doctor(
         project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pinky.doctor import run_checks
-    from pinky.markdown import content_hash
+    from pinky.app.doctor import run_checks
+    from pinky.text.markdown import content_hash
 
     monkeypatch.setenv("PINKY_MAX_NOTE_BYTES", "4096")
     note = write_note(project / "documentation", "note/long.md",

@@ -26,7 +26,7 @@ from pinky.kb import KnowledgeBase
 
 LONG = os.environ.get("PINKY_FAULTS_LONG") == "1"
 NEXT_COMMANDS = (["mv"], ["reindex"], ["doctor", "--fix"])
-JOURNAL_DIR = ".pinky/moves"  # pinky.renames.JOURNAL_DIR
+JOURNAL_DIR = ".pinky/moves"  # pinky.graph.renames.JOURNAL_DIR
 
 
 def rounds(short: tuple[int, int], long: tuple[int, int]) -> list[object]:
@@ -72,7 +72,7 @@ def assert_whole(project: Path, new: str, notes: int, code_files: int) -> None:
         inbound = gq.links_to(kb.index.conn, [moved], None, -1)
         assert len({r["source_id"] for r in inbound if r["source_id"]}) == notes
         assert len({r["source_file"] for r in inbound if r["source_file"]}) == code_files
-        from pinky.doctor import _breadcrumbs, _links, _renames  # the checks that matter here (all: seconds)
+        from pinky.app.doctor import _breadcrumbs, _links, _renames  # the checks that matter here (all: seconds)
 
         checks = {c.name: c for c in (_links(kb), _breadcrumbs(kb), _renames(kb))}
         assert checks["note links"].status == "ok", checks["note links"].detail
@@ -145,7 +145,7 @@ def test_mv_again_finishes_the_rename_and_says_what_it_did(project: Path) -> Non
 def _half_done(project: Path, old: str, new: str) -> Path:
     """What a kill right after the file moved leaves: the journal, the note at its new name, every
     link still on the old one (made here by the same steps `pinky mv` takes, stopped after the move)."""
-    from pinky import linkedit
+    from pinky.graph import linkedit
 
     with KnowledgeBase(load_config()) as kb:
         row = kb.index.conn.execute("SELECT * FROM entry WHERE slug = ?", (old,)).fetchone()
@@ -190,7 +190,7 @@ def test_an_unreadable_journal_is_reported_not_trusted(project: Path) -> None:
     with KnowledgeBase(load_config()) as kb:
         kb.reindex()
         assert kb.graph.finish_moves() == []
-        from pinky.doctor import run_checks
+        from pinky.app.doctor import run_checks
 
         renames = next(c for c in run_checks(kb) if c.name == "renames")
     assert renames.status == "warn" and "unreadable journal" in renames.detail and "abc.json" in renames.detail

@@ -1,4 +1,4 @@
-"""pinky.fileio: whole-or-nothing writes, never-overwriting creates, appends and locks between processes."""
+"""pinky.base.fileio: whole-or-nothing writes, never-overwriting creates, appends and locks between processes."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pinky.fileio import append, atomic_write, create_new, file_lock, write_numbered
+from pinky.base.fileio import append, atomic_write, create_new, file_lock, write_numbered
 
 
 def leftovers(folder: Path) -> list[str]:
@@ -118,7 +118,7 @@ def test_exactly_one_of_many_processes_creates_the_file(tmp_path: Path) -> None:
     go = tmp_path / "go"
     script = textwrap.dedent(f"""
         import os, sys, time
-        from pinky.fileio import create_new
+        from pinky.base.fileio import create_new
         while not os.path.exists({str(go)!r}):
             time.sleep(0.001)
         won = create_new({str(target)!r}, ("writer " + sys.argv[1] + "\\n") * 1000)
@@ -212,7 +212,7 @@ def test_file_lock_is_exclusive_between_two_holders(tmp_path: Path) -> None:
 
 HOLDER = """
 import sys
-from pinky.fileio import file_lock
+from pinky.base.fileio import file_lock
 with file_lock(sys.argv[1]):
     print("held", flush=True)
     sys.stdin.read()

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import write_note
 
-from pinky import vectors
 from pinky.config import load_config
+from pinky.indexing import vectors
 from pinky.kb import KnowledgeBase
 from pinky.store import retrieval
 

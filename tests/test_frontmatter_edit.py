@@ -1,4 +1,4 @@
-"""pinky.frontmatter_edit: a frontmatter edit writes the fields that change and leaves every other byte as it was.
+"""pinky.text.frontmatter_edit: a frontmatter edit writes the fields that change and leaves every other byte as it was.
 
 Pure functions, no index: hypothesis builds notes with comments, blank lines, plain / single- / double-quoted
 values, flow and block lists at any indentation, CRLF line ends and a BOM, then changes, removes or adds one
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pinky.frontmatter_edit import rewrite
-from pinky.markdown import normalize_value, split_frontmatter
+from pinky.text.frontmatter_edit import rewrite
+from pinky.text.markdown import normalize_value, split_frontmatter
 
 KEYS = ("title", "type", "tags", "key", "links", "last_verified", "note", "x-y", "a_b", "files")
 WORD = st.from_regex(r"[A-Za-z][A-Za-z0-9_.-]{0,12}( [A-Za-z0-9_.-]{1,8}){0,2}", fullmatch=True)

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 from helpers import write_note
 
+from pinky.app.doctor import run_checks
 from pinky.cli import cli
 from pinky.config import load_config
-from pinky.doctor import run_checks
 from pinky.kb import KnowledgeBase
 
 POOL = """---
@@ -266,7 +266,7 @@ def test_a_context_file_lifts_the_entries_linked_to_it_and_says_why(repo: Path) 
 
 
 def test_the_walk_is_bounded_in_fan_out_and_says_so(project: Path) -> None:
-    from pinky.neighbourhood import FANOUT
+    from pinky.graph.neighbourhood import FANOUT
 
     docs = project / "documentation"
     spokes = FANOUT + 5

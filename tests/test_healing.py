@@ -200,7 +200,7 @@ def test_doctor_full_runs_integrity_check_and_fails_on_damage_quick_check_misses
 
 def test_pinky_errors_that_mention_malformed_text_are_not_corruption(project: Path) -> None:
     from pinky.errors import InvalidInput
-    from pinky.index import is_corruption
+    from pinky.indexing.index import is_corruption
 
     assert not is_corruption(InvalidInput("note.md has malformed frontmatter (bad YAML)"))
     assert not is_corruption(IndexUnavailable("the note was written, but: database disk image is malformed"))

@@ -12,10 +12,10 @@ import pytest
 from click.testing import CliRunner
 from mcp_helpers import in_process
 
+from pinky.app.doctor import run_checks
 from pinky.cli import cli
 from pinky.config import load_config
-from pinky.contradictions import contradicts, differences, overlap
-from pinky.doctor import run_checks
+from pinky.hygiene.contradictions import contradicts, differences, overlap
 from pinky.kb import KnowledgeBase
 
 PAIRS = Path(__file__).resolve().parents[1] / "benchmarks" / "contradiction_pairs.jsonl"
@@ -116,7 +116,7 @@ async def test_mcp_brain_check(tmp_path: Path) -> None:
 
 def test_one_check_compares_a_bounded_amount_of_text() -> None:
     """The first pair always; then pairs while their text fits the budget; the rest are counted and named."""
-    from pinky.contradictions import Comparison
+    from pinky.hygiene.contradictions import Comparison
 
     def side(slug: str, body: str) -> dict[str, str]:
         return {"slug": slug, "path": f"{slug}.md", "title": "Port", "body": body}

@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from helpers import usage_watched_since, write_note
 from mcp_helpers import in_process
 
+from pinky.app.doctor import run_checks
 from pinky.cli import cli
 from pinky.config import load_config
-from pinky.doctor import run_checks
 from pinky.errors import InvalidInput
 from pinky.kb import KnowledgeBase
 from pinky.store import readonly

@@ -12,8 +12,8 @@ from mcp_helpers import in_process
 
 from pinky.cli import cli
 from pinky.config import load_config
-from pinky.gaps import answers, is_weak, query_hash, word_hashes
 from pinky.kb import KnowledgeBase
+from pinky.search.gaps import answers, is_weak, query_hash, word_hashes
 
 
 @pytest.fixture

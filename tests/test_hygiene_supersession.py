@@ -11,12 +11,12 @@ from click.testing import CliRunner
 from helpers import write_note
 from mcp_helpers import in_process
 
+from pinky.base.dates import now_utc
 from pinky.cli import cli
 from pinky.config import load_config
-from pinky.dates import now_utc
 from pinky.errors import InvalidInput
 from pinky.kb import KnowledgeBase
-from pinky.markdown import split_frontmatter
+from pinky.text.markdown import split_frontmatter
 
 
 @pytest.fixture
@@ -116,7 +116,7 @@ async def test_mcp_save_with_key_and_search_at(tmp_path: Path) -> None:
 
 
 def test_the_prompt_recall_hook_leaves_superseded_entries_out(kb: KnowledgeBase) -> None:
-    from pinky.recall import candidates
+    from pinky.search.recall import candidates
     from pinky.store.readonly import connect_ro
 
     old = kb.save("Grafana retention", "Grafana keeps dashboards history for 30 days.", key="grafana.retention")

@@ -13,9 +13,9 @@ from mcp_helpers import in_process
 from pinky.cli import cli
 from pinky.config import load_config
 from pinky.errors import InvalidInput
+from pinky.hygiene.tags import renamed_tags
 from pinky.kb import KnowledgeBase
-from pinky.markdown import split_frontmatter
-from pinky.tags import renamed_tags
+from pinky.text.markdown import split_frontmatter
 
 
 @pytest.fixture

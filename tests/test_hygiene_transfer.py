@@ -17,8 +17,8 @@ from mcp_helpers import hermetic_config, in_process
 from pinky.cli import cli
 from pinky.config import load_config
 from pinky.errors import InvalidInput
+from pinky.hygiene.transfer import parse_record
 from pinky.kb import KnowledgeBase
-from pinky.transfer import parse_record
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "sample-notes"
 TOKEN = "ghp_" + "".join(random.Random(7).choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(33)) + "a1Z"

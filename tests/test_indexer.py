@@ -1,4 +1,4 @@
-"""pinky.indexer: markdown roots -> the index; only what changed is parsed, only new text is embedded."""
+"""pinky.indexing.indexer: markdown roots -> the index; only what changed is parsed, only new text is embedded."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from helpers import write_note
 
-from pinky import indexer
+from pinky.base.locations import FILE_INDEX_HEADER
 from pinky.config import load_config
 from pinky.errors import InvalidInput
-from pinky.index import Index
-from pinky.locations import FILE_INDEX_HEADER
+from pinky.indexing import indexer
+from pinky.indexing.index import Index
 from pinky.store import entries as eq
 
 POOL = "---\ntitle: Pool hangs\ntype: gotcha\nfiles: [src/db/pool.py]\n---\nThe pool hangs; see lib/retry.js.\n"

@@ -1,4 +1,4 @@
-"""pinky.layout: which files are notes, how a path becomes a slug, and how a short name finds it again."""
+"""pinky.base.layout: which files are notes, how a path becomes a slug, and how a short name finds it again."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pinky.layout import (
+from pinky.base.layout import (
     ENTRY_TYPES,
     entry_id,
     is_note,

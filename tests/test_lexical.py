@@ -1,11 +1,11 @@
-"""pinky.lexical and the query side of search: identifier parts and field weights, pure (no database)."""
+"""pinky.text.lexical and the query side of search: identifier parts and field weights, pure (no database)."""
 
 from __future__ import annotations
 
 import pytest
 
 from pinky.errors import InvalidInput
-from pinky.lexical import (
+from pinky.text.lexical import (
     FTS_COLUMNS,
     MAX_IDENT_PARTS,
     add_scores,

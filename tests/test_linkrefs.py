@@ -1,4 +1,4 @@
-"""pinky.linkrefs (pure: link syntaxes, typed links, keys) and pinky.linkresolve (the in-memory
+"""pinky.text.linkrefs (pure: link syntaxes, typed links, keys) and pinky.indexing.linkresolve (the in-memory
 resolver answers exactly as the SQL one)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from helpers import add_entry, migrated_database
 
-from pinky.linkrefs import LinkRef, body_links, entry_keys, rewrite_body_target, target_key, typed_links, valid_on
-from pinky.linkresolve import EntryNames, resolve_crumb, resolve_link
+from pinky.indexing.linkresolve import EntryNames, resolve_crumb, resolve_link
 from pinky.store.connect import Database
+from pinky.text.linkrefs import LinkRef, body_links, entry_keys, rewrite_body_target, target_key, typed_links, valid_on
 
 
 def test_body_links_with_aliases_headings_and_lines() -> None:
@@ -77,7 +77,7 @@ def test_the_in_memory_resolver_answers_as_sql_does(db: Database) -> None:
 
 
 def test_frontmatter_line_finds_the_key_only_in_the_frontmatter() -> None:
-    from pinky.linkrefs import frontmatter_line
+    from pinky.text.linkrefs import frontmatter_line
 
     text = "---\ntitle: x\nlinksfoo: 1\nlinks:\n  - a\nfiles: [a]\n---\nlinks: in the body\n"
     assert [frontmatter_line(text, k) for k in ("links", "files", "tags")] == [4, 6, 1]

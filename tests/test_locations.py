@@ -1,4 +1,4 @@
-"""pinky.locations: where the brain is, found the same way from any folder by every front end."""
+"""pinky.base.locations: where the brain is, found the same way from any folder by every front end."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pinky.errors import InvalidInput
-from pinky.locations import (
+from pinky.base.locations import (
     DEFAULT_INDEX,
     GLOBAL_INDEX,
     LocationError,
@@ -20,6 +19,7 @@ from pinky.locations import (
     read_marker,
     start_folder,
 )
+from pinky.errors import InvalidInput
 
 
 def make_project(folder: Path, marker: str = "# a pinky project\n") -> Path:
@@ -223,14 +223,14 @@ def modules_after(code: str) -> list[str]:
 def test_a_marker_of_comments_only_does_not_import_tomllib(tmp_path: Path) -> None:
     quiet = make_project(tmp_path / "quiet")
     noisy = make_project(tmp_path / "noisy", 'project = "x"\n')
-    code = "from pinky.locations import locate\nlocate(env={{}}, start={!r})"
+    code = "from pinky.base.locations import locate\nlocate(env={{}}, start={!r})"
     assert "tomllib" not in modules_after(code.format(str(quiet)))
     assert "tomllib" in modules_after(code.format(str(noisy)))  # the check above can fail
 
 
 def test_importing_locations_stays_light() -> None:
-    loaded = modules_after("import pinky.locations")
-    assert "pinky.locations" in loaded
+    loaded = modules_after("import pinky.base.locations")
+    assert "pinky.base.locations" in loaded
     assert not {"re", "typing", "pathlib", "dataclasses", "tomllib"} & set(loaded), loaded
 
 
@@ -244,6 +244,6 @@ def test_an_explicit_save_dir_keeps_the_markers_other_settings(tmp_path: Path) -
 
 
 def test_the_file_index_sits_beside_the_index() -> None:
-    from pinky.locations import file_index_path
+    from pinky.base.locations import file_index_path
 
     assert file_index_path("/x/brain.db") == "/x/brain.db-files"

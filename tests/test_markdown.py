@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pinky.markdown import first_heading, normalize_value, parse_text, split_frontmatter
+from pinky.text.markdown import first_heading, normalize_value, parse_text, split_frontmatter
 
 
 def test_full_frontmatter_is_mapped_to_the_data_model() -> None:
@@ -77,7 +77,7 @@ def test_content_hash_changes_with_content() -> None:
 
 
 def test_render_writes_a_repeated_value_out_instead_of_a_yaml_alias() -> None:
-    from pinky.markdown import render
+    from pinky.text.markdown import render
 
     shared = ["db", "pool"]
     text = render({"title": "T", "tags": shared, "files": shared}, "Body.")
@@ -87,7 +87,7 @@ def test_render_writes_a_repeated_value_out_instead_of_a_yaml_alias() -> None:
 
 def test_a_frontmatter_of_plain_values_is_written_one_key_a_line() -> None:
     """PyYAML's default flow style wrote `{title: x, type: y}` when no value was a list."""
-    from pinky.markdown import render
+    from pinky.text.markdown import render
 
     assert render({"title": "Plain", "type": "note"}, "Text.").startswith("---\ntitle: Plain\ntype: note\n---\n")
     assert "tags: [a, b]" in render({"title": "T", "tags": ["a", "b"]}, "x")  # lists keep their flow style

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from helpers import write_note
 
+from pinky.base.dates import parse_since
 from pinky.config import load_config
-from pinky.dates import parse_since
 from pinky.errors import InvalidInput, NotFound
 from pinky.kb import KnowledgeBase
 

@@ -1,7 +1,7 @@
 """What the MCP layer adds to test_architecture's rules, read from the source (no import, no process).
 
-Core (everything but cli/, hooks/ and mcp_*.py) never imports the SDK; the SDK's private attributes
-are read in mcp_sdk only; the serverInfo name is written once. (No import cycles and no core module
+Core (everything but cli/, hooks/ and mcp/) never imports the SDK; the SDK's private attributes
+are read in mcp/sdk.py only; the serverInfo name is written once. (No import cycles and no core module
 importing an MCP module: test_architecture checks those for every module.)
 """
 
@@ -26,7 +26,7 @@ MODULES = {module_name(p): ast.parse(p.read_text(encoding="utf-8")) for p in sor
 
 
 def is_mcp(name: str) -> bool:
-    return name.startswith("pinky.mcp_")
+    return name == "pinky.mcp" or name.startswith("pinky.mcp.")
 
 
 def is_core(name: str) -> bool:
@@ -46,12 +46,12 @@ def imports_of(tree: ast.Module) -> set[str]:
 
 
 def test_the_scan_sees_the_modules_it_judges() -> None:
-    assert {"pinky.runtime", "pinky.kb", "pinky.mcp_server", "pinky.mcp_sdk", "pinky.cli.core"} <= set(MODULES)
-    assert {"pinky.mcp_tools", "pinky.runtime", "mcp.server.mcpserver"} <= imports_of(MODULES["pinky.mcp_server"])
-    assert {"pinky.mcp_text", "pinky.mcp_graph"} <= imports_of(MODULES["pinky.mcp_tools"])  # `from pinky import x`
-    assert {"pinky.mcp_hygiene", "pinky.mcp_research"} <= imports_of(MODULES["pinky.mcp_tiers"])
-    assert "pinky.mcp_sdk" in imports_of(MODULES["pinky.mcp_common"])
-    assert "pinky.runtime" in imports_of(MODULES["pinky.cli.core"])  # lazy, inside a function
+    assert {"pinky.app.runtime", "pinky.kb", "pinky.mcp.server", "pinky.mcp.sdk", "pinky.cli.core"} <= set(MODULES)
+    assert {"pinky.mcp.tools", "pinky.app.runtime", "mcp.server.mcpserver"} <= imports_of(MODULES["pinky.mcp.server"])
+    assert {"pinky.mcp.text", "pinky.mcp.graph"} <= imports_of(MODULES["pinky.mcp.tools"])  # `from pinky import x`
+    assert {"pinky.mcp.hygiene", "pinky.mcp.research"} <= imports_of(MODULES["pinky.mcp.tiers"])
+    assert "pinky.mcp.sdk" in imports_of(MODULES["pinky.mcp.common"])
+    assert "pinky.app.runtime" in imports_of(MODULES["pinky.cli.core"])  # lazy, inside a function
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if is_core(n)))
@@ -62,7 +62,7 @@ def test_core_modules_do_not_import_the_sdk(name: str) -> None:
 def test_sdk_private_attributes_are_read_in_mcp_sdk_only() -> None:
     readers = {name for name, tree in MODULES.items()
                for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in SDK_PRIVATE}
-    assert readers == {"pinky.mcp_sdk"}
+    assert readers == {"pinky.mcp.sdk"}
     tests = Path(__file__).parent
     for path in tests.glob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -74,10 +74,10 @@ def test_the_server_name_is_written_once() -> None:
     definitions = [(name, target.id) for name, tree in MODULES.items() for node in ast.walk(tree)
                    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
                    and node.value.value == "pinky-brain" for target in node.targets if isinstance(target, ast.Name)]
-    assert definitions == [("pinky.mcp_server", "SERVER_NAME")]
+    assert definitions == [("pinky.mcp.server", "SERVER_NAME")]
 
 
-@pytest.mark.parametrize("name", sorted(n for n in MODULES if is_mcp(n) or n == "pinky.runtime"))
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if is_mcp(n) or n == "pinky.app.runtime"))
 def test_environment_names_come_from_locations(name: str) -> None:
     for node in ast.walk(MODULES[name]):
         if isinstance(node, ast.ImportFrom) and node.module == "pinky.config":

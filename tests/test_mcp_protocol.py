@@ -13,7 +13,7 @@ import pytest
 from helpers import console_script
 from mcp_helpers import RawServer, server_env
 
-from pinky.mcp_server import log_level, tier_from_env
+from pinky.mcp.server import log_level, tier_from_env
 
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 ALL_TOOLS = {"brain_search", "brain_save", "brain_stats", "brain_get", "brain_update", "brain_delete",
@@ -238,7 +238,7 @@ def test_tool_metadata_every_tool_has_schemas_and_annotations(tmp_path: Path) ->
 
 
 def test_python_dash_m_runs_the_server(tmp_path: Path) -> None:
-    command = f"printf '%s\\n' {shlex.quote(HAND_TEST[0])} | {shlex.quote(sys.executable)} -m pinky.mcp_server"
+    command = f"printf '%s\\n' {shlex.quote(HAND_TEST[0])} | {shlex.quote(sys.executable)} -m pinky.mcp.server"
     done = subprocess.run(["sh", "-c", command], cwd=tmp_path, env=server_env(tmp_path), capture_output=True,
                           timeout=60)
     assert json.loads(done.stdout)["result"]["serverInfo"]["name"] == "pinky-brain"

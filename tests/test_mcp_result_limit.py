@@ -147,7 +147,7 @@ def test_the_limit_is_the_environment_variable(tmp_path: Path) -> None:
 
 
 def test_fit_pages_every_list_alike_and_says_where_the_next_page_starts() -> None:
-    from pinky.mcp_budget import Pages, fit
+    from pinky.mcp.budget import Pages, fit
 
     data = {"title": "t", "links": [f"link-{n:04d}" * 5 for n in range(300)], "backlinks": ["b" * 10] * 20}
     text, cut = fit(lambda d: f"{len(d['links'])} links", data, 5_000, Pages(("links", "backlinks"), 40, tool="x"))
@@ -160,7 +160,7 @@ def test_fit_pages_every_list_alike_and_says_where_the_next_page_starts() -> Non
 
 
 def test_fit_shortens_what_no_page_can_bring_back_and_names_it() -> None:
-    from pinky.mcp_budget import Pages, fit
+    from pinky.mcp.budget import Pages, fit
 
     data = {"slug": "a", "errors": [f"line {n}: bad" for n in range(5000)], "meta": {"note": "x" * 50_000}}
     text, cut = fit(lambda d: "y" * 30_000, data, 8_000, Pages((), narrower="Ask for less."))

@@ -1,4 +1,4 @@
-"""pinky.mcp_sdk, the one module that reaches past MCPServer's documented surface: each helper on a
+"""pinky.mcp.sdk, the one module that reaches past MCPServer's documented surface: each helper on a
 small server of its own, so an SDK upgrade that breaks one shows here first."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from mcp_types import (
 )
 from pydantic import BaseModel, Field, ValidationError
 
-from pinky.mcp_sdk import (
+from pinky.mcp.sdk import (
     check_tool_calls,
     lifespan_state,
     lowlevel_server,

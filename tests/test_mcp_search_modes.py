@@ -10,8 +10,8 @@ import pytest
 from helpers import console_script, write_note
 from mcp_helpers import RawServer, server_env
 
-from pinky.search import canonical_mode, combined_vector
-from pinky.validate import MAX_HYPOTHETICAL_CHARS
+from pinky.base.validate import MAX_HYPOTHETICAL_CHARS
+from pinky.search.hybrid import canonical_mode, combined_vector
 
 REDIS = ("---\ntitle: Redis eviction surprise\ntype: gotcha\ntags: [redis]\n---\n"
          "allkeys-lru evicts keys under maxmemory.\n")

@@ -202,7 +202,7 @@ def test_admin_reindex_picks_up_files_written_after_start(tmp_path: Path) -> Non
 def test_admin_brain_sync_pulls_what_another_machine_saved(tmp_path: Path) -> None:
     from dulwich import porcelain
 
-    from pinky.brain_sync import sync_global
+    from pinky.app.brain_sync import sync_global
     from pinky.config import load_config
     from pinky.kb import KnowledgeBase
 

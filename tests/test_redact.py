@@ -9,7 +9,7 @@ from helpers import B62, fake
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pinky.redact import redact
+from pinky.base.redact import redact
 
 ANTHROPIC = "sk-ant-api03-" + fake(80, 1) + "-" + fake(6, 2) + "AA"
 OPENAI = "sk-proj-" + fake(48, 3)
@@ -245,7 +245,7 @@ def test_high_entropy_base64_is_redacted_when_labelled_or_in_transcript_text() -
         "The password is stored in the keychain; rotate the token weekly.",
         "Use a secret manager. Keys: see docs.",
         "x86_64-unknown-linux-gnu/release/build/libsqlite3-sys-1234abcd/out",
-        "https://github.com/owner/repo/blob/main/src/pinky/redact.py#L10",
+        "https://github.com/owner/repo/blob/main/src/pinky/base/redact.py#L10",
         "",
     ],
 )

@@ -13,7 +13,7 @@ import time
 import pytest
 from helpers import B62, fake
 
-from pinky.redact import redact, redact_kinds
+from pinky.base.redact import redact, redact_kinds
 
 _HEX = "0123456789abcdef"
 _UPPER = string.ascii_uppercase + string.digits
@@ -108,7 +108,7 @@ def test_the_table_covers_at_least_forty_formats() -> None:
 
 
 def test_every_known_token_kind_has_a_row() -> None:
-    from pinky.redact import _TOKEN_FORMATS
+    from pinky.base.redact import _TOKEN_FORMATS
 
     kinds = {kind for row in FORMATS for kind in redact_kinds(row[1])[1]}
     assert {kind for kind, _ in _TOKEN_FORMATS} <= kinds
@@ -231,7 +231,7 @@ def test_redaction_time_is_linear_in_the_input(unit: str) -> None:
 
 
 def test_a_long_run_of_one_hex_digit_is_not_a_key() -> None:
-    from pinky.redact import redact
+    from pinky.base.redact import redact
 
     for run in ("a" * 100_000, "0" * 64, "deadbeef" * 8):
         assert redact(f"x = {run}") == f"x = {run}"
@@ -250,8 +250,8 @@ def test_an_unlabelled_random_run_is_redacted_only_in_transcript_text() -> None:
 
 def test_every_pass_is_gated_by_words_the_hooks_can_test_without_re() -> None:
     """`may_hold_secret` clears text for the hot hooks: every word a pass waits for must be in its list."""
-    from pinky.redact import _PASSES
-    from pinky.secret_words import ALL_WORDS, may_hold_secret
+    from pinky.base.redact import _PASSES
+    from pinky.base.secret_words import ALL_WORDS, may_hold_secret
 
     for gate, pattern, _ in _PASSES:
         assert gate is not None, pattern.pattern[:40]
@@ -263,7 +263,7 @@ def test_every_pass_is_gated_by_words_the_hooks_can_test_without_re() -> None:
 
 
 def test_find_secrets_names_each_credential_by_a_fingerprint_not_its_text() -> None:
-    from pinky.secret_scan import find_secrets
+    from pinky.base.secret_scan import find_secrets
 
     token = "ghp_" + fake(36, 130)
     found = find_secrets(f"push with {token}\nthe db password is Tr0ub4dor&3x\n")

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pinky.errors import InvalidInput
-from pinky.rollup import (
+from pinky.capture.rollup import (
     build_rollup,
     closed_periods,
     month_period,
@@ -18,6 +17,7 @@ from pinky.rollup import (
     week_period,
     write_rollup,
 )
+from pinky.errors import InvalidInput
 
 # 2026-11-23 (Mon) .. 2026-11-29 (Sun) is ISO week 2026-W48
 DIARIES = {
@@ -181,9 +181,9 @@ def test_short_and_hyphenated_session_tags_are_counted(tmp_path: Path) -> None:
     """diary.py keeps [A-Za-z0-9_-] of the first 8 characters of a session id, which may be shorter."""
     import datetime as dt
 
-    from pinky.recorder import format_lines
-    from pinky.rollup import build_rollup, parse_period
-    from pinky.transcript import summarize
+    from pinky.capture.recorder import format_lines
+    from pinky.capture.rollup import build_rollup, parse_period
+    from pinky.capture.transcript import summarize
 
     summary = summarize([{"type": "user", "message": {"content": "rebuild the cache"}}])
     lines = format_lines(summary, when=dt.datetime(2026, 11, 24, 9, 30), session_id="ab-_1")
@@ -196,7 +196,7 @@ def test_short_and_hyphenated_session_tags_are_counted(tmp_path: Path) -> None:
 
 
 def test_read_notes_takes_the_notes_the_indexer_takes(tmp_path: Path) -> None:
-    from pinky.rollup import read_notes
+    from pinky.capture.rollup import read_notes
 
     note(tmp_path, "gotcha/a.md", type="gotcha", title="A", created="2026-11-24T10:00:00Z")
     note(tmp_path, "_template.md", type="gotcha", created="2026-11-24")

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from helpers import write_note
 
-from pinky import indexer, search
 from pinky.config import load_config
 from pinky.errors import InvalidInput
-from pinky.index import Index
-from pinky.lexical import field_weights
+from pinky.indexing import indexer
+from pinky.indexing.index import Index
+from pinky.search import hybrid as search
+from pinky.text.lexical import field_weights
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ import sqlite3
 
 import pytest
 
-from pinky.fusion import rrf, score_fusion
-from pinky.lexical import fts_query
-from pinky.search import snippet
+from pinky.search.fusion import rrf, score_fusion
+from pinky.search.hybrid import snippet
+from pinky.text.lexical import fts_query
 
 
 @pytest.mark.parametrize("text", [
@@ -74,7 +74,7 @@ def test_snippet_centres_on_the_query_word() -> None:
 
 
 def test_zscore_fusion_standardises_each_list() -> None:
-    from pinky.fusion import zscore_fusion
+    from pinky.search.fusion import zscore_fusion
 
     lexical = [("a", 30.0), ("b", 10.0), ("c", 5.0)]
     vector = [("c", 0.9), ("d", 0.5)]
@@ -86,7 +86,7 @@ def test_zscore_fusion_standardises_each_list() -> None:
 
 
 def test_a_lone_exact_match_beats_vector_noise() -> None:
-    from pinky.fusion import zscore_fusion
+    from pinky.search.fusion import zscore_fusion
 
     lexical = [("exact", 7.5)]  # the only note containing a rare identifier
     vector = [(f"noise{i}", 0.45 - i * 0.002) for i in range(100)]
@@ -101,7 +101,7 @@ def fused_z(ranked):  # type: ignore[no-untyped-def]
 
 
 def test_coverage_gate_shrinks_bm25_only_for_poor_lexical_matches() -> None:
-    from pinky.fusion import gated_weight
+    from pinky.search.fusion import gated_weight
 
     assert gated_weight(0.65, 1.0, 0.4) == pytest.approx(0.65)
     assert gated_weight(0.65, 0.4, 0.4) == pytest.approx(0.65)
@@ -111,7 +111,7 @@ def test_coverage_gate_shrinks_bm25_only_for_poor_lexical_matches() -> None:
 
 
 def test_words_in_most_chunks_are_dropped_but_never_all() -> None:
-    from pinky.lexical import informative_terms
+    from pinky.text.lexical import informative_terms
 
     counts = [("the", 900), ("pool", 40), ("timeout", 12), ("de", 600)]
     assert informative_terms(counts, 1000) == ["pool", "timeout"]
@@ -124,7 +124,7 @@ def test_words_in_most_chunks_are_dropped_but_never_all() -> None:
 
 
 def test_match_expression_quotes_and_escapes() -> None:
-    from pinky.lexical import match_expression
+    from pinky.text.lexical import match_expression
 
     assert match_expression(['a"b', "c"]) == '"a""b" OR "c"'
     assert match_expression([]) is None

@@ -22,7 +22,7 @@ from mcp_helpers import in_process
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
-from pinky.search import snippet
+from pinky.search.hybrid import snippet
 
 
 def fake(n: int, seed: int) -> str:
@@ -128,7 +128,7 @@ def test_a_snippet_cut_never_shows_part_of_a_key(gap: int) -> None:
 
 
 def test_rollup_is_redacted(project: Path) -> None:
-    from pinky.rollup import week_period, write_rollup
+    from pinky.capture.rollup import week_period, write_rollup
 
     docs = project / "documentation"
     write_note(docs, "diary/2026-11-23.md", f"# Diary\n\n- 09:00 [aaaaaaaa] asked: use {TOKEN} to push\n")

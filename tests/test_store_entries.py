@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from helpers import add_entry, migrated_database
 
-from pinky.layout import entry_id
+from pinky.base.layout import entry_id
 from pinky.store import entries as eq
 from pinky.store.connect import Database
 

@@ -51,8 +51,8 @@ def test_links_to_resolve_by_source_and_by_key_and_only_notes_or_code(db: Databa
 
 
 def test_typed_links_hold_from_since_until_until(db: Database) -> None:
-    from pinky.linkrefs import LinkRef
     from pinky.store.entries import upsert_entry
+    from pinky.text.linkrefs import LinkRef
 
     eid = add_entry(db.conn, "a")
     row = dict(db.conn.execute("SELECT * FROM entry WHERE id = ?", (eid,)).fetchone())

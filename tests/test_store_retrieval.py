@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from helpers import add_entry, migrated_database
 
-from pinky.lexical import field_weights
 from pinky.store import retrieval as rq
 from pinky.store import vectors as vq
 from pinky.store.connect import Database
+from pinky.text.lexical import field_weights
 
 
 def vec(*values: float) -> bytes:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from pinky.markdown import split_frontmatter
 from pinky.sync.merge import (
     ROLLUP_DIRS,
     conflict_copy_name,
@@ -16,6 +15,7 @@ from pinky.sync.merge import (
     merge_snapshots,
     union_merge,
 )
+from pinky.text.markdown import split_frontmatter
 
 FILE = 0o100644
 

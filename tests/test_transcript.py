@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 from diary_fixtures import CWD, assistant, entry, prompt, realistic_events, result, tool, write_jsonl
 
-from pinky import transcript as transcript_module
-from pinky.errors import InvalidInput, NotFound
-from pinky.transcript import (
+from pinky.capture import transcript as transcript_module
+from pinky.capture.transcript import (
     LONE_SURROGATE,
     NOT_JSON,
     NOT_OBJECT,
@@ -21,6 +20,7 @@ from pinky.transcript import (
     commit_subject,
     summarize,
 )
+from pinky.errors import InvalidInput, NotFound
 
 # --- reading -----------------------------------------------------------------------
 

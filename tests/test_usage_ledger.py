@@ -135,7 +135,7 @@ def test_nothing_is_pruned_where_use_was_not_watched_for_the_whole_span(project:
 
 
 def test_the_ledger_is_written_once_a_day_per_note_and_compacted(project: Path) -> None:
-    from pinky import usage
+    from pinky.base import usage
 
     docs = project / "documentation"
     old_notes(docs, ["kafka", "redis"])

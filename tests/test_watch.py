@@ -12,7 +12,7 @@ import pytest
 from helpers import console_script, write_note
 from mcp_helpers import RawServer, wait_for
 
-from pinky.watch import is_note
+from pinky.indexing.watch import is_note
 
 
 def test_only_indexable_notes_count(tmp_path: Path) -> None:
@@ -57,7 +57,7 @@ def test_pinky_watch_indexes_new_changed_and_deleted_notes(project: Path) -> Non
 
 
 def test_a_root_created_later_is_watched_after_refresh(tmp_path: Path) -> None:
-    from pinky.watch import NoteWatcher
+    from pinky.indexing.watch import NoteWatcher
 
     seen: list[set[Path]] = []
     watcher = NoteWatcher([tmp_path / "documentation"], seen.append, debounce=0.1)
@@ -86,7 +86,7 @@ def test_the_mcp_server_sees_notes_the_agent_edits_by_hand(tmp_path: Path) -> No
 
 
 def test_stopping_a_watcher_that_never_started_is_harmless(tmp_path: Path) -> None:
-    from pinky.watch import NoteWatcher
+    from pinky.indexing.watch import NoteWatcher
 
     NoteWatcher([tmp_path], lambda paths: None).stop()
 
@@ -96,7 +96,7 @@ def test_stopping_a_watcher_whose_observer_hangs_returns(tmp_path: Path) -> None
     import threading
     import time
 
-    from pinky.watch import NoteWatcher
+    from pinky.indexing.watch import NoteWatcher
 
     class HangingObserver(threading.Thread):  # stands in for a watchdog Observer stuck in stop()
         def __init__(self) -> None:

@@ -86,7 +86,7 @@ def build(venv: str, package: str, home: str, out) -> None:  # noqa: ANN001 - a 
               "--progress-bar", "off", source], out, "pip install",
              " (pip needs the package index, or PIP_INDEX_URL / PIP_FIND_LINKS / pip.conf pointing at a mirror"
              " or a wheelhouse that also holds hatchling)")
-    _run([venv_python(venv), "-c", "import pinky.cli, pinky.hooks, pinky.mcp_server"], out, "import check")
+    _run([venv_python(venv), "-c", "import pinky.cli, pinky.hooks, pinky.mcp.server"], out, "import check")
 
 
 def _run(command: list[str], out, what: str, hint: str = "") -> None:  # noqa: ANN001 - a text stream

@@ -23,9 +23,9 @@ _LAZY = {
     "Config": "pinky.config",
     "load_config": "pinky.config",
     "KnowledgeBase": "pinky.kb",
-    "Entry": "pinky.entries",
-    "Hit": "pinky.search",
-    "SearchResult": "pinky.search",
+    "Entry": "pinky.knowledge.entries",
+    "Hit": "pinky.search.hybrid",
+    "SearchResult": "pinky.search.hybrid",
 }
 
 __all__ = [

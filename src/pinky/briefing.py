@@ -11,11 +11,11 @@ import datetime as dt
 import json
 from typing import Any
 
-from pinky.dates import iso_utc, parse_moment, parse_since, to_ns
-from pinky.diary import read_diary
-from pinky.index import Index
-from pinky.review import needs_review
-from pinky.shown import shown
+from pinky.base.dates import iso_utc, parse_moment, parse_since, to_ns
+from pinky.base.shown import shown
+from pinky.capture.diary import read_diary
+from pinky.hygiene.review import needs_review
+from pinky.indexing.index import Index
 from pinky.store import entries as eq
 
 # A page holds at most this many of each list (new, updated, diary lines): the same for all three, so

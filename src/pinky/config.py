@@ -1,6 +1,6 @@
 """Configuration: one frozen dataclass built from the brain's locations and the PINKY_* settings.
 
-Where things are is decided by `pinky.locations` (the same answer for the CLI, the MCP server and
+Where things are is decided by `pinky.base.locations` (the same answer for the CLI, the MCP server and
 the hooks); this module adds how the brain embeds and ranks. Precedence: defaults < pinky.toml <
 environment < explicit arguments (the CLI's flags).
 """
@@ -12,10 +12,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pinky.errors import InvalidInput
-from pinky.layout import ENTRY_TYPES
-from pinky.lexical import FTS_COLUMNS, field_weights
-from pinky.locations import (
+from pinky.base.layout import ENTRY_TYPES
+from pinky.base.locations import (
     ENV_BM25_WEIGHT,
     ENV_CHUNK_WORDS,
     ENV_COVERAGE_GATE,
@@ -38,7 +36,9 @@ from pinky.locations import (
     Locations,
     locate,
 )
-from pinky.staleness import ENV_STALE_DAYS, parse_stale_days
+from pinky.base.staleness import ENV_STALE_DAYS, parse_stale_days
+from pinky.errors import InvalidInput
+from pinky.text.lexical import FTS_COLUMNS, field_weights
 
 ENV_TELEMETRY = "PINKY_TELEMETRY"
 ENV_LOG_QUERIES = "PINKY_LOG_QUERIES"
@@ -47,7 +47,7 @@ __all__ = ["ENTRY_TYPES", "Config", "FusionSettings", "config_from", "load_confi
 
 FUSION_METHODS: tuple[str, ...] = ("zscore", "score", "rrf")
 EMBEDDERS: tuple[str, ...] = ("use", "fastembed", "hash")
-QUALITY_MODELS: tuple[str, ...] = ("e5", "off")  # pinky.quality
+QUALITY_MODELS: tuple[str, ...] = ("e5", "off")  # pinky.search.second_stage
 
 # Measured on ../shared/eval (see documentation/HOW-IT-WORKS.md): the defaults that beat BM25 on both sets.
 DEFAULT_FUSION = "zscore"
@@ -55,7 +55,7 @@ DEFAULT_RRF_K = 60
 DEFAULT_BM25_WEIGHT = 0.65
 DEFAULT_VECTOR_WEIGHT = 0.35
 DEFAULT_COVERAGE_GATE = 0.4
-# Once the second-stage vectors (pinky.quality, multilingual-e5-small) rank, full text weighs this much
+# Once the second-stage vectors (pinky.search.second_stage, multilingual-e5-small) rank, full text weighs this much
 # against them; measured on ../shared/eval like the rest (documentation/HOW-IT-WORKS.md).
 DEFAULT_QUALITY_BM25_WEIGHT = 0.4
 DEFAULT_QUALITY_USE_SHARE = 0.2  # the default embedder's share of the vector side beside the second stage (measured)
@@ -68,7 +68,7 @@ MIN_MAX_NOTE_BYTES = 4096
 # export of 10,000 notes of ~300 words is ~25 MB, so this leaves room for very large brains.
 DEFAULT_MAX_IMPORT_BYTES = 1 << 30
 # What one pinky-mcp tool result may hold, text and structuredContent together (~10,000 tokens): a
-# larger one is cut and says how to get the rest (pinky.mcp_budget). Claude Code moves a result over
+# larger one is cut and says how to get the rest (pinky.mcp.budget). Claude Code moves a result over
 # 50,000 characters out of the conversation into a file, and refuses one over 25,000 tokens.
 DEFAULT_MAX_RESULT_CHARS = 40_000
 MIN_MAX_RESULT_CHARS = 2_000
@@ -106,7 +106,7 @@ class FusionSettings:
     coverage_gate: float = DEFAULT_COVERAGE_GATE
     quality_bm25_weight: float = DEFAULT_QUALITY_BM25_WEIGHT  # the full-text share (0-1) beside second-stage vectors
     quality_use_share: float = DEFAULT_QUALITY_USE_SHARE  # of the vector side, what the default embedder keeps (0-1)
-    # The lexical side (pinky.lexical): bm25() weight of each full-text field, in FTS_COLUMNS order, and
+    # The lexical side (pinky.text.lexical): bm25() weight of each full-text field, in FTS_COLUMNS order, and
     # whether a query's identifiers are also asked for by their parts.
     field_weights: tuple[float, ...] = field(default_factory=field_weights)
     split_identifiers: bool = True
@@ -170,7 +170,7 @@ class Config:
     log_queries: bool = False  # PINKY_LOG_QUERIES=1: a knowledge gap keeps its query's text, not just a hash
     model_cache_off: bool = False
     embed_workers: int | None = None  # processes for large embedding runs; None: one per core (embed_pool)
-    quality: str = "off"  # the second-stage retriever (pinky.quality): "e5" or "off"
+    quality: str = "off"  # the second-stage retriever (pinky.search.second_stage): "e5" or "off"
 
     @property
     def in_project(self) -> bool:

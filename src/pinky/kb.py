@@ -1,11 +1,11 @@
 """KnowledgeBase: the one API every front end (CLI, MCP server, hooks, sync) calls.
 
-A thin facade: it opens (and repairs) the index through `pinky.index.Index`, then delegates each
+A thin facade: it opens (and repairs) the index through `pinky.indexing.index.Index`, then delegates each
 operation to the module that owns it — `indexer` (reindex, index one file, embed), `search`
 (hybrid ranking), `entries` (save/get/update/similar), `archive` (delete/restore), `links` (related),
 `briefing`, `listing` and `maintenance` (stats, gc). Markdown under the roots is the truth;
 brain.db is derived from it and may be rebuilt at any time: every operation follows a file another
-process replaced, and repairs a damaged one and runs again (`pinky.healing`).
+process replaced, and repairs a damaged one and runs again (`pinky.indexing.healing`).
 """
 
 from __future__ import annotations
@@ -13,14 +13,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pinky import archive, entries, healing, indexer, listing, maintenance, quality, search
+from pinky import maintenance
 from pinky.config import Config, load_config
-from pinky.entries import Entry
-from pinky.graph_api import KnowledgeGraph
-from pinky.hygiene import Hygiene
-from pinky.index import Index
-from pinky.indexer import Progress, ReindexReport
-from pinky.search import Hit, SearchResult
+from pinky.graph.api import KnowledgeGraph
+from pinky.hygiene.api import Hygiene
+from pinky.indexing import healing, indexer
+from pinky.indexing.index import Index
+from pinky.indexing.indexer import Progress, ReindexReport
+from pinky.knowledge import archive, entries
+from pinky.knowledge.entries import Entry
+from pinky.search import hybrid as search
+from pinky.search import listing
+from pinky.search import second_stage as quality
+from pinky.search.hybrid import Hit, SearchResult
 from pinky.store.connect import Database
 
 __all__ = ["Entry", "Hit", "KnowledgeBase", "SearchResult"]
@@ -98,7 +103,7 @@ class KnowledgeBase:
         return indexer.embed_pending(self.index, progress)
 
     def refine_pending(self, **options: Any) -> int:
-        """Second-stage vectors (pinky.quality.refine_pending: limit, progress, threads); how many got one."""
+        """Second-stage vectors (second_stage.refine_pending: limit, progress, threads); how many got one."""
         return quality.refine_pending(self.index, **options)
 
     def drift(self) -> dict[str, list[str]]:
@@ -174,7 +179,7 @@ class KnowledgeBase:
 
     @property
     def graph(self) -> KnowledgeGraph:
-        """Neighbourhoods, timelines, typed links and renames (`pinky.graph_api`)."""
+        """Neighbourhoods, timelines, typed links and renames (`pinky.graph.api`)."""
         return KnowledgeGraph(self.index)
 
     # --- overview ----------------------------------------------------------------------------------

@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from pinky import quality
-from pinky.dates import now_utc, to_ns
-from pinky.index import Index
-from pinky.sources import ALSO, TOO_LARGE
+from pinky.base.dates import now_utc, to_ns
+from pinky.indexing.index import Index
+from pinky.indexing.sources import ALSO, TOO_LARGE
+from pinky.search import second_stage as quality
 from pinky.store import entries as eq
 from pinky.store import vectors as vq
 from pinky.store.connect import write_transaction

@@ -13,12 +13,16 @@ import datetime as dt
 import json
 from typing import Any
 
-from pinky import contradictions, entries, gaps, links, search
-from pinky.diary import read_diary
+from pinky.base.validate import MAX_QUERY_CHARS, clean_text
+from pinky.capture.diary import read_diary
 from pinky.errors import InvalidInput, PinkyError
-from pinky.index import Index
+from pinky.graph import links
+from pinky.hygiene import contradictions
+from pinky.indexing.index import Index
+from pinky.knowledge import entries
+from pinky.search import gaps
+from pinky.search import hybrid as search
 from pinky.store import hygiene as hq
-from pinky.validate import MAX_QUERY_CHARS, clean_text
 
 CHARS_PER_TOKEN = 4
 DEFAULT_TOKENS = 2000

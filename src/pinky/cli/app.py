@@ -11,9 +11,9 @@ from typing import Any
 import click
 
 from pinky import __version__
+from pinky.base.locations import ENV_DB, ENV_HOME, ENV_LOG, ENV_PROJECT, ENV_SAVE_DIR
 from pinky.config import load_config
 from pinky.errors import PinkyError
-from pinky.locations import ENV_DB, ENV_HOME, ENV_LOG, ENV_PROJECT, ENV_SAVE_DIR
 
 
 class ReaderGone(Exception):

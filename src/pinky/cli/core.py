@@ -8,9 +8,9 @@ from typing import Any
 
 import click
 
+from pinky.base.layout import ENTRY_TYPES
 from pinky.cli.app import cli, config_of, emit_json, open_kb, ready_kb
 from pinky.cli.plugin import claude_options
-from pinky.layout import ENTRY_TYPES
 
 TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
 WAIT_SLICE_S = 0.5  # pinky watch: how long the main thread ever blocks before it can see Ctrl-C
@@ -212,8 +212,8 @@ def restore(ctx: click.Context, slug: str, version: str | None) -> None:
         pinky restore gotcha/old-trap
         pinky restore note/release-plan --version 2
     """
-    from pinky.archive import SeveralVersions
     from pinky.cli.listing import archived_line
+    from pinky.knowledge.archive import SeveralVersions
 
     try:
         entry = open_kb(ctx).restore(slug, version)
@@ -272,7 +272,7 @@ def doctor(ctx: click.Context, as_json: bool, fix: bool, full: bool) -> None:
         pinky doctor --fix
         pinky doctor --full
     """
-    from pinky.doctor import repair, run_checks
+    from pinky.app.doctor import repair, run_checks
 
     kb = open_kb(ctx)
     fixed = repair(kb) if fix else []
@@ -329,8 +329,8 @@ def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, all
 
         cd my-repo && pinky init --claude-md append
     """
-    from pinky.claude_setup import extend_init
-    from pinky.project import default_root, git_top, init_project, write_marker
+    from pinky.app.claude_setup import extend_init
+    from pinky.app.project import default_root, git_top, init_project, write_marker
 
     root = (folder.expanduser().resolve() if folder else default_root(Path.cwd()))
     root.mkdir(parents=True, exist_ok=True)
@@ -390,7 +390,7 @@ def watch(ctx: click.Context, no_embed: bool) -> None:
     """
     import time
 
-    from pinky.runtime import Runtime
+    from pinky.app.runtime import Runtime
 
     def report(paths: set[Path]) -> None:
         for path in sorted(paths):
@@ -421,6 +421,6 @@ def watch(ctx: click.Context, no_embed: bool) -> None:
 
 def _echo_redacted(kinds: list[str], what: str) -> None:
     """`redacted: <kind> (<why it counts>), …; <what happened to them>`."""
-    from pinky.secret_words import describe
+    from pinky.base.secret_words import describe
 
     click.echo(f"redacted: {describe(kinds)}; {what}")

@@ -1,4 +1,4 @@
-"""`pinky eval`: retrieval quality on the user's own brain, gated against a baseline (pinky.golden)."""
+"""`pinky eval`: retrieval quality on the user's own brain, gated against a baseline (pinky.evaluation.golden)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def evaluate(ctx: click.Context, golden: Path | None, as_json: bool, baseline: P
 
         pinky eval golden.jsonl --baseline eval-baseline.json --tolerance 0.02
     """
-    from pinky import golden as gold
+    from pinky.evaluation import golden as gold
 
     if from_usage:
         if golden is not None:
@@ -64,7 +64,7 @@ def evaluate(ctx: click.Context, golden: Path | None, as_json: bool, baseline: P
 
 
 def _print_report(report: dict[str, Any]) -> None:
-    from pinky.metrics import METRICS
+    from pinky.evaluation.metrics import METRICS
 
     second = f" + {report['second_stage']}" if report.get("second_stage") else ""
     click.echo(f"{report['golden']}: {report['queries']} queries, embedder {report['embedder']}{second}")
@@ -95,7 +95,7 @@ def _gate(comparison: dict[str, Any], baseline: Path | None, *, quiet: bool) -> 
 
 
 def _propose(ctx: click.Context, out: Path | None) -> None:
-    from pinky import golden as gold
+    from pinky.evaluation import golden as gold
 
     kb = ready_kb(ctx)
     lines = gold.proposals_from_usage(kb.index)

@@ -27,8 +27,8 @@ def graph(ctx: click.Context, slug: str, depth: int, rels: tuple[str, ...], at: 
 
         pinky graph gotcha/pg-pool-hangs --depth 2 --dot | dot -Tsvg > pool.svg
     """
-    from pinky.graph_render import dot as to_dot
-    from pinky.graph_render import tree
+    from pinky.graph.render import dot as to_dot
+    from pinky.graph.render import tree
 
     found = ready_kb(ctx).graph.neighbourhood(slug, depth=depth, rels=list(rels), at=at)
     if as_json:

@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
+from pinky.base.layout import ENTRY_TYPES
 from pinky.cli.app import cli, emit_json, open_kb
-from pinky.layout import ENTRY_TYPES
 
 TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
 

@@ -30,7 +30,7 @@ def claude_options(*, mcp: bool) -> Callable[[Callable[..., Any]], Callable[...,
 
 
 def run_claude_setup(ctx: click.Context, *, mcp: bool, claude_md: str, allow_tools: bool) -> list[str]:
-    from pinky.claude_setup import extend_init
+    from pinky.app.claude_setup import extend_init
 
     config = load_config(**ctx.find_root().obj["overrides"])
     return extend_init(config, mcp=mcp, claude_md=claude_md, allow_tools=allow_tools)

@@ -1,4 +1,4 @@
-"""pinky reindex: bring the index up to date, then the second-stage vectors (pinky.quality)."""
+"""pinky reindex: bring the index up to date, then the second-stage vectors (pinky.search.second_stage)."""
 
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def _refine(kb: Any, wanted: bool | None, progress: Any) -> dict[str, Any]:
     """Second-stage vectors after a reindex: all with --quality, none with --no-quality, else a few."""
     import time
 
-    from pinky import quality
+    from pinky.search import second_stage as quality
 
     status = quality.summary(kb.index)
     made, started = 0, time.perf_counter()

@@ -57,7 +57,7 @@ def sync_cmd(ctx: click.Context, remote: str | None, allow: tuple[str, ...], as_
         pinky sync                                        # from then on
         pinky sync --allow gotcha/ci.md                   # push a held-back file as it is
     """
-    from pinky.brain_sync import sync_global
+    from pinky.app.brain_sync import sync_global
 
     kb = open_kb(ctx)
     data = sync_global(kb, remote, errstream=_progress_stream(), allow=allow)
@@ -134,7 +134,7 @@ def rollup(ctx: click.Context, week: str | None, month: str | None, scope: str, 
     """
     from datetime import date
 
-    from pinky.rollup import parse_period, read_diary_lines, rollup_path, write_rollup
+    from pinky.capture.rollup import parse_period, read_diary_lines, rollup_path, write_rollup
 
     period = parse_period(week, month, date.today())  # bad input -> InvalidInput, one line, exit 1
     kb = open_kb(ctx)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 
-from pinky.locations import Locations, locate, start_folder
+from pinky.base.locations import Locations, locate, start_folder
 
 __all__ = ["EVENTS", "StateFiles", "dumps", "hook_locations", "loads", "main", "run"]
 
@@ -103,7 +103,7 @@ class StateFiles:
 def read_state(path: str) -> dict:
     """A small JSON state file of the hooks; missing or damaged reads as empty (it is only a cache), and
     so does anything but a regular file (a FIFO would block every hook)."""
-    from pinky.fileio import read_regular
+    from pinky.base.fileio import read_regular
 
     try:
         data = loads(read_regular(path).decode("utf-8"))
@@ -114,7 +114,7 @@ def read_state(path: str) -> dict:
 
 def write_state(path: str, data: dict) -> None:
     """Replace a state file atomically, so a concurrent hook never reads half of it."""
-    from pinky.fileio import atomic_write
+    from pinky.base.fileio import atomic_write
 
     atomic_write(path, dumps(data), durable=False)  # a cache: losing it in a crash costs nothing
 
@@ -180,8 +180,8 @@ def run(event: str, payload: dict) -> dict | None:
 
 
 def _shown(result: dict) -> dict:
-    """Every string the agent will read, credentials hidden (pinky.shown): one last pass over all of it."""
-    from pinky.shown import shown_all
+    """Every string the agent will read, credentials hidden (pinky.base.shown): one last pass over all of it."""
+    from pinky.base.shown import shown_all
 
     return shown_all(result)
 

@@ -2,7 +2,7 @@
 
 Flushes the turn so far into the diary (as Stop does, from the same per-session offset) and
 appends the decisions and open threads of everything said since the previous checkpoint
-(`pinky.checkpoint`), read from a checkpoint offset of its own, in the same pass over the
+(`pinky.capture.checkpoint`), read from a checkpoint offset of its own, in the same pass over the
 transcript. A backlog longer than PINKY_RECORD_SECONDS is continued by the next hook that runs.
 Prints nothing: compaction proceeds.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from pinky.locations import Locations
+from pinky.base.locations import Locations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,8 +26,8 @@ def pre_compact(payload: dict, loc: Locations, state: StateFiles) -> None:
         return
     from pathlib import Path
 
+    from pinky.capture.recorder import CheckpointTrack, OffsetStore, TurnTrack, record
     from pinky.hooks.stop import index_files, offsets_path, record_budget
-    from pinky.recorder import CheckpointTrack, OffsetStore, TurnTrack, record
 
     path = Path(os.path.expanduser(transcript))
     checkpoints = OffsetStore(Path(os.path.join(loc.state_dir, "hooks", "checkpoint-offsets.json")))

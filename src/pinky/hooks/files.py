@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from stat import S_ISREG  # loaded with os already
 
-from pinky.locations import FILE_INDEX_HEADER, Locations, file_index_path
-from pinky.shown import shown
+from pinky.base.locations import FILE_INDEX_HEADER, Locations, file_index_path
+from pinky.base.shown import shown
 
 CRUMB_BYTES = 256 * 1024
 MAX_SHOWN = 8
@@ -21,16 +21,16 @@ WRITE_TYPES = ("gotcha", "decision", "pattern", "bug")
 def _crumbs_in(data: bytes) -> list[str]:
     """The breadcrumbs in `data`. Most files carry none: the parser module is loaded only when the mark
     is there (one module less on the hot path, ~0.1 ms)."""
-    if b"Brain:" not in data:  # = pinky.breadcrumbs.MARK
+    if b"Brain:" not in data:  # = pinky.text.breadcrumbs.MARK
         return []
-    from pinky.breadcrumbs import breadcrumbs
+    from pinky.text.breadcrumbs import breadcrumbs
 
     return breadcrumbs(data)
 
 
 def _read_regular(path: str, limit: int = -1) -> bytes:
     """The bytes of a regular file; OSError for anything else, checked before it is opened (a FIFO
-    would block the hook, and the agent, for ever; a device never ends). `pinky.fileio.open_regular`'s
+    would block the hook, and the agent, for ever; a device never ends). `pinky.base.fileio.open_regular`'s
     check written out: loading that module would cost this hot path ~0.2 ms."""
     if not S_ISREG(os.stat(path).st_mode):
         raise OSError(f"{path} is not a regular file")
@@ -169,7 +169,7 @@ def _evergreen(tool_name: object, tool_input: dict, loc: Locations) -> str | Non
     path = tool_input.get("file_path")
     if not isinstance(path, str) or os.path.basename(path.replace("\\", "/")).lower() != "claude.md":
         return None
-    from pinky.evergreen import check_claude_md_write
+    from pinky.hygiene.evergreen import check_claude_md_write
 
     existing = None
     if tool_name == "Write":

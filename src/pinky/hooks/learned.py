@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 import time
 
-from pinky.locations import ENV_CAPTURE, Locations
+from pinky.base.locations import ENV_CAPTURE, Locations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pinky.capture import Evidence, Timeline
+    from pinky.capture.evidence import Evidence, Timeline
     from pinky.hooks import StateFiles
 
 MODES = ("off", "suggest", "auto")
@@ -71,7 +71,7 @@ def capture_turn(payload: dict, loc: Locations, state: StateFiles, timeline: Tim
 
 
 def ask_reason(evidence: list[Evidence]) -> str:
-    from pinky.redact import redact
+    from pinky.base.redact import redact
 
     seen = redact("; ".join(e.text for e in evidence[:2]))  # the model's context is no place for a token
     return (f"pinky: this turn looks like it taught something worth keeping: {seen}. If it is a reusable "

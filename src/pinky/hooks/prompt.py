@@ -1,6 +1,6 @@
 """UserPromptSubmit: bring back the few brain entries the prompt is clearly about, or nothing.
 
-Full-text only (`pinky.recall`): the hook has 150 ms, and loading the embedder alone takes a
+Full-text only (`pinky.search.recall`): the hook has 150 ms, and loading the embedder alone takes a
 second. An entry is shown at most once per session (the model still has it in context), within
 PINKY_RECALL_CHARS characters (default 600); PINKY_RECALL=off turns the hook off.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 
-from pinky.locations import ENV_RECALL, ENV_RECALL_CHARS, ENV_RECALL_MIN_SCORE, Locations, env_number
+from pinky.base.locations import ENV_RECALL, ENV_RECALL_CHARS, ENV_RECALL_MIN_SCORE, Locations, env_number
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def user_prompt(payload: dict, loc: Locations, state: StateFiles) -> dict | None
 
 
 def _context(conn: object, prompt: str, shown: list[str]) -> tuple[str, list[str]]:
-    from pinky.recall import DEFAULT_THRESHOLD, recall, render
+    from pinky.search.recall import DEFAULT_THRESHOLD, recall, render
     from pinky.store.readonly import recall_entries
 
     threshold = env_number(ENV_RECALL_MIN_SCORE, DEFAULT_THRESHOLD, -100.0, 100.0)
@@ -71,8 +71,8 @@ def _context(conn: object, prompt: str, shown: list[str]) -> tuple[str, list[str
 def _stale_days() -> dict[str, int | None]:
     """The per-type staleness thresholds search uses (PINKY_STALE_DAYS); the defaults when it is malformed:
     a bad setting must not silence recall (doctor and the CLI report it)."""
+    from pinky.base.staleness import DEFAULT_STALE_DAYS, ENV_STALE_DAYS, parse_stale_days
     from pinky.errors import InvalidInput
-    from pinky.staleness import DEFAULT_STALE_DAYS, ENV_STALE_DAYS, parse_stale_days
 
     try:
         return parse_stale_days(os.environ.get(ENV_STALE_DAYS))

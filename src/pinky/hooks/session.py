@@ -17,8 +17,8 @@ import os
 import sys
 import time
 
-from pinky.locations import ENV_DIGEST_CHARS, ENV_HOOKS_NO_BACKGROUND, ENV_REVERIFY_DAYS, Locations, env_number
-from pinky.shown import shown
+from pinky.base.locations import ENV_DIGEST_CHARS, ENV_HOOKS_NO_BACKGROUND, ENV_REVERIFY_DAYS, Locations, env_number
+from pinky.base.shown import shown
 from pinky.store import readonly
 
 TYPE_CHECKING = False
@@ -108,7 +108,7 @@ def _remember_session(loc: Locations, session_id: str, state: StateFiles) -> flo
 
 def diary_since(save_dir: str, since: float | None, session_id: str, *, limit: int = 6) -> list[str]:
     """The newest diary lines written after `since` by other sessions (asked/commits first)."""
-    from pinky.diary import DiaryLine, as_local, diary_days, read_day, short_session
+    from pinky.capture.diary import DiaryLine, as_local, diary_days, read_day, short_session
 
     start = as_local(since) if since else None
     own = short_session(session_id) if session_id else None

@@ -1,6 +1,6 @@
 """Stop: append what the turn did to today's diary and make it searchable at once.
 
-`pinky.recorder.record` streams the transcript from a per-session byte offset (so nothing
+`pinky.capture.recorder.record` streams the transcript from a per-session byte offset (so nothing
 is written twice), redacts credential-shaped strings and appends a few lines to
 `<save_dir>/diary/YYYY-MM-DD.md`, batch by batch, within PINKY_RECORD_SECONDS (the rest of a
 long backlog waits for the next run). The diary file is then indexed for full text right away
@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import time
 
-from pinky.locations import ENV_HOOKS_NO_BACKGROUND, ENV_RECORD_SECONDS, Locations
+from pinky.base.locations import ENV_HOOKS_NO_BACKGROUND, ENV_RECORD_SECONDS, Locations
 
 TYPE_CHECKING = False  # `typing` is not loaded on the hooks' path
 if TYPE_CHECKING:
@@ -62,9 +62,9 @@ def stop(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
         return None
     from pathlib import Path
 
-    from pinky.capture import Timeline
+    from pinky.capture.evidence import Timeline
+    from pinky.capture.recorder import OffsetStore, TurnTrack, append_notes, record
     from pinky.hooks.learned import capture_turn
-    from pinky.recorder import OffsetStore, TurnTrack, append_notes, record
 
     path, timeline = Path(os.path.expanduser(transcript)), Timeline()
     turns = TurnTrack(OffsetStore(Path(offsets_path(loc))), session_id, path, listeners=[timeline.add])
@@ -116,7 +116,7 @@ def rollup(payload: dict, loc: Locations, state: StateFiles) -> None:
     import datetime as dt
     from pathlib import Path
 
-    from pinky.rollup import closed_periods, read_diary_lines, write_rollup
+    from pinky.capture.rollup import closed_periods, read_diary_lines, write_rollup
 
     today = dt.date.today()
     last = _last_rollup(loc, state)

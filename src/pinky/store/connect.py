@@ -24,8 +24,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from pinky.base.locations import ENV_NO_VEC, ENV_SQLITE_DRIVER
 from pinky.errors import IndexReplaced
-from pinky.locations import ENV_NO_VEC, ENV_SQLITE_DRIVER
 
 log = logging.getLogger("pinky.store")
 

@@ -7,10 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from pinky.embedding import quality_input, text_hash
-from pinky.layout import slug_candidates
-from pinky.lexical import FTS_COLUMNS
-from pinky.linkrefs import LinkRef, link_row
+from pinky.base.layout import slug_candidates
+from pinky.embed.embedding import quality_input, text_hash
 from pinky.store import quality
 from pinky.store.graph import replace_note_links
 from pinky.store.vectors import (
@@ -21,6 +19,8 @@ from pinky.store.vectors import (
     store_vectors,
     vectors_by_hash,
 )
+from pinky.text.lexical import FTS_COLUMNS
+from pinky.text.linkrefs import LinkRef, link_row
 
 
 class IndexedFile(NamedTuple):  # a tuple: 100,000 of them are built on every reindex (~3x cheaper)
@@ -102,7 +102,7 @@ def _delete_chunks(conn: Any, entry_id: str, has_vec_table: bool,
                    reused: frozenset[str] = frozenset()) -> tuple[dict[str, bytes], dict[str, bytes]]:
     """Delete an entry's chunks; return the vectors of those whose text hash is in `reused` (the
     entry's new chunks take them back at once; the others' are stashed for later runs), and their
-    second-stage vectors by input hash (pinky.quality: the new chunks take back those that match)."""
+    second-stage vectors by input hash (pinky.search.second_stage: the new chunks take back those that match)."""
     ids = [r[0] for r in conn.execute("SELECT id FROM chunk WHERE entry_id = ?", (entry_id,))]
     if not ids:
         return {}, {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pinky.linkrefs import target_key
+from pinky.text.linkrefs import target_key
 
 
 def linked_file_names(conn: Any, entry_id: str | None = None) -> set[str]:

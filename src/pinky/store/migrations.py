@@ -277,10 +277,10 @@ def m010_opened(conn: Any) -> None:
 def m011_weighted_fields(conn: Any) -> None:
     """Full-text fields of their own, so bm25() can weigh them: `questions` (the questions the note answers,
     from its frontmatter) beside title, heading and text, and `idents`, the parts of the chunk's camelCase
-    identifiers (`pinky.lexical`). Built from the rows already indexed: no reindex. (Tags are not indexed:
+    identifiers (`pinky.text.lexical`). Built from the rows already indexed: no reindex. (Tags are not indexed:
     FTS5 computes one IDF over all columns, so a tag most notes carry made its word worthless in the text
     too; measured in documentation/HOW-IT-WORKS.md.)"""
-    from pinky.lexical import identifier_parts
+    from pinky.text.lexical import identifier_parts
 
     conn.execute("ALTER TABLE chunk ADD COLUMN idents TEXT NOT NULL DEFAULT ''")
     rows = conn.execute("SELECT c.id, e.title, c.heading, c.text FROM chunk c JOIN entry e ON e.id = c.entry_id")
@@ -299,14 +299,14 @@ def m011_weighted_fields(conn: Any) -> None:
 
 @migration
 def m012_quality_vectors(conn: Any) -> None:
-    """The second-stage vectors (`pinky.quality`): a retrieval-trained model's vector for each chunk, filled in
-    the background after the default embedder's. A plain table scored in numpy: no extension needed, and a
-    chunk's row goes with it (chunk ids are never reused)."""
+    """The second-stage vectors (`pinky.search.second_stage`): a retrieval-trained model's vector for each
+    chunk, filled in the background after the default embedder's. A plain table scored in numpy: no
+    extension needed, and a chunk's row goes with it (chunk ids are never reused)."""
     conn.execute(
         """CREATE TABLE chunk_quality(
             chunk_id INTEGER PRIMARY KEY REFERENCES chunk(id) ON DELETE CASCADE,
-            passage  TEXT NOT NULL,         -- hash of the text the model saw (pinky.embedding.quality_input)
-            vector   BLOB NOT NULL          -- DIMS signed bytes (pinky.quality.quantize)
+            passage  TEXT NOT NULL,         -- hash of the text the model saw (pinky.embed.embedding.quality_input)
+            vector   BLOB NOT NULL          -- DIMS signed bytes (pinky.search.second_stage.quantize)
         )"""
     )
     conn.execute("CREATE INDEX chunk_quality_passage ON chunk_quality(passage)")

@@ -1,6 +1,6 @@
-"""The second-stage vectors (`pinky.quality`): which chunks have one, storing them, reading them back.
+"""The second-stage vectors (`pinky.search.second_stage`): which chunks have one, storing them, reading them back.
 
-They live in `chunk_quality`, one int8 blob per chunk (pinky.quality.quantize), and go with their chunk
+They live in `chunk_quality`, one int8 blob per chunk (pinky.search.second_stage.quantize), and go with their chunk
 (ON DELETE CASCADE). `meta` holds the fingerprint of the model that made them; any change of model
 empties the table.
 """
@@ -18,7 +18,7 @@ TABLE = "chunk_quality"
 STASH = "quality_stash"
 FINGERPRINT_KEY = "quality_fingerprint"
 GENERATION_KEY = "quality_generation"
-VECTOR_BYTES = 384  # int8, pinky.quality.DIMS
+VECTOR_BYTES = 384  # int8, pinky.search.second_stage.DIMS
 
 
 def generation(conn: Any) -> str:
@@ -26,7 +26,7 @@ def generation(conn: Any) -> str:
 
 
 def bump_generation(conn: Any) -> None:
-    """Every change bumps a counter, so in-memory copies (pinky.vectors.VectorCache) know to reload."""
+    """Every change bumps a counter, so in-memory copies (pinky.indexing.vectors.VectorCache) know to reload."""
     conn.execute(f"INSERT INTO meta(key, value) VALUES ('{GENERATION_KEY}', '1') "
                  "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
 
@@ -168,7 +168,7 @@ def entries_lacking(conn: Any, entry_ids: Sequence[str]) -> set[str]:
 def nearest(conn: Any, query_vector: bytes, filters: Any, depth: int) -> list[tuple[str, float, int]]:
     """(entry id, cosine similarity, best chunk id), one per entry, best first, scored by sqlite-vec's
     vec_distance_cosine over the blobs: ~20 ms for 20,000 chunks, half of reading them into numpy, which
-    only pays off for a process that keeps them (pinky.vectors.VectorCache)."""
+    only pays off for a process that keeps them (pinky.indexing.vectors.VectorCache)."""
     from pinky.store.retrieval import best_per_entry
 
     distance = "vec_distance_cosine(vec_int8(q.vector), vec_int8(?))"

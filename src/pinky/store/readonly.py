@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from pinky.layout import slug_candidates
+from pinky.base.layout import slug_candidates
 
 TYPE_CHECKING = False  # `typing` would pull in `re` (~5 ms); annotations here are never evaluated
 if TYPE_CHECKING:

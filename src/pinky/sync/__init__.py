@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from pinky import fileio
+from pinky.base import fileio
+from pinky.base.locations import ENV_GIT_AUTHOR
 from pinky.errors import InvalidInput, SyncError
-from pinky.locations import ENV_GIT_AUTHOR
 from pinky.sync.credentials import remember, split_password
 from pinky.sync.locks import clear_after_dead_push, clear_stale_locks
 from pinky.sync.merge import UNION_LIMIT_BYTES, conflict_copy_name, list_conflicts, union_merge
@@ -193,7 +193,7 @@ def _locked_as_sync_error() -> Iterator[None]:
 
 def _held_items(held: dict[str, list[str]]) -> list[dict[str, Any]]:
     """``{path, kinds, why}`` for each held-back file: why each kind counts as a credential."""
-    from pinky.secret_words import explain
+    from pinky.base.secret_words import explain
 
     return [{"path": path, "kinds": kinds, "why": explain(kinds)} for path, kinds in sorted(held.items())]
 

@@ -15,8 +15,8 @@ import os
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
-from pinky import fileio
-from pinky.locations import ENV_GIT_PASSWORD
+from pinky.base import fileio
+from pinky.base.locations import ENV_GIT_PASSWORD
 
 HTTP_SCHEMES = ("http", "https")
 DEFAULT_USER = "pinky"  # hosts that take a token as the password accept any user name

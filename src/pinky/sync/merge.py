@@ -15,11 +15,11 @@ from datetime import time as Time
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
+from pinky.base.layout import DIARY_DIR
+from pinky.capture.diary import bullet_time, is_bullet
+from pinky.capture.rollup import FOLDERS
 from pinky.config import DEFAULT_MAX_NOTE_BYTES
-from pinky.diary import bullet_time, is_bullet
-from pinky.layout import DIARY_DIR
-from pinky.markdown import render, split_frontmatter
-from pinky.rollup import FOLDERS
+from pinky.text.markdown import render, split_frontmatter
 
 if TYPE_CHECKING:
     from dulwich.objects import ObjectID

@@ -14,7 +14,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pinky import fileio
+from pinky.base import fileio
 from pinky.errors import SyncError
 from pinky.sync.merge import Snapshot
 

@@ -2,7 +2,7 @@
 
 Sync never rewrites a file to redact it: a user's note is theirs, and a digest mistaken for a key
 would be lost. Instead, before each commit, every file added or changed is searched for the
-credentials `pinky.redact` knows with high confidence; one that holds a credential its committed
+credentials `pinky.base.redact` knows with high confidence; one that holds a credential its committed
 version did not (compared by fingerprint, so a secret already pushed is not news) is left out of
 the commit, and so out of the push, untouched on disk. The next sync looks again: once the
 secret is removed, or allowed with `pinky sync --allow PATH`, the file is committed and pushed.
@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pinky import fileio
+from pinky.base import fileio
+from pinky.base.secret_scan import Finding, find_secrets
 from pinky.errors import InvalidInput
-from pinky.secret_scan import Finding, find_secrets
 
 if TYPE_CHECKING:
     from dulwich.objects import ObjectID

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pinky import fileio
+from pinky.base import fileio
 from pinky.errors import SyncError
 from pinky.sync.merge import Entry, Snapshot
 from pinky.sync.repo import read_blob

@@ -1,0 +1,344 @@
+"""`pinky doctor`: every check says what it found and, when something is wrong, how to fix it."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from pinky.app.check import Check
+from pinky.base.locations import ENV_MAX_NOTE_BYTES
+from pinky.kb import KnowledgeBase
+from pinky.search import second_stage as quality
+from pinky.store import graph as gq
+from pinky.store import migrations as mig
+from pinky.store import vectors as vq
+from pinky.store.connect import has_fts5
+
+
+def _driver(kb: KnowledgeBase) -> Check:
+    db = kb.db
+    detail = f"{db.driver} (SQLite {db.sqlite_version}) on Python {sys.version.split()[0]}"
+    return Check("sqlite driver", "ok", detail)
+
+
+def _fts(kb: KnowledgeBase) -> Check:
+    if has_fts5(kb.db):
+        return Check("full-text search (FTS5)", "ok", "available")
+    return Check("full-text search (FTS5)", "error", "this SQLite build lacks FTS5",
+                 "pip install --force-reinstall sqlean.py (pinky uses it when the stdlib build lacks features)")
+
+
+def _vectors(kb: KnowledgeBase) -> Check:
+    db = kb.db
+    if db.vec_available:
+        return Check("vector search (sqlite-vec)", "ok", f"sqlite-vec {db.vec_version}")
+    return Check("vector search (sqlite-vec)", "warn", f"unavailable: {db.vec_error}; search is full-text only",
+                 "pip install sqlean.py sqlite-vec (a Python whose sqlite3 cannot load extensions needs sqlean.py)")
+
+
+def _embedder(kb: KnowledgeBase) -> Check:
+    from pinky.embed import use_runtime
+    from pinky.embed.embedding import UniversalSentenceEncoder
+
+    try:
+        embedder = kb.embedder
+        vector = embedder.embed(["pinky doctor probe"])
+    except Exception as exc:
+        return Check("embedder", "error", f"{kb.config.embedder}: {exc}",
+                     "reinstall pinky-brain, or set PINKY_HASH_EMBED=1 for the model-free embedder")
+    detail = f"{embedder.name}, {vector.shape[1]} dimensions"
+    if embedder.name != UniversalSentenceEncoder.name:
+        return Check("embedder", "ok", detail)
+    missing = [name for name in use_runtime.PACKAGES if importlib.util.find_spec(name) is None]
+    if missing:
+        return Check("embedder", "warn", f"{detail}; bulk embedding on numpy alone ({' and '.join(missing)} missing)",
+                     f"pip install {' '.join(missing)} (about twice the indexing throughput, same vectors)")
+    return Check("embedder", "ok", f"{detail}; bulk embedding on onnxruntime + sentencepiece")
+
+
+def _fingerprint(kb: KnowledgeBase) -> Check:
+    stored = vq.get_meta(kb.db.conn, "fingerprint")
+    current = kb.fingerprint()
+    if stored is None:
+        return Check("vector fingerprint", "warn", "no vectors built yet", "pinky reindex")
+    if stored != current:
+        return Check("vector fingerprint", "warn",
+                     f"vectors were built with {stored} ({vq.get_meta(kb.db.conn, 'embedder')}), the current "
+                     f"embedder and chunker give {current}; vector search is off until they are rebuilt",
+                     "pinky reindex")
+    pending = vq.count_pending(kb.db.conn)
+    if pending:
+        return Check("vector fingerprint", "warn", f"{current}; {pending} chunks still lack vectors", "pinky reindex")
+    return Check("vector fingerprint", "ok", current)
+
+
+def _second_stage(kb: KnowledgeBase) -> Check:
+    """The second-stage retriever (pinky.search.second_stage): off, not installed, filling, or ranking."""
+    name = "second-stage vectors"
+    status = quality.summary(kb.index)
+    if kb.config.quality == "off":
+        return Check(name, "ok", "off (PINKY_QUALITY=off, or not the default embedder): the first stage ranks alone")
+    if not status["available"]:
+        return Check(name, "warn", status["why"])
+    done, total = status["chunks"], status["total"]
+    if done < total:
+        return Check(name, "warn", f"{status['model']}: {done} of {total} chunks have one; the rest rank by the "
+                     "default embedder until filled (pinky-mcp fills them in the background)",
+                     "pinky reindex --quality")
+    return Check(name, "ok", f"{status['model']}: all {total} chunks")
+
+
+def _schema(kb: KnowledgeBase) -> Check:
+    done = mig.applied(kb.db.conn)
+    detail = f"{len(done)} of {len(mig.KNOWN)} migrations applied ({done[-1] if done else 'none'})"
+    if kb.rebuilt_reason:
+        return Check("index schema", "warn", f"{detail}; rebuilt because {kb.rebuilt_reason}", "pinky reindex")
+    return Check("index schema", "ok" if done == mig.KNOWN else "error", detail)
+
+
+def _integrity(kb: KnowledgeBase, *, full: bool = False) -> Check:
+    """Damaged pages: SQLite's quick_check over the whole file (`full`: integrity_check, which also
+    matches every index to its table). A damaged index is rebuilt from the markdown on the spot (it is
+    derived from it), but still reported as an error: something broke it."""
+    name, kept = "index integrity", f"{kb.config.db_path.name}.corrupt"
+    if kb.index.corruption:  # found damaged when this run opened it: moved aside, a fresh one started
+        kb.reindex(embed=False)
+        return Check(name, "error", f"{kb.index.corruption}; rebuilt from the markdown (the damaged copy is {kept})",
+                     "nothing more to do; if it happens again, check the disk and who else writes that file")
+    problem = kb.verify(full=full)
+    if problem:
+        return Check(name, "error", f"the index was damaged ({problem}); rebuilt from the markdown (the damaged "
+                     f"copy is {kept})", "nothing more to do; if it happens again, check the disk")
+    if full:
+        return Check(name, "ok", "every page, row and index sound (integrity_check)")
+    return Check(name, "ok", "every page sound (quick_check; `pinky doctor --full` also matches each index to its "
+                 "table)")
+
+
+def _full_integrity(kb: KnowledgeBase) -> Check:
+    return _integrity(kb, full=True)
+
+
+def _is_our_cli(path: str) -> bool:
+    """pip/pipx/uv console scripts, and the plugin's bin/ wrappers, name pinky's own CLI module."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(8192)
+    except OSError:
+        return False
+    return b"pinky.cli" in head or b"pinky-brain" in head
+
+
+def _cli_on_path(kb: KnowledgeBase) -> Check:
+    """Debian and Ubuntu ship /usr/bin/pinky (a finger clone); pipx ensurepath appends to PATH, so it wins."""
+    name = "command `pinky` on PATH"
+    found, alias = shutil.which("pinky"), shutil.which("pinky-brain")
+    ours = alias or str(Path(sys.executable).with_name("pinky-brain"))
+    if found and _is_our_cli(found):
+        return Check(name, "ok", f"{found}" + (f" (also as {alias})" if alias else ""))
+    if found:
+        return Check(name, "warn", f"`pinky` runs {found}, which is another program, not pinky-brain's CLI",
+                     f"use `pinky-brain` ({ours}), or put {Path(ours).parent} before {Path(found).parent} in PATH")
+    return Check(name, "warn", f"`pinky` is not on PATH; this CLI is {ours}",
+                 f"add {Path(ours).parent} to PATH (pipx ensurepath), or call `pinky-brain` / {ours}")
+
+
+def _project(kb: KnowledgeBase) -> Check:
+    config = kb.config
+    if config.project_root is None:
+        return Check("project", "warn", "not inside a pinky project (no pinky.toml in this folder or above): "
+                     "only the global brain is searched and saved to",
+                     "cd into your repository and run `pinky init`")
+    return Check("project", "ok", f"{config.project} at {config.project_root} (index {config.db_path.name})")
+
+
+def _roots(kb: KnowledgeBase) -> Check:
+    config = kb.config
+    found = [str(p) for p in config.roots().values() if p.is_dir()]
+    if config.save_dir is not None and not config.save_dir.is_dir():
+        return Check("knowledge folders", "warn", f"{config.save_dir} is missing", "pinky init")
+    later = "" if config.global_dir.is_dir() else \
+        f"; the global brain ({config.global_dir}) appears with the first global save or `pinky sync`"
+    return Check("knowledge folders", "ok", (", ".join(found) or "none yet") + later)
+
+
+def _drift(kb: KnowledgeBase) -> Check:
+    drift = kb.drift()
+    total = sum(len(v) for v in drift.values())
+    if not total:
+        return Check("markdown vs index", "ok", "the index matches the markdown")
+    parts = [f"{len(v)} {k} ({', '.join(v[:3])}{', …' if len(v) > 3 else ''})" for k, v in drift.items() if v]
+    return Check("markdown vs index", "warn", "; ".join(parts), "pinky reindex")
+
+
+def _skipped(kb: KnowledgeBase) -> Check:
+    """Files named .md that are not notes: never indexed, so never found; the user should know."""
+    skipped = kb.skipped()
+    if not skipped:
+        return Check("unreadable files", "ok", "none")
+    return Check("unreadable files", "warn", f"{len(skipped)} not indexed: " + "; ".join(skipped[:5]),
+                 "convert them to UTF-8 markdown, or move them out of the knowledge folder (a symbolic link "
+                 "out of it: copy the note in instead; a FIFO, device or socket: remove it)")
+
+
+def _oversized(kb: KnowledgeBase) -> Check:
+    """Notes over PINKY_MAX_NOTE_BYTES: only their title and first bytes can be found."""
+    big = kb.oversized()
+    if not big:
+        return Check("oversized notes", "ok", "none")
+    return Check("oversized notes", "warn", f"{len(big)} indexed in part: " + "; ".join(big[:5]),
+                 f"split them into smaller notes, or raise {ENV_MAX_NOTE_BYTES} (bytes)")
+
+
+def _malformed(kb: KnowledgeBase) -> Check:
+    bad = kb.malformed()
+    if not bad:
+        return Check("malformed notes", "ok", "none")
+    return Check("malformed notes", "warn", f"{len(bad)}: " + "; ".join(bad[:5]),
+                 "fix the frontmatter between the --- lines (bad YAML, an unknown type); they are indexed "
+                 "meanwhile, as notes")
+
+
+def _sync(kb: KnowledgeBase) -> Check:
+    """Unresolved sync conflict copies (global brain and project), and a brain repo without a remote."""
+    from pinky.sync import list_conflicts
+
+    brain = kb.config.global_dir
+    copies = [p for root in kb.config.roots().values() for p in list_conflicts(root)]
+    remote = _origin_url(brain)
+    if copies:
+        more = f", … (+{len(copies) - 10})" if len(copies) > 10 else ""
+        shown = ", ".join(str(p) for p in copies[:10]) + more
+        return Check("brain sync", "warn",
+                     f"{len(copies)} unresolved conflict copies (an entry edited on two machines): {shown}",
+                     "compare each .conflict-<sha> copy with the file it is named after, keep what is "
+                     "right in the original, delete the .conflict- copy, then run pinky sync")
+    if remote is None:
+        return Check("brain sync", "warn", f"{brain} is a git repo with no origin remote: it syncs nowhere",
+                     "pinky sync --remote URL (a bare repo on a shared disk, or a private git host)")
+    if remote:
+        from pinky.app.brain_sync import hide_secret
+
+        return Check("brain sync", "ok", f"no conflict copies; syncs with origin {hide_secret(remote)}")
+    return Check("brain sync", "ok",
+                 "no conflict copies; the global brain is not synced (pinky sync --remote URL)")
+
+
+def _origin_url(brain: Path) -> str | None:
+    """origin's URL; '' when the brain is not a git repo (nothing to hint), None when it has no origin."""
+    config_path = brain / ".git" / "config"
+    if not config_path.is_file():
+        return ""
+    from dulwich.config import ConfigFile
+
+    try:
+        return ConfigFile.from_path(str(config_path)).get((b"remote", b"origin"), b"url").decode()
+    except KeyError:
+        return None
+
+
+def _breadcrumbs(kb: KnowledgeBase) -> Check:
+    """`Brain: <slug>` comments in code that name no entry (renamed or deleted knowledge)."""
+    dangling = [f"{file}:{line} ({target})" for root, file, line, target, kind in gq.unresolved_links(kb.db.conn)
+                if kind == "breadcrumb"]
+    if not dangling:
+        count = gq.breadcrumb_count(kb.db.conn)
+        return Check("code breadcrumbs", "ok", f"{count} breadcrumbs, all pointing at entries")
+    return Check("code breadcrumbs", "warn",
+                 f"{len(dangling)} name no single entry: " + "; ".join(dangling[:5])
+                 + ("; …" if len(dangling) > 5 else ""),
+                 "point them at an existing slug (pinky search …), or restore the entry (pinky restore SLUG)")
+
+
+def _links(kb: KnowledgeBase) -> Check:
+    """`[[links]]`, `.md` links and typed `links:` in notes that name no entry, with file and line."""
+    broken = [f"{kb.display_path(root, path)}:{line} ({target})"
+              for root, path, line, target, kind in gq.unresolved_links(kb.db.conn) if kind != "breadcrumb"]
+    if not broken:
+        return Check("note links", "ok", f"{gq.link_count(kb.db.conn)} links, none broken")
+    return Check("note links", "warn",
+                 f"{len(broken)} name no single entry: " + "; ".join(broken[:5]) + ("; …" if len(broken) > 5 else ""),
+                 "fix the link (a slug, a title or a relative .md path), or rename notes with `pinky mv`, "
+                 "which rewrites the links that point at them")
+
+
+def _renames(kb: KnowledgeBase) -> Check:
+    """Renames a killed `pinky mv` left half done: links still on the old name until they are finished."""
+    from pinky.graph.renames import belongs_here
+
+    pending, unreadable = kb.graph.pending_moves()
+    if not pending and not unreadable:
+        return Check("renames", "ok", "none left half done")
+    here = [r for r in pending if belongs_here(r, kb.config.project_root)]
+    elsewhere = [r for r in pending if r not in here]
+    parts = [f"{r.old_slug} -> {r.new_rel.removesuffix('.md')} ({len(r.notes)} notes, {len(r.code)} code files "
+             "to check)" for r in here]
+    parts += [f"{r.old_slug} -> {r.new_rel.removesuffix('.md')} (started in {r.project_root})" for r in elsewhere]
+    parts += [f"unreadable journal {problem}" for problem in unreadable]
+    fixes = []
+    if here:
+        fixes.append("pinky doctor --fix (or pinky reindex, or the next pinky mv) finishes them")
+    if elsewhere:
+        fixes.append("run pinky reindex in the project each was started in")
+    if unreadable:
+        fixes.append("check the links to the renamed note by hand (pinky doctor lists broken ones), then delete "
+                     "the unreadable journal")
+    return Check("renames", "warn", f"{len(pending) + len(unreadable)} cut short: " + "; ".join(parts[:5]),
+                 "; ".join(fixes))
+
+
+CHECK_CONTRADICTIONS_UP_TO = 5000  # entries (~1 s at 5,000); beyond, `pinky check` does it
+
+
+def _review(kb: KnowledgeBase) -> Check:
+    """Knowledge to check before relying on it (documentation/HYGIENE.md)."""
+    review = kb.hygiene.needs_review(5)
+    flagged = [f"{i['slug']} ({i['verdict']})" for i in review["flagged"]]
+    detail = f"{review['stale_count']} stale (unverified past their type's threshold), {len(flagged)} flagged"
+    if kb.stats()["entries"] <= CHECK_CONTRADICTIONS_UP_TO:
+        pairs = kb.hygiene.check()["pairs"]
+        detail += f", {len(pairs)} possible contradictions"
+        flagged += [f"{p['a']} vs {p['b']} (pinky check)" for p in pairs[:3]]
+    if not flagged:
+        hint = ": pinky list --json marks them `stale`" if review["stale"] else ""
+        return Check("knowledge review", "ok", detail + hint)
+    return Check("knowledge review", "warn", detail + ": " + ", ".join(flagged),
+                 "fix each (pinky check shows the differing spans; pinky verify SLUG if it still holds); "
+                 "see documentation/HYGIENE.md")
+
+
+CHECKS: list[Callable[[KnowledgeBase], Check]] = [
+    _driver, _fts, _vectors, _embedder, _schema, _integrity, _fingerprint, _second_stage, _cli_on_path, _project,
+    _roots, _renames, _drift, _malformed, _oversized, _skipped, _breadcrumbs, _links, _sync, _review,
+]
+
+
+def repair(kb: KnowledgeBase) -> list[str]:
+    """`pinky doctor --fix`: what can be repaired without a decision; one line per thing done."""
+    report = kb.reindex()  # which finishes the renames a killed `pinky mv` left half done
+    done = [line for line in report.warnings if line.startswith("finished the interrupted rename")]
+    changed = report.added + report.updated + report.removed
+    if changed:
+        done.append(f"reindexed: {report.added} added, {report.updated} updated, {report.removed} removed")
+    return done
+
+
+def run_checks(kb: KnowledgeBase, *, full: bool = False) -> list[Check]:
+    """Every check; `full` runs SQLite's integrity_check instead of quick_check (slower: it reads every
+    row of every table and looks each up in its indexes)."""
+    results = []
+    for check in [_full_integrity if full and check is _integrity else check for check in CHECKS]:
+        try:
+            results.append(check(kb))
+        except Exception as exc:  # a broken check must not hide the others
+            results.append(Check(check.__name__.strip("_"), "error", f"check failed: {exc}"))
+    try:
+        from pinky.app.claude_doctor import claude_checks
+
+        results += claude_checks(kb.config)
+    except Exception as exc:
+        results.append(Check("claude code integration", "error", f"check failed: {exc}"))
+    return results

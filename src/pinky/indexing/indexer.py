@@ -1,0 +1,441 @@
+"""Markdown roots -> SQLite index: scan, diff by stat and content hash, parse, chunk, embed.
+
+Only changed files are re-parsed, and only chunks whose text is new to the embedding cache are
+embedded, so a re-run over an unchanged tree does no embedding at all. Parsing happens outside
+write transactions, so other readers and writers keep going while a big brain is indexed: a file
+is parsed, chunked, hashed and its mentions found before `BEGIN IMMEDIATE`, and the transaction
+only writes the rows. Which files are notes, and reading them safely, is `pinky.indexing.sources`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pinky.base.fileio import atomic_write, ensure_inside, file_lock, read_regular
+from pinky.base.layout import entry_id, slug_for
+from pinky.base.locations import FILE_INDEX_HEADER, file_index_path
+from pinky.errors import InvalidInput
+from pinky.indexing.index import Index
+from pinky.indexing.linkresolve import NoteLinks, keys_of, resolve_links, write_note_links
+from pinky.indexing.sources import Skipped, SourceFile, file_hash, parse_file, scan, source_at, unreadable_prefix
+from pinky.indexing.vector_fill import embed_pending
+from pinky.store import entries as eq
+from pinky.store import graph as gq
+from pinky.store import vectors as vq
+from pinky.store.connect import bulk_writes, write_transaction
+from pinky.text.chunking import chunk_markdown
+from pinky.text.lexical import identifier_parts
+from pinky.text.linkrefs import LinkRef
+from pinky.text.markdown import Document, file_names_mentioned
+
+log = logging.getLogger("pinky.indexing.indexer")
+
+WRITE_BATCH = 1000
+BULK_WRITE_BATCH = 10_000  # notes per transaction in a large rebuild: every commit rewrites the index pages
+#                            its random-order keys touched; 100,000 notes wrote 2.8 GB at 1,000, 1.3 GB at this
+BULK_FILES = 500  # from this many changed files on, write for volume (store.connect.bulk_writes)
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+
+
+@dataclass
+class ReindexReport:
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    chunks_embedded: int = 0
+    seconds: float = 0.0
+    errors: list[str] = field(default_factory=list)  # files that were not indexed, and why
+    warnings: list[str] = field(default_factory=list)  # files indexed despite a problem (bad YAML, unknown type)
+    vectors: str = "ok"  # "ok" | "unavailable: <why>"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "added": self.added, "updated": self.updated, "removed": self.removed,
+            "unchanged": self.unchanged, "chunks_embedded": self.chunks_embedded,
+            "seconds": round(self.seconds, 3), "errors": self.errors, "warnings": self.warnings,
+            "vectors": self.vectors,
+        }
+
+
+# --- one note's rows ---------------------------------------------------------------------------------
+
+
+def _skip_message(index: Index, root: str, rel: str, reason: str) -> str:
+    return f"{index.display_path(root, rel)}: skipped: {reason}"
+
+
+def scope_for(root: str, doc: Document, default_project: str | None) -> tuple[str, str | None]:
+    if root == "global":
+        return "global", doc.project
+    project = doc.project or default_project or "default"
+    return f"project:{project}", project
+
+
+def entry_row(source: SourceFile, doc: Document, slug: str, default_project: str | None) -> dict[str, Any]:
+    scope, project = scope_for(source.root, doc, default_project)
+    return {
+        "id": entry_id(source.root, source.rel), "root": source.root, "path": source.rel, "slug": slug,
+        "scope": scope, "type": doc.type, "project": project,
+        "tags": json.dumps(list(doc.tags), ensure_ascii=False),
+        "files": json.dumps(list(doc.files), ensure_ascii=False),
+        "created": doc.created, "last_verified": doc.last_verified, "title": doc.title, "body": doc.body,
+        "meta": json.dumps(doc.meta, ensure_ascii=False, default=str), "content_hash": doc.content_hash,
+        "mtime_ns": source.mtime_ns, "size": source.size, "parse_error": doc.parse_error,
+        "indexed_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+
+
+def chunk_rows(doc: Document, chunk_words: int) -> list[dict[str, Any]]:
+    from pinky.embed.embedding import embed_input
+
+    rows = []
+    chunks = chunk_markdown(doc.body, target_words=chunk_words, first_line=doc.body_line)
+    if not chunks:  # a note with a title and no body is still findable by its title
+        rows.append({"ord": 0, "heading": "", "line": doc.body_line, "text": doc.title,
+                     "hash": _chunk_hash(embed_input(doc.title, "", doc.title)),
+                     "idents": identifier_parts([doc.title])})
+    for ord_, chunk in enumerate(chunks):
+        text_for_vector = embed_input(doc.title, chunk.heading, chunk.text)
+        rows.append({"ord": ord_, "heading": chunk.heading, "line": chunk.line, "text": chunk.text,
+                     "hash": _chunk_hash(text_for_vector),
+                     "idents": identifier_parts([doc.title, chunk.heading, chunk.text])})
+    return rows
+
+
+def _chunk_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One parsed note's rows, computed outside the write transaction (chunking and hashing a big
+    note takes time; other processes must not wait for it holding the lock)."""
+
+    row: dict[str, Any]
+    links: tuple[LinkRef, ...]
+    mentions: tuple[str, ...]
+    chunks: list[dict[str, Any]]
+
+
+def prepare_document(source: SourceFile, doc: Document, default_project: str | None,
+                     chunk_words: int) -> Prepared:
+    row = entry_row(source, doc, slug_for(source.root, source.rel), default_project)
+    # A diary names every file a session touched: that is history, not knowledge about the file.
+    mentions = () if doc.type == "diary" else file_names_mentioned(doc.body)
+    return Prepared(row, doc.link_refs, mentions, chunk_rows(doc, chunk_words))
+
+
+def store_document(conn: Any, prepared: Prepared, has_vec_table: bool, *, links: bool = True) -> None:
+    """Upsert one prepared file (caller holds the write transaction); `links=False` leaves its links to the caller."""
+    row = prepared.row
+    if eq.slug_taken(conn, row["slug"], row["id"]):
+        row = {**row, "slug": f"{row['slug']}-{row['id'][:4]}"}
+    eq.upsert_entry(conn, row, prepared.links if links else None, prepared.mentions, prepared.chunks, has_vec_table)
+
+
+# --- bringing the index up to date ---------------------------------------------------------------------
+
+
+def reindex(index: Index, *, full: bool = False, progress: Progress | None = None,
+            embed: bool = True) -> ReindexReport:
+    """Bring the index up to date with every markdown root; `full` rebuilds it from scratch."""
+    started = time.perf_counter()
+    report = ReindexReport()
+    if full:
+        index.drop()
+    db = index.db
+    has_vec = index.prepare_vectors() if embed else index.vectors_writable()
+    known = eq.indexed_files(db.conn)
+    skipped = eq.skipped_files(db.conn)
+    pending = eq.links_pending(db.conn)  # stored by a reindex killed before it wrote their links
+    seen: set[tuple[str, str]] = set()
+    changed: list[SourceFile] = []
+    unreadable: list[tuple[str, str]] = []
+    for source in scan(index.config.roots()):
+        key = (source.root, source.rel)
+        seen.add(key)
+        if (prefix := unreadable_prefix(source)) is not None:
+            unreadable.append((source.root, prefix))
+        old = known.get(key) or skipped.get(key)
+        if old and old.mtime_ns == source.mtime_ns and old.size == source.size and key not in pending:
+            if key in skipped:  # still the same unreadable file: say so again, without reading it
+                report.errors.append(_skip_message(index, *key, skipped[key].reason))
+            else:
+                report.unchanged += 1
+        else:
+            changed.append(source)
+    seen |= _kept_under_unreadable(known, unreadable)
+    removed = [known[k] for k in known.keys() - seen]
+    gone = skipped.keys() - seen
+    if gone:  # a write transaction only when there is something to write: a no-op reindex takes no lock
+        with write_transaction(db.conn):
+            for key in gone:
+                eq.forget_skipped(db.conn, *key)
+    bulk = len(changed) >= BULK_FILES
+    with bulk_writes(db.conn, empty=not known) if bulk else contextlib.nullcontext():
+        _apply_changes(index, changed, removed, known, report, has_vec, progress,
+                       BULK_WRITE_BATCH if bulk else WRITE_BATCH, force=pending)
+        scan_code(index)
+        if report.added or report.updated or report.removed or not os.path.exists(_file_index(index)):
+            refresh_file_index(index)
+        if embed and has_vec:
+            if vq.vector_rows(db.conn) != eq.counts(db.conn)["vectors"]:
+                with write_transaction(db.conn):
+                    vq.drop_orphan_vectors(db.conn)
+            report.chunks_embedded = embed_pending(index, progress)
+        elif not db.vec_available:
+            report.vectors = f"unavailable: {db.vec_error}"
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _kept_under_unreadable(known: dict[tuple[str, str], eq.IndexedFile],
+                           prefixes: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Entries inside a folder the scan could not list: not seen, but not gone either (a permission
+    slip must not drop them from the index)."""
+    return {key for key in known for root, prefix in prefixes if key[0] == root and key[1].startswith(prefix)}
+
+
+def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.IndexedFile],
+                   known: dict[tuple[str, str], eq.IndexedFile], report: ReindexReport,
+                   has_vec: bool, progress: Progress | None, batch: int = WRITE_BATCH,
+                   force: Collection[tuple[str, str]] = ()) -> None:
+    """Store the changed files a batch (one transaction) at a time, then every stored note's links in one
+    more: a link may name a note of a later batch. The notes stored are listed in `link_pending` in their
+    batch's transaction and leave it with their links, so a reindex killed in between leaves the list to
+    the next one (`force`: notes to store again though their text did not change)."""
+    conn = index.conn
+    keys: set[str] = set()  # names of entries that came, went or changed: links naming them resolve again
+    touched: list[str] = []
+    written: dict[str, NoteLinks] = {}  # notes stored without their links: written resolved at the end
+    if removed:
+        with write_transaction(conn):
+            keys |= keys_of(conn, [old.id for old in removed])
+            for old in removed:
+                eq.delete_entry(conn, old.id, has_vec)
+                report.removed += 1
+    total = len(changed)
+    for start in range(0, total, batch):
+        parsed = _parse_batch(index, changed[start : start + batch], known, report, force)
+        with write_transaction(conn):  # only rows are written here: everything slow was done above
+            ids = [entry_id(source.root, source.rel) for source, doc, prepared in parsed
+                   if prepared is not None or isinstance(doc, Skipped)]
+            keys |= keys_of(conn, ids)
+            touched += ids
+            for source, doc, prepared in parsed:
+                before = known.get((source.root, source.rel))
+                if isinstance(doc, Skipped):
+                    _store_skipped(index, source, str(doc), before, has_vec)
+                else:
+                    _store_changed(index, source, doc, prepared, before, report, has_vec)
+                    if prepared is not None:
+                        row = prepared.row
+                        written[row["id"]] = (row["root"], row["path"], row["content_hash"], prepared.links)
+            eq.mark_links_pending(conn, [eid for eid in ids if eid in written], True)
+        if progress:
+            progress("parse", min(start + batch, total), total)
+    if keys or touched:  # once, after every batch: a link may name a note of a later batch
+        with write_transaction(conn):
+            write_note_links(conn, written, keys | keys_of(conn, touched))
+            eq.mark_links_pending(conn, list(written), False)
+
+
+Parsed = tuple[SourceFile, Document | Skipped, Prepared | None]
+
+
+def _parse_batch(index: Index, batch: list[SourceFile], known: dict[tuple[str, str], eq.IndexedFile],
+                 report: ReindexReport, force: Collection[tuple[str, str]]) -> list[Parsed]:
+    """Parse, chunk and hash a batch outside any transaction: readers and writers keep going."""
+    config = index.config
+    parsed: list[Parsed] = []
+    for source in batch:
+        try:
+            doc = parse_file(source, config.max_note_bytes)
+        except Skipped as why:
+            parsed.append((source, why, None))
+            report.errors.append(_skip_message(index, source.root, source.rel, str(why)))
+            continue
+        except OSError as exc:
+            report.errors.append(f"{source.path}: {exc.strerror or exc}")
+            continue
+        before = known.get((source.root, source.rel))
+        unchanged = (before is not None and before.content_hash == doc.content_hash
+                     and (source.root, source.rel) not in force)
+        prepared = None if unchanged else prepare_document(source, doc, config.project, config.chunk_words)
+        parsed.append((source, doc, prepared))
+    return parsed
+
+
+def _store_skipped(index: Index, source: SourceFile, reason: str, old: eq.IndexedFile | None,
+                   has_vec: bool) -> None:
+    """Record why the file is not indexed; an entry it used to be leaves the index (caller holds the transaction)."""
+    if old is not None:
+        eq.delete_entry(index.conn, old.id, has_vec)
+    eq.record_skipped(index.conn, eq.SkippedFile(source.root, source.rel, source.mtime_ns, source.size, reason))
+
+
+def _store_changed(index: Index, source: SourceFile, doc: Document, prepared: Prepared | None,
+                   old: eq.IndexedFile | None, report: ReindexReport, has_vec: bool) -> None:
+    eq.forget_skipped(index.conn, source.root, source.rel)
+    if prepared is None:  # the same bytes as indexed (seen in _parse_batch): only the stat changed
+        eq.touch_entry(index.conn, entry_id(source.root, source.rel), source.mtime_ns, source.size)
+        report.unchanged += 1
+        return
+    store_document(index.conn, prepared, has_vec, links=False)
+    if doc.parse_error:
+        report.warnings.append(f"{index.display_path(source.root, source.rel)}: {doc.parse_error}")
+    if old:
+        report.updated += 1
+    else:
+        report.added += 1
+
+
+def index_files(index: Index, paths: list[Path]) -> ReindexReport:
+    """Index these markdown files (under either root) in a few transactions, without embedding: many
+    notes rewritten at once (a rename's links) cost one write per batch instead of one per note."""
+    report = ReindexReport()
+    changed = []
+    for path in paths:
+        root, folder = index.locate(path.parent)
+        rel = path.name if folder == "." else f"{folder}/{path.name}"
+        source = source_at(root, index.root_dir(root), rel, path)
+        if source is not None:
+            changed.append(source)
+    known = {(s.root, s.rel): old for s in changed
+             if (old := eq.indexed_files_by_id(index.conn, entry_id(s.root, s.rel))) is not None}
+    _apply_changes(index, changed, [], known, report, index.vectors_writable(), None)
+    if report.added or report.updated:
+        refresh_file_index(index)
+    return report
+
+
+def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
+    """Index one markdown file under either root right away; returns its slug (None if gone).
+
+    Its folder must lie inside a root; the file itself follows the scan's rules (a special file or
+    a link out of the root is recorded as skipped, never read)."""
+    root, folder = index.locate(path.parent)
+    rel = path.name if folder == "." else f"{folder}/{path.name}"
+    conn = index.conn
+    has_vec = index.prepare_vectors() if embed else index.vectors_writable()
+    eid = entry_id(root, rel)
+    linked_before = gq.linked_file_names(conn, eid)
+    source = source_at(root, index.root_dir(root), rel, path)
+    if source is None:
+        with write_transaction(conn):
+            keys = keys_of(conn, [eid])
+            eq.delete_entry(conn, eid, has_vec)
+            resolve_links(conn, keys=keys)
+        if linked_before:
+            refresh_file_index(index)
+        return None
+    try:
+        doc = parse_file(source, index.config.max_note_bytes)
+    except Skipped as why:
+        with write_transaction(conn):
+            keys = keys_of(conn, [eid])
+            _store_skipped(index, source, str(why), eq.indexed_files_by_id(conn, eid), has_vec)
+            resolve_links(conn, keys=keys)
+        return None
+    known = eq.entry_by(conn, "id", eid)
+    if known is not None and known["content_hash"] == doc.content_hash:
+        # Already indexed (e.g. a watcher reporting our own save): keep chunks and vectors.
+        with write_transaction(conn):
+            eq.touch_entry(conn, eid, source.mtime_ns, source.size)
+        return str(known["slug"])
+    prepared = prepare_document(source, doc, index.config.project, index.config.chunk_words)
+    with write_transaction(conn):
+        keys = keys_of(conn, [eid])
+        eq.forget_skipped(conn, root, rel)
+        store_document(conn, prepared, has_vec)
+        resolve_links(conn, sources=[eid], keys=keys | keys_of(conn, [eid]))
+    if doc.parse_error:
+        log.warning("%s: %s", index.display_path(root, rel), doc.parse_error)
+    # The hooks' list of linked file names changes only if this entry's names did (a diary
+    # line or an edited paragraph usually leaves them alone): skip the rewrite otherwise.
+    if gq.linked_file_names(conn, eid) != linked_before or not os.path.exists(_file_index(index)):
+        refresh_file_index(index)
+    if embed and has_vec:
+        embed_pending(index)
+    row = eq.entry_by(conn, "id", eid)
+    return str(row["slug"]) if row else None
+
+
+def scan_code(index: Index) -> None:
+    """Breadcrumbs in the project's code (inside an initialised project only)."""
+    config = index.config
+    if config.save_dir is None or config.project_root is None or not config.save_dir.is_dir():
+        return
+    from pinky.indexing.codescan import scan_code as scan
+
+    try:
+        scan(index.conn, config.project_root, [config.save_dir, config.global_dir, config.home],
+             skip_prefix=config.db_path.name)
+    except OSError as exc:  # unreadable folders: the notes matter more than the code links
+        log.warning("scanning the code for breadcrumbs failed: %s", exc)
+
+
+def _file_index(index: Index) -> str:
+    return file_index_path(str(index.config.db_path))
+
+
+def refresh_file_index(index: Index) -> None:
+    """Rewrite `<db>-files`, the names of files some entry links to (the hooks' pre-filter).
+
+    Under a lock, each writer reads the index as committed at that moment, so the last
+    one to write always has every change. A derived file: when its name (or its lock's) is a link out
+    of the index's folder, nothing is written and a warning says why."""
+    path = _file_index(index)
+    try:
+        for name in (path, path + ".lock"):
+            ensure_inside(name, os.path.dirname(path))
+    except InvalidInput as exc:
+        log.warning("%s", exc)
+        return
+    with file_lock(path + ".lock"):
+        text = FILE_INDEX_HEADER + "\n" + "".join(f"{n}\n" for n in sorted(gq.linked_file_names(index.conn)))
+        try:
+            if read_regular(path).decode("utf-8", errors="replace") == text:
+                return
+        except OSError:
+            pass
+        atomic_write(path, text)
+
+
+def drift(index: Index) -> dict[str, list[str]]:
+    """Markdown files the index does not reflect yet (new, changed, or deleted)."""
+    known = eq.indexed_files(index.conn)
+    skipped = eq.skipped_files(index.conn)
+    out: dict[str, list[str]] = {"new": [], "changed": [], "deleted": []}
+    seen = set()
+    for source in scan(index.config.roots()):
+        key = (source.root, source.rel)
+        seen.add(key)
+        old = known.get(key)
+        if source.problem or (key in skipped and (skipped[key].mtime_ns, skipped[key].size)
+                              == (source.mtime_ns, source.size)):
+            if old is not None:  # a note turned into a link out, a FIFO: the next reindex drops it
+                out["changed"].append(index.display_path(*key))
+            continue  # never read, or unchanged since it was found not to be a note: the errors name it
+        if old is None:
+            out["new"].append(index.display_path(*key))
+        elif (old.mtime_ns, old.size) != (source.mtime_ns, source.size):
+            try:
+                digest = file_hash(source)
+            except (OSError, Skipped):
+                continue
+            if digest != old.content_hash:
+                out["changed"].append(index.display_path(*key))
+    out["deleted"] = [index.display_path(*k) for k in sorted(known.keys() - seen)]
+    return out

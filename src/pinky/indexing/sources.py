@@ -1,0 +1,204 @@
+"""The markdown files of the roots: which ones are notes, and reading them without being hurt.
+
+Only regular files inside a root are read. The scan does not follow links to folders (as before),
+and reports, without opening anything, a `.md` that is a FIFO, a device or a socket (a FIFO would
+block the read for ever, `/dev/zero` would fill the memory) and a link whose target lies outside
+its root (its text would leak into search). A note larger than `PINKY_MAX_NOTE_BYTES` is indexed
+by its title and its first bytes, with a warning, so one huge file cannot stall a reindex.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from pinky.base import fileio
+from pinky.base.layout import is_skipped
+from pinky.base.locations import ENV_MAX_NOTE_BYTES
+from pinky.text.markdown import Document, content_hash, parse_text, unreadable
+
+READ_BLOCK = 1 << 20
+TOO_LARGE = "too large: "  # how the parse error of a cut note starts (doctor lists those apart)
+ALSO = "; and: "  # before the note's other problem, if it has one
+NEAR_LINE_END = 64 * 1024  # a cut note ends at a line break when one is this close to the limit
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    root: str
+    rel: str
+    location: str  # the file's path; a Path is made only when asked (100,000 of them cost ~0.5 s a scan)
+    mtime_ns: int
+    size: int
+    problem: str | None = None  # why it is not read at all: a special file, a link out of its root
+
+    @property
+    def path(self) -> Path:
+        return Path(self.location)
+
+
+class Skipped(Exception):
+    """A file named .md that is not a note (binary, not UTF-8, a FIFO, a link out of its root):
+    reported with its reason, never indexed."""
+
+
+# --- finding the notes -----------------------------------------------------------------------------
+
+
+def scan(roots: dict[str, Path]) -> Iterator[SourceFile]:
+    """Every .md file under each root, with its stat: the notes, and the files that look like notes
+    but must not be read (with `problem` set). Depth first, names sorted, like `os.walk`."""
+    for root_name, root in roots.items():
+        if root.is_dir():
+            yield from _scan_root(root_name, os.fspath(root))
+
+
+def _scan_root(root_name: str, root: str) -> Iterator[SourceFile]:
+    stack = [("", root)]
+    while stack:
+        prefix, folder = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                items = sorted(listing, key=lambda item: item.name)
+        except OSError as exc:  # said, not swallowed: the notes in it are neither read nor dropped
+            yield _unreadable_folder(root_name, prefix or "./", folder, exc)
+            continue
+        folders = []
+        for item in items:
+            if is_skipped(item.name):
+                continue
+            rel = prefix + item.name
+            if item.is_symlink():
+                linked = _linked(root_name, root, rel, item.path)
+                if linked is not None:
+                    yield linked
+            elif item.is_dir(follow_symlinks=False):
+                folders.append((rel + "/", item.path))
+            elif item.name.lower().endswith(".md"):  # = layout.is_note, the folders checked above
+                try:
+                    info = item.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                yield SourceFile(root_name, rel, item.path, info.st_mtime_ns, info.st_size,
+                                 _special(info.st_mode))
+        stack.extend(reversed(folders))
+
+
+def _unreadable_folder(root_name: str, rel: str, folder: str, exc: OSError) -> SourceFile:
+    """A folder the scan cannot list, as a SourceFile whose `rel` ends in '/': reported with the reason
+    on every reindex, and the entries already indexed under it are kept (see `unreadable_prefix`)."""
+    try:
+        info = os.lstat(folder)
+        mtime, size = info.st_mtime_ns, 0
+    except OSError:
+        mtime, size = 0, 0
+    reason = f"folder not readable ({exc.strerror or exc}): the notes in it are not indexed or updated"
+    return SourceFile(root_name, rel, folder, mtime, size, reason)
+
+
+def unreadable_prefix(source: SourceFile) -> str | None:
+    """The folder prefix of a SourceFile that stands for an unreadable folder, else None."""
+    if not source.rel.endswith("/"):
+        return None
+    return "" if source.rel == "./" else source.rel
+
+
+def _special(mode: int) -> str | None:
+    kind = fileio.file_kind(mode)
+    return f"{kind}, not a regular file: never opened" if kind else None
+
+
+def _linked(root_name: str, root: str, rel: str, path: str) -> SourceFile | None:
+    """A symbolic link met by the scan: a note when it leads to a regular .md file inside the root;
+    reported, unread, when it leads out of the root; else left alone (a link to a folder inside is
+    not followed, a dangling link has nothing to read)."""
+    why = fileio.outside(path, root)
+    try:
+        info = os.lstat(path) if why else os.stat(path)
+    except OSError:
+        return None
+    if why:
+        what = "folder" if os.path.isdir(path) else "file"
+        if what == "file" and not rel.lower().endswith(".md"):
+            return None
+        problem: str | None = f"a symbolic link to a {what} outside the knowledge folder ({why}): not followed"
+    elif stat.S_ISDIR(info.st_mode) or not rel.lower().endswith(".md"):
+        return None
+    else:
+        problem = _special(info.st_mode)
+    return SourceFile(root_name, rel, os.fspath(path), info.st_mtime_ns, info.st_size, problem)
+
+
+def source_at(root_name: str, root: Path, rel: str, path: Path) -> SourceFile | None:
+    """The SourceFile of one note path (for indexing it alone); None when there is no file there."""
+    if path.is_symlink():
+        return _linked(root_name, os.fspath(root), rel, os.fspath(path))
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
+    return SourceFile(root_name, rel, os.fspath(path), info.st_mtime_ns, info.st_size, _special(info.st_mode))
+
+
+# --- reading one note ------------------------------------------------------------------------------
+
+
+def read_note(source: SourceFile, max_bytes: int) -> tuple[bytes, str, int]:
+    """(the bytes to parse, the content hash of the whole file, its size in bytes).
+
+    Reads at most `max_bytes` (+1) into memory; the rest of a larger file is only hashed."""
+    if source.problem:
+        raise Skipped(source.problem)
+    try:
+        handle = fileio.open_regular(source.path)
+    except fileio.UnsafeFile as exc:  # swapped for a special file since the scan
+        raise Skipped(str(exc).rsplit(": ", 1)[-1]) from None
+    with handle:
+        raw = handle.read(max_bytes + 1)
+        if len(raw) <= max_bytes:
+            return raw, content_hash(raw), len(raw)
+        hasher, size = hashlib.sha256(raw), len(raw)
+        while block := handle.read(READ_BLOCK):
+            hasher.update(block)
+            size += len(block)
+    return _cut(raw, max_bytes), hasher.hexdigest()[:16], size
+
+
+def file_hash(source: SourceFile) -> str:
+    """The content hash of a note file (the version `parse_file` gives), reading it in blocks."""
+    return read_note(source, READ_BLOCK)[1]
+
+
+def _cut(raw: bytes, max_bytes: int) -> bytes:
+    """The first `max_bytes`, ending at a line break when one is near, never inside a UTF-8 character."""
+    head = raw[:max_bytes]
+    newline = head.rfind(b"\n", max(0, max_bytes - NEAR_LINE_END))
+    if newline >= 0:
+        return head[: newline + 1]
+    for back in range(1, min(4, len(head)) + 1):
+        byte = head[-back]
+        if byte < 0x80:
+            break  # ASCII: the last character is whole
+        if byte >= 0xC0:  # the lead byte of the last character: is it complete?
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return head[:-back] if need > back else head
+    return head
+
+
+def parse_file(source: SourceFile, max_bytes: int) -> Document:
+    """The note in a file; raises Skipped when the file is not a note, OSError when it cannot be read."""
+    raw, digest, size = read_note(source, max_bytes)
+    reason = unreadable(raw)
+    if reason:
+        raise Skipped(reason)
+    text = raw.decode("utf-8-sig")
+    if size <= max_bytes:
+        return parse_text(text, source.rel, raw)
+    doc = parse_text(text, source.rel, b"")
+    cut = (f"{TOO_LARGE}{size:,} bytes, over the {max_bytes:,}-byte limit ({ENV_MAX_NOTE_BYTES}): indexed by "
+           f"its title and its first {len(raw):,} bytes only")
+    return replace(doc, content_hash=digest, parse_error=ALSO.join(filter(None, (cut, doc.parse_error))))

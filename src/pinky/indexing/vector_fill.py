@@ -1,0 +1,98 @@
+"""Filling the vectors: every chunk without one gets one, reusing a vector made before for the same
+text when there is one, on worker processes when many are waiting (`pinky.embed.embed_pool`).
+
+Runs after the text is indexed and outside write transactions: full-text search works meanwhile,
+and each batch of vectors is committed as it comes.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from pinky.embed.embed_pool import MIN_PENDING, EmbedPool, auto_workers, bulk_runtime
+from pinky.store import vectors as vq
+from pinky.store.connect import write_transaction
+
+if TYPE_CHECKING:
+    from pinky.indexing.index import Index
+    from pinky.indexing.indexer import Progress
+
+log = logging.getLogger(__name__)
+
+EMBED_BATCH = 64
+PENDING_BATCH = 2048  # chunks per commit: fewer commits rewrite the vector table's shared pages less often
+
+
+def embed_pending(index: Index, progress: Progress | None = None) -> int:
+    """Give every chunk lacking a vector one, from the cache when its text was seen before; on all
+    cores when many are pending (`pinky.embed.embed_pool`).
+
+    Returns how many chunks the model actually embedded (cache hits are free)."""
+    if not index.prepare_vectors():
+        return 0
+    total = vq.count_pending(index.conn)
+    workers = _workers_for(index, total)
+    if workers < 2:
+        if total >= MIN_PENDING:
+            bulk_runtime(index.embedder)
+        return _embed_pending(index, total, progress, None)
+
+    try:
+        with EmbedPool(index.config, workers) as pool:
+            return _embed_pending(index, total, progress, pool)
+    except (OSError, RuntimeError) as exc:  # BrokenProcessPool is a RuntimeError: a worker died or never started
+        # What the workers finished is committed; this process embeds the rest (and, if the model itself
+        # is the problem, raises the same error where it can be reported plainly).
+        log.warning("embedding workers failed (%s); embedding in this process", exc)
+        return _embed_pending(index, vq.count_pending(index.conn), progress, None)
+
+
+def _workers_for(index: Index, pending: int) -> int:
+    if index.config.embedder == "hash" or pending < MIN_PENDING:
+        return 0  # hashing is cheaper than starting a process
+    chosen = index.config.embed_workers
+    return auto_workers() if chosen is None else chosen
+
+
+def _embed_pending(index: Index, total: int, progress: Progress | None, pool: Any) -> int:
+    conn = index.conn
+    fingerprint = index.fingerprint()
+    embedded = done = 0
+    while rows := vq.pending_chunks(conn, PENDING_BATCH):
+        cached = vq.cached_vectors(conn, (r[1] for r in rows), fingerprint)
+        new = _embed_missing(index, rows, cached, pool)
+        embedded += len(new)
+        with write_transaction(conn):
+            stored = vq.store_vectors(conn, [(r[0], new.get(r[1]) or cached[r[1]]) for r in rows])
+        done += len(rows)
+        if progress:
+            progress("embed", min(done, total), max(total, done))
+        if stored == 0:
+            break  # another process is filling the same chunks; it will finish them
+    if embedded or done:
+        with write_transaction(conn):
+            vq.trim_stash(conn)
+    return embedded
+
+
+def _embed_missing(index: Index, rows: list[tuple[int, str, str, str, str]],
+                   cached: dict[str, bytes], pool: Any = None) -> dict[str, bytes]:
+    """Vectors (float32 bytes) for the chunk texts the cache lacks, keyed by chunk hash."""
+    import numpy as np
+
+    from pinky.embed.embedding import embed_input
+
+    missing: dict[str, str] = {}
+    for _cid, chash, title, heading, text in rows:
+        if chash not in cached and chash not in missing:
+            missing[chash] = embed_input(title, heading, text)
+    keys = list(missing)
+    parts = [keys[i : i + EMBED_BATCH] for i in range(0, len(keys), EMBED_BATCH)]
+    texts = [[missing[k] for k in part] for part in parts]
+    if pool is not None:
+        matrices = pool.embed_batches(texts, index.embedder.dims)
+    else:
+        matrices = [np.asarray(index.embedder.embed(batch), dtype=np.float32) for batch in texts]
+    return {key: vector.tobytes() for part, matrix in zip(parts, matrices, strict=True)
+            for key, vector in zip(part, matrix, strict=True)}

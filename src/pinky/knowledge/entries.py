@@ -1,0 +1,335 @@
+"""Entries: create, read and update notes, edit their frontmatter, and find near-duplicates
+(soft delete and restore are `pinky.knowledge.archive`).
+
+Markdown is written first (atomically: readers see the old file or the new one, never half of
+one), then the index is updated. `version` is the content hash of the file, so an update only
+lands on the text the caller read (optimistic concurrency); an edit rewrites only the frontmatter
+fields it changes (`pinky.text.frontmatter_edit`). Update, delete and restore hold a lock
+beside the note (`<root>/.pinky/locks/`, shared by every process and every PINKY_HOME that edits
+the same folder) and look at the file again under it, so of two racing edits exactly one lands and
+the other gets a Conflict or NotFound. Every path is checked to stay inside its root once links are
+followed.
+
+Secrets: what is written (title, body, an archive reason) passes `pinky.base.redact` first, and `get`
+redacts the text it returns too, for notes written by hand or before a format was known; the
+`redacted` field of the returned Entry names the kinds replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from pinky.base.dates import now_utc, valid_day
+from pinky.base.fileio import FileLock, atomic_write, create_new, ensure_inside, file_lock, read_regular, write_numbered
+from pinky.base.layout import entry_id, slug_for
+from pinky.base.redact import redact_kinds
+from pinky.base.validate import (
+    MAX_BODY_CHARS,
+    clean_text,
+    clean_title,
+    normalise_tag,
+    validate_questions,
+    validate_slug,
+    validate_tags,
+    validate_type,
+)
+from pinky.errors import Conflict, InvalidInput, NotFound
+from pinky.indexing import healing, indexer
+from pinky.indexing.index import Index
+from pinky.knowledge import supersession
+from pinky.search import gaps
+from pinky.search import hybrid as search
+from pinky.store import entries as eq
+from pinky.store import retrieval as rq
+from pinky.text.frontmatter_edit import rewrite
+from pinky.text.markdown import content_hash, render, split_frontmatter
+
+# Cosine similarity above which a new note most likely repeats an existing one (USE: paraphrases of
+# one fact score ~0.8-0.95, notes on merely related topics ~0.4-0.7).
+DUPLICATE_SIMILARITY = 0.8
+MAX_STEM = 60
+LOCK_DIR = ".pinky/locks"  # inside each knowledge root: hidden (never a note), git-ignored
+_NON_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def slugify(text: str) -> str:
+    """ASCII file stem for a title: 'El pool de PG se cuelga' -> 'el-pool-de-pg-se-cuelga'."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    stem = _NON_SLUG.sub("-", ascii_text.lower()).strip("-")[:MAX_STEM].strip("-")
+    return stem or "entry"
+
+
+@dataclass(frozen=True)
+class Entry:
+    slug: str
+    path: str
+    title: str
+    type: str
+    scope: str
+    project: str | None
+    tags: list[str]
+    created: str | None
+    last_verified: str | None
+    files: list[str]
+    body: str
+    version: str
+    meta: dict[str, Any] = field(default_factory=dict)
+    redacted: list[str] = field(default_factory=list)  # kinds of secret replaced by [REDACTED:kind] markers
+    classification: dict[str, Any] | None = None  # a save's suggested type and tags (pinky.knowledge.classify)
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        if data["classification"] is None:
+            del data["classification"]
+        return data
+
+
+def find(index: Index, slug: str) -> Any:
+    """The index row of the entry a (possibly shortened) slug names."""
+    name = validate_slug(slug)
+    rows = eq.resolve_slug(index.conn, name)
+    if len(rows) > 1:
+        raise NotFound(f"slug {name!r} is ambiguous: {', '.join(r['slug'] for r in rows[:5])}")
+    if not rows:
+        raise NotFound(f"no entry with slug {name!r}; search for it first (brain_search, or pinky search)")
+    return rows[0]
+
+
+def _file_of(index: Index, row: Any) -> Path:
+    base = index.root_dir(row["root"])  # the file, and its folders, must not be links out of the root
+    return Path(ensure_inside(base / row["path"], base, done="read or written"))
+
+
+def edit_lock(index: Index, root: str, rel: str) -> FileLock:
+    """The lock every edit of the note `rel` takes, beside it, so every process and every PINKY_HOME
+    editing this folder shares it. Sixteen per root, by entry id: unrelated edits rarely wait.
+    The folder ignores itself in git, also in projects set up before `pinky init` said so."""
+    return root_lock(index, root, f"edit-{entry_id(root, rel)[0]}")
+
+
+def root_lock(index: Index, root: str, name: str, *, blocking: bool = True) -> FileLock:
+    """The lock `name` of a knowledge root, in `<root>/.pinky/locks/` (created, git-ignored, if need be)."""
+    folder = index.root_dir(root) / LOCK_DIR
+    if not folder.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+        create_new(folder.parent / ".gitignore", "# pinky's local files (locks, journals): never committed\n*\n")
+    return file_lock(folder / f"{name}.lock", blocking=blocking)
+
+
+def _gone(row: Any) -> NotFound:
+    return NotFound(f"entry {row['slug']!r} was deleted or moved meanwhile; search for it again")
+
+
+def file_of(index: Index, slug: str) -> Path:
+    """The markdown file of the entry a slug names."""
+    return _file_of(index, find(index, slug))
+
+
+def save(index: Index, title: str, body: str, *, type: str | None = "note", tags: list[str] | None = None,
+         scope: str | None = None, project: str | None = None, files: list[str] | None = None,
+         embed: bool = True, draft: bool = False, key: str | None = None, subject: str | None = None,
+         questions: list[str] | None = None, classify: bool = False) -> Entry:
+    """Write a new note atomically into the right root, then index it at once. A draft (written by
+    the Stop hook's capture, not by a person or the agent) says so in its frontmatter. `questions`: the
+    questions the note answers, kept in its frontmatter and searched as a field of their own.
+
+    With a `key` or `subject`, the current entries of the same scope with the same one are superseded
+    (`pinky.knowledge.supersession`); a `subject` makes a default `note` a `status`. With `classify`, a type left
+    None and missing tags are suggested and applied, given tags mapped onto the existing vocabulary
+    (`pinky.knowledge.classify`); the result's `classification` says what was suggested and applied."""
+    title, hidden = _redacted(clean_title(title), [])
+    body = clean_text(body, "body", MAX_BODY_CHARS)
+    suggestion = None
+    if classify:
+        from pinky.knowledge.classify import for_save
+
+        type, tags, suggestion = for_save(index, title, body, type, tags, subject)
+    fact, found = supersession.fact_meta(key, subject)
+    tag_list, hidden = _tags(tags, hidden + found)
+    kind = "status" if subject is not None and type in ("note", None) else validate_type(type)
+    meta: dict[str, Any] = {"title": title, "type": kind, "tags": tag_list, **fact}
+    body, hidden = _redacted(body, hidden)
+    resolved = search.resolve_scope(index, scope, project) or search.resolve_scope(index, "project", None)
+    root = "global" if resolved == "global" else "project"
+    if root == "project":
+        meta["project"] = str(resolved).split(":", 1)[1]
+    elif project:
+        meta["project"] = project
+    today = now_utc()
+    meta["created"] = today.isoformat()
+    meta["last_verified"] = today.date().isoformat()
+    if files:
+        meta["files"], hidden = _redacted_list(validate_tags(files, "files"), hidden)
+    if questions:
+        meta["questions"], hidden = _redacted_list(validate_questions(questions), hidden)
+    if draft:
+        meta["draft"] = True
+    older = supersession.older_versions(index, str(resolved), fact) if fact else []
+    if older:
+        meta["supersedes"] = older[0]["slug"] if len(older) == 1 else [row["slug"] for row in older]
+        meta["valid_from"] = today.date().isoformat()
+    directory = Path(ensure_inside(index.root_dir(root) / meta["type"], index.root_dir(root)))
+    path = Path(write_numbered(directory, slugify(meta["title"]), render(meta, body)))
+    fallback = slug_for(root, path.relative_to(index.root_dir(root)).as_posix())
+    saved = healing.after_write(index, path, lambda slug: get(index, slug or fallback), embed=embed)
+    if older:
+        mark_superseded(index, older, saved.slug, today.date().isoformat(), embed)
+    if index.config.telemetry:
+        gaps.close_answered(index, saved.slug, f"{title}\n{body}")
+    return replace(saved, redacted=hidden, classification=suggestion.as_dict() if suggestion else None)
+
+
+def mark_superseded(index: Index, older: list[Any], new_slug: str, day: str, embed: bool) -> list[str]:
+    """Mark each older entry superseded by `new_slug` as of `day`; returns the slugs marked.
+
+    One that is gone, has malformed frontmatter or was superseded by another entry meanwhile is left
+    as it is."""
+
+    def change(meta: dict[str, Any]) -> bool:
+        if meta.get("superseded_by") not in (None, "", new_slug):
+            return False
+        meta["superseded_by"] = new_slug
+        meta.setdefault("valid_until", day)
+        return True
+
+    marked = []
+    for row in older:
+        try:
+            if edit_meta(index, row, change, embed=embed):  # vectors from the cache: the text is the same
+                marked.append(row["slug"])
+        except (NotFound, InvalidInput):
+            continue
+    return marked
+
+
+def edit_meta(index: Index, row: Any, change: Callable[[dict[str, Any]], bool | None], *,
+              embed: bool = True) -> bool:
+    """Edit a note's frontmatter under its edit lock: `change(meta)` edits the dict (returning False
+    leaves the file as it is), only the lines of the fields it changed are rewritten
+    (`pinky.text.frontmatter_edit`), then the note is indexed. True when the file was written.
+
+    NotFound when the note is gone, InvalidInput when its frontmatter is malformed; `change` may raise."""
+    path = _file_of(index, row)
+    with edit_lock(index, row["root"], row["path"]):
+        try:
+            text = read_regular(path).decode("utf-8")
+        except FileNotFoundError:
+            raise _gone(row) from None
+        except UnicodeDecodeError:
+            raise InvalidInput(f"{path} is not valid UTF-8; fix it by hand first") from None
+        meta, _, _, error = split_frontmatter(text)
+        if error:
+            raise InvalidInput(f"{path} has malformed frontmatter ({error}); fix it by hand first")
+        if change(meta) is False:
+            return False
+        atomic_write(path, rewrite(text, meta))
+        healing.after_write(index, path, lambda slug: slug, embed=embed)
+    return True
+
+
+def _redacted(text: str, kinds: list[str]) -> tuple[str, list[str]]:
+    """`text` with its secrets replaced, and `kinds` plus the kinds replaced in it."""
+    clean, found = redact_kinds(text)
+    return clean, sorted({*kinds, *found})
+
+
+def _redacted_list(values: list[str], kinds: list[str]) -> tuple[list[str], list[str]]:
+    """Each value with its secrets replaced (a token pasted as a tag or a path), and the kinds so far."""
+    cleaned = []
+    for value in values:
+        value, kinds = _redacted(value, kinds)
+        cleaned.append(value)
+    return list(dict.fromkeys(cleaned)), kinds
+
+
+def _tags(values: Any, kinds: list[str]) -> tuple[list[str], list[str]]:
+    """Tags as kept: redacted (before any case change hides a key's shape), then normalised."""
+    cleaned, kinds = _redacted_list(validate_tags(values), kinds)
+    return list(dict.fromkeys(normalise_tag(tag) for tag in cleaned)), kinds
+
+
+def get(index: Index, slug: str) -> Entry:
+    """A whole entry, read fresh from its markdown file (the version is its content hash)."""
+    row = find(index, slug)
+    path = _file_of(index, row)
+    if not path.exists():
+        indexer.index_file(index, path, embed=False)
+        raise NotFound(f"entry {slug!r} was removed from disk")
+    if content_hash(path.read_bytes()) != row["content_hash"]:
+        indexer.index_file(index, path, embed=False)
+        row = eq.entry_by(index.conn, "id", row["id"])
+    title, hidden = _redacted(row["title"], [])
+    body, hidden = _redacted(row["body"], hidden)  # a secret in an old or hand-written note is not shown
+    return Entry(
+        slug=row["slug"], path=index.display_path(row["root"], row["path"]), title=title,
+        type=row["type"], scope=row["scope"], project=row["project"], tags=json.loads(row["tags"]),
+        created=row["created"], last_verified=row["last_verified"], files=json.loads(row["files"]),
+        body=body, version=row["content_hash"], meta=json.loads(row["meta"]), redacted=hidden,
+    )
+
+
+def update(index: Index, slug: str, expected_version: str, *, title: str | None = None, body: str | None = None,
+           tags: list[str] | None = None, type: str | None = None, last_verified: str | None = None,
+           questions: list[str] | None = None) -> Entry:
+    """Change an entry only if nobody changed it since `expected_version` (its content hash). None keeps a
+    field as it is; `questions=[]` removes them."""
+    if not isinstance(expected_version, str) or not expected_version.strip():
+        raise InvalidInput("expected_version is required: take it from brain_get / pinky get")
+    row = find(index, slug)
+    path = _file_of(index, row)
+    with edit_lock(index, row["root"], row["path"]):
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise _gone(row) from None
+        current = content_hash(raw)
+        if current != expected_version.strip():
+            raise Conflict(f"entry {row['slug']!r} changed: its version is {current}, not "
+                           f"{expected_version}; read it again and reapply your change")
+        text = raw.decode("utf-8", errors="replace")
+        meta, old_body, _, error = split_frontmatter(text)
+        if error:
+            raise InvalidInput(f"{path} has malformed frontmatter ({error}); fix it by hand first")
+        title, hidden = (None, []) if title is None else _redacted(clean_title(title), [])
+        tag_list, hidden = (None, hidden) if tags is None else _tags(tags, hidden)
+        changes = {"title": title,
+                   "type": None if type is None else validate_type(type),
+                   "tags": tag_list,
+                   "last_verified": None if last_verified is None else valid_day(last_verified, "last_verified")}
+        meta.update({key: value for key, value in changes.items() if value is not None})
+        if questions is not None:
+            asked, hidden = _redacted_list(validate_questions(questions), hidden)
+            meta.pop("questions", None)
+            meta.update({"questions": asked} if asked else {})
+        new_body = old_body if body is None else clean_text(body, "body", MAX_BODY_CHARS)
+        new_body, hidden = _redacted(new_body, hidden)  # an old secret in a kept body goes too
+        atomic_write(path, rewrite(text, meta, new_body))
+        updated = healing.after_write(index, path, lambda _: get(index, row["slug"]))
+    if index.config.telemetry and body is not None:  # a new body may answer what searches missed
+        gaps.close_answered(index, updated.slug, f"{updated.title}\n{new_body}")
+    return replace(updated, redacted=hidden)
+
+
+def similar(index: Index, slug: str, *, threshold: float = DUPLICATE_SIMILARITY, limit: int = 3) -> list[search.Hit]:
+    """Entries whose text is nearly the same as this one's: likely duplicates to merge.
+
+    Compares the entry's title and body (as the embedder sees a note) with every chunk
+    vector; empty when vectors are unavailable. Cheap enough to run on every save."""
+    row = find(index, slug)
+    if not index.vector_status()[0]:
+        return []
+    from pinky.embed.embedding import embed_input
+
+    query = index.embedder.embed([embed_input(row["title"], "", row["body"][:4000])])[0].astype("float32")
+    if not query.any():
+        return []
+    matches = [(chunk, round(score, 4)) for entry, score, chunk in search.vector_hits(index, query, rq.Filters())
+               if entry != row["id"] and score >= threshold]
+    # a superseded entry is not a duplicate to merge: a newer one (often this one) replaced it
+    return [hit for hit in search.hits_for(index, matches, row["title"]) if not hit.superseded_by][:limit]

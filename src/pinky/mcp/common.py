@@ -1,0 +1,141 @@
+"""What every module of MCP tools shares: the server state a tool receives, running a core call off
+the event loop with errors the model can act on, the result shape, and the common parameter types.
+
+No `from __future__ import annotations`: the SDK reads the tools' signatures at runtime.
+"""
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
+
+import anyio
+from mcp.server.mcpserver import Resolve
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel, Field
+
+from pinky.app.runtime import Runtime
+from pinky.base.layout import ENTRY_TYPES
+from pinky.base.shown import shown, shown_all
+from pinky.base.validate import MAX_QUESTION_CHARS, MAX_QUESTIONS
+from pinky.errors import PinkyError
+from pinky.kb import KnowledgeBase
+from pinky.mcp.budget import Pages, fit
+from pinky.mcp.sdk import lifespan_state
+
+T = TypeVar("T")
+R = TypeVar("R")
+P = ParamSpec("P")
+log = logging.getLogger("pinky.mcp")
+EntryType = Literal[ENTRY_TYPES]  # type: ignore[valid-type]
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """What the server's lifespan yields to every tool call."""
+
+    runtime: Runtime
+    tier: str
+
+
+State = Annotated[ServerState, Resolve(lifespan_state)]
+Offset = Annotated[int, Field(ge=0, le=1_000_000, description=(
+    "Where this page starts: 0 for the first; a result cut to fit the size limit gives the next one in "
+    "page.next_offset (call again with the same arguments and that offset)."))]
+RankOffset = Annotated[int, Field(ge=0, le=99, description=(
+    "Skip this many hits of the ranking (it stops at 100): 0 for the first page; a result cut to fit the "
+    "size limit gives the next one in page.next_offset."))]
+ListOffset = Annotated[int, Field(ge=0, le=9_500, description=(
+    "Skip this many entries (most recent first): 0 for the first page; the next page starts at offset + "
+    "limit, or at page.next_offset when the result was cut to fit the size limit."))]
+BodyOffset = Annotated[int, Field(ge=0, le=10_000_000, description=(
+    "Start the body at this character: 0 for the whole entry; a body cut to fit the size limit gives "
+    "where the rest starts in page.next_offset."))]
+Slug = Annotated[str, Field(min_length=1, max_length=500,
+                            description="Entry slug from a search hit, e.g. 'gotcha/pg-pool-timeout'.")]
+At = Annotated[str | None, Field(max_length=40, description=(
+    "A date (2026-03-01): what was valid on that day, superseded entries included. Default: what is current."))]
+IncludeSuperseded = Annotated[bool, Field(description=(
+    "Also entries a newer one with the same key or subject replaced (they carry superseded_by)."))]
+Key = Annotated[str | None, Field(max_length=200, description=(
+    "Use when the entry states ONE fact that can change, named like 'ci.node-version' or 'db.max-connections': "
+    "a later save with the same key supersedes this one (the old one leaves default results, linked both ways)."))]
+Subject = Annotated[str | None, Field(max_length=200, description=(
+    "Use for the current state of something ('deploy pipeline', 'payments migration'): makes a `status` "
+    "entry; the next status saved with the same subject supersedes it."))]
+Questions = Annotated[list[str] | None, Field(max_length=MAX_QUESTIONS, description=(
+    f"Questions this entry answers, as a future session would ask them (at most {MAX_QUESTIONS}, one line of "
+    f"at most {MAX_QUESTION_CHARS} characters each): searched as a field of their own, so the entry is found "
+    "by the words of the question even when its text uses others."))]
+
+
+async def run_core(runtime: Runtime, fn: Callable[[KnowledgeBase], T], *, exclusive: bool = False,
+                   error: type[Exception] = ToolError) -> T:
+    """Run a core call in a worker thread; turn core errors into messages the model can act on."""
+    call = runtime.call_exclusive if exclusive else runtime.call
+    try:
+        return await anyio.to_thread.run_sync(call, fn)
+    except (PinkyError, OSError) as exc:
+        raise error(cause(exc)) from exc
+
+
+def cause(exc: BaseException) -> str:
+    """What went wrong, in words the model can act on: a core error's own sentence, a file system error
+    with its file, anything else with its type (an unexpected one is a bug: the log has its traceback)."""
+    if isinstance(exc, PinkyError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"file system error: {exc.strerror or exc}{where}"
+    return f"unexpected {type(exc).__name__}: {exc or 'no message'} (the server's log on stderr has the details)"
+
+
+def with_cause(tool: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """`tool` whose every failure carries its cause: the SDK answers an exception that is not a ToolError
+    with a bare 'Error executing tool <name>' and keeps the cause to itself."""
+
+    @functools.wraps(tool)
+    async def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await tool(*args, **kwargs)
+        except (ToolError, MCPError):
+            raise
+        except Exception as exc:
+            if not isinstance(exc, PinkyError | OSError):
+                log.exception("%s failed", tool.__name__)
+            raise ToolError(cause(exc)) from exc
+
+    return call
+
+
+def result(state: ServerState, text: str | Callable[[Any], str], model: BaseModel, *, drop_none: tuple[str, ...] = (),
+           pages: Pages | None = None) -> CallToolResult:
+    """A tool's answer: `text` for the model to read (or the function that writes it from a model like
+    `model`, so a page cut to fit is described as it is), the model as structuredContent; both together
+    within the server's result limit (mcp_budget: `pages` says how the tool pages).
+
+    Every string of both goes through `pinky.base.shown`, as search snippets do, before it is measured: a
+    credential in a hand-written or pulled note (a title, a diary line, frontmatter) never reaches the
+    model."""
+
+    def render(data: dict[str, Any]) -> str:
+        return shown(text if isinstance(text, str) else text(type(model).model_validate(data)))
+
+    said, data = fit(render, shown_all(model.model_dump(mode="json")), state.runtime.config.max_result_chars, pages)
+    _drop_nones(data, (*drop_none, "page"))
+    return CallToolResult(content=[TextContent(type="text", text=said)], structured_content=data)
+
+
+def _drop_nones(data: Any, keys: tuple[str, ...]) -> None:
+    if isinstance(data, dict):
+        for key in keys:
+            if key in data and data[key] is None:
+                del data[key]
+        for value in data.values():
+            _drop_nones(value, keys)
+    elif isinstance(data, list):
+        for value in data:
+            _drop_nones(value, keys)

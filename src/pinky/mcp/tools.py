@@ -1,0 +1,385 @@
+"""The brain's MCP tools: module-level functions, each a thin adapter over KnowledgeBase.
+
+Each tool takes the server's state (the shared Runtime and the tier) as its first parameter,
+filled by the SDK from the server's lifespan (`Resolve(lifespan_state)`), so the tool can also
+be called directly: `await brain_search(state, query="pool")`. The SDK reads the other
+parameters for the input schema and the return annotation for the outputSchema; the docstring,
+joined into one paragraph, is the description. `TOOL_TIERS` says which tier brings which tool.
+
+Every tool answers with a readable text block and structuredContent (Claude Code shows the model
+the structured part; other clients read the text). Core errors (PinkyError) are raised as
+ToolError, so the result carries `isError: true` and a message that says what to fix.
+No `from __future__ import annotations`: the SDK reads these signatures at runtime.
+"""
+
+import json
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from pinky.app.runtime import Runtime
+from pinky.base.dates import now_utc
+from pinky.base.secret_words import explain
+from pinky.base.shown import shown_all
+from pinky.base.validate import MAX_BODY_CHARS, MAX_HYPOTHETICAL_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
+from pinky.config import Config
+from pinky.kb import KnowledgeBase
+from pinky.mcp import graph as mcp_graph
+from pinky.mcp import text as mcp_text
+from pinky.mcp.budget import Pages
+from pinky.mcp.common import (
+    At,
+    BodyOffset,
+    EntryType,
+    IncludeSuperseded,
+    Key,
+    ListOffset,
+    Offset,
+    Questions,
+    RankOffset,
+    Slug,
+    State,
+    Subject,
+    run_core,
+)
+from pinky.mcp.common import ServerState as ServerState  # re-exported: the server and tests import it from here
+from pinky.mcp.common import result as _result
+from pinky.mcp.models import (
+    BriefingOut,
+    DeleteOut,
+    EntryMetaOut,
+    EntryOut,
+    HitOut,
+    ListOut,
+    ReindexOut,
+    RelatedOut,
+    SavedOut,
+    SearchOut,
+    SimilarOut,
+    StatsOut,
+    SyncOut,
+)
+
+Format = Literal["compact", "full"]
+SearchMode = Literal["hybrid", "keyword", "semantic", "bm25", "vector"]  # core names and their aliases
+
+
+def _entry_meta(entry: Any) -> EntryMetaOut:
+    fields = {k: getattr(entry, k) for k in EntryMetaOut.model_fields if k not in ("redactions", "page")}
+    return EntryMetaOut(**fields, redactions=explain(entry.redacted))
+
+
+def save_target(config: Config, scope: str | None, project: str | None) -> tuple[str, str | None]:
+    """Where brain_save writes: the `project` argument; else `scope`; else PINKY_PROJECT when set; else the
+    initialised project the server runs in (whichever .mcp.json started it: knowledge is committed with
+    the code); else, outside any project, the global brain."""
+    if project is not None:
+        return f"project:{project}", project
+    if scope:
+        return scope, None
+    if config.project_explicit or config.in_project:
+        return f"project:{config.project}", None
+    return "global", None
+
+
+# --- read tools ---------------------------------------------------------------------------------
+
+Tags = Annotated[list[str] | None, Field(max_length=MAX_TAGS, description=f"Tags, at most {MAX_TAGS}.")]
+
+
+async def brain_search(
+    state: State,
+    query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description=(
+        f"What to look for: an error message, a topic, a question. At most {MAX_QUERY_CHARS:,} characters."))],
+    limit: Annotated[int, Field(ge=1, le=100, description="Maximum results, 1-100.")] = 10,
+    scope: Annotated[str | None, Field(description="Only 'global' or 'project:<name>' entries.")] = None,
+    project: Annotated[str | None, Field(description="Only this project's entries (= scope 'project:<name>').")]
+    = None,
+    type: Annotated[EntryType | None, Field(description="Only entries of this type.")] = None,
+    tags: Annotated[list[str] | None, Field(max_length=MAX_TAGS, description="Only entries with ALL these tags.")]
+    = None,
+    since: Annotated[str | None, Field(max_length=60, description=(
+        "Only fresh entries: verified, created or changed since this ISO date/time or span (e.g. 30d)."))]
+    = None,
+    offset: RankOffset = 0,
+    format: Annotated[Format, Field(description="compact: snippets (default); full: whole bodies.")] = "compact",
+    context_file: mcp_graph.ContextFile = None,
+    at: At = None,
+    include_superseded: IncludeSuperseded = False,
+    mode: Annotated[SearchMode, Field(description=(
+        "hybrid (default): full text + semantic; keyword (= bm25): full text only, for exact identifiers and "
+        "error codes; semantic (= vector): meaning only, across languages."))] = "hybrid",
+    hypothetical: Annotated[str | None, Field(min_length=1, max_length=MAX_HYPOTHETICAL_CHARS, description=(
+        "Optional: a short draft of the answer you expect, written in the words a note would use. Its "
+        f"embedding joins the query's on the semantic side (full text still uses the query). At most "
+        f"{MAX_HYPOTHETICAL_CHARS:,} characters."))] = None,
+) -> Annotated[CallToolResult, SearchOut]:
+    """Search the team's memory (gotchas, patterns, decisions, guides, notes, diary) with hybrid
+    full-text + semantic ranking. Use it first: before debugging an error (paste the message),
+    before changing unfamiliar code, before a design decision, and whenever asked what is known
+    about something. Hits carry slug, path and line: cite the path; read a whole entry with
+    brain_get, or pass format='full'. A hit marked stale was not verified for long: check it before
+    relying on it. Superseded entries are left out unless include_superseded. Records which entries were
+    retrieved (usage telemetry); after relying on a hit, rate it with brain_feedback."""
+
+    def work(kb: KnowledgeBase) -> SearchOut:
+        result = kb.search(query, limit=min(100, offset + limit), scope=scope, project=project, type=type,
+                           tags=tags, since=since, record_usage=True, context_file=context_file, at=at,
+                           include_superseded=include_superseded, mode=mode, hypothetical=hypothetical)
+        found = result.hits[offset:]
+        room = state.runtime.config.max_result_chars // 3  # whole bodies: once in the text, once structured
+        bodies, truncated = ({}, False) if format != "full" else \
+            mcp_text.full_bodies(lambda slug: kb.get(slug).body, [h.slug for h in found], room)
+        hits = [HitOut(**hit.as_dict(), body=bodies.get(hit.slug)) for hit in found]
+        return SearchOut(query=query, mode=result.mode, notice=result.notice, count=len(hits), hits=hits,
+                         truncated=truncated)
+
+    out = await run_core(state.runtime, work)
+    return _result(state, mcp_text.search_text, out, drop_none=("body", "why", "superseded_by", "valid_until"),
+                   pages=Pages(("hits",), offset, tool="brain_search"))
+
+
+async def brain_get(state: State, slug: Slug, timeline: mcp_graph.WithTimeline = False,
+                    offset: BodyOffset = 0) -> Annotated[CallToolResult, EntryOut]:
+    """Read one whole entry by slug: body, metadata and `version`. Use it after brain_search when
+    a snippet is not enough, and before brain_update (which needs the version)."""
+
+    def work(kb: KnowledgeBase) -> Any:
+        entry = kb.get(slug)
+        kb.hygiene.opened(entry.slug)  # telemetry: a search hit read whole (pinky eval --from-usage)
+        return entry, kb.graph.timeline(slug)["events"] if timeline else None
+
+    entry, events = await run_core(state.runtime, work)
+    out = EntryOut(**_entry_meta(entry).model_dump(), body=entry.body[offset:], meta=entry.meta, timeline=events)
+    return _result(state, lambda shown: mcp_text.entry_text(shown, body=True) + mcp_graph.timeline_text(shown.timeline),
+                   out, drop_none=("timeline",), pages=Pages(("body",), offset, tool="brain_get"))
+
+
+async def brain_related(state: State, slug: Slug, depth: mcp_graph.Depth = 1, rel: mcp_graph.Rels = None,
+                        at: mcp_graph.At = None, offset: Offset = 0) -> Annotated[CallToolResult, RelatedOut]:
+    """What an entry is connected to: the entries it links to ([[slug]], .md and typed links such as
+    depends_on), the entries linking to it (backlinks), and the code files it is about; depth 2-3
+    walks further. Use it to explore around a hit before relying on it, or to find the knowledge
+    attached to a file."""
+    found, more = await run_core(state.runtime, lambda kb: mcp_graph.related(kb, slug, depth, rel, at, offset))
+    out = RelatedOut(**found)
+    return _result(state, mcp_graph.related_text, out, drop_none=("graph",),
+                   pages=Pages(mcp_graph.PAGED, offset, more=more, tool="brain_related"))
+
+
+async def brain_briefing(
+    state: State,
+    since: Annotated[str, Field(max_length=100, description=(
+        "ISO-8601 date or time (2026-11-20, 2026-11-20T09:00Z) or a span back: 90m, 36h, 7d, 2w."))] = "24h",
+    format: Annotated[Format, Field(description="compact (default): titles and paths; full: adds summaries.")]
+    = "compact",
+    offset: Offset = 0,
+) -> Annotated[CallToolResult, BriefingOut]:
+    """Catch up at the start of a session: entries created or changed since a time, plus the
+    diary lines (what was asked, files touched, commits) written since then, newest first."""
+    out = BriefingOut(**await run_core(state.runtime, lambda kb: kb.briefing(since, compact=format == "compact",
+                                                                             offset=offset)))
+    return _result(state, mcp_text.briefing_text, out, drop_none=("scope", "project", "tags", "summary"),
+                   pages=Pages(("new", "updated", "diary"), offset, more=out.truncated, tool="brain_briefing"))
+
+
+async def brain_list(
+    state: State,
+    type: Annotated[EntryType | None, Field(description="Only entries of this type.")] = None,
+    tags: Annotated[list[str] | None, Field(max_length=MAX_TAGS, description="Only entries with ALL these tags.")]
+    = None,
+    scope: Annotated[str | None, Field(description="Only 'global' or 'project:<name>' entries.")] = None,
+    project: Annotated[str | None, Field(description="Only this project's entries (= scope 'project:<name>').")]
+    = None,
+    since: Annotated[str | None, Field(max_length=60, description=(
+        "Only entries verified, created or changed since this ISO date/time or span (e.g. 30d)."))] = None,
+    limit: Annotated[int, Field(ge=1, le=500, description="Maximum entries, 1-500.")] = 50,
+    at: At = None,
+    include_superseded: IncludeSuperseded = False,
+    offset: ListOffset = 0,
+) -> Annotated[CallToolResult, ListOut]:
+    """List entries without a query, most recently changed first: what the brain holds of a type,
+    with a tag, or lately. Use brain_search instead when you are looking for something."""
+    found = (await run_core(state.runtime, lambda kb: kb.list_entries(
+        limit=offset + limit, scope=scope, project=project, type=type, tags=tags, since=since, at=at,
+        include_superseded=include_superseded)))[offset:]
+    out = ListOut.model_validate({"count": len(found), "entries": found})
+    return _result(state, mcp_text.list_text, out, drop_none=("project", "created", "last_verified", "superseded_by"),
+                   pages=Pages(("entries",), offset, tool="brain_list"))
+
+
+async def brain_stats(state: State) -> Annotated[CallToolResult, StatsOut]:
+    """Size and health of the index: entries, chunks, vectors (and how many are still pending),
+    entries per type and scope, the embedder, and the background catch-up state. No arguments."""
+
+    def work(kb: KnowledgeBase) -> StatsOut:
+        fields = {k: v for k, v in kb.stats().items() if k in StatsOut.model_fields}
+        save_dir = str(kb.config.save_dir) if kb.config.save_dir is not None else None
+        return StatsOut(**fields, save_dir=save_dir, global_dir=str(kb.config.global_dir),
+                        tier=state.tier, background=dict(state.runtime.status))
+
+    out = await run_core(state.runtime, work)
+    return _result(state, mcp_text.stats_text, out)
+
+
+# --- write tools --------------------------------------------------------------------------------
+
+
+async def brain_save(
+    state: State,
+    title: Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS, description=(
+        f"Short, specific title, one line, at most {MAX_TITLE_CHARS} characters."))],
+    body: Annotated[str, Field(max_length=MAX_BODY_CHARS, description=(
+        f"Markdown content, at most {MAX_BODY_CHARS:,} characters: the problem, the fix, why."))],
+    type: Annotated[EntryType | None, Field(description=(
+        "gotcha: a trap and its fix · pattern: how we do X · decision: a choice and why · "
+        "guide: steps · diary: a log line · note: anything else. Omitted: suggested from the note's words "
+        "and its nearest entries (suggested_type), else note."))] = None,
+    tags: Tags = None,
+    project: Annotated[str | None, Field(description=(
+        "Project the entry belongs to (scope project:<name>). Default: the project this server runs in "
+        "(PINKY_PROJECT if set); outside any project, the global brain."))]
+    = None,
+    scope: Annotated[str | None, Field(description=(
+        "'global' for knowledge that holds across projects (saved in the global brain, synced between "
+        "machines), or 'project:<name>'. Default: this project."))] = None,
+    files: Annotated[list[str] | None, Field(max_length=MAX_TAGS, description=(
+        "Code files (repo-relative paths) this knowledge is about."))] = None,
+    key: Key = None,
+    subject: Subject = None,
+    questions: Questions = None,
+) -> Annotated[CallToolResult, SavedOut]:
+    """Save new reusable knowledge as a markdown entry, indexed at once (the next brain_search
+    finds it). Use it when you learned something a future session would otherwise rediscover:
+    a non-obvious bug and its fix, a convention, a decision and its reasons, a setup step.
+    Search first to avoid duplicates; to change an existing entry use brain_update. Give a `key` for a
+    single fact that can change, a `subject` for the current state of something: the newer entry then
+    supersedes the older one instead of contradicting it."""
+
+    def work(kb: KnowledgeBase) -> Any:
+        target_scope, target_project = save_target(state.runtime.config, scope, project)
+        saved = kb.save(title, body, type=type, tags=tags, scope=target_scope, project=target_project,
+                        files=files, embed=False, key=key, subject=subject, questions=questions, classify=True)
+        return saved, kb.similar(saved.slug)
+
+    entry, similar = await run_core(state.runtime, work)
+    state.runtime.embed_soon()
+    replaced = entry.meta.get("supersedes") or []
+    out = SavedOut(**_entry_meta(entry).model_dump(), saved_to=mcp_text.saved_to(entry),
+                   supersedes=replaced if isinstance(replaced, list) else [replaced],
+                   similar=[SimilarOut(slug=h.slug, title=h.title, path=h.path, score=h.score) for h in similar],
+                   **(entry.classification or {}))
+    text = mcp_text.saved_text(entry, similar) + mcp_text.classified_text(entry.classification)
+    text += "".join(f"\nSupersedes {slug} (it leaves default results)." for slug in out.supersedes)
+    return _result(state, text, out)
+
+
+async def brain_update(
+    state: State,
+    slug: Slug,
+    expected_version: Annotated[str, Field(min_length=1, max_length=100, description=(
+        "The `version` from brain_get/brain_save; if the entry changed since, nothing is written."))],
+    title: Annotated[str | None, Field(max_length=MAX_TITLE_CHARS, description="New title.")] = None,
+    body: Annotated[str | None, Field(max_length=MAX_BODY_CHARS, description="New body (replaces it whole).")]
+    = None,
+    tags: Tags = None,
+    type: Annotated[EntryType | None, Field(description="New type.")] = None,
+    last_verified: Annotated[str | None, Field(max_length=40, description=(
+        "Date you confirmed it still holds, e.g. 2026-11-25."))] = None,
+    verified: Annotated[bool, Field(description=(
+        "true: you checked it still holds today (sets last_verified to today; a stale hit stops being stale)."))]
+    = False,
+    questions: Questions = None,
+) -> Annotated[CallToolResult, EntryMetaOut]:
+    """Correct or refresh an existing entry: body, title, tags, type, questions or last_verified (verified=true once
+    you checked a stale entry still holds). Optimistic concurrency: pass the `version` you read; if
+    someone changed the entry since, you get a Conflict error and must re-read (brain_get) and
+    reapply. Never overwrites silently."""
+    if verified and last_verified is None:
+        last_verified = now_utc().date().isoformat()
+    if all(v is None for v in (title, body, tags, type, last_verified, questions)):
+        raise ToolError("nothing to change: give at least one of title, body, tags, type, last_verified, verified, "
+                        "questions")
+
+    def work(kb: KnowledgeBase) -> Any:
+        return kb.update(slug, expected_version, title=title, body=body, tags=tags, type=type,
+                         last_verified=last_verified, questions=questions)
+
+    entry = await run_core(state.runtime, work)
+    state.runtime.embed_soon()
+    text = f"Updated {entry.slug} → {entry.path}; new version {entry.version}."
+    if entry.redacted:
+        text += "\n" + mcp_text.redacted_line(entry.redacted, written=True)
+    return _result(state, text, _entry_meta(entry))
+
+
+async def brain_delete(
+    state: State,
+    slug: Slug,
+    reason: Annotated[str, Field(min_length=1, max_length=2000, description="Why: wrong, outdated, duplicate…")],
+) -> Annotated[CallToolResult, DeleteOut]:
+    """Remove a wrong, outdated or duplicate entry from search. Soft delete: the file moves to an
+    archive folder with the reason recorded, and `pinky restore SLUG` brings it back."""
+
+    def work(kb: KnowledgeBase) -> tuple[str, str, str]:
+        resolved = kb.get(slug).slug
+        archived = kb.delete(resolved, reason)
+        return resolved, str(archived), kb.hygiene.restore_command(archived)
+
+    resolved, archived, restore = await run_core(state.runtime, work)
+    out = DeleteOut(slug=resolved, archived_to=archived, reason=reason, restore=restore)
+    return _result(state, f"Archived {resolved} → {archived}. Undo with: {restore}", out)
+
+
+# --- admin tools --------------------------------------------------------------------------------
+
+
+async def brain_reindex(
+    state: State,
+    full: Annotated[bool, Field(description="Rebuild the index from scratch instead of catching up.")] = False,
+) -> Annotated[CallToolResult, ReindexOut]:
+    """Bring the index up to date with the markdown on disk (after edits by hand or a git pull);
+    full=true rebuilds it from scratch. The server already catches up at start, so this is rarely needed."""
+    report = await run_core(state.runtime, lambda kb: kb.reindex(full=full), exclusive=True)
+    out = ReindexOut(**report.as_dict())
+    return _result(state, mcp_text.reindex_text(out), out, pages=Pages(
+        ("errors", "warnings"), narrower="`pinky reindex` in a terminal lists every one."))
+
+
+async def brain_sync(
+    state: State,
+    remote: Annotated[str | None, Field(description="Set or change the git remote (a path, ssh or https URL). "
+                                                    "Omit to use the one recorded by earlier syncs.",
+                                        max_length=2000)] = None,
+) -> Annotated[CallToolResult, SyncOut]:
+    """Synchronise the global brain (~/.pinky/brain) with its git remote: commit local notes, pull what
+    other machines saved, push, and index what arrived. Entries edited on two machines are kept as
+    `.conflict-…` copies and listed in `conflicts`."""
+    from pinky.app.brain_sync import sync_global
+
+    data = await run_core(state.runtime, lambda kb: sync_global(kb, remote), exclusive=True)
+    out = SyncOut.model_validate({key: data.get(key) for key in SyncOut.model_fields})
+    return _result(state, mcp_text.sync_text(out), out, pages=Pages(
+        ("pulled_paths", "conflicts", "notes"), narrower="`pinky sync` in a terminal lists every one."))
+
+
+# --- resources (bound to the runtime by the server: a static resource cannot ask for the lifespan) ---
+
+
+async def read_entries(runtime: Runtime) -> str:
+    """Every indexed entry: slug, title, type, scope and path (at most 5,000, newest first)."""
+
+    def work(kb: KnowledgeBase) -> list[dict[str, Any]]:
+        return [{**item, "uri": f"pinky://entry/{item['slug']}"} for item in kb.entry_summaries(5000)]
+
+    return json.dumps(shown_all(await run_core(runtime, work, error=ResourceError)), ensure_ascii=False)
+
+
+async def read_entry(runtime: Runtime, slug: str) -> str:
+    """One entry as markdown (frontmatter + body), e.g. pinky://entry/gotcha/pg-pool-timeout."""
+    from pinky.text.markdown import render
+
+    found = await run_core(runtime, lambda kb: kb.get(slug), error=ResourceError)
+    return render(shown_all(found.meta), found.body)  # the body is shown redacted already

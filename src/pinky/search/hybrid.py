@@ -1,0 +1,417 @@
+"""Hybrid search: BM25 and vector candidates, fused into one ranking of entries.
+
+The top half is pure (modes, snippets; rank fusion and the coverage gate are in `pinky.search.fusion`) and is
+tested without a database; the bottom half runs a search over an `Index` through `pinky.store`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from pinky.base import usage
+from pinky.base.dates import freshness, now_utc, valid_day
+from pinky.base.redact import redact
+from pinky.base.shown import shown
+from pinky.base.staleness import age_days, is_stale
+from pinky.base.validate import (
+    MAX_HYPOTHETICAL_CHARS,
+    MAX_QUERY_CHARS,
+    clean_text,
+    normalise_tag,
+    validate_limit,
+    validate_tags,
+    validate_type,
+)
+from pinky.embed.embedding import combined_vector
+from pinky.errors import InvalidInput, NotInProject
+from pinky.indexing.index import Index
+from pinky.search import context_rank, gaps
+from pinky.search import second_stage as quality
+from pinky.search.fusion import (
+    Standardised,
+    blend_vector_sides,
+    fuse_standardised,
+    gated_weight,
+    mix_standardised,
+    rrf,
+    score_fusion,
+    zscores,
+)
+from pinky.store import hygiene as hq
+from pinky.store import quality as qs
+from pinky.store import retrieval as rq
+from pinky.store import vectors as vq
+from pinky.store.connect import write_transaction
+from pinky.text.lexical import (
+    FEEDBACK_DOCS,
+    add_scores,
+    feedback_candidates,
+    feedback_terms,
+    informative_terms,
+    lexical_terms,
+    match_expression,
+    near_expression,
+    query_terms,
+)
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+log = logging.getLogger("pinky.search.hybrid")
+SEARCH_MODES = ("hybrid", "bm25", "vector")
+MODE_ALIASES = {"keyword": "bm25", "semantic": "vector"}  # the names brain_search's `mode` uses
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+def canonical_mode(mode: Any) -> str:
+    """A search mode by either of its names: hybrid, bm25 (= keyword) or vector (= semantic)."""
+    if not isinstance(mode, str) or MODE_ALIASES.get(mode, mode) not in SEARCH_MODES:
+        names = ", ".join(f"{m} ({a})" if (a := next((k for k, v in MODE_ALIASES.items() if v == m), None)) else m
+                          for m in SEARCH_MODES)
+        raise InvalidInput(f"unknown search mode {mode!r}; use one of {names}")
+    return MODE_ALIASES.get(mode, mode)
+
+
+def snippet(text: str, query: str, width: int = 240) -> str:
+    """A window of `text` around the first query word it contains, on one line, secrets redacted.
+
+    The window holds whole words only, so a cut never leaves half a key that the redactor could
+    no longer recognise, and it is redacted knowing the words just before it ("password is").
+    """
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return redact(flat)
+    lower = flat.lower()
+    positions = [lower.find(w.lower()) for w in _WORD.findall(query) if len(w) > 2]
+    hits = [p for p in positions if p >= 0]
+    start = max(0, min(hits) - width // 4) if hits else 0
+    if start:
+        space = flat.find(" ", start)
+        start = space + 1 if 0 <= space < start + 20 else start
+    end = min(len(flat), start + width)
+    return ("…" if start else "") + _redacted_window(flat, start, end) + ("…" if end < len(flat) else "")
+
+
+SNIPPET_CONTEXT = 80  # characters before a snippet that its redaction takes into account
+
+
+def _redacted_window(flat: str, start: int, end: int) -> str:
+    """`flat[start:end]` without a partial word at either end, redacted with the words before it."""
+    if start and flat[start - 1] != " ":
+        space = flat.find(" ", start, end)
+        start = space + 1 if space >= 0 else start
+    if end < len(flat) and flat[end] != " ":
+        space = flat.rfind(" ", start, end)
+        end = space if space > start else end
+    window = flat[start:end].rstrip()
+    if not start:
+        return redact(window)
+    context = flat[flat.rfind(" ", 0, max(0, start - SNIPPET_CONTEXT)) + 1 : start]
+    both, before = redact(context + window), redact(context)
+    return both[len(before) :] if both.startswith(before) else both
+
+
+# --- running a search over the index --------------------------------------------------------------------
+
+Candidate = tuple[str, float, int]  # (entry id, score where higher is better, best chunk id)
+
+
+@dataclass(frozen=True)
+class Hit:
+    slug: str
+    path: str
+    title: str
+    type: str
+    scope: str
+    project: str | None
+    tags: list[str]
+    score: float
+    snippet: str
+    heading: str
+    line: int
+    last_verified: str | None
+    superseded_by: str | None = None  # shown only with include_superseded / at: the entry that replaced it
+    valid_until: str | None = None
+    age_days: int | None = None  # since last_verified (else created)
+    stale: bool = False  # age past its type's threshold (pinky.base.staleness): check it before relying on it
+    why: str | None = None  # set when the search's context file lifted it (pinky.search.context_rank)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: list[Hit]
+    mode: str  # what actually ran: hybrid | bm25 | vector
+    notice: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"hits": [h.as_dict() for h in self.hits], "mode": self.mode, "notice": self.notice}
+
+
+def resolve_scope(index: Index, scope: str | None, project: str | None) -> str | None:
+    """'global' or 'project:<name>' from a scope and/or project argument; None for both scopes."""
+    if project is not None:
+        if not isinstance(project, str) or not project.strip() or any(ord(c) < 32 for c in project):
+            raise InvalidInput("project must be a non-empty name")
+        wanted = f"project:{project.strip()}"
+        if scope not in (None, wanted):
+            raise InvalidInput(f"scope {scope!r} contradicts project {project!r}")
+        return wanted
+    if scope is None or scope == "":
+        return None
+    if not isinstance(scope, str):
+        raise InvalidInput("scope must be a string")
+    if scope == "global":
+        return scope
+    if scope == "project":
+        if index.config.project is None:
+            raise NotInProject("scope 'project'")
+        return f"project:{index.config.project}"
+    if scope.startswith("project:") and scope[8:].strip():
+        return f"project:{scope[8:].strip()}"
+    raise InvalidInput(f"scope {scope!r} must be 'global' or 'project:<name>'")
+
+
+def filters_for(index: Index, *, scope: str | None = None, project: str | None = None, type: str | None = None,
+                tags: Sequence[str] | None = None, since: str | None = None, at: str | None = None,
+                include_superseded: bool = False) -> rq.Filters:
+    """Filters from caller arguments. By default only current entries (not superseded, not expired);
+    `at` (a date) keeps what was valid then instead, `include_superseded` everything."""
+    day = None if at is None or at == "" else valid_day(at, "at")
+    current = None if include_superseded or day else now_utc().date().isoformat()
+    return rq.Filters(scope=resolve_scope(index, scope, project), type=validate_type(type) if type else None,
+                      tags=tuple(normalise_tag(t) for t in validate_tags(tags)), fresh_since=freshness(since),
+                      at=day, current_on=current)
+
+
+def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | None = None,
+           mode: str = "hybrid", record_usage: bool = False, context_file: str | None = None,
+           hypothetical: str | None = None) -> SearchResult:
+    """Hybrid search over both roots in one ranking; filters narrow before ranking. `context_file`:
+    the file the caller works on; entries linked to it rank a little higher (pinky.search.context_rank).
+    `hypothetical`: a draft answer written by the caller (HyDE); the vector side searches with it
+    (see semantic_hits), full text with the query alone."""
+    query = clean_text(query, "query", MAX_QUERY_CHARS)
+    if hypothetical is not None:
+        hypothetical = clean_text(hypothetical, "hypothetical", MAX_HYPOTHETICAL_CHARS)
+    limit = validate_limit(limit)
+    mode = canonical_mode(mode)
+    filters = filters or rq.Filters()
+    second_stage = mode != "bm25" and _second_stage_ready(index)
+    # A one-shot search starts the second stage's query now, on one core: loading the model and its first
+    # query (~60 ms, mostly page faults on the weights) run beside the full-text and first-stage work. A
+    # warm server embeds it on every core when needed: run beside, it slowed them (p95 28 -> 39 ms at 10k).
+    one_shot = second_stage and index.vector_cache is None
+    started = quality.encoder().query_soon(query, cores=1) if one_shot else None
+    lexical = lexical_hits(index, query, filters) if mode != "vector" else []
+    vector: list[Candidate] = []
+    refined: list[Candidate] | None = None
+    notice, ran = None, mode
+    if mode != "bm25":
+        usable, why = index.vector_status()
+        if usable:
+            vector = semantic_hits(index, query, filters, hypothetical)
+            notice = pending_notice(index)
+        refined = second_stage_hits(index, query, filters, hypothetical, started) if second_stage else None
+        if not usable and refined is None:
+            notice, ran = f"vector search unavailable ({why}); results are full-text only", "bm25"
+    if hypothetical is not None and ran == "bm25":
+        notice = " ".join(filter(None, [notice, "hypothetical is used by the vector side only; it was not used"]))
+    if filters.current_on and not filters.active:  # the fast path did not filter: drop what is no longer current
+        gone = hq.not_current(index.conn, list({e for e, _, _ in lexical + vector + (refined or [])}),
+                              filters.current_on)
+        lexical, vector = [c for c in lexical if c[0] not in gone], [c for c in vector if c[0] not in gone]
+        refined = None if refined is None else [c for c in refined if c[0] not in gone]
+    boosts = context_rank.boosts_for(index, context_file) if context_file else {}
+    ranked = fuse(index, query, lexical, vector, limit, boosts, refined)
+    whys = {chunk: boosts[entry].why for entry, _, chunk in ranked if entry in boosts}
+    hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query, whys)
+    if record_usage and index.config.telemetry:
+        if ranked:
+            _record_usage(index, [entry for entry, _, _ in ranked], query)
+        coverage, similarity = match_strength(index, query, lexical, vector)
+        if gaps.is_weak(coverage, similarity):
+            gaps.record(index, query, max(coverage, similarity))
+    return SearchResult(hits, ran, notice)
+
+
+def match_strength(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate]) -> tuple[float, float]:
+    """How well the best candidates answer a query: the share of its words the best lexical chunk holds,
+    and the best cosine similarity (0 below the noise floor). Absolute, unlike fused scores."""
+    terms = query_terms(query)
+    coverage = rq.terms_matching_chunk(index.conn, lexical[0][2], terms) / len(terms) if lexical and terms else 0.0
+    return coverage, max((score for _, score, _ in vector), default=0.0)
+
+
+def pending_notice(index: Index) -> str | None:
+    """Say so when some chunks have no vector yet (a reindex still embedding, or stopped early):
+    those are found by full text only, and a semantic question may miss them."""
+    pending = vq.count_pending(index.conn)
+    if not pending:
+        return None
+    which = "1 chunk has" if pending == 1 else f"{pending:,} chunks have"
+    return (f"{which} no vector yet (embedding in progress, or run `pinky reindex`); until then "
+            f"{'it is' if pending == 1 else 'they are'} found by full text only")
+
+
+def lexical_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidate]:
+    conn = index.conn
+    settings = index.config.fusion
+    terms = lexical_terms(query, settings.split_identifiers)
+    if len(terms) > 1:
+        terms = informative_terms(rq.term_chunk_counts(conn, terms), index.chunk_total())
+    match = match_expression(terms)
+    if not match:
+        return []
+    hits = rq.fts_hits(conn, match, filters, settings.depth, settings.field_weights)
+    near = near_expression(terms) if settings.proximity > 0 else None
+    if near and hits:
+        hits = add_scores(hits, rq.fts_hits(conn, near, filters, settings.depth, settings.field_weights),
+                          settings.proximity)
+    if settings.feedback > 0 and hits:
+        hits = _with_feedback(index, hits, terms, filters)
+    return hits
+
+
+def _with_feedback(index: Index, hits: list[Candidate], terms: list[str], filters: rq.Filters) -> list[Candidate]:
+    """Pseudo-relevance feedback: the words the top chunks share (and the index at large does not) asked for
+    in a second pass, whose score adds to the first's."""
+    settings = index.config.fusion
+    texts = rq.chunk_texts(index.conn, [chunk for _, _, chunk in hits[:FEEDBACK_DOCS]])
+    candidates = feedback_candidates(texts, set(terms))
+    common = [word for word, count in candidates.items() if count >= 2]
+    corpus = dict(rq.term_chunk_counts(index.conn, common))
+    expansion = match_expression(feedback_terms(candidates, corpus, index.chunk_total()))
+    if not expansion:
+        return hits
+    return add_scores(hits, rq.fts_hits(index.conn, expansion, filters, settings.depth, settings.field_weights),
+                      settings.feedback)
+
+
+def semantic_hits(index: Index, query: str, filters: rq.Filters, hypothetical: str | None = None) -> list[Candidate]:
+    """Vector candidates above the noise floor; none for a query with no embeddable content. With a
+    `hypothetical` answer, the search vector is the normalised sum of the query's and the answer's
+    (each unit length): the answer brings the vocabulary of the notes, the query keeps its intent."""
+    vectors = index.embedder.embed([query] if hypothetical is None else [query, hypothetical]).astype("float32")
+    qvec = combined_vector(vectors)
+    if not qvec.any():
+        return []
+    floor = index.config.fusion.min_similarity
+    return [hit for hit in vector_hits(index, qvec, filters) if hit[1] >= floor]
+
+
+def _second_stage_ready(index: Index) -> bool:
+    """Whether the second stage (pinky.search.second_stage) ranks this search."""
+    try:
+        return quality.ready(index)
+    except Exception as exc:  # a broken install costs the search its better vectors, never the search
+        log.warning("second-stage vectors not used: %s", exc)
+        return False
+
+
+def second_stage_hits(index: Index, query: str, filters: rq.Filters, hypothetical: str | None = None,
+                      started: Future[Any] | None = None) -> list[Candidate] | None:
+    """The second-stage model's candidates (pinky.search.second_stage), once _second_stage_ready said it ranks (from the
+    query embedding `started` earlier, if one was); None when the model fails (a broken install, say):
+    that costs the search its better vectors, never the search itself."""
+    try:
+        return quality.hits(index, query, filters, hypothetical, started)
+    except Exception as exc:
+        log.warning("second-stage vectors not used: %s", exc)
+        return None
+
+
+def vector_hits(index: Index, qvec: Any, filters: rq.Filters) -> list[Candidate]:
+    depth = index.config.fusion.depth
+    if index.vector_cache is not None:
+        return list(index.vector_cache.hits(index.conn, qvec, filters, depth))
+    return rq.vector_hits(index.conn, qvec.tobytes(), filters, depth)
+
+
+def fuse(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate],
+         limit: int, boosts: dict[str, context_rank.Boost] | None = None,
+         refined: list[Candidate] | None = None) -> list[Candidate]:
+    """The top `limit` entries of one ranking, with the best chunk of each (a lexical match shows where
+    the words are). `refined`: the second stage's candidates, which take over the vector side entry by
+    entry (blend_vector_sides)."""
+    settings = index.config.fusion
+    best_chunk = {e: c for e, _, c in vector}
+    best_chunk.update({e: c for e, _, c in refined or []})
+    best_chunk.update({e: c for e, _, c in lexical})
+    text_side = [(e, s) for e, s, _ in lexical]
+    vector_side = _vector_side(index, vector, refined)
+    if not lexical or vector_side is None or not vector_side[0]:  # one side only (the other is empty)
+        if refined is None or vector_side is None:
+            fused = text_side + [(e, s) for e, s, _ in vector]  # cosines, as the default embedder scores them
+        else:
+            fused = text_side + sorted(vector_side[0].items(), key=lambda kv: (-kv[1], kv[0]))
+    else:
+        alpha = (settings.quality_bm25_weight if refined is not None
+                 else settings.bm25_weight / (settings.bm25_weight + settings.vector_weight))
+        terms = query_terms(query)
+        coverage = rq.terms_matching_chunk(index.conn, lexical[0][2], terms) / max(1, len(terms))
+        alpha = gated_weight(alpha, coverage, settings.coverage_gate)
+        weights = [alpha, 1.0 - alpha]
+        if settings.method == "zscore":
+            fused = fuse_standardised([zscores(text_side, settings.depth), vector_side], weights)
+        else:
+            lists = [text_side, sorted(vector_side[0].items(), key=lambda kv: (-kv[1], kv[0]))]
+            fused = rrf(lists, weights, settings.rrf_k) if settings.method == "rrf" else score_fusion(lists, weights)
+    fused = context_rank.boosted(fused, boosts or {})
+    return [(e, round(float(score), 6), best_chunk[e]) for e, score in fused[:limit]]
+
+
+def _vector_side(index: Index, vector: list[Candidate], refined: list[Candidate] | None) -> Standardised | None:
+    """The vector side standardised: the default embedder's alone, or blended with the second stage's."""
+    depth = index.config.fusion.depth
+    if refined is None:
+        return zscores([(e, s) for e, s, _ in vector], depth) if vector else None
+    candidates = list(dict.fromkeys([e for e, _, _ in refined] + [e for e, _, _ in vector]))
+    lacking = qs.entries_lacking(index.conn, candidates)
+    first = [(e, s) for e, s, _ in vector]
+    blended = blend_vector_sides([(e, s) for e, s, _ in refined], first, lacking, depth)
+    share = index.config.fusion.quality_use_share  # the default embedder keeps a say beside the second stage
+    if not (share and first and blended[0]):
+        return blended
+    return mix_standardised([blended, zscores(first, depth)], [1.0 - share, share])
+
+
+def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str,
+             whys: dict[int, str] | None = None) -> list[Hit]:
+    """Hits for (best chunk id, score) pairs, in that order; the snippet centres on `query`."""
+    rows = rq.hit_rows(index.conn, [chunk for chunk, _ in scored_chunks])
+    today = now_utc().date()
+    hits = [Hit(slug=r["slug"], path=index.display_path(r["root"], r["path"]), title=shown(r["title"]), type=r["type"],
+                scope=r["scope"], project=r["project"], tags=json.loads(r["tags"]), score=score,
+                snippet=snippet(r["text"], query), heading=r["heading"], line=r["line"],
+                last_verified=r["last_verified"], **_validity(r["meta"]),
+                age_days=(age := age_days(r["last_verified"], r["created"], today)),
+                stale=is_stale(r["type"], age, index.config.stale_days), why=(whys or {}).get(chunk))
+            for chunk, score in scored_chunks if (r := rows.get(chunk)) is not None]
+    # Equal scores (the same text twice, say) go to the fresher entry; nothing else moves (HYGIENE.md).
+    return sorted(hits, key=lambda hit: (-hit.score, hit.age_days if hit.age_days is not None else 0))
+
+
+def _validity(meta_json: str) -> dict[str, Any]:
+    meta = json.loads(meta_json or "{}")
+    return {name: str(meta[name]) if meta.get(name) else None for name in ("superseded_by", "valid_until")}
+
+
+def _record_usage(index: Index, entry_ids: list[str], query: str) -> None:
+    """In the index (every hit, with the query) and in the roots' usage ledgers (a hit's first use of the
+    day: what `pinky prune` must still know after the index is rebuilt)."""
+    try:
+        now = now_utc()
+        with write_transaction(index.conn):
+            first = rq.unused_since(index.conn, entry_ids, now.date().isoformat()) if entry_ids else []
+            rq.record_usage(index.conn, entry_ids, query, now.isoformat())
+        usage.note_use(index.config.roots(), first, "retrieved", now)
+    except Exception as exc:  # telemetry must never break a search
+        log.warning("could not record usage: %s", exc)

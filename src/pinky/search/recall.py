@@ -1,0 +1,179 @@
+"""Recall on every prompt: the few brain entries a user's prompt is clearly about, or nothing.
+
+The UserPromptSubmit hook runs this before the model sees each prompt, in a fresh process with a
+150 ms budget, so it is full-text only (loading the embedder alone takes about a second) and
+reads the index through `pinky.store.readonly`. The hard part is not finding candidates (BM25
+does) but staying quiet: most prompts ("run the tests", "commit this") are about nothing in the
+brain, and a hook that injects noise on every prompt teaches the model to ignore it.
+
+So each candidate is gated by a *relevance* score: the information (IDF mass) of the prompt's
+words that the entry's best chunk contains, minus half the information it leaves out (words of
+the prompt the chunk lacks; words the brain has never seen count at 3/4 of their weight), in units
+of the rarest possible word (log of the chunk count). A long prompt that shares a few common words
+with a note scores low because of all it leaves out; a short prompt whose rare words are all in
+one note scores high. Measured on the team's retrieval sets (`benchmarks/eval_recall.py`, figures
+in documentation/HOOKS.md), this gate kept 92-99 % of unrelated prompts silent where plain
+coverage or plain BM25 scores could not serve short and long prompts with one threshold.
+Stdlib only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+
+from pinky.base.shown import shown
+from pinky.store import readonly
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from sqlite3 import Connection
+
+DEFAULT_THRESHOLD = 0.68
+ABSENT_WEIGHT = 0.75
+MISSING_PENALTY = 0.5
+MAX_SHOWN = 3
+DEPTH = 10
+MAX_PROMPT_CHARS = 4000
+MAX_TERMS = 32
+# IDF needs many documents to say anything: in a brain of three notes every word is "common". The
+# counts are taken as if the brain also held this many chunks that contain none of the prompt's
+# words (a background of other text), so a small brain still tells a rare word from a missing one.
+BACKGROUND_CHUNKS = 1000
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+# Words that say how to ask, not what about: English, Spanish and Italian function words and the
+# chatter of prompts to an agent. Content words are never listed here; IDF handles the rest.
+STOPWORDS = frozenset("""
+a an and are as at be been but by can could did do does doing done for from had has have he her him his
+how i if in into is it its just let lets like me my no not now of on or our please should so some such
+than that the their them then there these they this those to too up us use using very want was we were
+what when where which while who why will with would yes you your yours ok okay thanks thank hi hello hey
+also again here any all about after before make made need needs get got go going look see try tell
+show give help find run running add fix change update write read file files code
+el la los las un una unos unas de del y o que en es por para con como pero se su sus lo le al
+il lo gli le uno di da che e con per come ma non si sono questo questa
+""".split())
+
+
+class Recalled:
+    """A candidate entry: its id, its relevance score and its BM25 rank."""
+
+    __slots__ = ("entry_id", "rank", "score")
+
+    def __init__(self, entry_id: str, score: float, rank: int) -> None:
+        self.entry_id, self.score, self.rank = entry_id, score, rank
+
+    def __repr__(self) -> str:
+        return f"Recalled({self.entry_id!r}, score={self.score:.3f}, rank={self.rank})"
+
+
+def prompt_terms(prompt: str, limit: int = MAX_TERMS) -> list[str]:
+    """The prompt's distinct content words, lowercased, in order; a pasted log is cut first."""
+    words = (w.lower() for w in _WORD.findall(prompt[:MAX_PROMPT_CHARS]))
+    kept = (w for w in words if len(w) > 1 and w not in STOPWORDS and not (w.isdigit() and len(w) < 3))
+    return list(dict.fromkeys(kept))[:limit]
+
+
+def idf(count: int, total: int) -> float:
+    """BM25's inverse document frequency (the +1 form, never negative)."""
+    return math.log((total - count + 0.5) / (count + 0.5) + 1.0)
+
+
+def candidates(conn: Connection, prompt: str, *, depth: int = DEPTH, absent_weight: float = ABSENT_WEIGHT,
+               missing_penalty: float = MISSING_PENALTY) -> list[Recalled]:
+    """The best BM25 entries for the prompt, each with its relevance score, in BM25 order (one per entry)."""
+    terms = prompt_terms(prompt)
+    chunks = readonly.chunk_total(conn)
+    if not terms or not chunks:
+        return []
+    total = chunks + BACKGROUND_CHUNKS
+    counts = readonly.term_chunk_counts(conn, terms)
+    weights = {t: idf(n, total) * (1.0 if n else absent_weight) for t, n in counts}
+    mass = sum(weights.values())
+    present = [t for t, n in counts if n]
+    best: dict[str, int] = {}
+    for chunk_id, entry_id in readonly.best_chunks(conn, present, depth * 2):
+        best.setdefault(entry_id, chunk_id)
+        if len(best) == depth:
+            break
+    if not best:
+        return []
+    matched = dict.fromkeys(best.values(), 0.0)
+    chunk_ids = list(matched)
+    for term in present:
+        for chunk_id in readonly.chunks_with_term(conn, term, chunk_ids):
+            matched[chunk_id] += weights[term]
+    unit = idf(0, total)  # the weight of a word found in no chunk: the most informative possible
+    return [Recalled(entry_id, (matched[chunk] - missing_penalty * (mass - matched[chunk])) / unit, rank)
+            for rank, (entry_id, chunk) in enumerate(best.items())]
+
+
+def recall(conn: Connection, prompt: str, *, threshold: float = DEFAULT_THRESHOLD, limit: int = MAX_SHOWN,
+           exclude: frozenset[str] | set[str] = frozenset()) -> list[Recalled]:
+    """The entries (at most `limit`, BM25 order) whose relevance to the prompt reaches `threshold`."""
+    passed = [c for c in candidates(conn, prompt) if c.score >= threshold and c.entry_id not in exclude]
+    return passed[:limit]
+
+
+# --- what the model sees ----------------------------------------------------------------------------
+
+HEADER = "pinky recall: brain entries that match this prompt (brain_get <slug> for the whole note):"
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: max(limit - 1, 0)].rstrip() + "…"
+
+
+def gist(title: str, body: str) -> str:
+    """The body's first line that says something the title does not."""
+    for line in body.splitlines():
+        text = line.strip().lstrip("#>*-0123456789. ").strip()
+        if text and text.rstrip(".").lower() != title.strip().rstrip(".").lower():
+            return text
+    return ""
+
+
+def age_note(created: object, verified: object, stale_after: int | None, now: float | None = None) -> str:
+    """'verified 12 d ago', or a staleness warning past `stale_after` days (None: never stale); '' without
+    a date."""
+    day = verified if isinstance(verified, str) and verified else created
+    if not isinstance(day, str) or len(day) < 10:
+        return ""
+    try:
+        then = time.mktime(time.strptime(day[:10], "%Y-%m-%d"))
+    except ValueError:
+        return ""
+    days = max(0, int(((time.time() if now is None else now) - then) // 86400))
+    what = "verified" if isinstance(verified, str) and verified else "written"
+    when = "today" if days == 0 else f"{days} d ago"
+    if stale_after is not None and days > stale_after:
+        return f"{what} {when}, may be stale"
+    return f"{what} {when}"
+
+
+def render(rows: list[tuple], *, budget: int, stale_days: Mapping[str, int | None],
+           now: float | None = None) -> str:
+    """HEADER, then one line per entry — slug, type, title, gist, age (stale past its type's days, as
+    every search hit says) — cut to fit `budget` chars: the gist shrinks first, then the title.
+    rows: (slug, type, title, body, created, last_verified).
+    '' when not even one line fits."""
+    lines = [HEADER]
+    used = len(HEADER)
+    for slug, type_, title, body, created, verified in rows:
+        age = age_note(created, verified, stale_days.get(type_), now)
+        tail = f" ({age})" if age else ""
+        room = budget - used - 1 - len(f"- {slug} [{type_}] ") - len(tail)
+        if room < min(len(title), 20):
+            break
+        title = _one_line(shown(title), min(room, 90))  # hidden before a cut can split a key
+        room -= len(title)
+        text = shown(gist(title, body))
+        detail = f" — {_one_line(text, room - 3)}" if text and room >= 25 else ""
+        line = f"- {slug} [{type_}] {title}{detail}{tail}"
+        lines.append(line)
+        used += 1 + len(line)
+    return "\n".join(lines) if len(lines) > 1 else ""
