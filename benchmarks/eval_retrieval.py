@@ -156,7 +156,6 @@ def prefill(kb, folder: Path, dataset: str) -> None:  # type: ignore[no-untyped-
     import numpy as np
 
     from pinky.embed.embedding import QUALITY_WINDOW_WORDS, embed_input, quality_input, text_hash
-    from pinky.search import second_stage as quality
     from pinky.store import quality as qs
     from pinky.store.connect import write_transaction
 
@@ -171,7 +170,7 @@ def prefill(kb, folder: Path, dataset: str) -> None:  # type: ignore[no-untyped-
         if vector is not None and (whole or passage == embed_input(title, heading, text)):
             known.append((chunk_id, chunk_hash, text_hash(passage), vector))
     if known:
-        blobs = quality.quantize(np.vstack([np.frombuffer(v, dtype=np.float32) for *_, v in known]))
+        blobs = qs.quantize(np.vstack([np.frombuffer(v, dtype=np.float32) for *_, v in known]))
         with write_transaction(kb.index.conn):
             qs.store(kb.index.conn, [(*row[:3], blob) for row, blob in zip(known, blobs, strict=True)])
     print(f"{dataset}: {len(known)} of {len(rows)} second-stage vectors from {folder}", file=sys.stderr)

@@ -62,14 +62,14 @@ def test_fuse_standardised_is_what_zscore_fusion_computes() -> None:
 def test_stored_vectors_keep_their_direction_in_a_quarter_of_the_bytes() -> None:
     import numpy as np
 
-    rows = np.random.default_rng(7).standard_normal((50, quality.DIMS)).astype(np.float32)
+    rows = np.random.default_rng(7).standard_normal((50, qs.DIMS)).astype(np.float32)
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
-    blobs = quality.quantize(rows)
-    assert {len(b) for b in blobs} == {quality.DIMS}
-    back = quality.unpack(blobs)
+    blobs = qs.quantize(rows)
+    assert {len(b) for b in blobs} == {qs.DIMS}
+    back = qs.unpack(blobs)
     assert np.allclose(np.linalg.norm(back, axis=1), 1.0, atol=1e-5)
     assert float(np.min(np.sum(back * rows, axis=1))) > 0.999  # cosine with the original
-    assert not quality.unpack(quality.quantize(np.zeros((1, quality.DIMS), dtype=np.float32))).any()
+    assert not qs.unpack(qs.quantize(np.zeros((1, qs.DIMS), dtype=np.float32))).any()
 
 
 def test_the_model_reads_a_note_whole_only_while_it_fits_its_window() -> None:

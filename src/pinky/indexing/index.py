@@ -73,7 +73,9 @@ class Index:
         self.config = config
         self._db: Database | None = None
         self.vector_cache: Any = None
-        self._quality_cache: Any = None
+        # In-memory copies of this index's data kept by the layers above between searches (the second
+        # stage's vectors, by name); like vector_cache, each reloads once the file is closed.
+        self.caches: dict[str, Any] = {}
         if cache_vectors:
             from pinky.indexing.vectors import VectorCache
 
@@ -103,7 +105,7 @@ class Index:
         if self._db is not None:
             self._db.close()
             self._db = None
-        for cache in (self.vector_cache, self._quality_cache):
+        for cache in (self.vector_cache, *self.caches.values()):
             if cache is not None:
                 cache.generation = None  # the next file may be another one: reload
 
@@ -273,19 +275,6 @@ class Index:
         from pinky.embed.embedding import get_embedder
 
         return get_embedder(self.config)
-
-    @property
-    def quality_cache(self) -> Any:
-        """The second-stage vectors in memory (pinky.search.second_stage): kept between searches where the default
-        embedder's are, loaded for each search otherwise."""
-        from pinky.indexing.vectors import VectorCache
-        from pinky.search.second_stage import unpack
-
-        if self.vector_cache is None:
-            return VectorCache(qs.generation, qs.all_vectors, unpack)
-        if self._quality_cache is None:
-            self._quality_cache = VectorCache(qs.generation, qs.all_vectors, unpack)
-        return self._quality_cache
 
     def fingerprint(self) -> str:
         from pinky.embed.embedding import fingerprint

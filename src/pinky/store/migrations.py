@@ -306,7 +306,7 @@ def m012_quality_vectors(conn: Any) -> None:
         """CREATE TABLE chunk_quality(
             chunk_id INTEGER PRIMARY KEY REFERENCES chunk(id) ON DELETE CASCADE,
             passage  TEXT NOT NULL,         -- hash of the text the model saw (pinky.embed.embedding.quality_input)
-            vector   BLOB NOT NULL          -- DIMS signed bytes (pinky.search.second_stage.quantize)
+            vector   BLOB NOT NULL          -- DIMS signed bytes (pinky.store.quality.quantize)
         )"""
     )
     conn.execute("CREATE INDEX chunk_quality_passage ON chunk_quality(passage)")

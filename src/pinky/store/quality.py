@@ -1,6 +1,6 @@
 """The second-stage vectors (`pinky.search.second_stage`): which chunks have one, storing them, reading them back.
 
-They live in `chunk_quality`, one int8 blob per chunk (pinky.search.second_stage.quantize), and go with their chunk
+They live in `chunk_quality`, one int8 blob per chunk (`quantize`; `unpack` reads them back), and go with their chunk
 (ON DELETE CASCADE). `meta` holds the fingerprint of the model that made them; any change of model
 empties the table.
 """
@@ -9,16 +9,40 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pinky.store.readonly import readonly_uri
 from pinky.store.vectors import get_meta, set_meta
+
+if TYPE_CHECKING:
+    import numpy as np
 
 TABLE = "chunk_quality"
 STASH = "quality_stash"
 FINGERPRINT_KEY = "quality_fingerprint"
 GENERATION_KEY = "quality_generation"
-VECTOR_BYTES = 384  # int8, pinky.search.second_stage.DIMS
+DIMS = 384  # multilingual-e5-small's
+VECTOR_BYTES = DIMS  # int8: one byte a component (quantize)
+
+
+def quantize(vectors: np.ndarray) -> list[bytes]:
+    """Each row as DIMS signed bytes, scaled so its largest component is ±127 (cosine ignores the scale).
+    A quarter of float32's size (384 bytes a chunk: +11 MB at 20,000 chunks instead of +46 MB); measured
+    on CoSQA, e5 alone loses 0.0016 nDCG@10 to it."""
+    import numpy as np
+
+    peaks = np.abs(vectors).max(axis=1, keepdims=True)
+    scaled = np.rint(vectors * (127.0 / np.where(peaks > 0, peaks, 1.0)))
+    return [row.tobytes() for row in scaled.astype(np.int8)]
+
+
+def unpack(blobs: list[bytes]) -> np.ndarray:
+    """Stored vectors as unit-length float32 rows (for a matrix product)."""
+    import numpy as np
+
+    rows = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), DIMS).astype(np.float32)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.where(norms > 0, norms, 1.0)
 
 
 def generation(conn: Any) -> str:
