@@ -19,7 +19,8 @@ from pinky.graph.api import KnowledgeGraph
 from pinky.hygiene.api import Hygiene
 from pinky.indexing import healing, indexer
 from pinky.indexing.index import Index
-from pinky.indexing.indexer import Progress, ReindexReport
+from pinky.indexing.indexer import ReindexReport
+from pinky.indexing.vector_fill import Progress
 from pinky.knowledge import archive, entries
 from pinky.knowledge.entries import Entry
 from pinky.search import hybrid as search

@@ -15,7 +15,7 @@ from pinky.base.locations import Locations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pinky.hooks import StateFiles
+    from pinky.hooks.state import StateFiles
 
 
 def pre_compact(payload: dict, loc: Locations, state: StateFiles) -> None:

@@ -14,7 +14,7 @@ from pinky.base.locations import ENV_CAPTURE, Locations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pinky.capture.evidence import Evidence, Timeline
-    from pinky.hooks import StateFiles
+    from pinky.hooks.state import StateFiles
 
 MODES = ("off", "suggest", "auto")
 STATE_MAX_AGE_S = 30 * 24 * 3600

@@ -14,7 +14,7 @@ from pinky.base.locations import ENV_RECALL, ENV_RECALL_CHARS, ENV_RECALL_MIN_SC
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pinky.hooks import StateFiles
+    from pinky.hooks.state import StateFiles
 
 DEFAULT_CHARS = 600
 SEEN_MAX_AGE_S = 3 * 24 * 3600

@@ -25,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from sqlite3 import Connection
 
-    from pinky.hooks import StateFiles
+    from pinky.hooks.state import StateFiles
 
 DEFAULT_DIGEST_CHARS = 1500
 DEFAULT_REVERIFY_DAYS = 90

@@ -25,7 +25,7 @@ from pinky.base.locations import ENV_HOOKS_NO_BACKGROUND, ENV_RECORD_SECONDS, Lo
 
 TYPE_CHECKING = False  # `typing` is not loaded on the hooks' path
 if TYPE_CHECKING:
-    from pinky.hooks import StateFiles
+    from pinky.hooks.state import StateFiles
 
 
 RECORD_SECONDS = 20.0  # Claude Code stops the Stop and PreCompact hooks at 30 s; indexing follows the reading

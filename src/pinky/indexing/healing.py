@@ -23,7 +23,8 @@ from typing import Any, TypeVar
 from pinky.errors import IndexReplaced, IndexUnavailable
 from pinky.indexing import indexer
 from pinky.indexing.index import Index, is_corruption
-from pinky.indexing.indexer import Progress, ReindexReport
+from pinky.indexing.indexer import ReindexReport
+from pinky.indexing.vector_fill import Progress
 from pinky.store import migrations as mig
 from pinky.store.connect import file_identity
 

@@ -16,7 +16,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from pinky.errors import InvalidInput
 from pinky.indexing.index import Index
 from pinky.indexing.linkresolve import NoteLinks, keys_of, resolve_links, write_note_links
 from pinky.indexing.sources import Skipped, SourceFile, file_hash, parse_file, scan, source_at, unreadable_prefix
-from pinky.indexing.vector_fill import embed_pending
+from pinky.indexing.vector_fill import Progress, embed_pending
 from pinky.store import entries as eq
 from pinky.store import graph as gq
 from pinky.store import vectors as vq
@@ -44,7 +44,6 @@ WRITE_BATCH = 1000
 BULK_WRITE_BATCH = 10_000  # notes per transaction in a large rebuild: every commit rewrites the index pages
 #                            its random-order keys touched; 100,000 notes wrote 2.8 GB at 1,000, 1.3 GB at this
 BULK_FILES = 500  # from this many changed files on, write for volume (store.connect.bulk_writes)
-Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 
 @dataclass

@@ -8,6 +8,7 @@ and each batch of vectors is committed as it comes.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pinky.embed.embed_pool import MIN_PENDING, EmbedPool, auto_workers, bulk_runtime
@@ -16,9 +17,10 @@ from pinky.store.connect import write_transaction
 
 if TYPE_CHECKING:
     from pinky.indexing.index import Index
-    from pinky.indexing.indexer import Progress
 
 log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 EMBED_BATCH = 64
 PENDING_BATCH = 2048  # chunks per commit: fewer commits rewrite the vector table's shared pages less often
