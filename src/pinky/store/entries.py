@@ -19,7 +19,7 @@ from pinky.store.vectors import (
     store_vectors,
     vectors_by_hash,
 )
-from pinky.text.lexical import FTS_COLUMNS
+from pinky.text.fts import FTS_COLUMNS
 from pinky.text.linkrefs import LinkRef, link_row
 
 

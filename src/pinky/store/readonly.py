@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 from pinky.base.layout import slug_candidates
+from pinky.text.fts import fts_term
 
 TYPE_CHECKING = False  # `typing` would pull in `re` (~5 ms); annotations here are never evaluated
 if TYPE_CHECKING:
@@ -183,11 +184,6 @@ def stale_entries(conn: Connection, types: tuple[str, ...], cutoff_day: str,
 
 
 # --- recall on every prompt (UserPromptSubmit) ----------------------------------------------------
-
-
-def fts_term(term: str) -> str:
-    """One word as an FTS5 string: quoted, so operators and punctuation in it are plain text."""
-    return '"' + term.replace('"', '""') + '"'
 
 
 def chunk_total(conn: Connection) -> int:

@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pinky.store.readonly import fts_term
 from pinky.store.vectors import VEC_TABLE
+from pinky.text.fts import fts_term
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class Filters:
 def fts_hits(conn: Any, match: str, filters: Filters, depth: int,
              weights: Sequence[float] = ()) -> list[tuple[str, float, int]]:
     """(entry id, score where higher is better, best chunk id), one per entry, best first; `weights`: one
-    bm25() weight per full-text column (pinky.text.lexical.FTS_COLUMNS; missing ones weigh 1)."""
+    bm25() weight per full-text column (pinky.text.fts.FTS_COLUMNS; missing ones weigh 1)."""
     bm25 = f"bm25(chunk_fts{', ?' * len(weights)})"
     if not filters.active:
         rows = _top_rows(conn, bm25, weights, match, depth * 2, depth * 2)

@@ -13,10 +13,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 from pinky.errors import InvalidInput
-from pinky.store.readonly import fts_term
+from pinky.text.fts import FTS_COLUMNS, fts_term
 
-# The columns of `chunk_fts`, in order (migration m011); bm25() takes one weight per column.
-FTS_COLUMNS = ("title", "heading", "text", "questions", "idents")
 # Measured on ../shared/eval (documentation/HOW-IT-WORKS.md, "Measurements behind the defaults").
 DEFAULT_FIELD_WEIGHTS: dict[str, float] = {
     "title": 2.0, "heading": 1.0, "text": 1.0, "questions": 2.0, "idents": 2.0,
