@@ -18,6 +18,7 @@ from pinky.indexing import indexer
 from pinky.indexing.index import Index
 from pinky.knowledge import archive, entries
 from pinky.knowledge.archive import SeveralVersions
+from pinky.knowledge.entries import SaveRequest
 from pinky.text.markdown import split_frontmatter
 
 
@@ -46,7 +47,7 @@ def pinky(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.Complet
 
 
 def test_delete_archives_with_the_reason_and_restore_brings_it_back(index: Index, docs: Path) -> None:
-    saved = entries.save(index, "Pool", "the body", type="gotcha", embed=False)
+    saved = entries.save(index, SaveRequest("Pool", "the body", type="gotcha"), embed=False)
     archived = archive.delete(index, "gotcha/pool", "  superseded\n by   wal  ")
     assert archived.parent == docs / ".archive/gotcha" and archived.name.startswith("pool.20")
     assert not (docs / "gotcha/pool.md").exists()
@@ -65,14 +66,14 @@ def test_delete_archives_with_the_reason_and_restore_brings_it_back(index: Index
 
 
 def test_delete_needs_a_reason(index: Index, docs: Path) -> None:
-    entries.save(index, "Pool", "x", embed=False)
+    entries.save(index, SaveRequest("Pool", "x"), embed=False)
     with pytest.raises(InvalidInput, match="reason must not be empty"):
         archive.delete(index, "note/pool", "  ")
     assert (docs / "note/pool.md").exists()
 
 
 def test_restore_finds_archived_notes_by_any_of_their_names(index: Index, isolated_env: Path) -> None:
-    entries.save(index, "Retry", "x", type="pattern", scope="global", embed=False)
+    entries.save(index, SaveRequest("Retry", "x", type="pattern", scope="global"), embed=False)
     archive.delete(index, "global/pattern/retry", "test")
     assert archive.restore(index, "pattern/retry.md").slug == "global/pattern/retry"
     archive.delete(index, "global/pattern/retry", "test")
@@ -82,7 +83,7 @@ def test_restore_finds_archived_notes_by_any_of_their_names(index: Index, isolat
 def test_restore_errors(index: Index, docs: Path) -> None:
     with pytest.raises(NotFound, match="no archived entry 'ghost'"):
         archive.restore(index, "ghost")
-    entries.save(index, "Pool", "first", embed=False)
+    entries.save(index, SaveRequest("Pool", "first"), embed=False)
     archived = archive.delete(index, "note/pool", "replaced")
     write_note(docs, "note/pool.md", "# Pool\nA new note took the name.\n")
     with pytest.raises(Conflict, match="exists again; move or rename it before restoring"):
@@ -102,8 +103,9 @@ def test_deleting_a_note_twice_keeps_both_copies_and_each_can_be_restored(projec
     two = (project / "documentation/note/twice.md").read_bytes()
     second = pinky("delete", "note/twice", "--reason", "b", cwd=project)
 
-    copies = sorted((project / "documentation/.archive/note").iterdir())
-    assert [front(c)["archive_reason"] for c in copies] == ["a", "b"]  # by name = by time
+    # by time: the stamp, then the n-th copy of that second (`-2`), which a plain name sort puts first
+    copies = sorted((project / "documentation/.archive/note").iterdir(), key=lambda c: (len(c.name), c.name))
+    assert [front(c)["archive_reason"] for c in copies] == ["a", "b"]
     assert "(undo: pinky restore note/twice --version 2)" in second.stdout
     assert "ONE" in copies[0].read_text() and "TWO" in copies[1].read_text()
     listed = json.loads(pinky("list", "--archived", "--json", cwd=project).stdout)["entries"]
@@ -130,7 +132,7 @@ def test_deleting_a_note_twice_keeps_both_copies_and_each_can_be_restored(projec
 def test_n_deletes_leave_n_copies_numbered_oldest_first(index: Index, docs: Path) -> None:
     texts = []
     for n in range(5):  # several within one second: the names never collide
-        entries.save(index, "Flaky", f"version {n}", embed=False)
+        entries.save(index, SaveRequest("Flaky", f"version {n}"), embed=False)
         texts.append((docs / "note/flaky.md").read_bytes())
         archive.delete(index, "note/flaky", f"round {n}")
     copies = archive.versions(index, "flaky")
@@ -152,7 +154,7 @@ def test_n_deletes_leave_n_copies_numbered_oldest_first(index: Index, docs: Path
 def test_a_copy_archived_before_the_timestamped_names_is_one_more_version(index: Index, docs: Path) -> None:
     write_note(docs, ".archive/note/pool.md", "---\ntitle: Pool\narchived_at: '2025-01-01T00:00:00+00:00'\n"
                                               "archive_reason: old style\n---\nthe old copy\n")
-    entries.save(index, "Pool", "the new one", embed=False)
+    entries.save(index, SaveRequest("Pool", "the new one"), embed=False)
     archive.delete(index, "note/pool", "new style")
     assert [(c.version, c.reason, c.label == "") for c in archive.versions(index, "pool")] == [
         (1, "old style", True), (2, "new style", False)]
@@ -162,8 +164,8 @@ def test_a_copy_archived_before_the_timestamped_names_is_one_more_version(index:
 
 
 def test_restore_does_not_guess_between_two_entries(index: Index, docs: Path) -> None:
-    entries.save(index, "Pool", "a gotcha", type="gotcha", embed=False)
-    entries.save(index, "Pool", "a note", embed=False)
+    entries.save(index, SaveRequest("Pool", "a gotcha", type="gotcha"), embed=False)
+    entries.save(index, SaveRequest("Pool", "a note"), embed=False)
     archive.delete(index, "gotcha/pool", "x")
     archive.delete(index, "note/pool", "y")
     with pytest.raises(InvalidInput, match="names archived copies of 2 entries"):
@@ -190,7 +192,7 @@ def test_delete_then_restore_gives_back_the_exact_bytes(index: Index, docs: Path
 
 
 def test_an_archive_folder_linked_out_of_the_root_gets_nothing(index: Index, docs: Path, tmp_path: Path) -> None:
-    entries.save(index, "Pool", "x", embed=False)
+    entries.save(index, SaveRequest("Pool", "x"), embed=False)
     (tmp_path / "outside").mkdir()
     (docs / ".archive").symlink_to(tmp_path / "outside")
     with pytest.raises(InvalidInput, match="nothing was written"):

@@ -14,6 +14,8 @@ from pinky.errors import Conflict, InvalidInput, NotFound
 from pinky.indexing import indexer
 from pinky.indexing.index import Index
 from pinky.knowledge import entries
+from pinky.knowledge.entries import SaveRequest
+from pinky.search.request import SearchRequest
 from pinky.text.markdown import content_hash, split_frontmatter
 
 
@@ -56,8 +58,8 @@ def test_slugify(title: str, stem: str) -> None:
 
 
 def test_save_writes_the_note_then_indexes_it(index: Index, docs: Path) -> None:
-    entry = entries.save(index, "Pool hangs", "The pool hangs under load.", type="Gotcha", tags=["db", " db ", "pg"],
-                         files=["src/db/pool.py"], embed=False)
+    entry = entries.save(index, SaveRequest("Pool hangs", "The pool hangs under load.", type="Gotcha",
+                                            tags=["db", " db ", "pg"], files=["src/db/pool.py"]), embed=False)
     path = docs / "gotcha" / "pool-hangs.md"
     assert path.is_file()
     assert (entry.slug, entry.path, entry.type, entry.title) == ("gotcha/pool-hangs",
@@ -77,18 +79,18 @@ def test_save_writes_the_note_then_indexes_it(index: Index, docs: Path) -> None:
 
 
 def test_saving_the_same_title_twice_never_overwrites(index: Index, docs: Path) -> None:
-    first = entries.save(index, "Pool", "one", embed=False)
-    second = entries.save(index, "Pool", "two", embed=False)
+    first = entries.save(index, SaveRequest("Pool", "one"), embed=False)
+    second = entries.save(index, SaveRequest("Pool", "two"), embed=False)
     assert (first.slug, second.slug) == ("note/pool", "note/pool-2")
     assert "one" in (docs / "note/pool.md").read_text(encoding="utf-8")
 
 
 def test_save_to_the_global_brain_and_to_a_named_project(index: Index, isolated_env: Path, docs: Path) -> None:
-    glob = entries.save(index, "Use ripgrep", "rg is fast", scope="global", embed=False)
+    glob = entries.save(index, SaveRequest("Use ripgrep", "rg is fast", scope="global"), embed=False)
     assert glob.slug == "global/note/use-ripgrep"
     assert glob.scope == "global"
     assert (isolated_env / "brain/note/use-ripgrep.md").is_file()
-    other = entries.save(index, "Their API", "x", project="billing", embed=False)
+    other = entries.save(index, SaveRequest("Their API", "x", project="billing"), embed=False)
     assert (other.scope, other.project) == ("project:billing", "billing")
     assert (docs / "note/their-api.md").is_file()
 
@@ -106,14 +108,14 @@ def test_save_refuses_bad_input_before_writing_anything(index: Index, docs: Path
                                                         message: str) -> None:
     args = {"title": "Fine", "body": "fine", **kwargs}
     with pytest.raises(InvalidInput, match=message):
-        entries.save(index, args.pop("title"), args.pop("body"), embed=False, **args)
+        entries.save(index, SaveRequest(args.pop("title"), args.pop("body"), **args), embed=False)
     assert list(docs.rglob("*.md")) == []
 
 
 def test_get_by_shortened_and_ambiguous_slugs(index: Index) -> None:
-    entries.save(index, "Pool", "project one", type="gotcha", embed=False)
-    entries.save(index, "Pool", "global one", type="gotcha", scope="global", embed=False)
-    entries.save(index, "Wal", "x", type="decision", embed=False)
+    entries.save(index, SaveRequest("Pool", "project one", type="gotcha"), embed=False)
+    entries.save(index, SaveRequest("Pool", "global one", type="gotcha", scope="global"), embed=False)
+    entries.save(index, SaveRequest("Wal", "x", type="decision"), embed=False)
     assert entries.get(index, "wal").slug == "decision/wal"
     assert entries.get(index, "gotcha/pool").body.strip() == "project one"
     assert entries.get(index, "global/gotcha/pool").body.strip() == "global one"
@@ -126,7 +128,7 @@ def test_get_by_shortened_and_ambiguous_slugs(index: Index) -> None:
 
 
 def test_get_rereads_a_note_edited_on_disk(index: Index, docs: Path) -> None:
-    saved = entries.save(index, "Pool", "before", embed=False)
+    saved = entries.save(index, SaveRequest("Pool", "before"), embed=False)
     path = docs / "note/pool.md"
     path.write_text(path.read_text(encoding="utf-8").replace("before", "after"), encoding="utf-8")
     got = entries.get(index, "note/pool")
@@ -135,7 +137,7 @@ def test_get_rereads_a_note_edited_on_disk(index: Index, docs: Path) -> None:
 
 
 def test_get_of_a_note_removed_from_disk(index: Index, docs: Path) -> None:
-    entries.save(index, "Pool", "x", embed=False)
+    entries.save(index, SaveRequest("Pool", "x"), embed=False)
     (docs / "note/pool.md").unlink()
     with pytest.raises(NotFound, match="entry 'note/pool' was removed from disk"):
         entries.get(index, "note/pool")
@@ -147,7 +149,7 @@ def test_get_of_a_note_removed_from_disk(index: Index, docs: Path) -> None:
 
 
 def test_update_changes_only_what_is_given(index: Index, docs: Path) -> None:
-    saved = entries.save(index, "Pool", "old body", type="gotcha", tags=["db"], embed=False)
+    saved = entries.save(index, SaveRequest("Pool", "old body", type="gotcha", tags=["db"]), embed=False)
     updated = entries.update(index, "pool", saved.version, body="new body", last_verified="2026-11-20T10:00Z")
     assert updated.body.strip() == "new body"
     assert (updated.title, updated.type, updated.tags) == ("Pool", "gotcha", ["db"])
@@ -160,7 +162,7 @@ def test_update_changes_only_what_is_given(index: Index, docs: Path) -> None:
 
 
 def test_update_on_a_stale_version_is_a_conflict_and_writes_nothing(index: Index, docs: Path) -> None:
-    saved = entries.save(index, "Pool", "old", embed=False)
+    saved = entries.save(index, SaveRequest("Pool", "old"), embed=False)
     entries.update(index, "note/pool", saved.version, body="first writer")
     before = (docs / "note/pool.md").read_bytes()
     with pytest.raises(Conflict, match=r"entry 'note/pool' changed: its version is \w+, not " + saved.version):
@@ -177,7 +179,7 @@ def test_update_on_a_stale_version_is_a_conflict_and_writes_nothing(index: Index
 ])
 def test_update_refuses_bad_input(index: Index, docs: Path, version: str | None, kwargs: dict,
                                   error: type[Exception], message: str) -> None:
-    saved = entries.save(index, "Pool", "old", embed=False)
+    saved = entries.save(index, SaveRequest("Pool", "old"), embed=False)
     before = (docs / "note/pool.md").read_bytes()
     with pytest.raises(error, match=message):
         entries.update(index, "note/pool", saved.version if version == "current" else version, **kwargs)  # type: ignore[arg-type]
@@ -199,13 +201,14 @@ def test_update_refuses_a_note_with_malformed_frontmatter(index: Index, docs: Pa
 def _found(index: Index, query: str) -> list[str]:
     from pinky.search import hybrid as search
 
-    return [hit.slug for hit in search.search(index, query, mode="bm25").hits]
+    return [hit.slug for hit in search.search(index, SearchRequest(query, mode="bm25", include_superseded=True)).hits]
 
 
 def test_questions_are_kept_in_the_frontmatter_and_found_by_their_words(index: Index, docs: Path) -> None:
-    entries.save(index, "Other note", "Nothing about the pool here.", embed=False)
-    saved = entries.save(index, "Pool close", "Call pool.close(timeout=5) first.", type="gotcha", embed=False,
-                         questions=["Why does the worker  hang on shutdown?", "why does the worker hang on shutdown?"])
+    entries.save(index, SaveRequest("Other note", "Nothing about the pool here."), embed=False)
+    saved = entries.save(index, SaveRequest("Pool close", "Call pool.close(timeout=5) first.", type="gotcha",
+                                            questions=["Why does the worker  hang on shutdown?",
+                                                       "why does the worker hang on shutdown?"]), embed=False)
     assert front(docs / "gotcha/pool-close.md")["questions"] == ["Why does the worker hang on shutdown?",
                                                                  "why does the worker hang on shutdown?"]
     assert saved.meta["questions"] == front(docs / "gotcha/pool-close.md")["questions"]
@@ -216,8 +219,8 @@ def test_questions_are_kept_in_the_frontmatter_and_found_by_their_words(index: I
 
 
 def test_update_replaces_keeps_or_removes_the_questions(index: Index, docs: Path) -> None:
-    saved = entries.save(index, "Pool close", "Call pool.close(timeout=5) first.", embed=False,
-                         questions=["why does the worker hang?"])
+    saved = entries.save(index, SaveRequest("Pool close", "Call pool.close(timeout=5) first.",
+                                            questions=["why does the worker hang?"]), embed=False)
     kept = entries.update(index, "pool-close", saved.version, body="Call pool.close(timeout=10) first.")
     assert front(docs / "note/pool-close.md")["questions"] == ["why does the worker hang?"]
     asked = entries.update(index, "pool-close", kept.version, questions=["how long may the drain take?"])
@@ -239,16 +242,16 @@ def test_update_replaces_keeps_or_removes_the_questions(index: Index, docs: Path
 def test_bad_questions_are_refused_before_anything_is_written(index: Index, docs: Path, questions: object,
                                                              message: str) -> None:
     with pytest.raises(InvalidInput, match=message):
-        entries.save(index, "Pool", "body", embed=False, questions=questions)  # type: ignore[arg-type]
+        entries.save(index, SaveRequest("Pool", "body", questions=questions), embed=False)  # type: ignore[arg-type]
     assert not (docs / "note").exists()
-    saved = entries.save(index, "Pool", "body", embed=False)
+    saved = entries.save(index, SaveRequest("Pool", "body"), embed=False)
     with pytest.raises(InvalidInput, match=message):
         entries.update(index, "note/pool", saved.version, questions=questions)  # type: ignore[arg-type]
     assert "questions" not in front(docs / "note/pool.md")
 
 
 def test_a_secret_in_a_question_is_redacted_before_writing(index: Index, docs: Path) -> None:
-    saved = entries.save(index, "Deploy", "body", embed=False,
-                         questions=["why does ghp_abcdefghijklmnopqrstuvwxyz0123456789 fail?"])
+    question = "why does ghp_abcdefghijklmnopqrstuvwxyz0123456789 fail?"
+    saved = entries.save(index, SaveRequest("Deploy", "body", questions=[question]), embed=False)
     assert "github-token" in saved.redacted
     assert "ghp_" not in (docs / "note/deploy.md").read_text(encoding="utf-8")

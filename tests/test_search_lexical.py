@@ -14,6 +14,7 @@ from pinky.errors import InvalidInput
 from pinky.indexing import indexer
 from pinky.indexing.index import Index
 from pinky.search import hybrid as search
+from pinky.search.request import SearchRequest
 from pinky.text.lexical import field_weights
 
 
@@ -34,7 +35,7 @@ def index(project: Path) -> Iterator[Index]:
 
 def slugs(index: Index, query: str, **fusion: object) -> list[str]:
     index.config = dataclasses.replace(index.config, fusion=dataclasses.replace(index.config.fusion, **fusion))
-    return [hit.slug for hit in search.search(index, query, mode="bm25").hits]
+    return [hit.slug for hit in search.search(index, SearchRequest(query, mode="bm25", include_superseded=True)).hits]
 
 
 def test_a_camel_case_name_is_found_by_its_words_and_by_itself(index: Index) -> None:

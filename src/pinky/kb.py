@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pinky import maintenance
+from pinky.base.validate import resolve_scope
 from pinky.config import Config, load_config
 from pinky.graph.api import KnowledgeGraph
 from pinky.hygiene.api import Hygiene
@@ -22,14 +23,15 @@ from pinky.indexing.index import Index
 from pinky.indexing.indexer import ReindexReport
 from pinky.indexing.vector_fill import Progress
 from pinky.knowledge import archive, entries
-from pinky.knowledge.entries import Entry
+from pinky.knowledge.entries import Entry, SaveRequest
 from pinky.search import hybrid as search
 from pinky.search import listing
 from pinky.search import second_stage as quality
 from pinky.search.hybrid import Hit, SearchResult
+from pinky.search.request import SearchRequest, Selection, filters_for
 from pinky.store.connect import Database
 
-__all__ = ["Entry", "Hit", "KnowledgeBase", "SearchResult"]
+__all__ = ["Entry", "Hit", "KnowledgeBase", "SaveRequest", "SearchRequest", "SearchResult", "Selection"]
 
 
 @healing.healed
@@ -114,24 +116,23 @@ class KnowledgeBase:
     # --- search ------------------------------------------------------------------------------------
 
     def resolve_scope(self, scope: str | None, project: str | None) -> str | None:
-        return search.resolve_scope(self.index, scope, project)
+        """'global' or 'project:<name>' from a scope and/or project argument; None for both scopes."""
+        return resolve_scope(scope, project, self.config.project)
 
-    def search(self, query: str, *, limit: int = 10, scope: str | None = None, project: str | None = None,
-               type: str | None = None, tags: list[str] | tuple[str, ...] | None = None,
-               since: str | None = None, mode: str = "hybrid", record_usage: bool = False,
-               context_file: str | None = None, at: str | None = None,
-               include_superseded: bool = False, hypothetical: str | None = None) -> SearchResult:
-        """Hybrid search over project and global knowledge in one ranking.
+    def search(self, query: SearchRequest | str, **options: Any) -> SearchResult:
+        """Hybrid search over project and global knowledge in one ranking: a `SearchRequest`, or a query and
+        the request's fields as keywords (`kb.search("pool hangs", type="gotcha", limit=5)`).
 
         `since` (ISO date/time or a span like 30d) keeps only fresh entries: verified, created or
         changed since then. `context_file`: the file being worked on; entries linked to it rank higher.
         Superseded entries are left out unless `include_superseded`; `at` (a date) searches what was
         valid on that day. `mode`: hybrid, bm25 (keyword) or vector (semantic). `hypothetical`: a draft
         answer whose embedding joins the query's on the vector side (HyDE by the calling agent)."""
-        filters = search.filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since,
-                                     at=at, include_superseded=include_superseded)
-        return search.search(self.index, query, limit=limit, filters=filters, mode=mode, record_usage=record_usage,
-                             context_file=context_file, hypothetical=hypothetical)
+        if isinstance(query, SearchRequest):
+            if options:
+                raise TypeError("pass a SearchRequest or keyword options, not both")
+            return search.search(self.index, query)
+        return search.search(self.index, SearchRequest(query, **options))
 
     def research(self, topic: str, *, max_tokens: int = 2000) -> dict[str, Any]:
         """A dossier on a topic for the caller to synthesise: top entries, their links, open contradictions
@@ -142,16 +143,18 @@ class KnowledgeBase:
 
     # --- entries -----------------------------------------------------------------------------------
 
-    def save(self, title: str, body: str, *, type: str | None = "note", tags: list[str] | None = None,
-             scope: str | None = "project", project: str | None = None, files: list[str] | None = None,
-             embed: bool = True, draft: bool = False, key: str | None = None,
-             subject: str | None = None, questions: list[str] | None = None, classify: bool = False) -> Entry:
-        """Write a new note into the project's (or the global) knowledge folder and index it; with a `key`
-        or `subject` it supersedes the current entry with the same one. `classify`: suggest a type (when
-        None) and tags (when none) from the nearest entries and simple rules, and apply them."""
-        return entries.save(self.index, title, body, type=type, tags=tags, scope=scope, project=project,
-                            files=files, embed=embed, draft=draft, key=key, subject=subject, questions=questions,
-                            classify=classify)
+    def save(self, title: SaveRequest | str, body: str | None = None, *, embed: bool = True,
+             draft: bool = False, classify: bool = False, **fields: Any) -> Entry:
+        """Write a new note into the project's (or the global) knowledge folder and index it: a `SaveRequest`, or
+        a title, a body and the request's fields as keywords. With a `key` or `subject` it supersedes the current
+        entry with the same one. `classify`: suggest a type (when None) and tags (when none) from the nearest
+        entries and simple rules, and apply them. `embed=False` leaves the vectors to a later fill."""
+        request = title
+        if not isinstance(request, SaveRequest):
+            request = SaveRequest(request, body if body is not None else "", **fields)
+        elif body is not None or fields:
+            raise TypeError("pass a SaveRequest or a title, body and keyword fields, not both")
+        return entries.save(self.index, request, embed=embed, draft=draft, classify=classify)
 
     def get(self, slug: str) -> Entry:
         return entries.get(self.index, slug)
@@ -191,13 +194,10 @@ class KnowledgeBase:
 
         return briefing(self.index, since, compact=compact, offset=offset)
 
-    def list_entries(self, *, limit: int = 50, scope: str | None = None, project: str | None = None,
-             type: str | None = None, tags: list[str] | tuple[str, ...] | None = None,
-             since: str | None = None, at: str | None = None, include_superseded: bool = False) -> list[dict[str, Any]]:
-        """Entries the filters keep (current ones, or those valid `at` a date), most recently changed first."""
-        filters = search.filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since,
-                                     at=at, include_superseded=include_superseded)
-        return listing.list_entries(self.index, filters, limit)
+    def list_entries(self, *, limit: int = 50, **selection: Any) -> list[dict[str, Any]]:
+        """Entries a `Selection` (scope, project, type, tags, since, at, include_superseded, as keywords) keeps:
+        current ones, or those valid `at` a date, most recently changed first."""
+        return listing.list_entries(self.index, filters_for(self.index, Selection(**selection)), limit)
 
     def file_of(self, slug: str) -> Path:
         """The markdown file of an entry (to open it in an editor)."""

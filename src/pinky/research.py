@@ -22,6 +22,7 @@ from pinky.indexing.index import Index
 from pinky.knowledge import entries
 from pinky.search import gaps
 from pinky.search import hybrid as search
+from pinky.search.request import SearchRequest
 from pinky.store import hygiene as hq
 
 CHARS_PER_TOKEN = 4
@@ -43,7 +44,7 @@ def dossier(index: Index, topic: str, *, max_tokens: int = DEFAULT_TOKENS) -> di
     """Everything the brain holds about `topic`, packed into `max_tokens` (see the module docstring)."""
     topic = clean_text(topic, "topic", MAX_QUERY_CHARS).strip()
     budget = validate_budget(max_tokens) * CHARS_PER_TOKEN
-    found = search.search(index, topic, limit=TOP_ENTRIES, filters=search.filters_for(index))
+    found = search.search(index, SearchRequest(topic, limit=TOP_ENTRIES))
     top = [_entry(index, hit) for hit in found.hits]
     slugs = {item["slug"] for item in top}
     candidates = {"entries": top, "contradictions": _contradictions(index, slugs),

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pinky.base.layout import ENTRY_TYPES
-from pinky.errors import InvalidInput
+from pinky.errors import InvalidInput, NotInProject
 
 MAX_QUERY_CHARS = 2000
 MAX_HYPOTHETICAL_CHARS = 4000  # brain_search's draft answer (HyDE): a paragraph or two
@@ -93,3 +93,28 @@ def validate_slug(value: Any) -> str:
 def normalise_tag(tag: str) -> str:
     """How a tag is kept: lower case, one space between words, none around ('  CI  Cache' -> 'ci cache')."""
     return " ".join(tag.split()).lower()
+
+
+def resolve_scope(scope: Any, project: Any, current_project: str | None) -> str | None:
+    """'global' or 'project:<name>' from a scope and/or project argument; None for both scopes.
+    `current_project`: the project the caller runs in, which the bare scope 'project' means."""
+    if project is not None:
+        if not isinstance(project, str) or not project.strip() or any(ord(c) < 32 for c in project):
+            raise InvalidInput("project must be a non-empty name")
+        wanted = f"project:{project.strip()}"
+        if scope not in (None, wanted):
+            raise InvalidInput(f"scope {scope!r} contradicts project {project!r}")
+        return wanted
+    if scope is None or scope == "":
+        return None
+    if not isinstance(scope, str):
+        raise InvalidInput("scope must be a string")
+    if scope == "global":
+        return scope
+    if scope == "project":
+        if current_project is None:
+            raise NotInProject("scope 'project'")
+        return f"project:{current_project}"
+    if scope.startswith("project:") and scope[8:].strip():
+        return f"project:{scope[8:].strip()}"
+    raise InvalidInput(f"scope {scope!r} must be 'global' or 'project:<name>'")

@@ -40,8 +40,10 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
         pinky search "timeout al cerrar el pool de postgres" --type gotcha --limit 5
     """
     kb = ready_kb(ctx)
-    result = kb.search(query, limit=limit, scope=scope, project=project_filter, type=type_,
-                       tags=list(tags), since=since, mode=mode, at=at, include_superseded=include_superseded)
+    from pinky.kb import SearchRequest  # the core's own modules load with the index, not with --help
+
+    result = kb.search(SearchRequest(query, limit=limit, scope=scope, project=project_filter, type=type_, tags=tags,
+                                     since=since, mode=mode, at=at, include_superseded=include_superseded))
     if as_json:
         emit_json(result.as_dict())
         return
@@ -87,8 +89,11 @@ def save(ctx: click.Context, title: str, type_: str | None, tags: tuple[str, ...
         click.echo("reading the body from standard input; end with Ctrl-D", err=True)
     body = sys.stdin.read()
     kb = open_kb(ctx)
-    entry = kb.save(title, body, type=type_, tags=list(tags), scope=scope, project=project_name, files=list(files),
-                    key=key, subject=subject, questions=list(questions), classify=True)
+    from pinky.kb import SaveRequest
+
+    request = SaveRequest(title, body, type=type_, tags=tags, scope=scope, project=project_name, files=files,
+                          key=key, subject=subject, questions=questions)
+    entry = kb.save(request, classify=True)
     similar = kb.similar(entry.slug)
     if as_json:
         emit_json({**entry.as_dict(), "similar": [h.as_dict() for h in similar]})

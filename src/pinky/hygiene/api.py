@@ -122,10 +122,10 @@ class Hygiene:
                tags: list[str] | None = None, since: str | None = None) -> list[dict[str, Any]]:
         """One record per entry the filters keep (superseded ones included), each file's text exactly."""
         from pinky.hygiene.transfer import export_records
-        from pinky.search.hybrid import filters_for
+        from pinky.search.request import Selection, filters_for
 
-        filters = filters_for(self.index, scope=scope, project=project, type=type, tags=tags, since=since,
-                              include_superseded=True)
+        filters = filters_for(self.index, Selection(scope=scope, project=project, type=type, tags=tags, since=since,
+                                                    include_superseded=True))
         return list(export_records(self.index, filters))
 
     def import_lines(self, lines: Iterable[str], *, root: str | None = None, embed: bool = True) -> dict[str, Any]:

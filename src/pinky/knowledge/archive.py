@@ -185,7 +185,8 @@ def versions(index: Index, slug: str | None = None, *, scope: str | None = None,
     copies = []
     for (root, rel), files in sorted(found.items()):
         if query is None or _names_note(query, root, rel) or any(_names_copy(query, root, f[1]) for f in files):
-            read = sorted((_read(index, root, rel, *f[:3]) for f in files), key=lambda c: (c.moment, c.label))
+            read = sorted((_read(index, root, rel, *f[:3]) for f in files),
+                          key=lambda c: (c.moment, len(c.label), c.label))  # a copy's -10 after its -9
             copies += [replace(c, version=n, versions=len(read)) for n, c in enumerate(read, 1)]
     return [c for c in copies if type is None or c.type == type]
 

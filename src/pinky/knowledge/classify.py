@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pinky.search.gaps import word_hashes
+from pinky.search.request import SearchRequest
 
 RULES: dict[str, tuple[str, ...]] = {  # type -> patterns (lower-case text); the title counts twice
     "bug": (r"traceback \(most recent call last\)", r"\b\w+(error|exception)\b", r"\berror:", r"\bstack trace\b",
@@ -120,7 +121,7 @@ def suggest(index: Any, title: str, body: str, vocabulary: Sequence[str]) -> tup
     mine = word_hashes(query)
     # full text only: a neighbour must share words with the note anyway (SHARED_WORDS), and skipping the
     # vector side keeps a one-shot `pinky save` from scanning every vector twice (`similar` runs after)
-    found = search.search(index, query, limit=NEIGHBOURS, filters=search.filters_for(index), mode="bm25")
+    found = search.search(index, SearchRequest(query, limit=NEIGHBOURS, mode="bm25"))
     hits = [hit for hit in found.hits
             if len(mine & word_hashes(f"{hit.title} {hit.snippet} {' '.join(hit.tags)}")) >= SHARED_WORDS]
     kind = rule_type(title, body) or neighbour_type([hit.type for hit in hits])

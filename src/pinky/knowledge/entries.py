@@ -20,8 +20,8 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import KW_ONLY, asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from pinky.base.validate import (
     clean_text,
     clean_title,
     normalise_tag,
+    resolve_scope,
     validate_questions,
     validate_slug,
     validate_tags,
@@ -90,6 +91,33 @@ class Entry:
         return data
 
 
+@dataclass(frozen=True)
+class SaveRequest:
+    """One new note, as every front end asks for it (`pinky save`, `brain_save`, `KnowledgeBase.save`).
+    `scope`: 'project' or 'global'; left None with a `project` name, that project; both None, this project.
+    `files`: code paths it is about. `key`: the one fact it states, `subject`: what its status describes;
+    either supersedes the current entry with the same one. `questions`: questions it answers, searched as
+    a field of their own. A `type` of None, with tags left out, asks the save to suggest them (when it
+    classifies)."""
+
+    title: str
+    body: str
+    _: KW_ONLY
+    type: str | None = "note"
+    tags: Sequence[str] | None = None
+    scope: str | None = None
+    project: str | None = None
+    files: Sequence[str] | None = None
+    key: str | None = None
+    subject: str | None = None
+    questions: Sequence[str] | None = None
+
+
+def _listed(value: Any) -> Any:
+    """A tuple of strings as the list the checks and the frontmatter expect; anything else as given (checked later)."""
+    return list(value) if isinstance(value, tuple) else value
+
+
 def find(index: Index, slug: str) -> Any:
     """The index row of the entry a (possibly shortened) slug names."""
     name = validate_slug(slug)
@@ -131,10 +159,8 @@ def file_of(index: Index, slug: str) -> Path:
     return _file_of(index, find(index, slug))
 
 
-def save(index: Index, title: str, body: str, *, type: str | None = "note", tags: list[str] | None = None,
-         scope: str | None = None, project: str | None = None, files: list[str] | None = None,
-         embed: bool = True, draft: bool = False, key: str | None = None, subject: str | None = None,
-         questions: list[str] | None = None, classify: bool = False) -> Entry:
+def save(index: Index, request: SaveRequest, *, embed: bool = True, draft: bool = False,
+         classify: bool = False) -> Entry:
     """Write a new note atomically into the right root, then index it at once. A draft (written by
     the Stop hook's capture, not by a person or the agent) says so in its frontmatter. `questions`: the
     questions the note answers, kept in its frontmatter and searched as a field of their own.
@@ -143,6 +169,10 @@ def save(index: Index, title: str, body: str, *, type: str | None = "note", tags
     (`pinky.knowledge.supersession`); a `subject` makes a default `note` a `status`. With `classify`, a type left
     None and missing tags are suggested and applied, given tags mapped onto the existing vocabulary
     (`pinky.knowledge.classify`); the result's `classification` says what was suggested and applied."""
+    title, body, type, tags, key, subject = (request.title, request.body, request.type, _listed(request.tags),
+                                             request.key, request.subject)
+    scope, project, files, questions = (request.scope, request.project, _listed(request.files),
+                                        _listed(request.questions))
     title, hidden = _redacted(clean_title(title), [])
     body = clean_text(body, "body", MAX_BODY_CHARS)
     suggestion = None
@@ -155,7 +185,8 @@ def save(index: Index, title: str, body: str, *, type: str | None = "note", tags
     kind = "status" if subject is not None and type in ("note", None) else validate_type(type)
     meta: dict[str, Any] = {"title": title, "type": kind, "tags": tag_list, **fact}
     body, hidden = _redacted(body, hidden)
-    resolved = search.resolve_scope(index, scope, project) or search.resolve_scope(index, "project", None)
+    current = index.config.project
+    resolved = resolve_scope(scope, project, current) or resolve_scope("project", None, current)
     root = "global" if resolved == "global" else "project"
     if root == "project":
         meta["project"] = str(resolved).split(":", 1)[1]

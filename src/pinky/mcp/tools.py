@@ -25,7 +25,7 @@ from pinky.base.secret_words import explain
 from pinky.base.shown import shown_all
 from pinky.base.validate import MAX_BODY_CHARS, MAX_HYPOTHETICAL_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
 from pinky.config import Config
-from pinky.kb import KnowledgeBase
+from pinky.kb import KnowledgeBase, SaveRequest, SearchRequest
 from pinky.mcp import graph as mcp_graph
 from pinky.mcp import text as mcp_text
 from pinky.mcp.budget import Pages
@@ -124,10 +124,12 @@ async def brain_search(
     relying on it. Superseded entries are left out unless include_superseded. Records which entries were
     retrieved (usage telemetry); after relying on a hit, rate it with brain_feedback."""
 
+    request = SearchRequest(query, limit=min(100, offset + limit), scope=scope, project=project, type=type, tags=tags,
+                            since=since, at=at, include_superseded=include_superseded, mode=mode,
+                            context_file=context_file, hypothetical=hypothetical, record_usage=True)
+
     def work(kb: KnowledgeBase) -> SearchOut:
-        result = kb.search(query, limit=min(100, offset + limit), scope=scope, project=project, type=type,
-                           tags=tags, since=since, record_usage=True, context_file=context_file, at=at,
-                           include_superseded=include_superseded, mode=mode, hypothetical=hypothetical)
+        result = kb.search(request)
         found = result.hits[offset:]
         room = state.runtime.config.max_result_chars // 3  # whole bodies: once in the text, once structured
         bodies, truncated = ({}, False) if format != "full" else \
@@ -260,8 +262,9 @@ async def brain_save(
 
     def work(kb: KnowledgeBase) -> Any:
         target_scope, target_project = save_target(state.runtime.config, scope, project)
-        saved = kb.save(title, body, type=type, tags=tags, scope=target_scope, project=target_project,
-                        files=files, embed=False, key=key, subject=subject, questions=questions, classify=True)
+        request = SaveRequest(title, body, type=type, tags=tags, scope=target_scope, project=target_project,
+                              files=files, key=key, subject=subject, questions=questions)
+        saved = kb.save(request, embed=False, classify=True)
         return saved, kb.similar(saved.slug)
 
     entry, similar = await run_core(state.runtime, work)

@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from pinky.base import usage
-from pinky.base.dates import freshness, now_utc, valid_day
+from pinky.base.dates import now_utc
 from pinky.base.redact import redact
 from pinky.base.shown import shown
 from pinky.base.staleness import age_days, is_stale
@@ -22,13 +21,10 @@ from pinky.base.validate import (
     MAX_HYPOTHETICAL_CHARS,
     MAX_QUERY_CHARS,
     clean_text,
-    normalise_tag,
     validate_limit,
-    validate_tags,
-    validate_type,
 )
 from pinky.embed.embedding import combined_vector
-from pinky.errors import InvalidInput, NotInProject
+from pinky.errors import InvalidInput
 from pinky.indexing.index import Index
 from pinky.search import context_rank, gaps
 from pinky.search import second_stage as quality
@@ -42,6 +38,7 @@ from pinky.search.fusion import (
     score_fusion,
     zscores,
 )
+from pinky.search.request import SearchRequest, filters_for
 from pinky.store import hygiene as hq
 from pinky.store import quality as qs
 from pinky.store import retrieval as rq
@@ -155,55 +152,19 @@ class SearchResult:
         return {"hits": [h.as_dict() for h in self.hits], "mode": self.mode, "notice": self.notice}
 
 
-def resolve_scope(index: Index, scope: str | None, project: str | None) -> str | None:
-    """'global' or 'project:<name>' from a scope and/or project argument; None for both scopes."""
-    if project is not None:
-        if not isinstance(project, str) or not project.strip() or any(ord(c) < 32 for c in project):
-            raise InvalidInput("project must be a non-empty name")
-        wanted = f"project:{project.strip()}"
-        if scope not in (None, wanted):
-            raise InvalidInput(f"scope {scope!r} contradicts project {project!r}")
-        return wanted
-    if scope is None or scope == "":
-        return None
-    if not isinstance(scope, str):
-        raise InvalidInput("scope must be a string")
-    if scope == "global":
-        return scope
-    if scope == "project":
-        if index.config.project is None:
-            raise NotInProject("scope 'project'")
-        return f"project:{index.config.project}"
-    if scope.startswith("project:") and scope[8:].strip():
-        return f"project:{scope[8:].strip()}"
-    raise InvalidInput(f"scope {scope!r} must be 'global' or 'project:<name>'")
-
-
-def filters_for(index: Index, *, scope: str | None = None, project: str | None = None, type: str | None = None,
-                tags: Sequence[str] | None = None, since: str | None = None, at: str | None = None,
-                include_superseded: bool = False) -> rq.Filters:
-    """Filters from caller arguments. By default only current entries (not superseded, not expired);
-    `at` (a date) keeps what was valid then instead, `include_superseded` everything."""
-    day = None if at is None or at == "" else valid_day(at, "at")
-    current = None if include_superseded or day else now_utc().date().isoformat()
-    return rq.Filters(scope=resolve_scope(index, scope, project), type=validate_type(type) if type else None,
-                      tags=tuple(normalise_tag(t) for t in validate_tags(tags)), fresh_since=freshness(since),
-                      at=day, current_on=current)
-
-
-def search(index: Index, query: str, *, limit: int = 10, filters: rq.Filters | None = None,
-           mode: str = "hybrid", record_usage: bool = False, context_file: str | None = None,
-           hypothetical: str | None = None) -> SearchResult:
-    """Hybrid search over both roots in one ranking; filters narrow before ranking. `context_file`:
-    the file the caller works on; entries linked to it rank a little higher (pinky.search.context_rank).
-    `hypothetical`: a draft answer written by the caller (HyDE); the vector side searches with it
-    (see semantic_hits), full text with the query alone."""
+def search(index: Index, request: SearchRequest) -> SearchResult:
+    """Hybrid search over both roots in one ranking; the request's selection narrows before ranking.
+    `context_file`: the file the caller works on; entries linked to it rank a little higher
+    (pinky.search.context_rank). `hypothetical`: a draft answer written by the caller (HyDE); the vector
+    side searches with it (see semantic_hits), full text with the query alone."""
+    filters = filters_for(index, request)
+    query, hypothetical, mode = request.query, request.hypothetical, request.mode
+    context_file, record_usage = request.context_file, request.record_usage
     query = clean_text(query, "query", MAX_QUERY_CHARS)
     if hypothetical is not None:
         hypothetical = clean_text(hypothetical, "hypothetical", MAX_HYPOTHETICAL_CHARS)
-    limit = validate_limit(limit)
+    limit = validate_limit(request.limit)
     mode = canonical_mode(mode)
-    filters = filters or rq.Filters()
     second_stage = mode != "bm25" and _second_stage_ready(index)
     # A one-shot search starts the second stage's query now, on one core: loading the model and its first
     # query (~60 ms, mostly page faults on the weights) run beside the full-text and first-stage work. A

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from pinky.config import ENTRY_TYPES
+from pinky.base.layout import ENTRY_TYPES
 from pinky.text.chunking import heading
 from pinky.text.linkrefs import LinkRef, body_links, frontmatter_line, typed_links
 
