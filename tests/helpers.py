@@ -6,6 +6,7 @@ import shutil
 import string
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def write_note(root: Path, rel: str, text: str) -> Path:
@@ -218,3 +219,10 @@ def near_duplicates(size: int, *, vocabulary: int = 12, seed: int = 7) -> tuple[
     second[middle] = "The API listens on port 9090 behind the balancer."
     second[middle // 2] = "This sentence was written again in other words entirely, as people do."
     return " ".join(first), " ".join(second)
+
+
+def all_breadcrumbs(conn: Any) -> list[tuple[str, str, int]]:
+    """(slug as written, file, line) of every breadcrumb in an index, by file and line: what the tests check
+    (the product reads breadcrumbs per file or per entry, never all of them)."""
+    return [tuple(r) for r in conn.execute(
+        "SELECT target, source_file, line FROM link WHERE kind = 'breadcrumb' ORDER BY source_file, line")]

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import console_script, write_note
+from helpers import all_breadcrumbs, console_script, write_note
 
 from pinky.config import load_config
 from pinky.errors import InvalidInput
@@ -217,9 +217,8 @@ def test_the_code_scan_skips_links_out_of_the_project_and_fifos(project: Path, o
     result = guarded(["pinky", "reindex", "--json"], project)
     assert result.returncode == 0, result.stderr
     with KnowledgeBase(load_config()) as kb:
-        from pinky.store import graph as gq
 
-        assert [slug for slug, _, _ in gq.all_breadcrumbs(kb.db.conn)] == ["note/inside-crumb"]
+        assert [slug for slug, _, _ in all_breadcrumbs(kb.db.conn)] == ["note/inside-crumb"]
 
 
 # --- the one check: pinky.base.fileio ---------------------------------------------------------------------

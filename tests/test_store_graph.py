@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import add_entry, migrated_database
+from helpers import add_entry, all_breadcrumbs, migrated_database
 
 from pinky.store import graph as gq
 from pinky.store.connect import Database
@@ -68,13 +68,13 @@ def test_breadcrumbs_are_stored_per_file_and_replaced_whole(db: Database) -> Non
     gq.store_breadcrumbs(conn, "src/b.py", 10, 100, [(3, "gotcha/pool"), (9, "wal")])
     gq.store_breadcrumbs(conn, "src/a.py", 20, 200, [(1, "pool")])
     assert gq.breadcrumb_count(conn) == 3
-    assert gq.all_breadcrumbs(conn) == [("pool", "src/a.py", 1), ("gotcha/pool", "src/b.py", 3),
+    assert all_breadcrumbs(conn) == [("pool", "src/a.py", 1), ("gotcha/pool", "src/b.py", 3),
                                         ("wal", "src/b.py", 9)]
     assert gq.scanned_code_files(conn) == {"src/a.py": (20, 200), "src/b.py": (10, 100)}
 
     gq.store_breadcrumbs(conn, "src/b.py", 11, 50, [(4, "wal")])
 
-    assert gq.all_breadcrumbs(conn) == [("pool", "src/a.py", 1), ("wal", "src/b.py", 4)]
+    assert all_breadcrumbs(conn) == [("pool", "src/a.py", 1), ("wal", "src/b.py", 4)]
     assert gq.scanned_code_files(conn)["src/b.py"] == (11, 50)
     gq.store_breadcrumbs(conn, "src/b.py", 12, 0, [])
     assert gq.breadcrumb_count(conn) == 1
@@ -86,6 +86,6 @@ def test_forgetting_a_code_file_drops_its_breadcrumbs(db: Database) -> None:
     gq.store_breadcrumbs(conn, "src/a.py", 1, 1, [(1, "x"), (2, "y")])
     gq.store_breadcrumbs(conn, "src/b.py", 1, 1, [(1, "x")])
     gq.forget_code_file(conn, "src/a.py")
-    assert gq.all_breadcrumbs(conn) == [("x", "src/b.py", 1)]
+    assert all_breadcrumbs(conn) == [("x", "src/b.py", 1)]
     assert list(gq.scanned_code_files(conn)) == ["src/b.py"]
     gq.forget_code_file(conn, "never/scanned.py")

@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-STATUSES = ("ok", "warn", "error")
-
 
 @dataclass(frozen=True)
 class Check:

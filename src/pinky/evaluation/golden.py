@@ -24,7 +24,6 @@ from pinky.search import second_stage as quality
 FILTERS = ("scope", "project", "type", "tags", "since", "at", "include_superseded")
 FIELDS = frozenset(("query", "expected", "category", "mode", "why", *FILTERS))
 DEPTH = 10  # results asked for each query: the deepest cut-off of metrics.METRICS
-DEFAULT_TOLERANCE = 0.01
 USAGE_WINDOW_MINUTES = 30  # an open this long after a search that returned the entry counts for that search
 
 

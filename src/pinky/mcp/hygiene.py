@@ -12,26 +12,24 @@ from typing import Annotated, Any, Literal
 import anyio
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from pinky.base.fileio import create_new
 from pinky.base.locations import ENV_MAX_RESULT_CHARS
 from pinky.base.shown import shown_all
-from pinky.hygiene.contradictions import MAX_CHECK_CHARS
 from pinky.kb import KnowledgeBase
 from pinky.mcp.budget import NOTE_ROOM, Pages, size
 from pinky.mcp.common import EntryType, Offset, Slug, State, result, run_core
-from pinky.mcp.models import ResultOut
-
-
-class TagOut(BaseModel):
-    tag: str
-    count: int
-
-
-class TagsOut(ResultOut):
-    count: int
-    tags: list[TagOut]
+from pinky.mcp.models import (
+    CheckOut,
+    ExportOut,
+    FeedbackOut,
+    GapOut,
+    GapsOut,
+    ImportOut,
+    TagOut,
+    TagsOut,
+)
 
 
 async def brain_tags(state: State, offset: Offset = 0) -> Annotated[CallToolResult, TagsOut]:
@@ -44,22 +42,6 @@ async def brain_tags(state: State, offset: Offset = 0) -> Annotated[CallToolResu
 
 def _tags_text(out: TagsOut) -> str:
     return "\n".join(f"{item.count:>4}  {item.tag}" for item in out.tags) or "No tags yet."
-
-
-class GapOut(BaseModel):
-    query: str | None = Field(default=None, description="The search's text (kept only with PINKY_LOG_QUERIES=1).")
-    query_hash: str
-    count: int = Field(description="How many searches asked it and found nothing good.")
-    best_score: float | None = None
-    first_seen: str
-    last_seen: str
-    closed_by: str | None = Field(default=None, description="The entry whose save answered it.")
-    closed_at: str | None = None
-
-
-class GapsOut(ResultOut):
-    count: int
-    gaps: list[GapOut]
 
 
 async def brain_gaps(
@@ -81,31 +63,6 @@ def _gaps_text(out: GapsOut) -> str:
     lines = [f"{g.count}x {g.query or '#' + g.query_hash}" + (f" (closed by {g.closed_by})" if g.closed_by else "")
              for g in out.gaps]
     return "\n".join(lines) or "No knowledge gaps recorded."
-
-
-class DifferenceOut(BaseModel):
-    kind: str = Field(description="number | version | port | flag | negation | differs (same key, other text)")
-    a: str = Field(description="The span in the first entry ('' when it has none there).")
-    b: str
-    context_a: str
-    context_b: str
-
-
-class PairOut(BaseModel):
-    a: str = Field(description="Slug of the first entry.")
-    b: str
-    a_path: str
-    b_path: str
-    reason: str = Field(description="Why they were compared: 'similar (0.93)', or the same key or subject.")
-    differences: list[DifferenceOut]
-
-
-class CheckOut(ResultOut):
-    checked: int
-    count: int
-    pairs: list[PairOut]
-    skipped: int = Field(0, description=f"Pairs not compared: one check compares {MAX_CHECK_CHARS:,} characters.")
-    notice: str | None = None
 
 
 async def brain_check(
@@ -134,14 +91,6 @@ def _check_text(out: CheckOut) -> str:
     return "\n".join(lines)
 
 
-class FeedbackOut(ResultOut):
-    slug: str
-    verdict: str
-    recorded: bool = Field(description="False when telemetry is off (PINKY_TELEMETRY=0).")
-    flagged: bool = Field(description="True for wrong/outdated: listed for review until the entry is fixed.")
-    query: str | None = Field(default=None, description="The search the verdict is recorded against.")
-
-
 async def brain_feedback(
     state: State,
     slug: Slug,
@@ -163,25 +112,6 @@ async def brain_feedback(
 
 
 # --- admin: export and import ---------------------------------------------------------------------
-
-class ExportOut(ResultOut):
-    count: int
-    file: str | None = Field(default=None, description="Where the JSON lines were written (when `file` was given).")
-    jsonl: str | None = Field(default=None, description=(
-        "The JSON lines themselves (when no `file` was given), credentials hidden as in every result; "
-        "a `file` gets every note's exact text; a larger export needs `file`."))
-
-
-class ImportOut(ResultOut):
-    imported: list[str] = Field(description="Slugs of the notes written.")
-    renamed: list[dict[str, str]] = Field(description="Notes whose path was taken by a different note: new slug.")
-    duplicates: list[dict[str, str]] = Field(description="Notes skipped: the same text is already in the brain.")
-    redacted: list[dict[str, Any]] = Field(description="Always empty: an import never rewrites a note (see secrets).")
-    secrets: list[dict[str, Any]] = Field(default_factory=list, description=(
-        "Notes written as they are that hold a credential, with its kinds: hidden on display, held back by sync."))
-    rescoped: list[dict[str, str]] = Field(description="Project notes now in this project's scope (another name).")
-    errors: list[str] = Field(description="Lines refused, each as 'line N: why'; the others were imported.")
-
 
 async def brain_export(
     state: State,

@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pinky.hygiene.contradictions import MAX_CHECK_CHARS
+
 
 class PageOut(BaseModel):
     offset: int = Field(description="Where this page starts (the `offset` given).")
@@ -340,3 +342,85 @@ class SyncOut(ResultOut):
     held_back: list[dict[str, Any]] = Field(default_factory=list, description=(
         "Files that look like they hold a credential, kept out of the commit and the push and left as they "
         "are: {path, kinds, why}. The user removes the secret, or runs `pinky sync --allow PATH`."))
+
+
+# --- hygiene: tags, gaps, contradictions, feedback, export and import ---------------------------------
+
+
+class TagOut(BaseModel):
+    tag: str
+    count: int
+
+
+class TagsOut(ResultOut):
+    count: int
+    tags: list[TagOut]
+
+
+class GapOut(BaseModel):
+    query: str | None = Field(default=None, description="The search's text (kept only with PINKY_LOG_QUERIES=1).")
+    query_hash: str
+    count: int = Field(description="How many searches asked it and found nothing good.")
+    best_score: float | None = None
+    first_seen: str
+    last_seen: str
+    closed_by: str | None = Field(default=None, description="The entry whose save answered it.")
+    closed_at: str | None = None
+
+
+class GapsOut(ResultOut):
+    count: int
+    gaps: list[GapOut]
+
+
+class DifferenceOut(BaseModel):
+    kind: str = Field(description="number | version | port | flag | negation | differs (same key, other text)")
+    a: str = Field(description="The span in the first entry ('' when it has none there).")
+    b: str
+    context_a: str
+    context_b: str
+
+
+class PairOut(BaseModel):
+    a: str = Field(description="Slug of the first entry.")
+    b: str
+    a_path: str
+    b_path: str
+    reason: str = Field(description="Why they were compared: 'similar (0.93)', or the same key or subject.")
+    differences: list[DifferenceOut]
+
+
+class CheckOut(ResultOut):
+    checked: int
+    count: int
+    pairs: list[PairOut]
+    skipped: int = Field(0, description=f"Pairs not compared: one check compares {MAX_CHECK_CHARS:,} characters.")
+    notice: str | None = None
+
+
+class FeedbackOut(ResultOut):
+    slug: str
+    verdict: str
+    recorded: bool = Field(description="False when telemetry is off (PINKY_TELEMETRY=0).")
+    flagged: bool = Field(description="True for wrong/outdated: listed for review until the entry is fixed.")
+    query: str | None = Field(default=None, description="The search the verdict is recorded against.")
+
+
+class ExportOut(ResultOut):
+    count: int
+    file: str | None = Field(default=None, description="Where the JSON lines were written (when `file` was given).")
+    jsonl: str | None = Field(default=None, description=(
+        "The JSON lines themselves (when no `file` was given), credentials hidden as in every result; "
+        "a `file` gets every note's exact text; a larger export needs `file`."))
+
+
+class ImportOut(ResultOut):
+    imported: list[str] = Field(description="Slugs of the notes written.")
+    renamed: list[dict[str, str]] = Field(description="Notes whose path was taken by a different note: new slug.")
+    duplicates: list[dict[str, str]] = Field(description="Notes skipped: the same text is already in the brain.")
+    redacted: list[dict[str, Any]] = Field(description="Always empty: an import never rewrites a note (see secrets).")
+    secrets: list[dict[str, Any]] = Field(default_factory=list, description=(
+        "Notes written as they are that hold a credential, with its kinds: hidden on display, held back by sync."))
+    rescoped: list[dict[str, str]] = Field(description="Project notes now in this project's scope (another name).")
+    errors: list[str] = Field(description="Lines refused, each as 'line N: why'; the others were imported.")
+

@@ -115,16 +115,6 @@ def links_of_files(conn: Any, files: list[str], limit: int) -> list[Any]:
                         (*files, *files, limit)).fetchall()
 
 
-def link_targets(conn: Any, link_ids: list[int]) -> list[tuple[int, str | None]]:
-    """(link id, the entry it resolves to now) for these links."""
-    found: list[tuple[int, str | None]] = []
-    for start in range(0, len(link_ids), 500):
-        part = link_ids[start : start + 500]
-        found += [(r[0], r[1]) for r in conn.execute(
-            f"SELECT id, target_id FROM link WHERE id IN ({','.join('?' * len(part))})", part)]
-    return found
-
-
 def entry_nodes(conn: Any, entry_ids: list[str]) -> dict[str, Any]:
     """id -> (id, slug, title, type, root, path) for the entries in a neighbourhood."""
     marks = ",".join("?" * len(entry_ids))
@@ -185,9 +175,3 @@ def forget_code_file(conn: Any, path: str) -> None:
 
 def breadcrumb_count(conn: Any) -> int:
     return conn.execute("SELECT count(*) FROM link WHERE kind = 'breadcrumb'").fetchone()[0]
-
-
-def all_breadcrumbs(conn: Any) -> list[tuple[str, str, int]]:
-    """(slug as written, file, line) of every breadcrumb, by file and line."""
-    return [tuple(r) for r in conn.execute(
-        "SELECT target, source_file, line FROM link WHERE kind = 'breadcrumb' ORDER BY source_file, line")]
