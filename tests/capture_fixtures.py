@@ -2,7 +2,7 @@
 
 Each fixture is (name, should_ask, events): the events are transcript lines as Claude Code writes
 them (user prompts, assistant tool_use blocks, user tool_result blocks with `is_error` and Bash's
-"Exit code N" text). Used by tests/test_capture.py and benchmarks/bench_capture.py (precision and
+"Exit code N" text). Used by tests/capture/test_capture.py and benchmarks/bench_capture.py (precision and
 recall of the Stop hook's trigger).
 """
 

@@ -1,5 +1,6 @@
-"""The shape of the code, read with `ast`: imports run one way, SQL stays in store/, modules stay small,
-and every third-party import is a declared dependency."""
+"""The shape of the code, read with `ast`: the folders are layers and imports run one way (down), adapters reach
+the core through the KnowledgeBase and the facades, SQL stays in store/, modules stay small, and every third-party
+import is a declared dependency."""
 
 from __future__ import annotations
 
@@ -15,7 +16,42 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
 PACKAGE = SRC / "pinky"
-ADAPTERS = ("pinky.cli", "pinky.hooks", "pinky.mcp_", "pinky.__main__")
+ADAPTERS = ("pinky.cli", "pinky.hooks", "pinky.mcp", "pinky.__main__")
+# The layers, bottom-up. A unit (a folder of src/pinky, or a module at its top) may import only from the units of
+# the layers below its own: nothing imports sideways or up. `__init__` is the package itself (its version).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors", "__init__"),
+    ("base",),          # stdlib only: locations, layout, files, dates, checks, redaction (the hooks' hot path)
+    ("text",),          # markdown, links, chunks, the FTS vocabulary
+    ("config",),
+    ("embed",),         # the embedders and their runtime
+    ("store",),         # all SQL
+    ("indexing",),      # markdown -> index
+    ("search",),        # ranking
+    ("knowledge",),     # entries: save, get, update, archive, supersession
+    ("capture",),       # diary, transcript, recorder, rollup
+    ("hygiene", "graph"),
+    ("evaluation", "maintenance", "briefing"),
+    ("research",),
+    ("kb",),            # the KnowledgeBase: the one API of the front ends
+    ("sync",),
+    ("app",),           # runtime, doctor, init, Claude Code setup
+    ("cli", "mcp", "hooks"),
+    ("__main__",),
+)
+LAYER_OF = {unit: n for n, units in enumerate(LAYERS) for unit in units}
+# What an adapter may import from the core: the KnowledgeBase and the facades, the pure layers below them, and
+# the application services; anything else is named below with the reason it may.
+ADAPTER_REACH = ("pinky.kb", "pinky.config", "pinky.errors", "pinky.base", "pinky.text", "pinky.app",
+                 "pinky.capture", "pinky.evaluation", "pinky.research", "pinky.hygiene.api", "pinky.graph.api",
+                 "pinky.graph.render")
+ADAPTER_EXCEPTIONS = {
+    ("pinky.hooks", "pinky.store.readonly"): "the hot hooks read a read-only connection: no KnowledgeBase to load",
+    ("pinky.hooks", "pinky.search.recall"): "recall on every prompt, through that read-only connection",
+    ("pinky.hooks", "pinky.hygiene.evergreen"): "the CLAUDE.md guard: a pure text check on the pre-write path",
+    ("pinky.mcp", "pinky.hygiene.contradictions"): "the size bound brain_check's output schema states",
+}
+MAX_FLAT_MODULES = 10
 MAX_MODULE_LINES = 450
 MAX_FUNCTION_LINES = 60
 MAX_FACADE_LINES = 200
@@ -33,6 +69,12 @@ TREES = {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in MOD
 
 def is_adapter(name: str) -> bool:
     return name.startswith(ADAPTERS)
+
+
+def unit_of(name: str) -> str:
+    """The folder (or top-level module) a module belongs to: pinky.search.fusion -> search, pinky.kb -> kb."""
+    parts = name.split(".")
+    return "__init__" if len(parts) == 1 else parts[1]
 
 
 def _type_checking_nodes(tree: ast.Module) -> set[int]:
@@ -106,8 +148,49 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_import_graph_has_no_cycles() -> None:
-    """Imports executed at run time (a type-only import cannot make a cycle; it still counts below)."""
+    """Type-only imports included: a cycle drawn by annotations is still two modules that need each other."""
+    assert cycles(GRAPH) == []
     assert cycles(RUNTIME_GRAPH) == []
+
+
+def test_every_folder_and_top_level_module_has_a_layer() -> None:
+    units = {unit_of(name) for name in MODULES}
+    assert units - set(LAYER_OF) == set(), "place the new folder or module in LAYERS"
+    assert set(LAYER_OF) - units == set(), "LAYERS names a folder that is gone"
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{name} -> {dep}" for name, deps in graph.items() for dep in deps
+                  if unit_of(name) != unit_of(dep) and LAYER_OF[unit_of(dep)] >= LAYER_OF[unit_of(name)])
+
+
+def test_each_layer_imports_only_the_layers_below_it() -> None:
+    """Lazy and type-only imports count: they are dependencies as much as the ones at the top of a file."""
+    assert upward_imports(GRAPH) == []
+
+
+def test_an_upward_or_sideways_import_would_be_found() -> None:
+    upward = {"pinky.store.entries": {"pinky.search.hybrid"}}
+    assert upward_imports(upward) == ["pinky.store.entries -> pinky.search.hybrid"]
+    assert upward_imports({"pinky.hygiene.api": {"pinky.graph.api"}}) == ["pinky.hygiene.api -> pinky.graph.api"]
+    assert upward_imports({"pinky.search.hybrid": {"pinky.search.fusion", "pinky.store.retrieval"}}) == []
+
+
+def test_adapters_reach_the_core_through_the_knowledge_base_and_the_facades() -> None:
+    wrong = sorted(f"{name} -> {dep}" for name, deps in GRAPH.items() if is_adapter(name) for dep in deps
+                   if not is_adapter(dep) and not dep.startswith(ADAPTER_REACH) and dep != "pinky"
+                   and (".".join(name.split(".")[:2]), dep) not in ADAPTER_EXCEPTIONS)
+    assert wrong == []
+    used = {(".".join(name.split(".")[:2]), dep) for name, deps in GRAPH.items() for dep in deps}
+    assert set(ADAPTER_EXCEPTIONS) <= used, "an exception nobody needs any more: remove it"
+
+
+def test_few_modules_are_left_at_the_top_of_the_package() -> None:
+    flat = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(flat) <= MAX_FLAT_MODULES, flat
+    new_inits = [p for p in PACKAGE.glob("*/__init__.py") if p.parent.name not in ("cli", "hooks", "store", "sync")
+                 and p.read_text(encoding="utf-8").strip()]
+    assert new_inits == [], "a folder's __init__.py stays empty: import its modules by their names"
 
 
 def test_a_cycle_would_be_found() -> None:

@@ -64,7 +64,7 @@ def test_sdk_private_attributes_are_read_in_mcp_sdk_only() -> None:
                for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in SDK_PRIVATE}
     assert readers == {"pinky.mcp.sdk"}
     tests = Path(__file__).parent
-    for path in tests.glob("*.py"):
+    for path in tests.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         assert not any(isinstance(n, ast.Attribute) and n.attr in SDK_PRIVATE for n in ast.walk(tree)), path.name
 

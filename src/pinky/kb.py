@@ -23,6 +23,7 @@ from pinky.indexing.index import Index
 from pinky.indexing.indexer import ReindexReport
 from pinky.indexing.vector_fill import Progress
 from pinky.knowledge import archive, entries
+from pinky.knowledge.archive import SeveralVersions
 from pinky.knowledge.entries import Entry, SaveRequest
 from pinky.search import hybrid as search
 from pinky.search import listing
@@ -31,7 +32,8 @@ from pinky.search.hybrid import Hit, SearchResult
 from pinky.search.request import SearchRequest, Selection, filters_for
 from pinky.store.connect import Database
 
-__all__ = ["Entry", "Hit", "KnowledgeBase", "SaveRequest", "SearchRequest", "SearchResult", "Selection"]
+__all__ = ["Entry", "Hit", "KnowledgeBase", "SaveRequest", "SearchRequest", "SearchResult", "Selection",
+           "SeveralVersions"]
 
 
 @healing.healed
@@ -106,8 +108,15 @@ class KnowledgeBase:
         return indexer.embed_pending(self.index, progress)
 
     def refine_pending(self, **options: Any) -> int:
-        """Second-stage vectors (second_stage.refine_pending: limit, progress, threads); how many got one."""
+        """Second-stage vectors (second_stage.refine_pending: limit, progress, threads; `threads="all"` for every
+        core this process may use); how many got one."""
+        if options.get("threads") == "all":
+            options["threads"] = quality.all_cores()
         return quality.refine_pending(self.index, **options)
+
+    def second_stage(self) -> dict[str, Any]:
+        """Whether the second stage can rank, why not, and how many chunks have its vectors."""
+        return quality.summary(self.index)
 
     def drift(self) -> dict[str, list[str]]:
         """Markdown files the index does not reflect yet (new, changed, deleted)."""
@@ -121,13 +130,8 @@ class KnowledgeBase:
 
     def search(self, query: SearchRequest | str, **options: Any) -> SearchResult:
         """Hybrid search over project and global knowledge in one ranking: a `SearchRequest`, or a query and
-        the request's fields as keywords (`kb.search("pool hangs", type="gotcha", limit=5)`).
-
-        `since` (ISO date/time or a span like 30d) keeps only fresh entries: verified, created or
-        changed since then. `context_file`: the file being worked on; entries linked to it rank higher.
-        Superseded entries are left out unless `include_superseded`; `at` (a date) searches what was
-        valid on that day. `mode`: hybrid, bm25 (keyword) or vector (semantic). `hypothetical`: a draft
-        answer whose embedding joins the query's on the vector side (HyDE by the calling agent)."""
+        the request's fields as keywords (`kb.search("pool hangs", type="gotcha", limit=5)`); the fields are
+        described on `SearchRequest` and `Selection` (pinky.search.request)."""
         if isinstance(query, SearchRequest):
             if options:
                 raise TypeError("pass a SearchRequest or keyword options, not both")

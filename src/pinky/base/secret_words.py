@@ -5,7 +5,7 @@ start in about the interpreter's own time; importing `re` and compiling the reda
 three times that. `may_hold_secret` answers with plain substring tests, so a hook imports the
 redactor only for text that could need it (most text names no secret). `pinky.base.redact` gates
 each of its passes on these same words, so a text this module clears is one `redact` returns
-unchanged; `tests/test_redact_formats.py` checks that every pass's words are listed here.
+unchanged; `tests/base/test_redact_formats.py` checks that every pass's words are listed here.
 """
 
 from __future__ import annotations

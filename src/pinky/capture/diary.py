@@ -167,7 +167,7 @@ def daily_header(day: date) -> str:
     """What a new day's file starts with: the frontmatter and title that `markdown.render` would write.
 
     Written by hand, not through `pinky.text.markdown.render`, because that loads YAML and this runs
-    in the Stop hook; tests/test_diary.py checks that the two agree."""
+    in the Stop hook; tests/capture/test_diary.py checks that the two agree."""
     return f"---\ntitle: Diary {day}\ntype: diary\ncreated: {day}\ntags: [diary]\n---\n\n# Diary {day}\n\n"
 
 

@@ -218,7 +218,7 @@ def restore(ctx: click.Context, slug: str, version: str | None) -> None:
         pinky restore note/release-plan --version 2
     """
     from pinky.cli.listing import archived_line
-    from pinky.knowledge.archive import SeveralVersions
+    from pinky.kb import SeveralVersions
 
     try:
         entry = open_kb(ctx).restore(slug, version)

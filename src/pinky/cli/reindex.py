@@ -91,13 +91,11 @@ def _refine(kb: Any, wanted: bool | None, progress: Any) -> dict[str, Any]:
     """Second-stage vectors after a reindex: all with --quality, none with --no-quality, else a few."""
     import time
 
-    from pinky.search import second_stage as quality
-
-    status = quality.summary(kb.index)
+    status = kb.second_stage()
     made, started = 0, time.perf_counter()
     pending = status["total"] - status["chunks"]
     if status["available"] and pending and (wanted or (wanted is None and pending <= REFINE_INLINE)):
         report = (lambda done, total: progress("refine", done, total)) if progress else None
-        made = kb.refine_pending(progress=report, threads=quality.all_cores())
-        status = quality.summary(kb.index)
+        made = kb.refine_pending(progress=report, threads="all")
+        status = kb.second_stage()
     return {**status, "made": made, "seconds": round(time.perf_counter() - started, 2)}

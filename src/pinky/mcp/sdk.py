@@ -3,7 +3,7 @@
 `MCPServer` keeps its low-level server private (`_lowlevel_server`; the SDK's own in-memory
 client reads it the same way, under a TODO to make it public). pinky needs it twice: to serve
 over its own stdio streams (see mcp_transport) and to put a check in front of `tools/call`.
-When the SDK changes, this module and tests/test_mcp_sdk.py are what to look at.
+When the SDK changes, this module and tests/mcp/test_mcp_sdk.py are what to look at.
 """
 
 from collections.abc import Callable

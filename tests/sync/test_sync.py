@@ -15,7 +15,7 @@ from dulwich.repo import Repo
 from pinky.errors import InvalidInput, SyncError
 from pinky.sync import list_conflicts, sync, union_merge
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 DAY = "2026-11-20"
 HEADER = f"---\ntype: diary\ndate: {DAY}\n---\n# Diary {DAY}\n\n"
 

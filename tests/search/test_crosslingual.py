@@ -18,7 +18,7 @@ from pinky.config import load_config
 from pinky.kb import KnowledgeBase
 from pinky.search import second_stage as quality
 
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "crosslingual"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "crosslingual"
 NOTES = FIXTURE / "notes"
 QUERIES = FIXTURE / "queries.jsonl"
 RECALL_AT_5 = 0.95

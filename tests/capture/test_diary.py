@@ -263,7 +263,7 @@ def test_diary_module_imports_nothing_heavy() -> None:
         "bad = {'numpy', 'mcp', 'dulwich', 'frontmatter', 'sqlite3', 'yaml'} & set(sys.modules); "
         "print(sorted(bad))"
     )
-    src = str(Path(__file__).resolve().parents[1] / "src")
+    src = str(Path(__file__).resolve().parents[2] / "src")
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": src}
     )

@@ -11,7 +11,7 @@ from pinky.config import load_config
 from pinky.kb import KnowledgeBase
 from pinky.search import second_stage as quality
 
-SAMPLES = Path(__file__).resolve().parents[1] / "examples" / "sample-notes"
+SAMPLES = Path(__file__).resolve().parents[2] / "examples" / "sample-notes"
 
 
 @pytest.fixture(params=["first stage", "with e5"])

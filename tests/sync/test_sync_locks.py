@@ -18,7 +18,7 @@ from pinky.errors import SyncError
 from pinky.sync import sync
 from pinky.sync.locks import PUSH_MARK, clear_after_dead_push, clear_stale_locks, lock_files
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 from helpers import console_script
 from mcp_helpers import RawServer, server_env
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "examples" / "sample-notes"
 GOLDEN = ROOT / "examples" / "golden.jsonl"
 BASELINE = ROOT / "examples" / "golden-baseline.json"
