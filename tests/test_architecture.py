@@ -251,3 +251,28 @@ def test_every_third_party_import_is_a_declared_dependency() -> None:
 def test_a_missing_dependency_would_be_found() -> None:
     assert _requirement_name("sqlean.py>=3.45") == "sqlean-py"
     assert "yaml" not in sys.stdlib_module_names  # PyYAML must come through a declared package
+
+
+def _folder_map() -> str:
+    text = (ROOT / "documentation" / "HOW-IT-WORKS.md").read_text(encoding="utf-8")
+    section = text.split("## Where things are", 1)[1]
+    return section.split("\n## ", 1)[0]
+
+
+def test_how_it_works_maps_every_folder_and_top_level_module() -> None:
+    """The per-folder map is how a newcomer finds things: a folder or module missing from it fails here."""
+    table = _folder_map()
+    named = {f"{p.name}/" for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    named |= {p.name for p in PACKAGE.glob("*.py") if p.name not in ("__init__.py", "__main__.py")}
+    assert sorted(name for name in named if f"`{name}`" not in table) == []
+
+
+def test_the_map_lists_the_layers_in_their_order() -> None:
+    table = _folder_map()
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    first_row = {}
+    for n, row in enumerate(rows):
+        for unit in re.findall(r"`([a-z_]+)(?:/|\.py)`", row.split("|")[1]):
+            first_row.setdefault(unit, n)
+    placed = [unit for units in LAYERS for unit in units if unit in first_row]
+    assert placed == sorted(placed, key=lambda unit: first_row[unit]), "the map's rows follow LAYERS, bottom-up"

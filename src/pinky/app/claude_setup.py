@@ -18,7 +18,7 @@ from pinky.base.fileio import atomic_write
 from pinky.config import Config
 from pinky.errors import InvalidInput, NotInProject
 
-MCP_JSON_KEY = "pinky"  # the server's name in .mcp.json (its serverInfo name is mcp_server.SERVER_NAME)
+MCP_JSON_KEY = "pinky"  # the server's name in .mcp.json (its serverInfo name is pinky.mcp.server.SERVER_NAME)
 SERVER_COMMAND = "pinky-mcp"
 SERVER_ARGS: list[str] = []
 PLUGIN_ID = "pinky@pinky-market"

@@ -115,7 +115,7 @@ def result(state: ServerState, text: str | Callable[[Any], str], model: BaseMode
            pages: Pages | None = None) -> CallToolResult:
     """A tool's answer: `text` for the model to read (or the function that writes it from a model like
     `model`, so a page cut to fit is described as it is), the model as structuredContent; both together
-    within the server's result limit (mcp_budget: `pages` says how the tool pages).
+    within the server's result limit (pinky.mcp.budget: `pages` says how the tool pages).
 
     Every string of both goes through `pinky.base.shown`, as search snippets do, before it is measured: a
     credential in a hand-written or pulled note (a title, a diary line, frontmatter) never reaches the

@@ -1,6 +1,6 @@
 """MCP tools that keep the brain true: tags, feedback, gaps, contradictions, export and import.
 
-Thin adapters over `KnowledgeBase.hygiene`, registered in `mcp_tiers.TOOL_TIERS` like the others
+Thin adapters over `KnowledgeBase.hygiene`, registered in `pinky.mcp.tiers.TOOL_TIERS` like the others
 (documentation/HYGIENE.md says what each mechanism does). No `from __future__ import annotations`:
 the SDK reads these signatures at runtime.
 """
