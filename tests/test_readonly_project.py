@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
