@@ -170,8 +170,12 @@ def test_a_save_into_the_project_names_the_folder_and_offers_the_global_brain(ch
 
 
 def test_reindex_of_a_read_only_project_builds_the_copy(checkout: Path, cache: Path) -> None:
+    brain = Path(os.environ["PINKY_HOME"]) / "brain"
+    brain.mkdir(parents=True, exist_ok=True)
+    (brain / "sizing.md").write_text("# Pool sizing\n\nTwice the worker count.\n")
     done = pinky("reindex", cwd=checkout)
     assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("1 added"), done.stdout  # the copy caught up with the global brain
     cached_index(cache, checkout)
     full = pinky("reindex", "--full", cwd=checkout)
     assert full.returncode == 0, full.stderr

@@ -83,7 +83,7 @@ def own_copy(index: Index) -> None:
     """Move from the read-only index read in place to a copy this process can write (in the user's cache
     folder), brought up to date with the markdown (the copy may predate it, and its global notes are the
     ones of whoever built it)."""
-    index.copy_source()
+    index.own_file()
     _complete(index)
 
 
@@ -130,8 +130,7 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
             embed: bool = True) -> ReindexReport:
     """indexer.reindex, healed; full rebuilds one at a time (`<index>-rebuild.lock`). A full rebuild
     asked for while another runs waits for it, then catches up with it instead of starting over."""
-    if index.reading_source:
-        index.copy_source()
+    index.own_file()
     if not full:
         return heal(index, lambda: _complete(index, progress=progress, embed=embed), catch_up=False)
     with contextlib.ExitStack() as held:

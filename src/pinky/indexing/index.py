@@ -85,7 +85,7 @@ class Index:
         self.corruption: str | None = None  # set when that was because the file was damaged
         self._chunk_total: tuple[tuple[int, int, int], int] | None = None
         # The project's own index, read in place and read-only (`config.db_source`: a read-only checkout)
-        # until something must be written; then it is copied to `config.db_path` (`copy_source`).
+        # until something must be written; then it is copied to `config.db_path` (`own_file`).
         self.reading_source = False
 
     # --- the file ---------------------------------------------------------------------------------
@@ -226,10 +226,13 @@ class Index:
         db.close()
         return None
 
-    def copy_source(self) -> None:
-        """The read-only index read in place must change (a write): copy it to `config.db_path`, where the
-        next open finds it. Another process's copy, when there is one, is used as it is."""
-        if not self.reading_source or self._db is None:
+    def own_file(self) -> None:
+        """Make sure the index open is one this process may write: the read-only index read in place
+        (`reading_source`) is copied to `config.db_path`, where the next open finds it. Another process's
+        copy, when there is one, is used as it is."""
+        if self._db is None:
+            self._db = self._open()
+        if not self.reading_source:
             return
         db = self._db
         self._db = None
