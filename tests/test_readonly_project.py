@@ -98,6 +98,9 @@ def test_the_read_only_folder_really_refuses_writes(checkout: Path) -> None:
 
 
 def test_search_and_list_read_the_existing_index_in_place(checkout: Path, cache: Path) -> None:
+    """A WAL index with no -shm beside it, in a folder where SQLite cannot make one: `mode=ro` alone fails
+    ("attempt to write a readonly database"), so it is read as immutable."""
+    assert not (checkout / "brain.db-shm").exists() and not (checkout / "brain.db-wal").exists()
     found = pinky("search", "pool timeout", cwd=checkout)
     assert found.returncode == 0, found.stderr
     assert "gotcha/pool-timeout-on-shutdown" in found.stdout
@@ -268,3 +271,27 @@ def test_the_prompt_hook_recalls_from_the_read_only_index(checkout: Path) -> Non
                             capture_output=True, text=True, cwd=checkout, env=hook_env(checkout), timeout=30)
     assert result.returncode == 0, result.stderr
     assert "pool-timeout-on-shutdown" in result.stdout, result.stdout + result.stderr
+
+
+def test_a_read_only_index_its_owner_is_writing_is_read_with_the_owners_wal(checkout: Path) -> None:
+    """The owner (another user, here this process with its powers) holds the index open in WAL mode with a
+    commit still in the -wal: `mode=ro` reads through the owner's -shm and sees that commit."""
+    make_writable(checkout)
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sqlite3, sys, time\n"
+        f"c = sqlite3.connect({str(checkout / 'brain.db')!r}, isolation_level=None)\n"
+        "c.execute('PRAGMA wal_autocheckpoint=0')\n"
+        "c.execute(\"UPDATE entry SET title = 'Pool timeout, edited by its owner'\")\n"
+        "print('ready', flush=True)\n"
+        "sys.stdin.read()\n")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        assert (checkout / "brain.db-wal").stat().st_size > 0 and (checkout / "brain.db-shm").exists()
+        make_read_only(checkout)
+        found = pinky("search", "pool timeout", cwd=checkout)
+        assert found.returncode == 0, found.stderr
+        assert "Pool timeout, edited by its owner" in found.stdout
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(30)
