@@ -25,6 +25,7 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
             monkeypatch.delenv(name, raising=False)
     home = tmp_path_factory.mktemp("pinky-home")
     monkeypatch.setenv("PINKY_HOME", str(home))
+    monkeypatch.setenv("PINKY_CACHE_DIR", str(home / "cache"))  # a read-only project's index: never ~/.cache
     monkeypatch.setenv("PINKY_HASH_EMBED", "1")
     return home
 

@@ -34,11 +34,13 @@ def server_env(root: Path, **extra: str) -> dict[str, str]:
 class RawServer:
     """The real `pinky-mcp` process driven one JSON line at a time."""
 
-    def __init__(self, root: Path, **extra_env: str) -> None:
+    def __init__(self, root: Path, *, prefix: tuple[str, ...] = (), **extra_env: str) -> None:
+        """`prefix`: a command the server runs under (tests/readonly_helpers.py: without root's powers)."""
         self.root = root
         self.stderr_path = root / f"stderr-{id(self)}.log"
         self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 - closed in close()
-        self.proc = subprocess.Popen(console_script("pinky-mcp"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen([*prefix, *console_script("pinky-mcp")], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE,
                                      stderr=self._stderr, env=server_env(root, **extra_env), cwd=root)
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.other: list[dict[str, Any]] = []  # messages that were not the awaited answer

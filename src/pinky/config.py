@@ -34,6 +34,7 @@ from pinky.base.locations import (
     ENV_RRF_K,
     ENV_VECTOR_WEIGHT,
     Locations,
+    index_note,
     locate,
 )
 from pinky.base.staleness import ENV_STALE_DAYS, parse_stale_days
@@ -171,10 +172,20 @@ class Config:
     model_cache_off: bool = False
     embed_workers: int | None = None  # processes for large embedding runs; None: one per core (embed_pool)
     quality: str = "off"  # the second-stage retriever (pinky.search.second_stage): "e5" or "off"
+    # A project folder that cannot hold its index (read-only): the index path it would have (db_path is then
+    # in the user's cache folder), and its existing index, read in place until something must be written.
+    db_moved_from: Path | None = None
+    db_source: Path | None = None
 
     @property
     def in_project(self) -> bool:
         return self.save_dir is not None
+
+    @property
+    def db_note(self) -> str | None:
+        """One line saying where the index is when the project folder cannot hold it; None otherwise."""
+        return index_note(str(self.db_moved_from) if self.db_moved_from else None, str(self.db_path),
+                          str(self.db_source) if self.db_source else None)
 
     @property
     def global_dir(self) -> Path:
@@ -267,6 +278,8 @@ def config_from(loc: Locations, env: dict[str, str] | None = None) -> Config:
         model_cache_off=(env.get(ENV_MODEL_CACHE) or "").strip().lower() in ("off", "0", "false", "no"),
         embed_workers=_embed_workers(env),
         quality=_quality_choice(env, embedder),
+        db_moved_from=_path(loc.db_moved_from),
+        db_source=_path(loc.db_source),
     )
 
 

@@ -27,6 +27,14 @@ class NotInProject(InvalidInput):
                          "above: run `pinky init` in your repository, or use the global brain (--scope global)")
 
 
+class ReadOnlyFolder(InvalidInput):
+    """A folder pinky must write into cannot be written (a read-only checkout, a mounted volume)."""
+
+    def __init__(self, folder: object, reason: str, *, offer_global: bool = False) -> None:
+        hint = "; save into the global brain instead (--scope global)" if offer_global else ""
+        super().__init__(f"cannot write into {folder}: {reason}{hint}")
+
+
 class LocationError(InvalidInput):
     """pinky.toml or a PINKY_* path is unusable; the message says which and how to fix it."""
 

@@ -36,8 +36,9 @@ def stats(index: Index) -> dict[str, Any]:
     cutoff = now_utc() - dt.timedelta(days=UNUSED_DAYS)
     data["unused"], data["unused_sample"] = eq.unused_entries(conn, cutoff.isoformat(), to_ns(cutoff))
     data["unused_days"] = UNUSED_DAYS
-    data["db_path"] = str(index.config.db_path)
-    data["db_bytes"] = index.config.db_path.stat().st_size if index.config.db_path.exists() else 0
+    data["db_path"] = str(index.path)
+    data["db_bytes"] = index.path.stat().st_size if index.path.exists() else 0
+    data["index_note"] = index.config.db_note
     return data
 
 

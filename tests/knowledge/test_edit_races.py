@@ -115,8 +115,8 @@ def test_a_save_into_a_read_only_index_says_where_the_note_went(project: Path) -
     for suffix in ("-wal", "-shm"):
         (project / f"brain.db{suffix}").unlink(missing_ok=True)
     _read_only(db)
-    try:
-        saved = pinky("save", "-t", "Read only index", cwd=project, stdin="the body")
+    try:  # named with --db: used where it is (a project's own read-only index moves: test_readonly_project.py)
+        saved = pinky("--db", str(db), "save", "-t", "Read only index", cwd=project, stdin="the body")
     finally:
         subprocess.run(["chattr", "-i", str(db)], capture_output=True)
         db.chmod(0o644)
@@ -140,7 +140,7 @@ def test_a_reindex_of_a_read_only_index_is_one_line(project: Path) -> None:
         (project / f"brain.db{suffix}").unlink(missing_ok=True)
     _read_only(db)
     try:
-        reindexed = pinky("reindex", cwd=project)
+        reindexed = pinky("--db", str(db), "reindex", cwd=project)
     finally:
         subprocess.run(["chattr", "-i", str(db)], capture_output=True)
         db.chmod(0o644)

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pinky.app.check import Check
-from pinky.base.locations import ENV_MAX_NOTE_BYTES
+from pinky.base.locations import ENV_CACHE_DIR, ENV_DB, ENV_MAX_NOTE_BYTES
+from pinky.errors import PinkyError
 from pinky.kb import KnowledgeBase
 from pinky.search import second_stage as quality
 from pinky.store import graph as gq
@@ -152,6 +153,8 @@ def _project(kb: KnowledgeBase) -> Check:
         return Check("project", "warn", "not inside a pinky project (no pinky.toml in this folder or above): "
                      "only the global brain is searched and saved to",
                      "cd into your repository and run `pinky init`")
+    if config.db_note:  # a read-only checkout: where its index is instead
+        return Check("project", "ok", f"{config.project} at {config.project_root}; {config.db_note}")
     return Check("project", "ok", f"{config.project} at {config.project_root} (index {config.db_path.name})")
 
 
@@ -326,11 +329,31 @@ def repair(kb: KnowledgeBase) -> list[str]:
     return done
 
 
+# The checks that do not read the index: they still run when it cannot be opened.
+WITHOUT_INDEX: tuple[Callable[[KnowledgeBase], Check], ...] = (_embedder, _cli_on_path, _project, _roots, _sync)
+
+
+def _index_unavailable(kb: KnowledgeBase) -> Check | None:
+    """One line for an index that cannot be opened at all, in place of a failure in every check that reads it."""
+    try:
+        kb.db  # noqa: B018 - opening it is the check
+    except PinkyError as exc:
+        folder = kb.config.db_path.parent
+        return Check("index", "error", str(exc),
+                     f"make {folder} writable, or point {ENV_DB} (--db) at a file in a folder you can write; in a "
+                     f"read-only project, {ENV_CACHE_DIR} names where its index goes")
+    return None
+
+
 def run_checks(kb: KnowledgeBase, *, full: bool = False) -> list[Check]:
     """Every check; `full` runs SQLite's integrity_check instead of quick_check (slower: it reads every
     row of every table and looks each up in its indexes)."""
-    results = []
-    for check in [_full_integrity if full and check is _integrity else check for check in CHECKS]:
+    unavailable = _index_unavailable(kb)
+    checks = [_full_integrity if full and check is _integrity else check for check in CHECKS]
+    if unavailable is not None:
+        checks = [check for check in checks if check in WITHOUT_INDEX]
+    results = [unavailable] if unavailable is not None else []
+    for check in checks:
         try:
             results.append(check(kb))
         except Exception as exc:  # a broken check must not hide the others

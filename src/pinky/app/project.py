@@ -13,13 +13,17 @@ What it writes, all meant to be committed except the index:
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from pinky.base.fileio import atomic_write
+from pinky.base.fileio import atomic_write, unwritable
 from pinky.base.layout import DIARY_DIR, ENTRY_TYPES
 from pinky.base.locations import DEFAULT_INDEX, DEFAULT_SAVE_DIR, MARKER, find_project_root
+from pinky.errors import ReadOnlyFolder
 
 TEMPLATES_DIR = "_templates"
 INDEX_COMMENT = "# pinky-brain index (derived from the markdown; rebuild: pinky reindex) and edit locks"
@@ -62,6 +66,21 @@ def git_top(folder: Path) -> Path | None:
 
 def _template(kind: str) -> str:
     return resources.files("pinky.templates").joinpath(f"{kind}.md").read_text(encoding="utf-8")
+
+
+@contextmanager
+def init_writes(root: Path) -> Iterator[None]:
+    """`pinky init`'s writes: a folder it may not write is named in one line, never the temporary file or
+    the subfolder whose creation failed."""
+    try:
+        yield
+    except OSError as exc:
+        if not unwritable(exc):
+            raise
+        folder = os.path.dirname(os.fspath(exc.filename)) if exc.filename else root
+        reason = (exc.strerror or str(exc)).lower()
+        raise ReadOnlyFolder(folder, f"{reason}; `pinky init` writes pinky.toml, the knowledge folder and "
+                             ".gitignore lines, so it needs a folder you can write") from None
 
 
 def write_marker(root: Path) -> bool:

@@ -102,6 +102,8 @@ class Runtime:
     def start(self) -> None:
         if self._thread is not None:
             raise RuntimeError("a Runtime starts once; make a new one")
+        if self.config.db_note:  # a read-only project: one line on stderr says where its index is
+            log.warning("%s", self.config.db_note)
         self._imported.clear()
         self._thread = threading.Thread(target=self._upkeep, name="pinky-upkeep", daemon=True)
         self._thread.start()

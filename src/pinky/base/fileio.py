@@ -17,6 +17,7 @@ module and must start in a few milliseconds.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import os
 import stat
@@ -178,6 +179,11 @@ def sweep_temps(folder: str | os.PathLike[str]) -> int:
         except OSError:
             pass
     return removed
+
+
+def unwritable(exc: BaseException) -> bool:
+    """An OSError that says the folder or file may not be written (permissions, a read-only mount)."""
+    return isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
 def _as_bytes(data: bytes | str) -> bytes:

@@ -61,11 +61,13 @@ ENV_RECALL_CHARS = "PINKY_RECALL_CHARS"
 ENV_RECALL_MIN_SCORE = "PINKY_RECALL_MIN_SCORE"
 ENV_CAPTURE = "PINKY_CAPTURE"  # off | suggest (default) | auto
 ENV_RECORD_SECONDS = "PINKY_RECORD_SECONDS"  # how long the Stop and PreCompact hooks read a transcript backlog
+ENV_CACHE_DIR = "PINKY_CACHE_DIR"  # where indexes of projects that cannot hold their own go (default: the user cache)
 
 MARKER = "pinky.toml"
 DEFAULT_SAVE_DIR = "documentation"
 DEFAULT_INDEX = "brain.db"
 GLOBAL_INDEX = "global.db"
+CACHE_APP = "pinky-brain"  # the user cache folder's name for pinky (platformdirs)
 MARKER_KEYS = ("save_dir", "index", "project")
 FILE_INDEX_SUFFIX = "-files"
 FILE_INDEX_HEADER = "pinky: names of files linked to brain entries, v1"
@@ -91,12 +93,17 @@ class Locations:
     """Absolute paths of one brain as seen from one starting folder.
 
     `project_root` and `save_dir` are None outside an initialised project (global brain only).
+    `db_moved_from` is the project's own index path when the project folder cannot hold it (a read-only
+    checkout): `db` is then in the user's cache folder, and `db_source` is that read-only index when it
+    exists, read in place until something must be written (then it is copied to `db`).
     """
 
-    __slots__ = ("db", "home", "project", "project_explicit", "project_root", "save_dir", "start")
+    __slots__ = ("db", "db_moved_from", "db_source", "home", "project", "project_explicit", "project_root",
+                 "save_dir", "start")
 
     def __init__(self, *, start: str, home: str, db: str, project_root: str | None, save_dir: str | None,
-                 project: str | None, project_explicit: bool = False) -> None:
+                 project: str | None, project_explicit: bool = False, db_moved_from: str | None = None,
+                 db_source: str | None = None) -> None:
         self.start = start
         self.home = home
         self.db = db
@@ -104,6 +111,8 @@ class Locations:
         self.save_dir = save_dir
         self.project = project
         self.project_explicit = project_explicit
+        self.db_moved_from = db_moved_from
+        self.db_source = db_source
 
     @property
     def in_project(self) -> bool:
@@ -117,6 +126,16 @@ class Locations:
     @property
     def global_dir(self) -> str:
         return os.path.join(self.home, "brain")
+
+    @property
+    def read_db(self) -> str:
+        """The index to read now: `db`, or the project's read-only index while `db` does not exist yet."""
+        return self.db_source if self.db_source and not os.path.isfile(self.db) else self.db
+
+    @property
+    def db_note(self) -> str | None:
+        """One line saying where the index is when it is not where the project would keep it."""
+        return index_note(self.db_moved_from, self.db, self.db_source)
 
     @property
     def state_dir(self) -> str:
@@ -184,6 +203,63 @@ def read_marker(root: str) -> dict[str, str]:
     return {key: value.strip() for key, value in data.items()}
 
 
+def can_hold(index: str) -> bool:
+    """Whether this process can keep the index at `index`: its folder (or the nearest one that exists,
+    to be created in) is writable, and so is the file when it exists. Two access() calls, no write."""
+    folder = os.path.dirname(index)
+    while not os.path.isdir(folder):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return False
+    return not os.path.exists(index) or os.access(index, os.R_OK | os.W_OK)
+
+
+def cache_dir(env: dict[str, str] | os._Environ[str], start: str) -> str:
+    """Where pinky keeps what a read-only project cannot hold: PINKY_CACHE_DIR, else the user's cache folder
+    (platformdirs: ~/.cache/pinky-brain on Linux, ~/Library/Caches/pinky-brain on macOS)."""
+    explicit = env.get(ENV_CACHE_DIR)
+    if explicit:
+        return _absolute(start, explicit)
+    import platformdirs  # only here: a read-only project is the rare case, and the hooks start fast
+
+    return platformdirs.user_cache_dir(CACHE_APP, appauthor=False)
+
+
+def cache_index_path(cache: str, root: str, index: str) -> str:
+    """`<cache>/indexes/<folder name>-<hash of its real path>/<index name>`: one per project, readable."""
+    import hashlib
+
+    real = os.path.realpath(root)
+    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in os.path.basename(real))[:40].strip(".")
+    return os.path.join(cache, "indexes", f"{name or 'project'}-{digest}", os.path.basename(index))
+
+
+def index_note(moved_from: str | None, db: str, source: str | None) -> str | None:
+    """The one line every front end prints (CLI stderr, doctor, brain_status) when the index moved."""
+    if moved_from is None:
+        return None
+    folder = os.path.dirname(moved_from)
+    if source and not os.path.isfile(db):
+        return (f"{source} cannot be written (read-only): searching it in place; the first change copies it "
+                f"to {db}")
+    return f"{folder} cannot hold the index (read-only): it is kept in {db}"
+
+
+def _index_home(env: dict[str, str] | os._Environ[str], start: str, root: str,
+                index: str) -> tuple[str, str | None, str | None]:
+    """(index, moved_from, source): the project's index, or its stand-in in the user cache when the project
+    folder cannot hold it; `source` is the project's existing index, readable, to read in place meanwhile."""
+    if can_hold(index):
+        return index, None, None
+    cached = cache_index_path(cache_dir(env, start), root, index)
+    source = index if os.path.isfile(index) and os.access(index, os.R_OK) else None
+    return cached, index, source
+
+
 def file_index_path(db_path: str) -> str:
     """`<index>-files`, beside the index: the names of every file some entry links to. The indexer
     writes it, the hooks read it to answer most reads without opening SQLite."""
@@ -217,12 +293,14 @@ def locate(*, env: dict[str, str] | os._Environ[str] | None = None, start: str |
         saves = _absolute(found, settings.get("save_dir", DEFAULT_SAVE_DIR)) if found else ""
         if found and not saves.startswith(found + os.sep):
             raise _error(f"{os.path.join(found, MARKER)}: save_dir must be a folder inside the project")
+    moved_from = source = None
     if explicit_db:
         index = _absolute(start, explicit_db)
     elif root:
-        index = _absolute(root, settings.get("index", DEFAULT_INDEX))
+        index, moved_from, source = _index_home(env, start, root, _absolute(root, settings.get("index", DEFAULT_INDEX)))
     else:
         index = os.path.join(home_dir, GLOBAL_INDEX)
     name = explicit_project or settings.get("project") or (os.path.basename(root) if root else None)
     return Locations(start=start, home=home_dir, db=index, project_root=root or None, save_dir=saves or None,
-                     project=name or ("default" if root else None), project_explicit=explicit_project is not None)
+                     project=name or ("default" if root else None), project_explicit=explicit_project is not None,
+                     db_moved_from=moved_from, db_source=source)

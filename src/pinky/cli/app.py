@@ -66,11 +66,14 @@ def config_of(ctx: click.Context, **extra: Any) -> Any:
     return load_config(**ctx.find_root().obj["overrides"], **extra)
 
 
-def open_kb(ctx: click.Context, **extra: Any) -> Any:
+def open_kb(ctx: click.Context, *, say_where: bool = True, **extra: Any) -> Any:
+    """The knowledge base; `say_where`: a line on stderr when the index is not in the project (read-only)."""
     from pinky.kb import KnowledgeBase
 
     kb = KnowledgeBase(config_of(ctx, **extra))
     ctx.call_on_close(kb.close)
+    if say_where and kb.config.db_note:
+        click.echo(f"note: {kb.config.db_note}", err=True)
     return kb
 
 

@@ -279,7 +279,7 @@ def doctor(ctx: click.Context, as_json: bool, fix: bool, full: bool) -> None:
     """
     from pinky.app.doctor import repair, run_checks
 
-    kb = open_kb(ctx)
+    kb = open_kb(ctx, say_where=False)  # the project check says where the index is
     fixed = repair(kb) if fix else []
     checks = run_checks(kb, full=full)
     ok = all(c.status != "error" for c in checks)
@@ -335,15 +335,16 @@ def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, all
         cd my-repo && pinky init --claude-md append
     """
     from pinky.app.claude_setup import extend_init
-    from pinky.app.project import default_root, git_top, init_project, write_marker
+    from pinky.app.project import default_root, git_top, init_project, init_writes, write_marker
 
     root = (folder.expanduser().resolve() if folder else default_root(Path.cwd()))
-    root.mkdir(parents=True, exist_ok=True)
-    fresh = write_marker(root)  # first: from here on the folder is found as a project
-    config = config_of(ctx, cwd=root)
-    report = init_project(config.project_root, config.save_dir, config.db_path)
-    created = (["pinky.toml"] if fresh else []) + report.created
-    created += extend_init(config, mcp=mcp, claude_md=claude_md, allow_tools=allow_tools)
+    with init_writes(root):
+        root.mkdir(parents=True, exist_ok=True)
+        fresh = write_marker(root)  # first: from here on the folder is found as a project
+        config = config_of(ctx, cwd=root)
+        report = init_project(config.project_root, config.save_dir, config.db_moved_from or config.db_path)
+        created = (["pinky.toml"] if fresh else []) + report.created
+        created += extend_init(config, mcp=mcp, claude_md=claude_md, allow_tools=allow_tools)
     top = git_top(report.root)
     if fresh and top is not None and top != report.root:
         click.echo(f"note: {report.root} is inside the git repository {top}; if the knowledge should live at "

@@ -97,11 +97,11 @@ def _context(payload: dict, loc: Locations, *, types: tuple[str, ...] | None,
     crumbs = _file_crumbs(abs_path)
     if extra_text and "Brain:" in extra_text:
         crumbs += [c for c in _crumbs_in(extra_text.encode("utf-8", "replace")) if c not in crumbs]
-    if not crumbs and not may_be_linked(loc.db, rel):
+    if not crumbs and not may_be_linked(loc.read_db, rel):
         return None
     from pinky.store.readonly import connect_ro, linked_entries  # only past the cheap pre-filter
 
-    conn = connect_ro(loc.db)
+    conn = connect_ro(loc.read_db)
     if conn is None:
         return None
     try:

@@ -33,7 +33,7 @@ def user_prompt(payload: dict, loc: Locations, state: StateFiles) -> dict | None
         return None  # a slash command is Claude Code's business, not a question
     from pinky.store.readonly import connect_ro
 
-    conn = connect_ro(loc.db)
+    conn = connect_ro(loc.read_db)
     if conn is None:
         return None
     session = str(payload.get("session_id") or "")

@@ -136,7 +136,7 @@ def _clip(text: str, limit: int) -> str:
 
 def build_digest(loc: Locations, *, since: float | None, session_id: str, budget: int,
                  reverify_days: int) -> str:
-    conn = readonly.connect_ro(loc.db)
+    conn = readonly.connect_ro(loc.read_db)
     sections: list[list[str]] = []
     if conn is None:
         head = "pinky brain: no index yet; `pinky reindex` is building it in the background."

@@ -68,6 +68,9 @@ def heal(index: Index, operation: Callable[[], T], *, catch_up: bool = True) -> 
     except IndexReplaced:
         index.close()
     except Exception as exc:
+        if _read_only(exc) and index.reading_source:  # a read-only checkout's index, read in place: copy it
+            own_copy(index)
+            return operation()
         if _read_only(exc):
             raise IndexUnavailable(f"the index {index.config.db_path} cannot be written ({exc}): make it "
                                    "writable, or delete it (it is rebuilt from the markdown)") from exc
@@ -75,6 +78,14 @@ def heal(index: Index, operation: Callable[[], T], *, catch_up: bool = True) -> 
             raise
         repair(index, exc)
     return operation()
+
+
+def own_copy(index: Index) -> None:
+    """Move from the read-only index read in place to a copy this process can write (in the user's cache
+    folder), brought up to date with the markdown (the copy may predate it, and its global notes are the
+    ones of whoever built it)."""
+    index.own_file()
+    _complete(index)
 
 
 def _read_only(exc: BaseException) -> bool:
@@ -120,6 +131,7 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
             embed: bool = True) -> ReindexReport:
     """indexer.reindex, healed; full rebuilds one at a time (`<index>-rebuild.lock`). A full rebuild
     asked for while another runs waits for it, then catches up with it instead of starting over."""
+    index.own_file()
     if not full:
         return heal(index, lambda: _complete(index, progress=progress, embed=embed), catch_up=False)
     with contextlib.ExitStack() as held:

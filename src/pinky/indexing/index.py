@@ -21,13 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from pinky.base.fileio import FileLock, file_lock
+from pinky.base.locations import can_hold
 from pinky.config import Config
 from pinky.errors import IndexUnavailable, InvalidInput, NotInProject, PinkyError
 from pinky.store import migrations as mig
 from pinky.store import quality as qs
 from pinky.store import retrieval as rq
 from pinky.store import vectors as vq
-from pinky.store.connect import Database, file_identity, open_database, write_transaction
+from pinky.store.connect import Database, copy_database, file_identity, open_database, write_transaction
 
 log = logging.getLogger("pinky")
 
@@ -83,6 +84,9 @@ class Index:
         self.rebuilt_reason: str | None = None  # set when a corrupt/unknown index was replaced
         self.corruption: str | None = None  # set when that was because the file was damaged
         self._chunk_total: tuple[tuple[int, int, int], int] | None = None
+        # The project's own index, read in place and read-only (`config.db_source`: a read-only checkout)
+        # until something must be written; then it is copied to `config.db_path` (`own_file`).
+        self.reading_source = False
 
     # --- the file ---------------------------------------------------------------------------------
 
@@ -101,10 +105,16 @@ class Index:
         """(device, inode) of the file open now; None when none is."""
         return self._db.identity if self._db is not None else None
 
+    @property
+    def path(self) -> Path:
+        """The file read now: `config.db_path`, or the read-only index read in place."""
+        return Path(self._db.conn.pinky_path) if self._db is not None else self.config.db_path
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
             self._db = None
+        self.reading_source = False
         for cache in (self.vector_cache, *self.caches.values()):
             if cache is not None:
                 cache.generation = None  # the next file may be another one: reload
@@ -112,7 +122,12 @@ class Index:
     def follow(self) -> None:
         """Reopen the index if another process replaced the file since we opened it (a repair),
         so a long-running process never reads or writes a file that is no longer the index.
-        One stat: cheap enough for every request."""
+        One stat: cheap enough for every request. A read-only index read in place is left for the copy
+        another process made of it."""
+        if self.reading_source:
+            if self.config.db_path.exists():
+                self.close()
+            return
         if self._db is not None and file_identity(self.config.db_path) != self._db.identity:
             log.info("%s was replaced by another process; reopening it", self.config.db_path)
             self.close()
@@ -167,6 +182,10 @@ class Index:
         if path.suffix.lower() in (".md", ".markdown"):
             # A corrupt index is moved aside and rebuilt; a note passed by mistake must never be.
             raise IndexUnavailable(f"{path} is a markdown file, not an index; pass a path like brain.db")
+        if self.config.db_source is not None and not path.exists():
+            source = self._open_source(self.config.db_source)
+            if source is not None:
+                return source
         with contextlib.ExitStack() as held:
             with contextlib.suppress(OSError):  # a folder where no lock can be made: open it all the same
                 held.enter_context(self.lock("open", shared=True))
@@ -176,13 +195,64 @@ class Index:
                 db = open_database(path)
             except Exception as exc:
                 if not is_corruption(exc):
-                    raise IndexUnavailable(f"cannot open the index {path}: {exc}") from exc
+                    where = "" if can_hold(str(path)) else f" ({path.parent} cannot be written by this user)"
+                    raise IndexUnavailable(f"cannot open the index {path}: {exc}{where}") from exc
                 why = (f"{path.name} was not a readable SQLite database ({exc})", True)
             else:
                 why = self._unusable(db)
                 if why is None:
                     return db
         return self.replace(why[0], found, damaged=why[1])
+
+    def _open_source(self, source: Path) -> Database | None:
+        """The project's read-only index opened in place, when it can serve as it is; None when it cannot
+        (then `config.db_path` is opened: built from the markdown, or copied from it first when only
+        migrations are missing)."""
+        try:
+            db = open_database(source, readonly=True)
+        except Exception as exc:
+            log.info("cannot read %s in place (%s); the index is built in %s", source, exc, self.config.db_path)
+            return None
+        try:
+            done = mig.applied(db.conn)
+            if done == mig.KNOWN:
+                mig.check_readable(db.conn)
+                self.reading_source = True
+                return db
+            if not mig.is_unknown_schema(db.conn):  # an older pinky's: copied, then migrated where it can be
+                self._copy(db)
+        except Exception as exc:
+            log.info("cannot read %s in place (%s); the index is built in %s", source, exc, self.config.db_path)
+        db.close()
+        return None
+
+    def own_file(self) -> None:
+        """Make sure the index open is one this process may write: the read-only index read in place
+        (`reading_source`) is copied to `config.db_path`, where the next open finds it. Another process's
+        copy, when there is one, is used as it is."""
+        if self._db is None:
+            self._db = self._open()
+        if not self.reading_source:
+            return
+        db = self._db
+        self._db = None
+        try:
+            self._copy(db)
+        finally:
+            db.close()
+            self.close()
+
+    def _copy(self, db: Database) -> None:
+        path = self.config.db_path
+        with self.lock("open"):  # exclusive: nobody opens the name before the copy is whole
+            if path.exists():
+                return
+            fresh = path.with_name(path.name + "-new")
+            for name in (fresh, Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
+                name.unlink(missing_ok=True)
+            copy_database(db, fresh)
+            fresh.replace(path)
+        log.info("%s", self.config.db_note or f"the index is now {path}")
 
     def _unusable(self, db: Database) -> tuple[str, bool] | None:
         """Why a file just opened cannot serve as the index, and whether it is damaged (it is then

@@ -26,7 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from pinky.base.dates import now_utc, valid_day
-from pinky.base.fileio import FileLock, atomic_write, create_new, ensure_inside, file_lock, read_regular, write_numbered
+from pinky.base.fileio import (
+    FileLock,
+    atomic_write,
+    create_new,
+    ensure_inside,
+    file_lock,
+    read_regular,
+    unwritable,
+    write_numbered,
+)
 from pinky.base.layout import entry_id, slug_for
 from pinky.base.redact import redact_kinds
 from pinky.base.validate import (
@@ -40,7 +49,7 @@ from pinky.base.validate import (
     validate_tags,
     validate_type,
 )
-from pinky.errors import Conflict, InvalidInput, NotFound
+from pinky.errors import Conflict, InvalidInput, NotFound, ReadOnlyFolder
 from pinky.indexing import healing, indexer
 from pinky.indexing.index import Index
 from pinky.knowledge import supersession
@@ -206,7 +215,13 @@ def save(index: Index, request: SaveRequest, *, embed: bool = True, draft: bool 
         meta["supersedes"] = older[0]["slug"] if len(older) == 1 else [row["slug"] for row in older]
         meta["valid_from"] = today.date().isoformat()
     directory = Path(ensure_inside(index.root_dir(root) / meta["type"], index.root_dir(root)))
-    path = Path(write_numbered(directory, slugify(meta["title"]), render(meta, body)))
+    try:
+        path = Path(write_numbered(directory, slugify(meta["title"]), render(meta, body)))
+    except OSError as exc:
+        if not unwritable(exc):
+            raise
+        raise ReadOnlyFolder(index.root_dir(root), f"{exc.strerror.lower() if exc.strerror else exc} (a read-only "
+                             "checkout or mount?)", offer_global=root == "project") from None
     fallback = slug_for(root, path.relative_to(index.root_dir(root)).as_posix())
     saved = healing.after_write(index, path, lambda slug: get(index, slug or fallback), embed=embed)
     if older:

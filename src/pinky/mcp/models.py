@@ -308,6 +308,7 @@ class StatsOut(ResultOut):
     second_stage_model: str | None = Field(None, description="The second-stage retriever, when it can rank here.")
     second_stage_vectors: int = Field(0, description="Chunks with a second-stage vector (the rest rank by the first).")
     db_path: str
+    index_note: str | None = None  # set when a read-only project's index lives in the user cache
     save_dir: str | None = Field(description="The project's knowledge folder; null outside a project.")
     global_dir: str
     tier: str

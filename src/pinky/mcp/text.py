@@ -135,7 +135,8 @@ def stats_text(out: StatsOut) -> str:
     second = (f" · second stage {out.second_stage_model}: {out.second_stage_vectors} of {out.chunks} chunks"
               if out.second_stage_model else "")
     return (f"{out.entries} entries, {out.chunks} chunks, {out.vectors} vectors "
-            f"({out.pending_vectors} pending) · embedder {out.embedder}{second} · index {out.db_path}")
+            f"({out.pending_vectors} pending) · embedder {out.embedder}{second} · index {out.db_path}"
+            + (f"\n{out.index_note}" if out.index_note else ""))
 
 
 def saved_to(entry: Any) -> str:

@@ -26,6 +26,7 @@ from typing import Any
 
 from pinky.base.locations import ENV_NO_VEC, ENV_SQLITE_DRIVER
 from pinky.errors import IndexReplaced
+from pinky.store.readonly import readonly_uri
 
 log = logging.getLogger("pinky.store")
 
@@ -116,25 +117,64 @@ def _vec_extension_path() -> str | None:
     return os.path.join(list(spec.submodule_search_locations)[0], "vec0")
 
 
-def open_database(path: Path, *, driver: str | None = None) -> Database:
-    """Open (creating if needed) the index at `path` with WAL, a long busy timeout and foreign keys."""
+def open_database(path: Path, *, driver: str | None = None, readonly: bool = False) -> Database:
+    """Open (creating if needed) the index at `path` with WAL, a long busy timeout and foreign keys.
+
+    `readonly`: an existing index this process may not write (a read-only checkout), opened with SQLite's
+    `mode=ro`; nothing is created beside it, and every write fails with SQLITE_READONLY."""
     module, name = _driver_module(driver or os.environ.get(ENV_SQLITE_DRIVER))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # isolation_level=None: we issue BEGIN IMMEDIATE ourselves so writers queue on the busy
-    # timeout instead of failing with "database is locked" when a read upgrades to a write.
-    conn = module.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                          check_same_thread=False, factory=_connection_class(module))
+    if readonly:
+        conn = _connect_readonly(module, path)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: we issue BEGIN IMMEDIATE ourselves so writers queue on the busy
+        # timeout instead of failing with "database is locked" when a read upgrades to a write.
+        conn = module.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                              check_same_thread=False, factory=_connection_class(module))
     conn.pinky_path, conn.pinky_identity = str(path), file_identity(path)
     conn.row_factory = module.Row
     conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    _enable_wal(conn)
-    conn.execute("PRAGMA synchronous=NORMAL")
+    if not readonly:
+        _enable_wal(conn)
+        conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA foreign_keys=ON")
     vec_version, vec_error = _load_vec(conn)
     if vec_error:
         log.info("vectors unavailable: %s", vec_error)
     sqlite_version = conn.execute("SELECT sqlite_version()").fetchone()[0]
     return Database(conn, path, name, sqlite_version, vec_version, vec_error)
+
+
+def _connect_readonly(module: ModuleType, path: Path) -> Any:
+    """`mode=ro`, else `immutable=1`. A WAL index needs its `-shm` file even to be read, and SQLite cannot
+    create one in a folder we may not write ("attempt to write a readonly database" at the first read):
+    then, with no `-wal` holding commits the file lacks, the file alone is the whole index and is opened
+    as immutable (SQLite takes no locks and reads no WAL). A non-empty `-wal` without a readable `-shm`
+    is refused: reading past it would show an older index."""
+    options = {"timeout": BUSY_TIMEOUT_MS / 1000, "isolation_level": None, "check_same_thread": False,
+               "uri": True, "factory": _connection_class(module)}
+    conn = module.connect(readonly_uri(str(path)), **options)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except module.OperationalError:
+        conn.close()
+        wal = Path(f"{path}-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise
+    return module.connect(readonly_uri(str(path), immutable=True), **options)
+
+
+def copy_database(db: Database, target: Path) -> None:
+    """Copy the index `db` (open read-only is fine) into a new file `target`, page by page (SQLite's
+    backup: a consistent snapshot, whatever journal the source uses)."""
+    module, _ = _driver_module(db.driver)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    copy = module.connect(str(target))
+    try:
+        db.conn.backup(copy)
+    finally:
+        copy.close()
 
 
 def _enable_wal(conn: Any) -> None:

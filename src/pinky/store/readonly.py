@@ -38,9 +38,11 @@ def sqlite_module() -> ModuleType:
         return sqlite3
 
 
-def readonly_uri(db_path: str) -> str:
-    """SQLite's URI for opening `db_path` read-only (the characters a URI reserves escaped)."""
-    return "file:" + db_path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+def readonly_uri(db_path: str, *, immutable: bool = False) -> str:
+    """SQLite's URI for opening `db_path` read-only (the characters a URI reserves escaped). `immutable`:
+    a file nobody changes (a read-only folder, where SQLite cannot make the WAL's `-shm` file)."""
+    uri = "file:" + db_path.replace("%", "%25").replace("?", "%3f").replace("#", "%23") + "?mode=ro"
+    return uri + "&immutable=1" if immutable else uri
 
 
 def connect_ro(db_path: str) -> Connection | None:
@@ -53,9 +55,16 @@ def connect_ro(db_path: str) -> Connection | None:
         conn = connect(readonly_uri(db_path), uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
         conn.execute("SELECT 1 FROM entry LIMIT 1")
     except OperationalError:
-        # A WAL database whose -shm is missing cannot be opened with mode=ro; read it normally.
-        conn = connect(db_path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
-        conn.execute("SELECT 1 FROM entry LIMIT 1")
+        # A WAL database whose -shm is missing cannot be opened with mode=ro; read it normally, or, in a
+        # folder we may not write (where no -shm can be made), as the immutable file it is there.
+        try:
+            conn = connect(db_path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+            conn.execute("SELECT 1 FROM entry LIMIT 1")
+        except OperationalError:
+            if os.path.getsize(db_path + "-wal") if os.path.exists(db_path + "-wal") else 0:
+                raise
+            conn = connect(readonly_uri(db_path, immutable=True), uri=True, check_same_thread=False)
+            conn.execute("SELECT 1 FROM entry LIMIT 1")
     return conn
 
 
