@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,3 +32,16 @@ def find_claude(request: pytest.FixtureRequest) -> str:
         subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
                         f"@anthropic-ai/claude-code@{CLAUDE_VERSION}"], check=True, capture_output=True, timeout=600)
     return str(binary)
+
+
+def tool_definitions(tools: list[dict[str, Any]], server: str = "pinky") -> list[dict[str, Any]]:
+    """The `tools` entries Claude Code sends the model, in every request, for an MCP server's tools/list:
+    `{name: mcp__<server>__<name>, description, input_schema}` (title, annotations and outputSchema stay
+    behind). Checked against a logged request in tests/test_tool_definitions.py."""
+    return [{"name": f"mcp__{server}__{tool['name']}", "description": tool.get("description", ""),
+             "input_schema": tool["inputSchema"]} for tool in tools]
+
+
+def definitions_chars(entries: list[dict[str, Any]]) -> int:
+    """The characters those entries take in the request body (compact JSON, as Claude Code writes it)."""
+    return sum(len(json.dumps(entry, ensure_ascii=False, separators=(",", ":"))) for entry in entries)

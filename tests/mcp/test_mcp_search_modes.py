@@ -73,7 +73,7 @@ def test_the_schema_offers_both_as_optional(server: RawServer) -> None:
     assert schema["required"] == ["query"]
     assert set(schema["properties"]["mode"]["enum"]) == {"hybrid", "keyword", "semantic", "bm25", "vector"}
     assert schema["properties"]["mode"]["default"] == "hybrid"
-    assert schema["properties"]["hypothetical"]["anyOf"][0]["maxLength"] == MAX_HYPOTHETICAL_CHARS
+    assert schema["properties"]["hypothetical"]["maxLength"] == MAX_HYPOTHETICAL_CHARS
 
 
 def test_combined_vector_is_the_unit_sum_of_unit_rows() -> None:

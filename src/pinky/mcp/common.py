@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from pinky.app.runtime import Runtime
 from pinky.base.layout import ENTRY_TYPES
 from pinky.base.shown import shown, shown_all
-from pinky.base.validate import MAX_QUESTION_CHARS, MAX_QUESTIONS
+from pinky.base.validate import MAX_QUESTIONS, MAX_TAGS
 from pinky.errors import PinkyError
 from pinky.kb import KnowledgeBase
 from pinky.mcp.budget import Pages, fit
@@ -42,34 +42,24 @@ class ServerState:
 
 
 State = Annotated[ServerState, Resolve(lifespan_state)]
-Offset = Annotated[int, Field(ge=0, le=1_000_000, description=(
-    "Where this page starts: 0 for the first; a result cut to fit the size limit gives the next one in "
-    "page.next_offset (call again with the same arguments and that offset)."))]
-RankOffset = Annotated[int, Field(ge=0, le=99, description=(
-    "Skip this many hits of the ranking (it stops at 100): 0 for the first page; a result cut to fit the "
-    "size limit gives the next one in page.next_offset."))]
-ListOffset = Annotated[int, Field(ge=0, le=9_500, description=(
-    "Skip this many entries (most recent first): 0 for the first page; the next page starts at offset + "
-    "limit, or at page.next_offset when the result was cut to fit the size limit."))]
-BodyOffset = Annotated[int, Field(ge=0, le=10_000_000, description=(
-    "Start the body at this character: 0 for the whole entry; a body cut to fit the size limit gives "
-    "where the rest starts in page.next_offset."))]
-Slug = Annotated[str, Field(min_length=1, max_length=500,
-                            description="Entry slug from a search hit, e.g. 'gotcha/pg-pool-timeout'.")]
-At = Annotated[str | None, Field(max_length=40, description=(
-    "A date (2026-03-01): what was valid on that day, superseded entries included. Default: what is current."))]
-IncludeSuperseded = Annotated[bool, Field(description=(
-    "Also entries a newer one with the same key or subject replaced (they carry superseded_by)."))]
+# Descriptions say only what the agent needs to call a tool: Claude Code sends them in every request
+# (tests/test_tool_definitions.py holds the total to 10,000 characters); the detail is in documentation/MCP.md.
+# An offset needs no words: a result cut to fit the size limit says which offset brings the next page.
+Offset = Annotated[int, Field(ge=0, le=1_000_000)]
+RankOffset = Annotated[int, Field(ge=0, le=99)]
+ListOffset = Annotated[int, Field(ge=0, le=9_500)]
+BodyOffset = Annotated[int, Field(ge=0, le=10_000_000, description="Body from this character.")]
+Slug = Annotated[str, Field(min_length=1, max_length=500)]
+At = Annotated[str | None, Field(max_length=40, description="A date: what was valid then.")]
+ScopeFilter = Annotated[str | None, Field(description="global or project:<name>.")]
+TagsFilter = Annotated[list[str] | None, Field(max_length=MAX_TAGS, description="Only entries with all of these.")]
+IncludeSuperseded = Annotated[bool, Field(description="Also replaced entries.")]
 Key = Annotated[str | None, Field(max_length=200, description=(
-    "Use when the entry states ONE fact that can change, named like 'ci.node-version' or 'db.max-connections': "
-    "a later save with the same key supersedes this one (the old one leaves default results, linked both ways)."))]
+    "ONE fact that can change (ci.node-version): replaces the entry with this key."))]
 Subject = Annotated[str | None, Field(max_length=200, description=(
-    "Use for the current state of something ('deploy pipeline', 'payments migration'): makes a `status` "
-    "entry; the next status saved with the same subject supersedes it."))]
+    "Current state of something (deploy pipeline): replaces its last status."))]
 Questions = Annotated[list[str] | None, Field(max_length=MAX_QUESTIONS, description=(
-    f"Questions this entry answers, as a future session would ask them (at most {MAX_QUESTIONS}, one line of "
-    f"at most {MAX_QUESTION_CHARS} characters each): searched as a field of their own, so the entry is found "
-    "by the words of the question even when its text uses others."))]
+    "Questions it answers, as a future session would ask."))]
 
 
 async def run_core(runtime: Runtime, fn: Callable[[KnowledgeBase], T], *, exclusive: bool = False,

@@ -15,19 +15,13 @@ from pinky.mcp.models import RelatedOut, TimelineEventOut
 from pinky.mcp.text import related_text as one_hop_text
 from pinky.text.linkrefs import RELATIONS
 
-Depth = Annotated[int, Field(ge=1, le=3, description=(
-    "How many links away to go, either way (1-3). Above 1, `graph` lists every entry and code file reached."))]
+Depth = Annotated[int, Field(ge=1, le=3, description="Links away, either way; above 1 adds `graph`.")]
 Rels = Annotated[list[str] | None, Field(max_length=20, description=(
-    f"Only links of these relations ({', '.join(RELATIONS)}, or a project's own; plain [[links]] are 'relates')."))]
-At = Annotated[str | None, Field(max_length=40, description=(
-    "Show the links that held on this day (YYYY-MM-DD) instead of today: closed links come back."))]
+    f"Only these relations: {', '.join(RELATIONS)} or a project's own."))]
+At = Annotated[str | None, Field(max_length=40, description="A date: the links that held then.")]
 ContextFile = Annotated[str | None, Field(max_length=1000, description=(
-    "The file you are changing, when the search is about it (repo-relative or absolute): entries linked to it "
-    "(files:, Brain: breadcrumbs) or one link from those rank a little higher, and say why. Leave it out for "
-    "searches not about that file."))]
-WithTimeline = Annotated[bool, Field(description=(
-    "Also return the entry's history: created, each change (git, with +/- lines), links added and closed, "
-    "diary lines naming it."))]
+    "The file you are changing: entries tied to it rank higher."))]
+WithTimeline = Annotated[bool, Field(description="Add its history: changes, links, diary lines.")]
 
 
 PAGED = ("links", "backlinks", "code", "graph.nodes", "graph.edges")  # what brain_related's `offset` pages

@@ -19,7 +19,7 @@ from pinky.base.locations import ENV_MAX_RESULT_CHARS
 from pinky.base.shown import shown_all
 from pinky.kb import KnowledgeBase
 from pinky.mcp.budget import NOTE_ROOM, Pages, size
-from pinky.mcp.common import EntryType, Offset, Slug, State, result, run_core
+from pinky.mcp.common import EntryType, Offset, ScopeFilter, Slug, State, TagsFilter, result, run_core
 from pinky.mcp.models import (
     CheckOut,
     ExportOut,
@@ -33,8 +33,8 @@ from pinky.mcp.models import (
 
 
 async def brain_tags(state: State, offset: Offset = 0) -> Annotated[CallToolResult, TagsOut]:
-    """The tag vocabulary: every tag with how many entries carry it, most used first. Use it before
-    tagging a new entry, to reuse an existing tag instead of inventing a near-synonym."""
+    """Every tag with its count, most used first: reuse one when tagging instead of inventing a
+    synonym."""
     found = await run_core(state.runtime, lambda kb: kb.hygiene.tags())
     out = TagsOut(count=len(found), tags=[TagOut(**item) for item in found[offset:]])
     return result(state, _tags_text, out, pages=Pages(("tags",), offset, tool="brain_tags"))
@@ -47,12 +47,11 @@ def _tags_text(out: TagsOut) -> str:
 async def brain_gaps(
     state: State,
     include_closed: Annotated[bool, Field(description="Also gaps a later save answered.")] = False,
-    limit: Annotated[int, Field(ge=1, le=1000, description="Maximum gaps, 1-1000.")] = 50,
+    limit: Annotated[int, Field(ge=1, le=1000)] = 50,
     offset: Offset = 0,
 ) -> Annotated[CallToolResult, GapsOut]:
-    """Knowledge gaps: searches whose best hit was weak, most frequent first. Use it to see what the
-    team keeps looking for and the brain lacks: once you have learned the answer, brain_save it (a save
-    that answers a gap closes it)."""
+    """What searches keep asking and the brain lacks, most frequent first. Once you know an answer,
+    brain_save it (that closes the gap)."""
     found = (await run_core(state.runtime, lambda kb: kb.hygiene.gaps(include_closed=include_closed,
                                                                       limit=offset + limit)))[offset:]
     out = GapsOut(count=len(found), gaps=[GapOut(**gap) for gap in found])
@@ -67,14 +66,11 @@ def _gaps_text(out: GapsOut) -> str:
 
 async def brain_check(
     state: State,
-    slug: Annotated[str | None, Field(max_length=500, description=(
-        "Only pairs involving this entry. Default: the whole brain."))] = None,
+    slug: Annotated[str | None, Field(max_length=500, description="Only pairs with this entry.")] = None,
     offset: Offset = 0,
 ) -> Annotated[CallToolResult, CheckOut]:
-    """Find entries that may contradict each other: near-duplicates that differ in a number, version,
-    port, flag or negation, and current entries with the same key or subject. Use it after saving or
-    updating a fact (pass its slug), or when two hits seem to disagree; then keep the right one
-    (brain_update, or a new save with the same key, which supersedes the other) and delete or fix the wrong."""
+    """Entries that may contradict each other (a number, version, port, flag or negation differs).
+    Use it after saving a fact or when two hits disagree."""
     pending = await run_core(state.runtime, lambda kb: kb.hygiene.pairs_to_compare(slug))
     done = await anyio.to_thread.run_sync(pending.compare)  # without the knowledge base: other calls go on
     out = CheckOut.model_validate({**done, "pairs": done["pairs"][offset:]})
@@ -95,14 +91,12 @@ async def brain_feedback(
     state: State,
     slug: Slug,
     verdict: Annotated[Literal["useful", "wrong", "outdated"], Field(description=(
-        "useful: it helped; wrong: it is incorrect; outdated: it was true once, not any more."))],
+        "outdated: true once, not any more."))],
     query: Annotated[str | None, Field(max_length=2000, description=(
-        "The search that returned it. Default: the last search that did."))] = None,
+        "Default: the last search that returned it."))] = None,
 ) -> Annotated[CallToolResult, FeedbackOut]:
-    """Say what a search hit was worth, after you relied on it or found it wrong. Use it when a hit
-    solved the problem (useful), when it turned out incorrect (wrong), or when it described how things
-    used to be (outdated): wrong and outdated flag the entry for review; also correct it with
-    brain_update, or save the current fact with the same key. Useful marks keep an entry from pruning."""
+    """Rate a hit you relied on (useful) or found wrong or outdated (that flags it for review;
+    also fix it with brain_update)."""
     done = await run_core(state.runtime, lambda kb: kb.hygiene.feedback(slug, verdict, query))
     out = FeedbackOut.model_validate({key: done.get(key) for key in FeedbackOut.model_fields})
     text = (f"Recorded {verdict} for {out.slug}." if out.recorded else f"Not recorded: {done.get('notice')}")
@@ -116,14 +110,13 @@ async def brain_feedback(
 async def brain_export(
     state: State,
     file: Annotated[str | None, Field(max_length=4096, description=(
-        "Write the JSON lines to this new file (an absolute path ending in .jsonl; an existing file is never "
-        "overwritten) instead of returning them."))] = None,
-    scope: Annotated[str | None, Field(description="Only 'global' or 'project:<name>' entries.")] = None,
-    type: Annotated[EntryType | None, Field(description="Only entries of this type.")] = None,
-    tags: Annotated[list[str] | None, Field(max_length=32, description="Only entries with ALL these tags.")] = None,
+        "Write to this new absolute .jsonl path instead of returning the lines."))] = None,
+    scope: ScopeFilter = None,
+    type: EntryType | None = None,
+    tags: TagsFilter = None,
 ) -> Annotated[CallToolResult, ExportOut]:
-    """Export the brain (or what the filters keep) as JSON lines, one note a line with its file's exact
-    text, for a backup or to move knowledge to another brain with brain_import (`pinky export`)."""
+    """Export the brain (or what the filters keep) as JSON lines, one note a line, for a backup or to
+    move knowledge to another brain with brain_import."""
 
     def work(kb: KnowledgeBase) -> list[dict[str, Any]]:
         kb.reindex(embed=False)
@@ -153,14 +146,12 @@ async def brain_export(
 
 async def brain_import(
     state: State,
-    file: Annotated[str, Field(min_length=1, max_length=4096, description="A `pinky export` / brain_export file.")],
+    file: Annotated[str, Field(min_length=1, max_length=4096, description="A pinky export / brain_export file.")],
     root: Annotated[Literal["project", "global"] | None, Field(description=(
-        "Put every note in this root instead of the one it was exported from."))] = None,
+        "Put every note here instead of where it came from."))] = None,
 ) -> Annotated[CallToolResult, ImportOut]:
-    """Import notes from an export file (a regular file of at most PINKY_MAX_IMPORT_BYTES) and index them.
-    Never overwrites: the same text already in the brain is skipped, a taken path gets a new name (listed
-    in `renamed`); a note holding a credential is written as it is and listed in `secrets`. A bad record
-    is refused with its line number (`errors`); the rest is imported."""
+    """Import notes from an export file and index them. Never overwrites: the same text is skipped, a
+    taken path gets a new name; bad records are refused by line (`errors`), the rest imported."""
     report = await run_core(state.runtime, lambda kb: kb.hygiene.import_file(file, root=root, embed=False),
                             exclusive=True)
     state.runtime.embed_soon()

@@ -55,9 +55,40 @@ def _in_front(app: MCPServer, method: str, params_type: type, check: Callable[[A
 
 
 def make_tool(fn: Callable[..., Any], *, title: str, annotations: ToolAnnotations) -> Tool:
-    """A structured tool named after `fn`, described by its docstring joined into one paragraph."""
-    return Tool.from_function(fn, name=fn.__name__, title=title, description=one_paragraph(fn.__doc__ or ""),
+    """A structured tool named after `fn`, described by its docstring joined into one paragraph, its input
+    schema without the verbosity pydantic adds (see `lean_schema`)."""
+    tool = Tool.from_function(fn, name=fn.__name__, title=title, description=one_paragraph(fn.__doc__ or ""),
                               annotations=annotations, structured_output=True)
+    tool.parameters = lean_schema(tool.parameters)  # tools/list only: arguments are validated by fn_metadata
+    return tool
+
+
+def lean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` in fewer characters: Claude Code sends every tool's input schema to the model in every
+    request. Drops the `title`s pydantic derives from names and the defaults that go without saying
+    (`false`, `0`), and writes an optional argument's `anyOf: [X, {type: null}], default: null`
+    as X: leaving it out is how to say null (the server still accepts an explicit null: arguments are
+    validated against the function's signature, not this schema)."""
+    node = {key: value for key, value in schema.items() if key != "title" and not _says_nothing(key, value)}
+    variants = node.get("anyOf")
+    if "default" in node and node["default"] is None and isinstance(variants, list) and {"type": "null"} in variants:
+        others = [variant for variant in variants if variant != {"type": "null"}]
+        del node["anyOf"], node["default"]
+        node.update(others[0] if len(others) == 1 else {"anyOf": others})
+    for key in ("properties", "$defs"):
+        if isinstance(node.get(key), dict):
+            node[key] = {name: lean_schema(value) for name, value in node[key].items()}
+    for key in ("anyOf", "oneOf", "allOf"):
+        if isinstance(node.get(key), list):
+            node[key] = [lean_schema(value) for value in node[key]]
+    if isinstance(node.get("items"), dict):
+        node["items"] = lean_schema(node["items"])
+    return node
+
+
+def _says_nothing(key: str, value: Any) -> bool:
+    """A default of `false` or `0`: a flag left off, an offset at the start."""
+    return key == "default" and (value is False or (type(value) is int and value == 0))
 
 
 def validate_arguments(tool: Tool, arguments: dict[str, Any]) -> None:

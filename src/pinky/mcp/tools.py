@@ -39,9 +39,11 @@ from pinky.mcp.common import (
     Offset,
     Questions,
     RankOffset,
+    ScopeFilter,
     Slug,
     State,
     Subject,
+    TagsFilter,
     run_core,
 )
 from pinky.mcp.common import ServerState as ServerState  # re-exported: the server and tests import it from here
@@ -86,43 +88,34 @@ def save_target(config: Config, scope: str | None, project: str | None) -> tuple
 
 # --- read tools ---------------------------------------------------------------------------------
 
-Tags = Annotated[list[str] | None, Field(max_length=MAX_TAGS, description=f"Tags, at most {MAX_TAGS}.")]
+Tags = Annotated[list[str] | None, Field(max_length=MAX_TAGS)]
+Limit = Annotated[int, Field(ge=1, le=100)]
+ProjectFilter = str | None
+Since = Annotated[str | None, Field(max_length=60, description="ISO date or span back (30d).")]
 
 
 async def brain_search(
     state: State,
-    query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description=(
-        f"What to look for: an error message, a topic, a question. At most {MAX_QUERY_CHARS:,} characters."))],
-    limit: Annotated[int, Field(ge=1, le=100, description="Maximum results, 1-100.")] = 10,
-    scope: Annotated[str | None, Field(description="Only 'global' or 'project:<name>' entries.")] = None,
-    project: Annotated[str | None, Field(description="Only this project's entries (= scope 'project:<name>').")]
-    = None,
-    type: Annotated[EntryType | None, Field(description="Only entries of this type.")] = None,
-    tags: Annotated[list[str] | None, Field(max_length=MAX_TAGS, description="Only entries with ALL these tags.")]
-    = None,
-    since: Annotated[str | None, Field(max_length=60, description=(
-        "Only fresh entries: verified, created or changed since this ISO date/time or span (e.g. 30d)."))]
-    = None,
+    query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)],
+    limit: Limit = 10,
+    scope: ScopeFilter = None,
+    project: ProjectFilter = None,
+    type: EntryType | None = None,
+    tags: TagsFilter = None,
+    since: Since = None,
     offset: RankOffset = 0,
-    format: Annotated[Format, Field(description="compact: snippets (default); full: whole bodies.")] = "compact",
+    format: Annotated[Format, Field(description="full: whole bodies instead of snippets.")] = "compact",
     context_file: mcp_graph.ContextFile = None,
     at: At = None,
     include_superseded: IncludeSuperseded = False,
     mode: Annotated[SearchMode, Field(description=(
-        "hybrid (default): full text + semantic; keyword (= bm25): full text only, for exact identifiers and "
-        "error codes; semantic (= vector): meaning only, across languages."))] = "hybrid",
+        "keyword: exact identifiers, error codes; semantic: meaning, across languages."))] = "hybrid",
     hypothetical: Annotated[str | None, Field(min_length=1, max_length=MAX_HYPOTHETICAL_CHARS, description=(
-        "Optional: a short draft of the answer you expect, written in the words a note would use. Its "
-        f"embedding joins the query's on the semantic side (full text still uses the query). At most "
-        f"{MAX_HYPOTHETICAL_CHARS:,} characters."))] = None,
+        "A short draft of the answer you expect, in a note's words."))] = None,
 ) -> Annotated[CallToolResult, SearchOut]:
-    """Search the team's memory (gotchas, patterns, decisions, guides, notes, diary) with hybrid
-    full-text + semantic ranking. Use it first: before debugging an error (paste the message),
-    before changing unfamiliar code, before a design decision, and whenever asked what is known
-    about something. Hits carry slug, path and line: cite the path; read a whole entry with
-    brain_get, or pass format='full'. A hit marked stale was not verified for long: check it before
-    relying on it. Superseded entries are left out unless include_superseded. Records which entries were
-    retrieved (usage telemetry); after relying on a hit, rate it with brain_feedback."""
+    """Search the project's and global memory (gotchas, patterns, decisions, guides, notes, diary).
+    Use it first: before debugging an error (paste it), changing unfamiliar code or a design choice. Cite
+    a hit's path; check a stale hit before relying on it."""
 
     request = SearchRequest(query, limit=min(100, offset + limit), scope=scope, project=project, type=type, tags=tags,
                             since=since, at=at, include_superseded=include_superseded, mode=mode,
@@ -145,8 +138,7 @@ async def brain_search(
 
 async def brain_get(state: State, slug: Slug, timeline: mcp_graph.WithTimeline = False,
                     offset: BodyOffset = 0) -> Annotated[CallToolResult, EntryOut]:
-    """Read one whole entry by slug: body, metadata and `version`. Use it after brain_search when
-    a snippet is not enough, and before brain_update (which needs the version)."""
+    """Read a whole entry by slug: body, metadata and the `version` that brain_update needs."""
 
     def work(kb: KnowledgeBase) -> Any:
         entry = kb.get(slug)
@@ -161,10 +153,8 @@ async def brain_get(state: State, slug: Slug, timeline: mcp_graph.WithTimeline =
 
 async def brain_related(state: State, slug: Slug, depth: mcp_graph.Depth = 1, rel: mcp_graph.Rels = None,
                         at: mcp_graph.At = None, offset: Offset = 0) -> Annotated[CallToolResult, RelatedOut]:
-    """What an entry is connected to: the entries it links to ([[slug]], .md and typed links such as
-    depends_on), the entries linking to it (backlinks), and the code files it is about; depth 2-3
-    walks further. Use it to explore around a hit before relying on it, or to find the knowledge
-    attached to a file."""
+    """An entry's links, backlinks and code files. Use it to explore around a hit, or to find the
+    knowledge tied to a file."""
     found, more = await run_core(state.runtime, lambda kb: mcp_graph.related(kb, slug, depth, rel, at, offset))
     out = RelatedOut(**found)
     return _result(state, mcp_graph.related_text, out, drop_none=("graph",),
@@ -173,14 +163,13 @@ async def brain_related(state: State, slug: Slug, depth: mcp_graph.Depth = 1, re
 
 async def brain_briefing(
     state: State,
-    since: Annotated[str, Field(max_length=100, description=(
-        "ISO-8601 date or time (2026-11-20, 2026-11-20T09:00Z) or a span back: 90m, 36h, 7d, 2w."))] = "24h",
-    format: Annotated[Format, Field(description="compact (default): titles and paths; full: adds summaries.")]
-    = "compact",
+    since: Annotated[str, Field(max_length=100, description="ISO date/time or a span back: 90m, 36h, 7d, 2w.")]
+    = "24h",
+    format: Annotated[Format, Field(description="full: adds summaries.")] = "compact",
     offset: Offset = 0,
 ) -> Annotated[CallToolResult, BriefingOut]:
-    """Catch up at the start of a session: entries created or changed since a time, plus the
-    diary lines (what was asked, files touched, commits) written since then, newest first."""
+    """Catch up at the start of a session: entries created or changed since a time, and the diary
+    (asks, files touched, commits) since then."""
     out = BriefingOut(**await run_core(state.runtime, lambda kb: kb.briefing(since, compact=format == "compact",
                                                                              offset=offset)))
     return _result(state, mcp_text.briefing_text, out, drop_none=("scope", "project", "tags", "summary"),
@@ -189,21 +178,18 @@ async def brain_briefing(
 
 async def brain_list(
     state: State,
-    type: Annotated[EntryType | None, Field(description="Only entries of this type.")] = None,
-    tags: Annotated[list[str] | None, Field(max_length=MAX_TAGS, description="Only entries with ALL these tags.")]
-    = None,
-    scope: Annotated[str | None, Field(description="Only 'global' or 'project:<name>' entries.")] = None,
-    project: Annotated[str | None, Field(description="Only this project's entries (= scope 'project:<name>').")]
-    = None,
-    since: Annotated[str | None, Field(max_length=60, description=(
-        "Only entries verified, created or changed since this ISO date/time or span (e.g. 30d)."))] = None,
-    limit: Annotated[int, Field(ge=1, le=500, description="Maximum entries, 1-500.")] = 50,
+    type: EntryType | None = None,
+    tags: TagsFilter = None,
+    scope: ScopeFilter = None,
+    project: ProjectFilter = None,
+    since: Since = None,
+    limit: Annotated[int, Field(ge=1, le=500)] = 50,
     at: At = None,
     include_superseded: IncludeSuperseded = False,
     offset: ListOffset = 0,
 ) -> Annotated[CallToolResult, ListOut]:
-    """List entries without a query, most recently changed first: what the brain holds of a type,
-    with a tag, or lately. Use brain_search instead when you are looking for something."""
+    """List entries without a query, latest changes first (by type, tag or date). To find something,
+    use brain_search."""
     found = (await run_core(state.runtime, lambda kb: kb.list_entries(
         limit=offset + limit, scope=scope, project=project, type=type, tags=tags, since=since, at=at,
         include_superseded=include_superseded)))[offset:]
@@ -213,8 +199,8 @@ async def brain_list(
 
 
 async def brain_stats(state: State) -> Annotated[CallToolResult, StatsOut]:
-    """Size and health of the index: entries, chunks, vectors (and how many are still pending),
-    entries per type and scope, the embedder, and the background catch-up state. No arguments."""
+    """Size and health of the index: entries, chunks, vectors (pending too), per type and scope,
+    the embedder, the background catch-up."""
 
     def work(kb: KnowledgeBase) -> StatsOut:
         fields = {k: v for k, v in kb.stats().items() if k in StatsOut.model_fields}
@@ -231,34 +217,23 @@ async def brain_stats(state: State) -> Annotated[CallToolResult, StatsOut]:
 
 async def brain_save(
     state: State,
-    title: Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS, description=(
-        f"Short, specific title, one line, at most {MAX_TITLE_CHARS} characters."))],
-    body: Annotated[str, Field(max_length=MAX_BODY_CHARS, description=(
-        f"Markdown content, at most {MAX_BODY_CHARS:,} characters: the problem, the fix, why."))],
+    title: Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS, description="Short, specific, one line.")],
+    body: Annotated[str, Field(max_length=MAX_BODY_CHARS, description="Markdown: the problem, the fix, why.")],
     type: Annotated[EntryType | None, Field(description=(
-        "gotcha: a trap and its fix · pattern: how we do X · decision: a choice and why · "
-        "guide: steps · diary: a log line · note: anything else. Omitted: suggested from the note's words "
-        "and its nearest entries (suggested_type), else note."))] = None,
-    tags: Tags = None,
-    project: Annotated[str | None, Field(description=(
-        "Project the entry belongs to (scope project:<name>). Default: the project this server runs in "
-        "(PINKY_PROJECT if set); outside any project, the global brain."))]
+        "gotcha: trap and fix; pattern: how we do X; decision: choice and why; guide: steps. Default: suggested."))]
     = None,
-    scope: Annotated[str | None, Field(description=(
-        "'global' for knowledge that holds across projects (saved in the global brain, synced between "
-        "machines), or 'project:<name>'. Default: this project."))] = None,
+    tags: Annotated[list[str] | None, Field(max_length=MAX_TAGS, description="Default: suggested.")] = None,
+    project: Annotated[str | None, Field(description="Default: this project.")] = None,
+    scope: Annotated[str | None, Field(description="global: holds across projects; or project:<name>.")] = None,
     files: Annotated[list[str] | None, Field(max_length=MAX_TAGS, description=(
-        "Code files (repo-relative paths) this knowledge is about."))] = None,
+        "Code files (repo-relative) it is about."))] = None,
     key: Key = None,
     subject: Subject = None,
     questions: Questions = None,
 ) -> Annotated[CallToolResult, SavedOut]:
-    """Save new reusable knowledge as a markdown entry, indexed at once (the next brain_search
-    finds it). Use it when you learned something a future session would otherwise rediscover:
-    a non-obvious bug and its fix, a convention, a decision and its reasons, a setup step.
-    Search first to avoid duplicates; to change an existing entry use brain_update. Give a `key` for a
-    single fact that can change, a `subject` for the current state of something: the newer entry then
-    supersedes the older one instead of contradicting it."""
+    """Save what a future session would otherwise rediscover: a non-obvious fix, a convention, a
+    decision and why, a setup step. Searchable at once. Search first to avoid duplicates; brain_update
+    changes an entry."""
 
     def work(kb: KnowledgeBase) -> Any:
         target_scope, target_project = save_target(state.runtime.config, scope, project)
@@ -283,23 +258,17 @@ async def brain_update(
     state: State,
     slug: Slug,
     expected_version: Annotated[str, Field(min_length=1, max_length=100, description=(
-        "The `version` from brain_get/brain_save; if the entry changed since, nothing is written."))],
-    title: Annotated[str | None, Field(max_length=MAX_TITLE_CHARS, description="New title.")] = None,
-    body: Annotated[str | None, Field(max_length=MAX_BODY_CHARS, description="New body (replaces it whole).")]
-    = None,
+        "The version you read."))],
+    title: Annotated[str | None, Field(max_length=MAX_TITLE_CHARS)] = None,
+    body: Annotated[str | None, Field(max_length=MAX_BODY_CHARS, description="Replaces the whole body.")] = None,
     tags: Tags = None,
-    type: Annotated[EntryType | None, Field(description="New type.")] = None,
-    last_verified: Annotated[str | None, Field(max_length=40, description=(
-        "Date you confirmed it still holds, e.g. 2026-11-25."))] = None,
-    verified: Annotated[bool, Field(description=(
-        "true: you checked it still holds today (sets last_verified to today; a stale hit stops being stale)."))]
-    = False,
+    type: EntryType | None = None,
+    last_verified: Annotated[str | None, Field(max_length=40, description="A date it was confirmed.")] = None,
+    verified: Annotated[bool, Field(description="true: you checked it still holds today.")] = False,
     questions: Questions = None,
 ) -> Annotated[CallToolResult, EntryMetaOut]:
-    """Correct or refresh an existing entry: body, title, tags, type, questions or last_verified (verified=true once
-    you checked a stale entry still holds). Optimistic concurrency: pass the `version` you read; if
-    someone changed the entry since, you get a Conflict error and must re-read (brain_get) and
-    reapply. Never overwrites silently."""
+    """Correct or refresh an entry (verified=true: you checked a stale one still holds). If it
+    changed since the version you read, nothing is written: re-read it and reapply."""
     if verified and last_verified is None:
         last_verified = now_utc().date().isoformat()
     if all(v is None for v in (title, body, tags, type, last_verified, questions)):
@@ -321,10 +290,10 @@ async def brain_update(
 async def brain_delete(
     state: State,
     slug: Slug,
-    reason: Annotated[str, Field(min_length=1, max_length=2000, description="Why: wrong, outdated, duplicate…")],
+    reason: Annotated[str, Field(min_length=1, max_length=2000, description="Wrong, outdated, duplicate...")],
 ) -> Annotated[CallToolResult, DeleteOut]:
-    """Remove a wrong, outdated or duplicate entry from search. Soft delete: the file moves to an
-    archive folder with the reason recorded, and `pinky restore SLUG` brings it back."""
+    """Archive a wrong, outdated or duplicate entry: it leaves search; the result says how to
+    restore it."""
 
     def work(kb: KnowledgeBase) -> tuple[str, str, str]:
         resolved = kb.get(slug).slug
@@ -341,7 +310,7 @@ async def brain_delete(
 
 async def brain_reindex(
     state: State,
-    full: Annotated[bool, Field(description="Rebuild the index from scratch instead of catching up.")] = False,
+    full: Annotated[bool, Field(description="Rebuild from scratch instead of catching up.")] = False,
 ) -> Annotated[CallToolResult, ReindexOut]:
     """Bring the index up to date with the markdown on disk (after edits by hand or a git pull);
     full=true rebuilds it from scratch. The server already catches up at start, so this is rarely needed."""
@@ -353,8 +322,7 @@ async def brain_reindex(
 
 async def brain_sync(
     state: State,
-    remote: Annotated[str | None, Field(description="Set or change the git remote (a path, ssh or https URL). "
-                                                    "Omit to use the one recorded by earlier syncs.",
+    remote: Annotated[str | None, Field(description="Set the git remote (path, ssh or https URL).",
                                         max_length=2000)] = None,
 ) -> Annotated[CallToolResult, SyncOut]:
     """Synchronise the global brain (~/.pinky/brain) with its git remote: commit local notes, pull what
