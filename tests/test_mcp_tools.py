@@ -105,7 +105,8 @@ async def test_a_second_delete_keeps_the_first_copy_and_says_which_version_to_re
             copies.append(await brain.ok("brain_delete", slug=saved["slug"], reason="wrong"))
         assert [Path(c["archived_to"]).read_text().count(body) for c, body in zip(copies, ("ONE", "TWO"),
                                                                                     strict=True)] == [1, 1]
-        assert [c["restore"] for c in copies] == ["pinky-brain restore note/twice", "pinky-brain restore note/twice --version 2"]
+        assert [c["restore"] for c in copies] == ["pinky-brain restore note/twice",
+                                                  "pinky-brain restore note/twice --version 2"]
 
 
 async def test_save_scope_follows_the_contract(tmp_path: Path) -> None:
