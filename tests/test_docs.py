@@ -18,7 +18,7 @@ ALL_DOCS = "\n".join(p.read_text(encoding="utf-8") for p in [ROOT / "README.md",
 
 
 def _sections() -> dict[str, str]:
-    parts = re.split(r"^## pinky ([\w-]+).*$", CLI_DOC, flags=re.MULTILINE)
+    parts = re.split(r"^## pinky-brain ([\w-]+).*$", CLI_DOC, flags=re.MULTILINE)
     return dict(zip(parts[1::2], parts[2::2], strict=True))
 
 
@@ -26,7 +26,7 @@ def _sections() -> dict[str, str]:
 def test_every_command_has_help_and_a_section(name: str) -> None:
     command = cli.commands[name]
     assert command.help and "Example" in command.help, f"{name} needs help text with an Example"
-    assert name in _sections(), f"documentation/CLI.md has no '## pinky {name}' section"
+    assert name in _sections(), f"documentation/CLI.md has no '## pinky-brain {name}' section"
 
 
 @pytest.mark.parametrize("name", sorted(cli.commands))

@@ -199,7 +199,7 @@ def test_a_ready_runtime_runs_hooks_cli_and_bin_in_one_step(tmp_path: Path, proj
     for command in ("pinky", "pinky-brain"):
         result = subprocess.run([str(PLUGIN / "bin" / command), "--version"], capture_output=True, text=True,
                                 env=env, cwd=project, timeout=60)
-        assert result.returncode == 0 and "pinky, version" in result.stdout, result.stderr
+        assert result.returncode == 0 and "pinky-brain, version" in result.stdout, result.stderr
     assert not (data / "runtime" / "prepare.log").exists()  # nothing was prepared
 
 

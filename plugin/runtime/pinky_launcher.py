@@ -102,6 +102,8 @@ def run_in(data: str, venv: str, mode: str, args: list[str]) -> int:
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
     program, module = ENTRY_POINTS[mode]
+    if mode == "cli":  # the plugin's own launcher, which `pinky-brain install-cli` points a stable one at
+        program = os.path.join(plugin_root(), "bin", "pinky-brain")
     sys.argv = [program, *args]
     __import__(module)
     return sys.modules[module].main() or 0

@@ -24,7 +24,7 @@ class NotInProject(InvalidInput):
 
     def __init__(self, what: str = "project knowledge") -> None:
         super().__init__(f"{what} needs an initialised project, and there is no pinky.toml in this folder or "
-                         "above: run `pinky init` in your repository, or use the global brain (--scope global)")
+                         "above: run `pinky-brain init` in your repository, or use the global brain (--scope global)")
 
 
 class ReadOnlyFolder(InvalidInput):

@@ -132,7 +132,7 @@ def test_pinky_init_from_a_subfolder_of_a_git_repository(tmp_path: Path, monkeyp
     assert Path(out["save_dir"]) == repo / "src" / "documentation"
     assert out["created"][0] == "pinky.toml"
     assert out["created"].count("pinky.toml") == 1
-    assert f"pinky init {repo}" in result.stderr
+    assert f"pinky-brain init {repo}" in result.stderr
     assert not (repo / "pinky.toml").exists()
     again = CliRunner().invoke(cli, ["init", "--no-mcp", "--json"])
     assert again.exit_code == 0, again.output

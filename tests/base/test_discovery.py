@@ -64,7 +64,7 @@ def test_outside_a_project_a_project_save_is_refused_and_nothing_is_created(tmp_
     refused = pinky("save", "-t", "Where", cwd=folder, stdin="body")
     assert refused.returncode == 1
     lines = refused.stderr.strip().splitlines()
-    assert len(lines) == 1 and "pinky init" in lines[0] and "--scope global" in lines[0]
+    assert len(lines) == 1 and "pinky-brain init" in lines[0] and "--scope global" in lines[0]
     shared = pinky("save", "-t", "Shared", "--scope", "global", "--json", cwd=folder, stdin="for every project")
     assert json.loads(shared.stdout)["scope"] == "global"
     assert list(folder.iterdir()) == []  # no documentation/, no brain.db

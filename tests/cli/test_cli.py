@@ -131,7 +131,7 @@ def test_doctor_reports_every_check_as_json(project: Path) -> None:
     assert report["ok"] is True and result.returncode == 0
     assert checks["vector search (sqlite-vec)"]["status"] == "ok"
     assert checks["markdown vs index"]["status"] == "warn"
-    assert checks["markdown vs index"]["fix"] == "pinky reindex"
+    assert checks["markdown vs index"]["fix"] == "pinky-brain reindex"
     assert "broken.md" in checks["malformed notes"]["detail"]
 
 
@@ -140,7 +140,7 @@ def test_doctor_reports_fingerprint_mismatch(project: Path) -> None:
     pinky("reindex", cwd=project)
     report = json.loads(pinky("doctor", "--json", cwd=project, env={"PINKY_CHUNK_WORDS": "90"}).stdout)
     check = next(c for c in report["checks"] if c["name"] == "vector fingerprint")
-    assert check["status"] == "warn" and "pinky reindex" in check["fix"]
+    assert check["status"] == "warn" and "pinky-brain reindex" in check["fix"]
 
 
 def test_corrupt_db_rebuilt_by_reindex(project: Path) -> None:

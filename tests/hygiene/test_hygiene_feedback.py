@@ -78,7 +78,7 @@ def test_prune_lists_archives_and_restore_brings_back(kb: KnowledgeBase, project
     assert (project / "documentation/gotcha/unused.md").exists()  # a dry run touches nothing
     done = kb.hygiene.prune(6, apply=True)
     assert [a["slug"] for a in done["archived"]] == ["gotcha/unused"]
-    assert [a["restore"] for a in done["archived"]] == ["pinky restore gotcha/unused"]
+    assert [a["restore"] for a in done["archived"]] == ["pinky-brain restore gotcha/unused"]
     assert Path(done["archived"][0]["archived_to"]).parent == project / "documentation/.archive/gotcha"
     assert kb.search("nobody reads").hits == []
     kb.restore("gotcha/unused")

@@ -106,15 +106,15 @@ def test_deleting_a_note_twice_keeps_both_copies_and_each_can_be_restored(projec
     # by time: the stamp, then the n-th copy of that second (`-2`), which a plain name sort puts first
     copies = sorted((project / "documentation/.archive/note").iterdir(), key=lambda c: (len(c.name), c.name))
     assert [front(c)["archive_reason"] for c in copies] == ["a", "b"]
-    assert "(undo: pinky restore note/twice --version 2)" in second.stdout
+    assert "(undo: pinky-brain restore note/twice --version 2)" in second.stdout
     assert "ONE" in copies[0].read_text() and "TWO" in copies[1].read_text()
     listed = json.loads(pinky("list", "--archived", "--json", cwd=project).stdout)["entries"]
     assert [(e["slug"], e["version"], e["reason"], e["restore"]) for e in listed] == [
-        ("note/twice", 2, "b", "pinky restore note/twice --version 2"),
-        ("note/twice", 1, "a", "pinky restore note/twice --version 1")]
+        ("note/twice", 2, "b", "pinky-brain restore note/twice --version 2"),
+        ("note/twice", 1, "a", "pinky-brain restore note/twice --version 1")]
 
     unsure = pinky("restore", "note/twice", cwd=project)  # several versions: it lists them, restores none
-    assert unsure.returncode == 1 and "choose one: pinky restore note/twice --version N" in unsure.stderr
+    assert unsure.returncode == 1 and "choose one: pinky-brain restore note/twice --version N" in unsure.stderr
     assert "version 1 of 2" in unsure.stdout and "reason: a" in unsure.stdout and "reason: b" in unsure.stdout
     assert not (project / "documentation/note/twice.md").exists() and len(copies) == 2
 

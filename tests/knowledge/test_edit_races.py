@@ -126,7 +126,7 @@ def test_a_save_into_a_read_only_index_says_where_the_note_went(project: Path) -
     assert "Traceback" not in saved.stderr
     message = saved.stderr.strip()
     assert len(message.splitlines()) == 1, message
-    assert str(note) in message and "could not be updated" in message and "pinky reindex" in message
+    assert str(note) in message and "could not be updated" in message and "pinky-brain reindex" in message
     assert "readonly" in message and "make it writable" in message
 
 

@@ -88,7 +88,7 @@ async def test_save_search_get_update_delete(tmp_path: Path) -> None:
         assert (await brain.ok("brain_search", query="pool.join"))["hits"][0]["slug"] == saved["slug"]
 
         deleted = await brain.ok("brain_delete", slug=saved["slug"], reason="superseded by the runbook")
-        assert ".archive" in deleted["archived_to"] and "pinky restore" in deleted["restore"]
+        assert ".archive" in deleted["archived_to"] and "pinky-brain restore" in deleted["restore"]
         assert Path(deleted["archived_to"]).is_file() and not (tmp_path / saved["path"]).exists()
         assert "superseded by the runbook" in Path(deleted["archived_to"]).read_text()
         assert (await brain.ok("brain_search", query="pool join close"))["count"] == 0
@@ -105,7 +105,8 @@ async def test_a_second_delete_keeps_the_first_copy_and_says_which_version_to_re
             copies.append(await brain.ok("brain_delete", slug=saved["slug"], reason="wrong"))
         assert [Path(c["archived_to"]).read_text().count(body) for c, body in zip(copies, ("ONE", "TWO"),
                                                                                     strict=True)] == [1, 1]
-        assert [c["restore"] for c in copies] == ["pinky restore note/twice", "pinky restore note/twice --version 2"]
+        assert [c["restore"] for c in copies] == ["pinky-brain restore note/twice",
+                                                  "pinky-brain restore note/twice --version 2"]
 
 
 async def test_save_scope_follows_the_contract(tmp_path: Path) -> None:

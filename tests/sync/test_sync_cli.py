@@ -181,7 +181,7 @@ def test_same_entry_edited_on_both_is_kept_reported_and_listed_by_doctor(
     a.run("sync")
     out = b.run("sync").stdout
     assert "conflicts: 1 entry(ies) were edited on both machines" in out
-    assert "delete the .conflict- copy, then run `pinky sync`" in out
+    assert "delete the .conflict- copy, then run `pinky-brain sync`" in out
     copies = sorted(p.relative_to(b.brain).as_posix() for p in b.brain.rglob("*.conflict-*"))
     assert len(copies) == 1
     copy = copies[0]
@@ -195,7 +195,7 @@ def test_same_entry_edited_on_both_is_kept_reported_and_listed_by_doctor(
     doctor = b.run("doctor", "--json")  # warnings do not fail doctor
     check = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "brain sync")
     assert check["status"] == "warn" and str(b.brain / copy) in check["detail"]
-    assert ".conflict-" in check["fix"] and "pinky sync" in check["fix"]
+    assert ".conflict-" in check["fix"] and "pinky-brain sync" in check["fix"]
 
     # resolving (delete the copy, sync) clears it
     (b.brain / copy).unlink()

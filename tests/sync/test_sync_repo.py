@@ -78,7 +78,7 @@ def test_commit_local_commits_adds_edits_and_deletions_once(repo: Repo) -> None:
 
 def test_sync_lock_lets_one_sync_at_a_time(repo: Repo) -> None:
     with sync_lock(repo):
-        with pytest.raises(SyncError, match="another pinky sync is running"), sync_lock(repo):
+        with pytest.raises(SyncError, match="another pinky-brain sync is running"), sync_lock(repo):
             pass
     with sync_lock(repo):  # released
         pass

@@ -99,7 +99,7 @@ def test_pinky_sync_pushes_digests_byte_for_byte_and_holds_back_a_token_until_al
 
     again = pinky(home)  # the next run holds it back again and says how to go on
     assert "held back: 1 file(s)" in again.stdout and "github-token" in again.stdout
-    assert "pinky sync --allow gotcha/ci.md" in again.stdout
+    assert "pinky-brain sync --allow gotcha/ci.md" in again.stdout
     assert secret.read_bytes() == secret_bytes and remote_file(remote, "gotcha/ci.md") is None
 
     allowed = json.loads(pinky(home, "--allow", "gotcha/ci.md", "--json").stdout)
@@ -186,7 +186,7 @@ def test_brain_sync_reports_what_it_held_back(tmp_path: Path) -> None:
         held = result["structuredContent"]["held_back"]
         assert [(h["path"], h["kinds"]) for h in held] == [("ci.md", ["github-token"])]
         assert "HELD BACK: ci.md (github-token)" in result["content"][0]["text"]
-        assert "pinky sync --allow ci.md" in result["content"][0]["text"]
+        assert "pinky-brain sync --allow ci.md" in result["content"][0]["text"]
     assert (brain / "ci.md").read_text() == f"---\ntitle: CI\n---\npush with {TOKEN}\n"
     assert TOKEN.encode() not in all_blobs(remote)
 

@@ -118,7 +118,8 @@ def _server(root: Path, settings: list[dict[str, Any]], project_state: dict[str,
     if plugin_enabled(settings):
         return Check(name, "ok", "served by the plugin (plugin servers need no approval)")
     if not isinstance(entry, dict):
-        return Check(name, "warn", "no pinky server for this project", "install the plugin, or `pinky setup-claude`")
+        return Check(name, "warn", "no pinky server for this project",
+                     "install the plugin, or `pinky-brain setup-claude`")
     sources = [project_state, *settings]
     if any(MCP_JSON_KEY in (s.get("disabledMcpjsonServers") or []) for s in sources):
         return Check(name, "warn", f"{MCP_JSON_KEY!r} is listed in disabledMcpjsonServers",

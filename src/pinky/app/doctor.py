@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import importlib.util
-import shutil
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from pinky.app.check import Check
+from pinky.base.command import NAME, installed, is_ours, on_path
 from pinky.base.locations import ENV_CACHE_DIR, ENV_DB, ENV_MAX_NOTE_BYTES
 from pinky.errors import PinkyError
 from pinky.kb import KnowledgeBase
@@ -46,7 +47,7 @@ def _embedder(kb: KnowledgeBase) -> Check:
 
     try:
         embedder = kb.embedder
-        vector = embedder.embed(["pinky doctor probe"])
+        vector = embedder.embed(["a probe of the embedder"])
     except Exception as exc:
         return Check("embedder", "error", f"{kb.config.embedder}: {exc}",
                      "reinstall pinky-brain, or set PINKY_HASH_EMBED=1 for the model-free embedder")
@@ -64,15 +65,16 @@ def _fingerprint(kb: KnowledgeBase) -> Check:
     stored = vq.get_meta(kb.db.conn, "fingerprint")
     current = kb.fingerprint()
     if stored is None:
-        return Check("vector fingerprint", "warn", "no vectors built yet", "pinky reindex")
+        return Check("vector fingerprint", "warn", "no vectors built yet", "pinky-brain reindex")
     if stored != current:
         return Check("vector fingerprint", "warn",
                      f"vectors were built with {stored} ({vq.get_meta(kb.db.conn, 'embedder')}), the current "
                      f"embedder and chunker give {current}; vector search is off until they are rebuilt",
-                     "pinky reindex")
+                     "pinky-brain reindex")
     pending = vq.count_pending(kb.db.conn)
     if pending:
-        return Check("vector fingerprint", "warn", f"{current}; {pending} chunks still lack vectors", "pinky reindex")
+        return Check("vector fingerprint", "warn", f"{current}; {pending} chunks still lack vectors",
+                     "pinky-brain reindex")
     return Check("vector fingerprint", "ok", current)
 
 
@@ -88,7 +90,7 @@ def _second_stage(kb: KnowledgeBase) -> Check:
     if done < total:
         return Check(name, "warn", f"{status['model']}: {done} of {total} chunks have one; the rest rank by the "
                      "default embedder until filled (pinky-mcp fills them in the background)",
-                     "pinky reindex --quality")
+                     "pinky-brain reindex --quality")
     return Check(name, "ok", f"{status['model']}: all {total} chunks")
 
 
@@ -96,7 +98,7 @@ def _schema(kb: KnowledgeBase) -> Check:
     done = mig.applied(kb.db.conn)
     detail = f"{len(done)} of {len(mig.KNOWN)} migrations applied ({done[-1] if done else 'none'})"
     if kb.rebuilt_reason:
-        return Check("index schema", "warn", f"{detail}; rebuilt because {kb.rebuilt_reason}", "pinky reindex")
+        return Check("index schema", "warn", f"{detail}; rebuilt because {kb.rebuilt_reason}", "pinky-brain reindex")
     return Check("index schema", "ok" if done == mig.KNOWN else "error", detail)
 
 
@@ -115,36 +117,37 @@ def _integrity(kb: KnowledgeBase, *, full: bool = False) -> Check:
                      f"copy is {kept})", "nothing more to do; if it happens again, check the disk")
     if full:
         return Check(name, "ok", "every page, row and index sound (integrity_check)")
-    return Check(name, "ok", "every page sound (quick_check; `pinky doctor --full` also matches each index to its "
-                 "table)")
+    return Check(name, "ok", "every page sound (quick_check; `pinky-brain doctor --full` also matches each index to "
+                 "its table)")
 
 
 def _full_integrity(kb: KnowledgeBase) -> Check:
     return _integrity(kb, full=True)
 
 
-def _is_our_cli(path: str) -> bool:
-    """pip/pipx/uv console scripts, and the plugin's bin/ wrappers, name pinky's own CLI module."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(8192)
-    except OSError:
-        return False
-    return b"pinky.cli" in head or b"pinky-brain" in head
-
-
 def _cli_on_path(kb: KnowledgeBase) -> Check:
-    """Debian and Ubuntu ship /usr/bin/pinky (a finger clone); pipx ensurepath appends to PATH, so it wins."""
-    name = "command `pinky` on PATH"
-    found, alias = shutil.which("pinky"), shutil.which("pinky-brain")
-    ours = alias or str(Path(sys.executable).with_name("pinky-brain"))
-    if found and _is_our_cli(found):
-        return Check(name, "ok", f"{found}" + (f" (also as {alias})" if alias else ""))
+    """Whether the user's shell finds `pinky-brain`, the name every hint uses; if not, the one command that
+    fixes it. The plugin's CLI is only on the agent's PATH, and pip/pipx may put it in a folder not on PATH."""
+    from pinky.app.cli_install import this_cli
+
+    name = f"command `{NAME}` on PATH"
+    found = installed()
+    other = on_path("pinky")
+    shadowed = (f"; `pinky` runs {other}, another program (Debian's finger clone), so type `{NAME}`"
+                if other and not is_ours(other) else "")
+    if found and is_ours(found):
+        return Check(name, "ok", found + shadowed)
+    try:
+        kind, source = this_cli()
+        launcher = os.path.join(source, "bin", NAME) if kind == "plugin" else source
+        fix = f"{launcher} install-cli"
+    except PinkyError:
+        fix = "pipx install ~/src/pinky-brain (a clone), or the plugin's bin/pinky-brain install-cli"
     if found:
-        return Check(name, "warn", f"`pinky` runs {found}, which is another program, not pinky-brain's CLI",
-                     f"use `pinky-brain` ({ours}), or put {Path(ours).parent} before {Path(found).parent} in PATH")
-    return Check(name, "warn", f"`pinky` is not on PATH; this CLI is {ours}",
-                 f"add {Path(ours).parent} to PATH (pipx ensurepath), or call `pinky-brain` / {ours}")
+        return Check(name, "warn", f"`{NAME}` runs {found}, which is not pinky-brain's CLI",
+                     f"remove {found}, or {fix} --dir DIR with a DIR before {Path(found).parent} on PATH")
+    return Check(name, "warn", f"your shell does not find `{NAME}` (every fix here names it){shadowed}",
+                 f"{fix}   (links it into ~/.local/bin and says whether that is on PATH)")
 
 
 def _project(kb: KnowledgeBase) -> Check:
@@ -152,7 +155,7 @@ def _project(kb: KnowledgeBase) -> Check:
     if config.project_root is None:
         return Check("project", "warn", "not inside a pinky project (no pinky.toml in this folder or above): "
                      "only the global brain is searched and saved to",
-                     "cd into your repository and run `pinky init`")
+                     "cd into your repository and run `pinky-brain init`")
     if config.db_note:  # a read-only checkout: where its index is instead
         return Check("project", "ok", f"{config.project} at {config.project_root}; {config.db_note}")
     return Check("project", "ok", f"{config.project} at {config.project_root} (index {config.db_path.name})")
@@ -162,9 +165,9 @@ def _roots(kb: KnowledgeBase) -> Check:
     config = kb.config
     found = [str(p) for p in config.roots().values() if p.is_dir()]
     if config.save_dir is not None and not config.save_dir.is_dir():
-        return Check("knowledge folders", "warn", f"{config.save_dir} is missing", "pinky init")
+        return Check("knowledge folders", "warn", f"{config.save_dir} is missing", "pinky-brain init")
     later = "" if config.global_dir.is_dir() else \
-        f"; the global brain ({config.global_dir}) appears with the first global save or `pinky sync`"
+        f"; the global brain ({config.global_dir}) appears with the first global save or `pinky-brain sync`"
     return Check("knowledge folders", "ok", (", ".join(found) or "none yet") + later)
 
 
@@ -174,7 +177,7 @@ def _drift(kb: KnowledgeBase) -> Check:
     if not total:
         return Check("markdown vs index", "ok", "the index matches the markdown")
     parts = [f"{len(v)} {k} ({', '.join(v[:3])}{', …' if len(v) > 3 else ''})" for k, v in drift.items() if v]
-    return Check("markdown vs index", "warn", "; ".join(parts), "pinky reindex")
+    return Check("markdown vs index", "warn", "; ".join(parts), "pinky-brain reindex")
 
 
 def _skipped(kb: KnowledgeBase) -> Check:
@@ -218,16 +221,16 @@ def _sync(kb: KnowledgeBase) -> Check:
         return Check("brain sync", "warn",
                      f"{len(copies)} unresolved conflict copies (an entry edited on two machines): {shown}",
                      "compare each .conflict-<sha> copy with the file it is named after, keep what is "
-                     "right in the original, delete the .conflict- copy, then run pinky sync")
+                     "right in the original, delete the .conflict- copy, then run pinky-brain sync")
     if remote is None:
         return Check("brain sync", "warn", f"{brain} is a git repo with no origin remote: it syncs nowhere",
-                     "pinky sync --remote URL (a bare repo on a shared disk, or a private git host)")
+                     "pinky-brain sync --remote URL (a bare repo on a shared disk, or a private git host)")
     if remote:
         from pinky.app.brain_sync import hide_secret
 
         return Check("brain sync", "ok", f"no conflict copies; syncs with origin {hide_secret(remote)}")
     return Check("brain sync", "ok",
-                 "no conflict copies; the global brain is not synced (pinky sync --remote URL)")
+                 "no conflict copies; the global brain is not synced (pinky-brain sync --remote URL)")
 
 
 def _origin_url(brain: Path) -> str | None:
@@ -253,7 +256,8 @@ def _breadcrumbs(kb: KnowledgeBase) -> Check:
     return Check("code breadcrumbs", "warn",
                  f"{len(dangling)} name no single entry: " + "; ".join(dangling[:5])
                  + ("; …" if len(dangling) > 5 else ""),
-                 "point them at an existing slug (pinky search …), or restore the entry (pinky restore SLUG)")
+                 "point them at an existing slug (pinky-brain search …), or restore the entry "
+                 "(pinky-brain restore SLUG)")
 
 
 def _links(kb: KnowledgeBase) -> Check:
@@ -264,7 +268,7 @@ def _links(kb: KnowledgeBase) -> Check:
         return Check("note links", "ok", f"{gq.link_count(kb.db.conn)} links, none broken")
     return Check("note links", "warn",
                  f"{len(broken)} name no single entry: " + "; ".join(broken[:5]) + ("; …" if len(broken) > 5 else ""),
-                 "fix the link (a slug, a title or a relative .md path), or rename notes with `pinky mv`, "
+                 "fix the link (a slug, a title or a relative .md path), or rename notes with `pinky-brain mv`, "
                  "which rewrites the links that point at them")
 
 
@@ -283,11 +287,11 @@ def _renames(kb: KnowledgeBase) -> Check:
     parts += [f"unreadable journal {problem}" for problem in unreadable]
     fixes = []
     if here:
-        fixes.append("pinky doctor --fix (or pinky reindex, or the next pinky mv) finishes them")
+        fixes.append("pinky-brain doctor --fix (or pinky-brain reindex, or the next pinky-brain mv) finishes them")
     if elsewhere:
-        fixes.append("run pinky reindex in the project each was started in")
+        fixes.append("run pinky-brain reindex in the project each was started in")
     if unreadable:
-        fixes.append("check the links to the renamed note by hand (pinky doctor lists broken ones), then delete "
+        fixes.append("check the links to the renamed note by hand (pinky-brain doctor lists broken ones), then delete "
                      "the unreadable journal")
     return Check("renames", "warn", f"{len(pending) + len(unreadable)} cut short: " + "; ".join(parts[:5]),
                  "; ".join(fixes))
@@ -304,12 +308,12 @@ def _review(kb: KnowledgeBase) -> Check:
     if kb.stats()["entries"] <= CHECK_CONTRADICTIONS_UP_TO:
         pairs = kb.hygiene.check()["pairs"]
         detail += f", {len(pairs)} possible contradictions"
-        flagged += [f"{p['a']} vs {p['b']} (pinky check)" for p in pairs[:3]]
+        flagged += [f"{p['a']} vs {p['b']} (pinky-brain check)" for p in pairs[:3]]
     if not flagged:
-        hint = ": pinky list --json marks them `stale`" if review["stale"] else ""
+        hint = ": pinky-brain list --json marks them `stale`" if review["stale"] else ""
         return Check("knowledge review", "ok", detail + hint)
     return Check("knowledge review", "warn", detail + ": " + ", ".join(flagged),
-                 "fix each (pinky check shows the differing spans; pinky verify SLUG if it still holds); "
+                 "fix each (pinky-brain check shows the differing spans; pinky-brain verify SLUG if it still holds); "
                  "see documentation/HYGIENE.md")
 
 

@@ -26,12 +26,12 @@ from pinky.base.locations import DEFAULT_INDEX, DEFAULT_SAVE_DIR, MARKER, find_p
 from pinky.errors import ReadOnlyFolder
 
 TEMPLATES_DIR = "_templates"
-INDEX_COMMENT = "# pinky-brain index (derived from the markdown; rebuild: pinky reindex) and edit locks"
+INDEX_COMMENT = "# pinky-brain index (derived from the markdown; rebuild: pinky-brain reindex) and edit locks"
 LOCAL_DIR = ".pinky"  # inside the knowledge folder: per-machine files (edit locks), never committed
 MARKER_TEXT = f"""# pinky-brain: this folder is a pinky project. Every pinky command run in it or in any
 # subfolder finds it by walking up to this file, like git finds .git.
 # Knowledge is markdown under {DEFAULT_SAVE_DIR}/ (commit it with the code); {DEFAULT_INDEX} is a derived,
-# disposable index (git-ignored; `pinky reindex` rebuilds it). Settings, relative to this folder:
+# disposable index (git-ignored; `pinky-brain reindex` rebuilds it). Settings, relative to this folder:
 # save_dir = "{DEFAULT_SAVE_DIR}"
 # index = "{DEFAULT_INDEX}"
 # project = "<this folder's name>"

@@ -193,7 +193,7 @@ def read_marker(root: str) -> dict[str, str]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise _error(f"{path} is not valid TOML ({exc}); fix it or run `pinky init` again") from None
+        raise _error(f"{path} is not valid TOML ({exc}); fix it or run `pinky-brain init` again") from None
     unknown = sorted(set(data) - set(MARKER_KEYS))
     if unknown:
         raise _error(f"{path}: unknown setting {unknown[0]!r}; pinky.toml takes {', '.join(MARKER_KEYS)}")

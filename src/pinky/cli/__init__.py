@@ -11,12 +11,13 @@ import sys
 
 import click
 
+from pinky.base.command import NAME
 from pinky.cli import core as _core  # noqa: F401  (registers the commands)
 from pinky.cli import evaluate as _evaluate  # noqa: F401  (pinky eval)
 from pinky.cli import graph as _graph  # noqa: F401  (pinky graph, timeline, link, unlink, mv)
 from pinky.cli import hygiene as _hygiene  # noqa: F401  (pinky tags, verify, feedback, prune, gaps, check)
 from pinky.cli import listing as _listing  # noqa: F401  (pinky list, pinky edit)
-from pinky.cli import plugin as _plugin  # noqa: F401  (pinky setup-claude)
+from pinky.cli import plugin as _plugin  # noqa: F401  (pinky setup-claude, install-cli)
 from pinky.cli import reindex as _reindex  # noqa: F401  (pinky reindex)
 from pinky.cli import research as _research  # noqa: F401  (pinky research)
 from pinky.cli import sync as _sync  # noqa: F401  (pinky sync, pinky rollup)
@@ -30,7 +31,8 @@ EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process killed by SIGP
 
 def main() -> None:
     """Console scripts `pinky` and `pinky-brain`: every failure is one line on stderr."""
-    prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0].endswith("pinky-brain") else "pinky"
+    prog = os.path.basename(sys.argv[0]) if sys.argv else NAME  # usage lines name what was typed
+    prog = prog if prog in ("pinky", NAME) else NAME
     try:
         code = cli.main(prog_name=prog, standalone_mode=False)
         sys.stdout.flush()

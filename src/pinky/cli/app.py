@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from pinky import __version__
+from pinky.base.command import NAME
 from pinky.base.locations import ENV_DB, ENV_HOME, ENV_LOG, ENV_PROJECT, ENV_SAVE_DIR
 from pinky.config import load_config
 from pinky.errors import PinkyError
@@ -37,7 +38,7 @@ class PinkyGroup(click.Group):
 
 
 @click.group(cls=PinkyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="pinky")
+@click.version_option(__version__, prog_name=NAME)
 @click.option("--db", envvar=ENV_DB, metavar="PATH",
               help=f"The SQLite index. [env var: {ENV_DB}; default: the project's brain.db, or "
                    "$PINKY_HOME/global.db outside a project]")
@@ -50,11 +51,11 @@ class PinkyGroup(click.Group):
               help=f"Project name for project-scoped notes. [env var: {ENV_PROJECT}; default: the repo folder name]")
 @click.pass_context
 def cli(ctx: click.Context, db: str | None, home: str | None, save_dir: str | None, project: str | None) -> None:
-    """pinky: local memory for coding agents (markdown + SQLite hybrid search).
+    """pinky-brain: local memory for coding agents (markdown + SQLite hybrid search).
 
     Example:
 
-        pinky init && pinky reindex && pinky search "postgres pool timeout"
+        pinky-brain init && pinky-brain reindex && pinky-brain search "postgres pool timeout"
     """
     logging.basicConfig(level=os.environ.get(ENV_LOG, "WARNING").upper(), stream=sys.stderr,
                         format="pinky: %(message)s")

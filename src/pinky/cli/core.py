@@ -37,7 +37,7 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
 
     Example:
 
-        pinky search "timeout al cerrar el pool de postgres" --type gotcha --limit 5
+        pinky-brain search "timeout al cerrar el pool de postgres" --type gotcha --limit 5
     """
     kb = ready_kb(ctx)
     from pinky.kb import SearchRequest  # the core's own modules load with the index, not with --help
@@ -54,7 +54,7 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
     for rank, hit in enumerate(result.hits, 1):
         where = f"{hit.path}:{hit.line}"
         gone = f"  (superseded by {hit.superseded_by})" if hit.superseded_by else ""
-        gone += f"  (stale: unverified for {hit.age_days} days; pinky verify {hit.slug})" if hit.stale else ""
+        gone += f"  (stale: unverified for {hit.age_days} days; pinky-brain verify {hit.slug})" if hit.stale else ""
         click.echo(f"{rank:>2}. {click.style(hit.title, bold=True)}  [{hit.type}, {hit.scope}]  {hit.slug}{gone}")
         click.echo(f"    {where}{'  § ' + hit.heading if hit.heading else ''}")
         click.echo(f"    {hit.snippet}")
@@ -83,7 +83,8 @@ def save(ctx: click.Context, title: str, type_: str | None, tags: tuple[str, ...
 
     Example:
 
-        echo "Call pool.close(timeout=5) first." | pinky save -t "PG pool hangs on exit" --type gotcha --tag postgres
+        echo "Call pool.close(timeout=5) first." | pinky-brain save -t "PG pool hangs on exit" --type gotcha \\
+            --tag postgres
     """
     if sys.stdin.isatty():
         click.echo("reading the body from standard input; end with Ctrl-D", err=True)
@@ -104,10 +105,11 @@ def save(ctx: click.Context, title: str, type_: str | None, tags: tuple[str, ...
     if entry.redacted:
         _echo_redacted(entry.redacted, "replaced by [REDACTED:<kind>] markers before writing")
     if entry.meta.get("supersedes"):
-        click.echo(f"supersedes: {entry.meta['supersedes']} (it leaves default results; pinky history shows both)")
+        click.echo(f"supersedes: {entry.meta['supersedes']} (it leaves default results; pinky-brain history shows "
+                   "both)")
     for hit in similar:
         click.echo(f"note: {hit.slug} says nearly the same ({hit.score:.2f}); if this repeats it, "
-                   f"edit that one and `pinky delete {entry.slug}`", err=True)
+                   f"edit that one and `pinky-brain delete {entry.slug}`", err=True)
 
 
 def _print_classification(found: dict[str, Any] | None) -> None:
@@ -121,7 +123,7 @@ def _print_classification(found: dict[str, Any] | None) -> None:
 
 @cli.command()
 @click.argument("slug")
-@click.option("--expected-version", help="Write only if the entry still has this version (from pinky get).")
+@click.option("--expected-version", help="Write only if the entry still has this version (from pinky-brain get).")
 @click.option("--title", "-t", help="A new title.")
 @click.option("--type", "type_", type=TYPE_CHOICE, help="A new type.")
 @click.option("--tag", "tags", multiple=True, help="Replace the tags with these (repeatable).")
@@ -140,7 +142,7 @@ def update(ctx: click.Context, slug: str, expected_version: str | None, title: s
 
     Example:
 
-        pinky update gotcha/pg-pool-hangs-on-exit --question "why does the worker hang on shutdown?"
+        pinky-brain update gotcha/pg-pool-hangs-on-exit --question "why does the worker hang on shutdown?"
     """
     if questions and no_questions:
         raise click.UsageError("give --question or --no-questions, not both")
@@ -168,7 +170,7 @@ def get(ctx: click.Context, slug: str, as_json: bool) -> None:
 
     Example:
 
-        pinky get gotcha/pg-pool-hangs-on-exit
+        pinky-brain get gotcha/pg-pool-hangs-on-exit
     """
     entry = open_kb(ctx).get(slug)
     if as_json:
@@ -196,7 +198,7 @@ def delete(ctx: click.Context, slug: str, reason: str) -> None:
 
     Example:
 
-        pinky delete gotcha/old-trap --reason "fixed upstream in v2"
+        pinky-brain delete gotcha/old-trap --reason "fixed upstream in v2"
     """
     kb = open_kb(ctx)
     archived = kb.delete(slug, reason)
@@ -210,12 +212,12 @@ def delete(ctx: click.Context, slug: str, reason: str) -> None:
 @click.pass_context
 def restore(ctx: click.Context, slug: str, version: str | None) -> None:
     """Bring back a soft-deleted entry. With several archived versions, lists them unless --version picks one
-    (pinky list --archived shows every archived entry).
+    (pinky-brain list --archived shows every archived entry).
 
     Example:
 
-        pinky restore gotcha/old-trap
-        pinky restore note/release-plan --version 2
+        pinky-brain restore gotcha/old-trap
+        pinky-brain restore note/release-plan --version 2
     """
     from pinky.cli.listing import archived_line
     from pinky.kb import SeveralVersions
@@ -226,7 +228,7 @@ def restore(ctx: click.Context, slug: str, version: str | None) -> None:
         click.echo(f"{several.copies[0].slug} has {len(several.copies)} archived versions, oldest first:")
         for copy in several.copies:
             click.echo("  " + archived_line(copy))
-        raise click.ClickException(f"choose one: pinky restore {several.copies[0].slug} --version N") from None
+        raise click.ClickException(f"choose one: pinky-brain restore {several.copies[0].slug} --version N") from None
     click.echo(f"restored {entry.slug} -> {entry.path}")
 
 
@@ -238,14 +240,14 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 
     Example:
 
-        pinky stats --json
+        pinky-brain stats --json
     """
     data = open_kb(ctx).stats()
     if as_json:
         emit_json(data)
         return
     vectors = (f"{data['vectors']} vectors ({data['embedder']}, {data['dims']} dims)" if data["dims"]
-               else f"no vectors yet ({data['embedder']} builds them on `pinky reindex`)")
+               else f"no vectors yet ({data['embedder']} builds them on `pinky-brain reindex`)")
     click.echo(f"{data['entries']} entries, {data['chunks']} chunks, {vectors}")
     if data["second_stage_model"]:
         click.echo(f"second stage: {data['second_stage_vectors']} of {data['chunks']} chunks have a "
@@ -255,13 +257,13 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"index:    {data['db_path']} ({data['db_bytes'] / 1e6:.1f} MB)")
     if data["unused"]:
         click.echo(f"unused:   {data['unused']} entries no search returned in {data['unused_days']} days "
-                   f"(oldest: {', '.join(data['unused_sample'][:5])}); prune with pinky delete SLUG --reason …")
+                   f"(oldest: {', '.join(data['unused_sample'][:5])}); prune with pinky-brain delete SLUG --reason …")
 
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help='Print {"ok": bool, "checks": [...]}.')
 @click.option("--fix", is_flag=True,
-              help="First repair what needs no decision: finish renames a killed `pinky mv` left half done, "
+              help="First repair what needs no decision: finish renames a killed `pinky-brain mv` left half done, "
                    "and bring the index up to date with the markdown.")
 @click.option("--full", is_flag=True, help="Check the index with SQLite's integrity_check (every row looked up in "
               "every index) instead of quick_check (pages only).")
@@ -273,9 +275,9 @@ def doctor(ctx: click.Context, as_json: bool, fix: bool, full: bool) -> None:
 
     Example:
 
-        pinky doctor
-        pinky doctor --fix
-        pinky doctor --full
+        pinky-brain doctor
+        pinky-brain doctor --fix
+        pinky-brain doctor --full
     """
     from pinky.app.doctor import repair, run_checks
 
@@ -306,7 +308,7 @@ def gc(ctx: click.Context, as_json: bool) -> None:
 
     Example:
 
-        pinky gc
+        pinky-brain gc
     """
     removed = open_kb(ctx).gc()
     if as_json:
@@ -332,7 +334,7 @@ def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, all
 
     Example:
 
-        cd my-repo && pinky init --claude-md append
+        cd my-repo && pinky-brain init --claude-md append
     """
     from pinky.app.claude_setup import extend_init
     from pinky.app.project import default_root, git_top, init_project, init_writes, write_marker
@@ -348,7 +350,7 @@ def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, all
     top = git_top(report.root)
     if fresh and top is not None and top != report.root:
         click.echo(f"note: {report.root} is inside the git repository {top}; if the knowledge should live at "
-                   f"its top, remove {report.root / 'pinky.toml'} and run `pinky init {top}`", err=True)
+                   f"its top, remove {report.root / 'pinky.toml'} and run `pinky-brain init {top}`", err=True)
     if as_json:
         emit_json({"root": str(report.root), "created": created, "save_dir": str(config.save_dir)})
         return
@@ -378,7 +380,7 @@ def _print_init_summary(root: Path, config: Any, created: list[str]) -> None:
             click.echo(line)
     if created:
         click.echo("added: " + ", ".join(_grouped(line for line in created if "\n" not in line)))
-    click.echo("next: the agent saves with brain_save (or `pinky save`); `pinky doctor` checks the setup")
+    click.echo("next: the agent saves with brain_save (or `pinky-brain save`); `pinky-brain doctor` checks the setup")
 
 
 @cli.command()
@@ -392,7 +394,7 @@ def watch(ctx: click.Context, no_embed: bool) -> None:
 
     Example:
 
-        pinky watch
+        pinky-brain watch
     """
     import time
 

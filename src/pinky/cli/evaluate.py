@@ -33,7 +33,7 @@ def evaluate(ctx: click.Context, golden: Path | None, as_json: bool, baseline: P
 
     Example:
 
-        pinky eval golden.jsonl --baseline eval-baseline.json --tolerance 0.02
+        pinky-brain eval golden.jsonl --baseline eval-baseline.json --tolerance 0.02
     """
     from pinky.evaluation import golden as gold
 

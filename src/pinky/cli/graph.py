@@ -25,7 +25,7 @@ def graph(ctx: click.Context, slug: str, depth: int, rels: tuple[str, ...], at: 
 
     Example:
 
-        pinky graph gotcha/pg-pool-hangs --depth 2 --dot | dot -Tsvg > pool.svg
+        pinky-brain graph gotcha/pg-pool-hangs --depth 2 --dot | dot -Tsvg > pool.svg
     """
     from pinky.graph.render import dot as to_dot
     from pinky.graph.render import tree
@@ -50,7 +50,7 @@ def timeline(ctx: click.Context, slug: str, as_json: bool) -> None:
 
     Example:
 
-        pinky timeline decision/use-wal
+        pinky-brain timeline decision/use-wal
     """
     found = ready_kb(ctx).graph.timeline(slug)
     if as_json:
@@ -73,7 +73,7 @@ def link(ctx: click.Context, source: str, target: str, rel: str, since: str | No
 
     Example:
 
-        pinky link gotcha/pg-pool-hangs decision/use-pgbouncer --rel fixed_by
+        pinky-brain link gotcha/pg-pool-hangs decision/use-pgbouncer --rel fixed_by
     """
     done = open_kb(ctx).graph.link(source, target, rel=rel, since=since)
     click.echo(f"linked {done['source']} {done['rel']} {done['target']} (since {done['since']})")
@@ -90,7 +90,7 @@ def unlink(ctx: click.Context, source: str, target: str, rel: str | None, until:
 
     Example:
 
-        pinky unlink gotcha/pg-pool-hangs decision/use-pgbouncer --rel fixed_by
+        pinky-brain unlink gotcha/pg-pool-hangs decision/use-pgbouncer --rel fixed_by
     """
     done = open_kb(ctx).graph.unlink(source, target, rel=rel, until=until)
     click.echo(f"closed {done['source']} {', '.join(done['closed'])} {done['target']} (until {done['until']})")
@@ -110,7 +110,7 @@ def mv(ctx: click.Context, old: str, new: str, as_json: bool) -> None:
 
     Example:
 
-        pinky mv gotcha/pool gotcha/pg-pool-hangs-on-exit
+        pinky-brain mv gotcha/pool gotcha/pg-pool-hangs-on-exit
     """
     done = open_kb(ctx).graph.move(old, new)
     if as_json:

@@ -20,7 +20,7 @@ def tags(ctx: click.Context, as_json: bool) -> None:
 
     Example:
 
-        pinky tags && pinky tags rename postgresql postgres
+        pinky-brain tags && pinky-brain tags rename postgresql postgres
     """
     if ctx.invoked_subcommand is not None:
         return
@@ -44,7 +44,7 @@ def tags_rename(ctx: click.Context, old: str, new: str, as_json: bool) -> None:
 
     Example:
 
-        pinky tags rename postgresql postgres
+        pinky-brain tags rename postgresql postgres
     """
     done = open_kb(ctx).hygiene.rename_tag(old, new)
     if as_json:
@@ -66,7 +66,7 @@ def history(ctx: click.Context, slug: str, as_json: bool) -> None:
 
     Example:
 
-        pinky history status/deploy-pipeline
+        pinky-brain history status/deploy-pipeline
     """
     versions = open_kb(ctx).hygiene.chain(slug)
     if as_json:
@@ -85,7 +85,7 @@ def verify(ctx: click.Context, slug: str) -> None:
 
     Example:
 
-        pinky verify gotcha/pg-pool-hangs-on-exit
+        pinky-brain verify gotcha/pg-pool-hangs-on-exit
     """
     entry = open_kb(ctx).hygiene.verify_entry(slug)
     click.echo(f"verified {entry.slug} (last_verified {entry.last_verified})")
@@ -101,12 +101,12 @@ def export_cmd(ctx: click.Context, scope: str | None, type_: str | None, tags: t
                since: str | None) -> None:
     """Write the brain (or what the filters keep) to standard output as JSON lines, one note a line.
 
-    Each line holds the note's file exactly (frontmatter and body), its root and path: `pinky import`
+    Each line holds the note's file exactly (frontmatter and body), its root and path: `pinky-brain import`
     puts it back byte for byte.
 
     Example:
 
-        pinky export --scope global > brain.jsonl
+        pinky-brain export --scope global > brain.jsonl
     """
     kb = open_kb(ctx)
     kb.reindex(embed=False)  # export what is on disk now, notes edited by hand included
@@ -123,7 +123,7 @@ def export_cmd(ctx: click.Context, scope: str | None, type_: str | None, tags: t
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 def import_cmd(ctx: click.Context, file: str, root: str | None, as_json: bool) -> None:
-    """Import notes from a `pinky export` file (`-` for standard input) and index them.
+    """Import notes from a `pinky-brain export` file (`-` for standard input) and index them.
 
     A note already in the brain (the same text) is skipped; one whose path is taken by a different
     note gets a new name, and the report says so. Nothing is ever overwritten. A bad record is refused
@@ -131,7 +131,7 @@ def import_cmd(ctx: click.Context, file: str, root: str | None, as_json: bool) -
 
     Example:
 
-        pinky import brain.jsonl
+        pinky-brain import brain.jsonl
     """
     report = open_kb(ctx).hygiene.import_file(file, root=root, pipes=True)
     refused = len(report["errors"])
@@ -144,7 +144,7 @@ def import_cmd(ctx: click.Context, file: str, root: str | None, as_json: bool) -
             click.echo(f"renamed {item['slug']} -> {item['new_slug']} (a different note has that name)")
         for item in report["secrets"]:
             click.echo(f"holds a credential: {item['slug']} ({', '.join(item['kinds'])}); written as it is, "
-                       "hidden on display, held back by `pinky sync` until removed or allowed")
+                       "hidden on display, held back by `pinky-brain sync` until removed or allowed")
         for error in report["errors"]:
             click.echo(f"refused: {error}", err=True)
     if refused:
@@ -162,7 +162,7 @@ def feedback(ctx: click.Context, slug: str, verdict: str, query: str | None, as_
 
     Example:
 
-        pinky feedback gotcha/old-trap outdated
+        pinky-brain feedback gotcha/old-trap outdated
     """
     done = open_kb(ctx).hygiene.feedback(slug, verdict, query)
     if as_json:
@@ -174,12 +174,14 @@ def feedback(ctx: click.Context, slug: str, verdict: str, query: str | None, as_
     against = f" (search: {done['query']!r})" if done["query"] else ""
     click.echo(f"recorded {verdict} for {done['slug']}{against}")
     if done["flagged"]:
-        click.echo("flagged for review: pinky doctor lists it until the note is edited or `pinky verify`-ed")
+        click.echo("flagged for review: pinky-brain doctor lists it until the note is edited or "
+                   "`pinky-brain verify`-ed")
 
 
 @cli.command()
 @click.option("--months", type=int, default=6, show_default=True, help="Unused for this long (1-1200).")
-@click.option("--apply", is_flag=True, help="Archive the candidates into .archive/ (pinky restore brings each back).")
+@click.option("--apply", is_flag=True,
+              help="Archive the candidates into .archive/ (pinky-brain restore brings each back).")
 @click.option("--json", "as_json", is_flag=True, help="Print the candidates (and what was archived) as JSON.")
 @click.pass_context
 def prune(ctx: click.Context, months: int, apply: bool, as_json: bool) -> None:
@@ -191,7 +193,7 @@ def prune(ctx: click.Context, months: int, apply: bool, as_json: bool) -> None:
 
     Example:
 
-        pinky prune --months 12 && pinky prune --months 12 --apply
+        pinky-brain prune --months 12 && pinky-brain prune --months 12 --apply
     """
     done = open_kb(ctx).hygiene.prune(months, apply=apply)
     if as_json:
@@ -204,7 +206,7 @@ def prune(ctx: click.Context, months: int, apply: bool, as_json: bool) -> None:
     for item in done["candidates"]:
         click.echo(f"  {item['slug']}  [{item['type']}]  {item['title']}")
     if done["candidates"] and not apply:
-        click.echo("run again with --apply to archive them (pinky restore SLUG brings one back)")
+        click.echo("run again with --apply to archive them (pinky-brain restore SLUG brings one back)")
     if done["unwatched"]:
         known = ", ".join(f"{root} notes since {since[:10]}" if since else f"{root} notes never"
                           for root, since in done["watched_since"].items())
@@ -225,7 +227,7 @@ def gaps(ctx: click.Context, include_closed: bool, limit: int, as_json: bool) ->
 
     Example:
 
-        pinky gaps --all
+        pinky-brain gaps --all
     """
     found = open_kb(ctx).hygiene.gaps(include_closed=include_closed, limit=limit)
     if as_json:
@@ -251,7 +253,7 @@ def check(ctx: click.Context, slug: str | None, as_json: bool) -> None:
 
     Example:
 
-        pinky check gotcha/pg-pool-size
+        pinky-brain check gotcha/pg-pool-size
     """
     done = open_kb(ctx).hygiene.check(slug)
     if as_json:

@@ -30,8 +30,8 @@ def list_cmd(ctx: click.Context, type_: str | None, tags: tuple[str, ...], scope
 
     Example:
 
-        pinky list --type gotcha --since 30d
-        pinky list --archived
+        pinky-brain list --type gotcha --since 30d
+        pinky-brain list --archived
     """
     if archived:
         if tags or since or at or include_superseded:
@@ -82,7 +82,7 @@ def edit(ctx: click.Context, slug: str) -> None:
 
     Example:
 
-        EDITOR=nano pinky edit gotcha/pg-pool-hangs-on-exit
+        EDITOR=nano pinky-brain edit gotcha/pg-pool-hangs-on-exit
     """
     kb = open_kb(ctx)
     path = kb.file_of(slug)

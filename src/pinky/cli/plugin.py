@@ -48,11 +48,39 @@ def setup_claude(ctx: click.Context, mcp: bool, claude_md: str, allow_tools: boo
 
     Example:
 
-        pinky setup-claude --claude-md append --allow-tools
+        pinky-brain setup-claude --claude-md append --allow-tools
     """
     done = run_claude_setup(ctx, mcp=mcp, claude_md=claude_md, allow_tools=allow_tools)
     if as_json:
         emit_json({"done": done})
         return
     for line in done or ["Claude Code wiring already up to date"]:
+        click.echo(line)
+
+
+@cli.command("install-cli")
+@click.option("--dir", "directory", metavar="DIR", help="Where to put `pinky-brain` [default: ~/.local/bin].")
+@click.option("--force", is_flag=True, help="Replace a `pinky-brain` in DIR that this command did not write.")
+@click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
+def install_cli_command(directory: str | None, force: bool, as_json: bool) -> None:
+    """Make `pinky-brain` a command of your own shell: for the Claude Code plugin, whose CLI is otherwise only
+    on the agent's PATH, and for a pip/pipx install whose bin folder is not on PATH.
+
+    With the plugin, it writes a small launcher into DIR that runs the plugin's own bin/pinky-brain and finds
+    the plugin again after every update. With pip or pipx, it links the `pinky-brain` console script (or says
+    the shell already finds it). It then says whether DIR is on PATH, and the line that adds it if not.
+    Idempotent; it replaces only a launcher it wrote (or a link into a removed install) unless --force.
+
+    Example:
+
+        ~/src/pinky-brain/plugin/bin/pinky-brain install-cli
+        pinky-brain install-cli --dir ~/bin
+    """
+    from pinky.app.cli_install import install_cli
+
+    done = install_cli(directory, force=force)
+    if as_json:
+        emit_json(done.as_dict())
+        return
+    for line in done.lines():
         click.echo(line)

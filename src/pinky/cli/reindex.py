@@ -44,11 +44,11 @@ def reindex(ctx: click.Context, full: bool, quality: bool | None, as_json: bool)
 
     Only changed files are parsed and only new chunk text is embedded. Second-stage vectors, which
     rank better but cost ~35x more to make, are filled here with --quality, else by `pinky-mcp` and
-    `pinky watch` in the background; search uses them as they come.
+    `pinky-brain watch` in the background; search uses them as they come.
 
     Example:
 
-        pinky reindex --quality
+        pinky-brain reindex --quality
     """
     kb = open_kb(ctx)
     progress, finish = _progress_printer()
@@ -79,7 +79,7 @@ def reindex(ctx: click.Context, full: bool, quality: bool | None, as_json: bool)
                    f"{refined['chunks']} of {refined['total']} chunks have one")
     elif refined["available"] and refined["chunks"] < refined["total"]:
         click.echo(f"second-stage vectors: {refined['chunks']} of {refined['total']} chunks have one; "
-                   "`pinky reindex --quality` makes the rest (pinky-mcp does it in the background)")
+                   "`pinky-brain reindex --quality` makes the rest (pinky-mcp does it in the background)")
     if quality and not refined["available"]:
         raise click.ClickException(f"--quality: second-stage vectors unavailable: {refined['why']}")
 

@@ -18,7 +18,7 @@ def research(ctx: click.Context, topic: str, max_tokens: int, as_json: bool) -> 
 
     Example:
 
-        pinky research "postgres connection pool" --max-tokens 1500
+        pinky-brain research "postgres connection pool" --max-tokens 1500
     """
     from pinky.research import dossier_text
 

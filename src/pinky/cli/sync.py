@@ -53,9 +53,9 @@ def sync_cmd(ctx: click.Context, remote: str | None, allow: tuple[str, ...], as_
     Example:
 
     \b
-        pinky sync --remote git@github.com:me/brain.git   # the first time
-        pinky sync                                        # from then on
-        pinky sync --allow gotcha/ci.md                   # push a held-back file as it is
+        pinky-brain sync --remote git@github.com:me/brain.git   # the first time
+        pinky-brain sync                                        # from then on
+        pinky-brain sync --allow gotcha/ci.md                   # push a held-back file as it is
     """
     from pinky.app.brain_sync import sync_global
 
@@ -93,7 +93,7 @@ def sync_cmd(ctx: click.Context, remote: str | None, allow: tuple[str, ...], as_
         for copy in conflicts:
             click.echo(f"  {brain / copy}  (the other machine's version of {original_of(copy)})")
         click.echo("  to resolve: compare each copy with the original, keep what is right in the original, "
-                   "delete the .conflict- copy, then run `pinky sync`")
+                   "delete the .conflict- copy, then run `pinky-brain sync`")
 
 
 def _echo_held(brain: Path, held: list[dict[str, Any]]) -> None:
@@ -105,8 +105,8 @@ def _echo_held(brain: Path, held: list[dict[str, Any]]) -> None:
     for item in held:
         why = "; ".join(f"{w['kind']}: {w['reason']}" for w in item["why"])
         click.echo(f"  {brain / item['path']}  ({why})")
-    click.echo(f"  to push: remove the secret and run `pinky sync`, or push it as it is with "
-               f"`pinky sync --allow {held[0]['path']}`")
+    click.echo(f"  to push: remove the secret and run `pinky-brain sync`, or push it as it is with "
+               f"`pinky-brain sync --allow {held[0]['path']}`")
 
 
 @cli.command()
@@ -129,8 +129,8 @@ def rollup(ctx: click.Context, week: str | None, month: str | None, scope: str, 
     Example:
 
     \b
-        pinky rollup --week 2026-W48
-        pinky rollup --month 2026-11 --scope global
+        pinky-brain rollup --week 2026-W48
+        pinky-brain rollup --month 2026-11 --scope global
     """
     from datetime import date
 

@@ -163,7 +163,7 @@ def load_baseline(path: str | Path) -> dict[str, Any]:
     overall = data.get("overall") if isinstance(data, dict) else None
     if not isinstance(overall, dict) or not all(isinstance(overall.get(m), int | float) for m in metrics.METRICS):
         raise GoldenError(f"baseline {path} has no `overall` figures ({', '.join(metrics.METRICS)}); "
-                          "write one with pinky eval --save-baseline")
+                          "write one with pinky-brain eval --save-baseline")
     return data
 
 

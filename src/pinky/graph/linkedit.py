@@ -100,7 +100,7 @@ def _new_rel(row: Any, new: str) -> str:
     if row["root"] == "global":
         name = name.removeprefix(GLOBAL_PREFIX)
     elif name.startswith(GLOBAL_PREFIX):
-        raise InvalidInput(f"cannot move {row['slug']} into the global brain: pinky mv renames within one root")
+        raise InvalidInput(f"cannot move {row['slug']} into the global brain: pinky-brain mv renames within one root")
     if "/" not in name and "/" in row["path"]:
         name = f"{posixpath.dirname(row['path'])}/{name}"
     rel = posixpath.normpath(name) + ".md"

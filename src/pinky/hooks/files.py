@@ -119,7 +119,7 @@ def _render(heading: str, rows: list, *, with_line: bool) -> str:
         lines.append(f"- {slug} [{type_}, {why}] {title}" + (f" — {detail}" if detail and detail != title else ""))
     if len(rows) > MAX_SHOWN:
         lines.append(f"- … {len(rows) - MAX_SHOWN} more (brain_search the path to see them)")
-    lines.append("Open one with brain_get (MCP) or `pinky get <slug>`.")
+    lines.append("Open one with brain_get (MCP) or `pinky-brain get <slug>`.")
     return "\n".join(lines)
 
 

@@ -38,8 +38,9 @@ REMINDER = ("Before non-trivial work, brain_search the brain (pinky MCP); when y
 
 
 def session_start(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
-    if not loc.in_project:
-        return None  # not a pinky project: stay silent
+    offer = install_offer(loc)
+    if not loc.in_project:  # not a pinky project: silent, but for the one-time install-cli offer
+        return {"systemMessage": offer} if offer else None
     if not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
         spawn_reindex(loc)
     session_id = str(payload.get("session_id") or "")
@@ -47,7 +48,34 @@ def session_start(payload: dict, loc: Locations, state: StateFiles) -> dict | No
     budget = int(env_number(ENV_DIGEST_CHARS, DEFAULT_DIGEST_CHARS, 200, 9000))
     digest = build_digest(loc, since=since, session_id=session_id, budget=budget,
                           reverify_days=int(env_number(ENV_REVERIFY_DAYS, DEFAULT_REVERIFY_DAYS, 1, 36500)))
-    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": digest}}
+    out: dict = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": digest}}
+    if offer:
+        out["systemMessage"] = offer
+        out["hookSpecificOutput"]["additionalContext"] += f"\n{offer} (tell the user; it is for their shell)"
+    return out
+
+
+# --- the command in the user's own shell ---------------------------------------------------------
+
+
+def install_offer(loc: Locations) -> str | None:
+    """Once per machine, when the plugin runs and the user's shell cannot find `pinky-brain` (the plugin's bin/
+    is only on the agent's PATH): the command that installs it. A marker in the state folder remembers the offer."""
+    from pinky.base.command import NAME, installed
+
+    root = os.environ.get("CLAUDE_PLUGIN_ROOT") or ""
+    launcher = os.path.join(root, "bin", NAME)
+    marker = os.path.join(loc.state_dir, "hooks", "install-cli-offered")
+    if not root or not os.path.isfile(launcher) or os.path.exists(marker) or installed():
+        return None
+    try:
+        os.makedirs(os.path.dirname(marker), exist_ok=True)
+        with open(marker, "w", encoding="utf-8") as handle:
+            handle.write(f"{time.time():.0f} {launcher}\n")
+    except OSError:
+        return None  # an offer that cannot be remembered would be repeated every session
+    return (f"pinky: `{NAME}` is not on your shell's PATH (the plugin puts it on the agent's only). To use it in "
+            f"a terminal, run once: {launcher} install-cli")
 
 
 # --- background reindex --------------------------------------------------------------------------
@@ -139,7 +167,7 @@ def build_digest(loc: Locations, *, since: float | None, session_id: str, budget
     conn = readonly.connect_ro(loc.read_db)
     sections: list[list[str]] = []
     if conn is None:
-        head = "pinky brain: no index yet; `pinky reindex` is building it in the background."
+        head = "pinky brain: no index yet; `pinky-brain reindex` is building it in the background."
     else:
         try:
             head, sections = _sections(conn, reverify_days, loc.project or "")
@@ -168,7 +196,7 @@ def _sections(conn: Connection, reverify_days: int, project: str) -> tuple[str, 
                         + [f"- {slug} [{type_}] {_clip(title, 100)}" for slug, type_, title in shared])
     flagged = readonly.flagged_entries(conn, 4)
     if flagged:
-        sections.append(["Flagged for review (marked wrong or outdated; fix the note, or `pinky verify` it):"]
+        sections.append(["Flagged for review (marked wrong or outdated; fix the note, or `pinky-brain verify` it):"]
                         + [f"- {slug} ({verdict} on {day})" for slug, verdict, day in flagged])
     cutoff = time.strftime("%Y-%m-%d", time.localtime(time.time() - reverify_days * 86400))
     count, stale = readonly.stale_entries(conn, REVERIFY_TYPES, cutoff, 4)

@@ -338,7 +338,7 @@ class Comparison:
         notices = [self.notice] if self.notice else []
         if skipped:
             notices.append(f"{skipped} of {len(self.pairs)} pairs were not compared: one check compares at most "
-                           f"{budget:,} characters; check an entry at a time (pinky check SLUG)")
+                           f"{budget:,} characters; check an entry at a time (pinky-brain check SLUG)")
         return {"checked": self.checked, "count": len(found), "pairs": found, "skipped": skipped,
                 "notice": "; ".join(notices) or None}
 

@@ -89,7 +89,8 @@ def open_export(path: str | os.PathLike[str], limit: int, *, pipes: bool = False
             return open(target, "rb")  # noqa: SIM115 - the caller closes it
         handle = open_regular(target)
     except UnsafeFile as exc:
-        raise InvalidInput(f"{exc}: import reads a file written by `pinky export`; nothing was imported") from None
+        raise InvalidInput(f"{exc}: import reads a file written by `pinky-brain export`; nothing was "
+                           "imported") from None
     except FileNotFoundError:
         raise InvalidInput(f"{target} does not exist; nothing was imported") from None
     size = os.fstat(handle.fileno()).st_size
@@ -118,7 +119,7 @@ def export_lines(handle: BinaryIO, limit: int) -> Iterator[bytes | InvalidInput]
             yield InvalidInput(f"stopped after {limit:,} bytes, the import limit ({ENV_MAX_IMPORT_BYTES}): the rest "
                                "was not read")
             return
-        yield InvalidInput(f"longer than {MAX_LINE_BYTES:,} bytes: not a record `pinky export` writes") \
+        yield InvalidInput(f"longer than {MAX_LINE_BYTES:,} bytes: not a record `pinky-brain export` writes") \
             if too_long else line
 
 
@@ -136,7 +137,7 @@ def parse_record(line: str | bytes) -> Record:
     except RecursionError:
         raise InvalidInput("JSON nested too deeply: a record is one flat object") from None
     if not isinstance(data, dict) or type(data.get("pinky_export")) is not int or data["pinky_export"] != FORMAT:
-        raise InvalidInput(f'not a pinky export record (it needs "pinky_export": {FORMAT})')
+        raise InvalidInput(f'not a pinky-brain export record (it needs "pinky_export": {FORMAT})')
     root, rel, text = data.get("root"), data.get("path"), data.get("text")
     if root not in ROOTS:
         raise InvalidInput(f"root must be one of {', '.join(ROOTS)}, got {str(root)[:40]!r}")

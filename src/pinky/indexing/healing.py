@@ -121,8 +121,8 @@ def after_write(index: Index, path: Path, finish: Callable[[str | None], T], *, 
         cause = exc.__cause__ if isinstance(exc, IndexUnavailable) and exc.__cause__ is not None else exc
         if getattr(cause, "sqlite_errorcode", None) is None and not isinstance(cause, OSError):
             raise
-        fix = ("make it writable (or delete it: it is rebuilt from the markdown), then run `pinky reindex`"
-               if _read_only(cause) else "fix that, then run `pinky reindex`")
+        fix = ("make it writable (or delete it: it is rebuilt from the markdown), then run `pinky-brain reindex`"
+               if _read_only(cause) else "fix that, then run `pinky-brain reindex`")
         raise IndexUnavailable(f"the note was written to {path}, but the index {index.config.db_path} could not "
                                f"be updated ({cause}): {fix}") from None
 

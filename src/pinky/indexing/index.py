@@ -368,9 +368,9 @@ class Index:
             return False, db.vec_error or "sqlite-vec is not loaded"
         stored = vq.get_meta(db.conn, "fingerprint")
         if not vq.vector_table_exists(db.conn) or stored is None:
-            return False, "no vectors yet: run `pinky reindex`"
+            return False, "no vectors yet: run `pinky-brain reindex`"
         if stored != self.fingerprint():
-            return False, "the embedder or chunker changed since the vectors were built: run `pinky reindex`"
+            return False, "the embedder or chunker changed since the vectors were built: run `pinky-brain reindex`"
         return True, "ok"
 
     def prepare_vectors(self) -> bool:

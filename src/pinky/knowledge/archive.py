@@ -72,7 +72,7 @@ class ArchivedCopy:
     @property
     def restore(self) -> str:
         """The command that brings this copy back."""
-        return f"pinky restore {self.slug}" + (f" --version {self.version}" if self.versions > 1 else "")
+        return f"pinky-brain restore {self.slug}" + (f" --version {self.version}" if self.versions > 1 else "")
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -88,7 +88,7 @@ class SeveralVersions(InvalidInput):
         listed = "; ".join(f"{c.version}: archived {c.archived_at or c.moment}" + (f", {_short(c.reason)}" if c.reason
                                                                                    else "") for c in copies)
         super().__init__(f"{copies[0].slug} has {len(copies)} archived versions ({listed}); choose one: "
-                         f"pinky restore {copies[0].slug} --version N")
+                         f"pinky-brain restore {copies[0].slug} --version N")
         self.copies = copies
 
 
@@ -197,7 +197,7 @@ def restore_command(index: Index, archived: Path) -> str:
         if archived.is_relative_to(base / ARCHIVE_DIR):
             rel = _original(archived.relative_to(base / ARCHIVE_DIR).as_posix())[0]
             copies = versions(index, slug_for(root, rel))
-            return next((c.restore for c in copies if c.file == archived), f"pinky restore {slug_for(root, rel)}")
+            return next((c.restore for c in copies if c.file == archived), f"pinky-brain restore {slug_for(root, rel)}")
     raise NotFound(f"{archived} is not in an archive of this brain")
 
 

@@ -134,7 +134,7 @@ def find(index: Index, slug: str) -> Any:
     if len(rows) > 1:
         raise NotFound(f"slug {name!r} is ambiguous: {', '.join(r['slug'] for r in rows[:5])}")
     if not rows:
-        raise NotFound(f"no entry with slug {name!r}; search for it first (brain_search, or pinky search)")
+        raise NotFound(f"no entry with slug {name!r}; search for it first (brain_search, or pinky-brain search)")
     return rows[0]
 
 
@@ -326,7 +326,7 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
     """Change an entry only if nobody changed it since `expected_version` (its content hash). None keeps a
     field as it is; `questions=[]` removes them."""
     if not isinstance(expected_version, str) or not expected_version.strip():
-        raise InvalidInput("expected_version is required: take it from brain_get / pinky get")
+        raise InvalidInput("expected_version is required: take it from brain_get / pinky-brain get")
     row = find(index, slug)
     path = _file_of(index, row)
     with edit_lock(index, row["root"], row["path"]):

@@ -146,7 +146,7 @@ async def brain_export(
 
 async def brain_import(
     state: State,
-    file: Annotated[str, Field(min_length=1, max_length=4096, description="A pinky export / brain_export file.")],
+    file: Annotated[str, Field(min_length=1, max_length=4096, description="A pinky-brain export / brain_export file.")],
     root: Annotated[Literal["project", "global"] | None, Field(description=(
         "Put every note here instead of where it came from."))] = None,
 ) -> Annotated[CallToolResult, ImportOut]:
@@ -161,4 +161,4 @@ async def brain_import(
     text += "".join(f"\n{item['slug']} -> {item['new_slug']}" for item in out.renamed)
     text += "".join(f"\nrefused: {line}" for line in out.errors[:20])
     return result(state, text, out, pages=Pages(("errors", "imported", "duplicates", "renamed", "redacted", "rescoped"),
-                                                narrower="`pinky import FILE --json` prints the whole report."))
+                                                narrower="`pinky-brain import FILE --json` prints the whole report."))

@@ -342,7 +342,7 @@ class SyncOut(ResultOut):
     reindexed: int
     held_back: list[dict[str, Any]] = Field(default_factory=list, description=(
         "Files that look like they hold a credential, kept out of the commit and the push and left as they "
-        "are: {path, kinds, why}. The user removes the secret, or runs `pinky sync --allow PATH`."))
+        "are: {path, kinds, why}. The user removes the secret, or runs `pinky-brain sync --allow PATH`."))
 
 
 # --- hygiene: tags, gaps, contradictions, feedback, export and import ---------------------------------

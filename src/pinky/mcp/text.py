@@ -141,7 +141,7 @@ def stats_text(out: StatsOut) -> str:
 
 def saved_to(entry: Any) -> str:
     if entry.scope == "global":
-        return "the global brain (shared by every project, synced with `pinky sync`)"
+        return "the global brain (shared by every project, synced with `pinky-brain sync`)"
     return f"project {entry.project}'s knowledge folder (commit it with the code)"
 
 
@@ -188,7 +188,7 @@ def sync_text(out: SyncOut) -> str:
              "pushed" if out.pushed else "not pushed"]
     parts += [f"CONFLICT: {path} (both versions kept; compare and delete the copy)" for path in out.conflicts]
     parts += [f"HELD BACK: {item['path']} ({', '.join(item['kinds'])}): not pushed; ask the user to remove the "
-              f"secret, or to run `pinky sync --allow {item['path']}`" for item in out.held_back]
+              f"secret, or to run `pinky-brain sync --allow {item['path']}`" for item in out.held_back]
     parts += [note for note in out.notes if not note.startswith("held back ")]
     return "\n".join(parts)
 

@@ -317,7 +317,7 @@ async def brain_reindex(
     report = await run_core(state.runtime, lambda kb: kb.reindex(full=full), exclusive=True)
     out = ReindexOut(**report.as_dict())
     return _result(state, mcp_text.reindex_text(out), out, pages=Pages(
-        ("errors", "warnings"), narrower="`pinky reindex` in a terminal lists every one."))
+        ("errors", "warnings"), narrower="`pinky-brain reindex` in a terminal lists every one."))
 
 
 async def brain_sync(
@@ -333,7 +333,7 @@ async def brain_sync(
     data = await run_core(state.runtime, lambda kb: sync_global(kb, remote), exclusive=True)
     out = SyncOut.model_validate({key: data.get(key) for key in SyncOut.model_fields})
     return _result(state, mcp_text.sync_text(out), out, pages=Pages(
-        ("pulled_paths", "conflicts", "notes"), narrower="`pinky sync` in a terminal lists every one."))
+        ("pulled_paths", "conflicts", "notes"), narrower="`pinky-brain sync` in a terminal lists every one."))
 
 
 # --- resources (bound to the runtime by the server: a static resource cannot ask for the lifespan) ---

@@ -218,7 +218,7 @@ def pending_notice(index: Index) -> str | None:
     if not pending:
         return None
     which = "1 chunk has" if pending == 1 else f"{pending:,} chunks have"
-    return (f"{which} no vector yet (embedding in progress, or run `pinky reindex`); until then "
+    return (f"{which} no vector yet (embedding in progress, or run `pinky-brain reindex`); until then "
             f"{'it is' if pending == 1 else 'they are'} found by full text only")
 
 

@@ -206,7 +206,7 @@ def _held_note(held: dict[str, list[str]]) -> str | None:
     first = min(held)
     return (f"held back {len(held)} file(s) that look like they hold a credential (left as they are, not "
             f"committed, not pushed): {shown}; remove the secret, or push it as it is with "
-            f"`pinky sync --allow {first}`")
+            f"`pinky-brain sync --allow {first}`")
 
 
 def _cleared_note(cleared: list[str]) -> str | None:

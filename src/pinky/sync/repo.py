@@ -71,7 +71,7 @@ def sync_lock(repo: Repo) -> Iterator[None]:
         try:
             held.enter_context(fileio.file_lock(os.path.join(repo.controldir(), "pinky-sync.lock"), blocking=False))
         except BlockingIOError:
-            raise SyncError(f"another pinky sync is running on {repo.path}") from None
+            raise SyncError(f"another pinky-brain sync is running on {repo.path}") from None
         yield
 
 

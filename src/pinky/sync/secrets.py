@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from pinky.sync.merge import Entry, Snapshot
 
 ALLOW_FILE = ".pinky/allow-secrets"
-_HEADER = ("# pinky sync --allow: credentials allowed to be pushed, by file (path<TAB>kind<TAB>sha256 of the\n"
+_HEADER = ("# pinky-brain sync --allow: credentials allowed to be pushed, by file (path<TAB>kind<TAB>sha256 of the\n"
            "# secret). Per machine, never committed; delete a line to take the permission back.\n")
 
 
