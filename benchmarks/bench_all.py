@@ -4,7 +4,8 @@
 
 Runs, each in its own process, on generated brains kept in DIR (reused by the next run):
 1. bench_core.py on N notes with the default embedder: full reindex, no-op reindex, warm searches,
-   index size and bytes written, one-shot CLI search and save, peak RSS;
+   index size and bytes written, one-shot CLI search and save, peak RSS; bench_one_shot.py on it: the
+   one-shot search and save beside a bare interpreter start, pair by pair;
 2. bench_mcp.py on the same brain: cold start and warm `brain_search` over stdio, server RSS;
 3. the same two on a large brain (hash vectors: the default model would take most of an hour to embed
    100,000 notes, and search cost does not depend on which model made the vectors);
@@ -30,6 +31,8 @@ ROWS = [
     ("full reindex (s)", "core", "full_reindex_s", "196", "<= 60"),
     ("one-shot CLI hybrid search p50 (ms)", "core", "cli_search_p50_ms", "~1,400", "<= 300"),
     ("one-shot CLI save p50 (ms)", "core", "cli_save_p50_ms", "2,500-6,600", "<= 300"),
+    ("one-shot CLI search (x bare interpreter start)", "one-shot", "one_shot_search_x_bare", "27", "<= 8"),
+    ("one-shot CLI save (x bare interpreter start)", "one-shot", "one_shot_save_x_bare", "30", "<= 8"),
     ("warm MCP brain_search p50 (ms)", "mcp", "mcp_search_p50_ms", "13.7", "-"),
     ("warm MCP brain_search p95 (ms)", "mcp", "mcp_search_p95_ms", "-", "-"),
     ("no-op reindex (s)", "core", "noop_reindex_s", "0.2", "-"),
@@ -69,6 +72,7 @@ def main() -> None:
     small, large = base / f"use-{args.notes}", base / f"hash-{args.large}"
     figures: dict[str, dict[str, float]] = {}
     figures["core"] = run("bench_core.py", ["--notes", str(args.notes), "--keep", str(small)], base / "core.json")
+    figures["one-shot"] = run("bench_one_shot.py", ["--keep", str(small)], base / "one-shot.json")
     figures["mcp"] = run("bench_mcp.py", ["--entries", str(args.notes), "--embedder", "use", "--keep", str(small)],
                          base / "mcp.json")
     if not args.skip_large:

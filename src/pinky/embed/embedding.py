@@ -26,6 +26,7 @@ HASH_DIMS = 256
 # characters); only a huge code fence or a long unbroken token is longer, and USE spends ~40 ms per
 # 1,000 characters of it (a 4 MB token: minutes). Its start says what it is about.
 MAX_EMBED_CHARS = 20_000
+MATERIALIZE_CHARS = 20_000  # more text than this in one call reads the cached vocabulary whole (model_cache)
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
@@ -92,7 +93,12 @@ class UniversalSentenceEncoder:
 
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
-        vectors = self._load().encode(list(texts))
+        model = self._load()
+        if self._cache_home is not None and sum(map(len, texts)) > MATERIALIZE_CHARS:
+            from pinky.embed import model_cache
+
+            model_cache.materialize(model)  # many lookups ahead: the dict is faster than the mapped table
+        vectors = model.encode(list(texts))
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dims)
 
 
