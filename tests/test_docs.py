@@ -258,8 +258,8 @@ def test_what_init_writes_is_what_cli_md_says(tmp_path: Path) -> None:
             assert not unsaid, f"`pinky init` also writes {sorted(unsaid)}, which CLI.md does not say"
 
 
-WHAT_WRITES = re.compile(r"\(what ((?:`pinky [^`]+`(?:,? (?:and|or) )?)+) writes?\b")
-WRITES_FILE = re.compile(r"`(pinky [^`]+)` (?:writes|has written) `([^`]+)`")
+WHAT_WRITES = re.compile(r"\(what ((?:`pinky(?:-brain)? [^`]+`(?:,? (?:and|or) )?)+) writes?\b")
+WRITES_FILE = re.compile(r"`(pinky(?:-brain)? [^`]+)` (?:writes|has written) `([^`]+)`")
 
 
 def _writes_claims() -> list[tuple[str, list[str], list[str], str | None]]:
@@ -271,8 +271,8 @@ def _writes_claims() -> list[tuple[str, list[str], list[str], str | None]]:
         for match in WHAT_WRITES.finditer(text):
             before = re.split(r"[.:]\s|\n\n", text[:match.start()])[-1]  # the sentence so far
             block = re.match(r"[^\n]*(?:\n[^\n]+)*\n\n```json\n(.*?)```", text[match.end():], flags=re.DOTALL)
-            claims.append((path.name, re.findall(r"`(pinky [^`]+)`", match.group(1)), _paths_in(before),
-                           block.group(1) if block else None))
+            commands = re.findall(r"`(pinky(?:-brain)? [^`]+)`", match.group(1))
+            claims.append((path.name, commands, _paths_in(before), block.group(1) if block else None))
         claims += [(path.name, [m.group(1)], [m.group(2)], None) for m in WRITES_FILE.finditer(text)]
     return claims
 

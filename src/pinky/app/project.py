@@ -79,7 +79,7 @@ def init_writes(root: Path) -> Iterator[None]:
             raise
         folder = os.path.dirname(os.fspath(exc.filename)) if exc.filename else root
         reason = (exc.strerror or str(exc)).lower()
-        raise ReadOnlyFolder(folder, f"{reason}; `pinky init` writes pinky.toml, the knowledge folder and "
+        raise ReadOnlyFolder(folder, f"{reason}; `pinky-brain init` writes pinky.toml, the knowledge folder and "
                              ".gitignore lines, so it needs a folder you can write") from None
 
 

@@ -171,8 +171,7 @@ def file_of(index: Index, slug: str) -> Path:
 def save(index: Index, request: SaveRequest, *, embed: bool = True, draft: bool = False,
          classify: bool = False) -> Entry:
     """Write a new note atomically into the right root, then index it at once. A draft (written by
-    the Stop hook's capture, not by a person or the agent) says so in its frontmatter. `questions`: the
-    questions the note answers, kept in its frontmatter and searched as a field of their own.
+    the Stop hook's capture, not by a person or the agent) says so in its frontmatter.
 
     With a `key` or `subject`, the current entries of the same scope with the same one are superseded
     (`pinky.knowledge.supersession`); a `subject` makes a default `note` a `status`. With `classify`, a type left
