@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import gc
 import shutil
 import string
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -226,3 +230,60 @@ def all_breadcrumbs(conn: Any) -> list[tuple[str, str, int]]:
     (the product reads breadcrumbs per file or per entry, never all of them)."""
     return [tuple(r) for r in conn.execute(
         "SELECT target, source_file, line FROM link WHERE kind = 'breadcrumb' ORDER BY source_file, line")]
+
+
+# --- linear time: the same work on N and 2N characters ---------------------------------------------------------
+
+SIZE = 50_000  # characters: each shape is timed at SIZE and at 2 * SIZE (100 KB)
+RATIO = 2.5  # the time for 2N over the time for N: ~2 when linear, ~4 when quadratic
+FLOOR = 1e-3  # seconds: below this a run is too short for its ratio to mean anything
+TRIES = 3
+
+
+def _repeat(unit: str, size: int) -> str:
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+def _timed(work: Callable[..., Any], *args: Any) -> float:
+    started = time.thread_time()
+    work(*args)
+    return time.thread_time() - started
+
+
+def scaling(work: Callable[..., Any], make: Callable[[int], Any], size: int = SIZE) -> tuple[int, float, float]:
+    """(n, time of `work` on `make(n)`, time on `make(2n)`): the pair with the best ratio of up to TRIES
+    pairs timed back to back (a busy machine runs the same work at half speed for a while: both halves
+    of a pair see the same machine; three more pairs confirm a failure). `make` returns a text, or a
+    tuple of the arguments.
+
+    On size/16, then size/4, then `size` characters: a quadratic scan fails on a few KB instead of
+    running for minutes. CPU time of this thread: other processes do not count."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for n in (size // 16, size // 4, size):
+            small_args, large_args = make(n), make(2 * n)
+            small_args = small_args if isinstance(small_args, tuple) else (small_args,)
+            large_args = large_args if isinstance(large_args, tuple) else (large_args,)
+            best = (float("inf"), 0.0, 0.0)
+            for _ in range(2 * TRIES):
+                small, large = _timed(work, *small_args), _timed(work, *large_args)
+                best = min(best, (large / max(small, FLOOR), small, large))
+                if best[0] <= RATIO:
+                    break
+            if best[0] > RATIO:
+                break
+        return n, best[1], best[2]
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def nonlinear(work: Callable[[str], Any], units: tuple[str, ...]) -> list[str]:
+    """A line for each unit whose text costs more than RATIO times the time when it doubles."""
+    slow = []
+    for unit in units:
+        n, small, large = scaling(work, functools.partial(_repeat, unit))
+        if large > RATIO * max(small, FLOOR):
+            slow.append(f"{unit!r} x {n:,} chars: {small * 1000:.1f} ms, x {2 * n:,}: {large * 1000:.1f} ms")
+    return slow

@@ -18,26 +18,18 @@ the functions that read such text end to end the same way, loops around the patt
 from __future__ import annotations
 
 import ast
-import functools
-import gc
 import importlib
 import pkgutil
 import re
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from capture_fixtures import bash, edit, prompt, say
-from helpers import near_duplicates
+from helpers import FLOOR, RATIO, SIZE, near_duplicates, nonlinear, scaling
 
 import pinky
-
-SIZE = 50_000  # characters: each shape is timed at SIZE and at 2 * SIZE (100 KB)
-RATIO = 2.5  # the time for 2N over the time for N: ~2 when linear, ~4 when quadratic
-FLOOR = 1e-3  # seconds: below this a run is too short for its ratio to mean anything
-TRIES = 3
 
 # Shapes every scanner meets: newlines, spaces, one long word, runs of punctuation; and for every
 # pattern also digits and blank lines with an indent.
@@ -155,55 +147,6 @@ def _patterns_in(value: Any, depth: int = 0) -> Iterator[re.Pattern[str]]:
 
 def _table_patterns(module: str, name: str) -> list[re.Pattern[str]]:
     return list(_patterns_in(getattr(importlib.import_module(module), name)))
-
-
-def _repeat(unit: str, size: int) -> str:
-    return (unit * (size // len(unit) + 1))[:size]
-
-
-def _timed(work: Callable[..., Any], *args: Any) -> float:
-    started = time.thread_time()
-    work(*args)
-    return time.thread_time() - started
-
-
-def scaling(work: Callable[..., Any], make: Callable[[int], Any], size: int = SIZE) -> tuple[int, float, float]:
-    """(n, time of `work` on `make(n)`, time on `make(2n)`): the pair with the best ratio of up to TRIES
-    pairs timed back to back (a busy machine runs the same work at half speed for a while: both halves
-    of a pair see the same machine; three more pairs confirm a failure). `make` returns a text, or a
-    tuple of the arguments.
-
-    On size/16, then size/4, then `size` characters: a quadratic scan fails on a few KB instead of
-    running for minutes. CPU time of this thread: other processes do not count."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for n in (size // 16, size // 4, size):
-            small_args, large_args = make(n), make(2 * n)
-            small_args = small_args if isinstance(small_args, tuple) else (small_args,)
-            large_args = large_args if isinstance(large_args, tuple) else (large_args,)
-            best = (float("inf"), 0.0, 0.0)
-            for _ in range(2 * TRIES):
-                small, large = _timed(work, *small_args), _timed(work, *large_args)
-                best = min(best, (large / max(small, FLOOR), small, large))
-                if best[0] <= RATIO:
-                    break
-            if best[0] > RATIO:
-                break
-        return n, best[1], best[2]
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def nonlinear(work: Callable[[str], Any], units: tuple[str, ...]) -> list[str]:
-    """A line for each unit whose text costs more than RATIO times the time when it doubles."""
-    slow = []
-    for unit in units:
-        n, small, large = scaling(work, functools.partial(_repeat, unit))
-        if large > RATIO * max(small, FLOOR):
-            slow.append(f"{unit!r} x {n:,} chars: {small * 1000:.1f} ms, x {2 * n:,}: {large * 1000:.1f} ms")
-    return slow
 
 
 def _scan(pattern: re.Pattern[str]) -> Callable[[str], Any]:
