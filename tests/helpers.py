@@ -36,7 +36,7 @@ def console_script(name: str) -> list[str]:
     found = shutil.which(name)
     if found:
         return [found]
-    module = {"pinky": "pinky", "pinky-mcp": "pinky.mcp.server", "pinky-hooks": "pinky.hooks"}[name]
+    module = {"pinky": "pinky", "pinky-mcp": "pinky.mcp.front", "pinky-hooks": "pinky.hooks"}[name]
     return [sys.executable, "-m", module]
 
 

@@ -154,3 +154,39 @@ def wait_for(check: Callable[[], Any], timeout: float = 15.0) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+# --- a busy machine, for the MCP SDK only ---------------------------------------------------------
+
+
+SLOW_SDK = '''"""Test helper (tests/mcp_helpers.py): `import mcp` waits PINKY_TEST_SLOW_SDK seconds, then touches
+PINKY_TEST_SDK_MARKER: the MCP SDK taking seconds to import, as on a busy machine."""
+import os
+import sys
+import time
+
+
+class _SlowSDK:
+    done = False
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "mcp" and not self.done:
+            self.done = True
+            time.sleep(float(os.environ["PINKY_TEST_SLOW_SDK"]))
+            open(os.environ["PINKY_TEST_SDK_MARKER"], "a").close()
+        return None
+
+
+sys.meta_path.insert(0, _SlowSDK())
+'''
+
+
+def slow_sdk_env(folder: Path, seconds: float = 4.0) -> dict[str, str]:
+    """Environment entries under which every Python process takes `seconds` to import the MCP SDK and then
+    creates the returned PINKY_TEST_SDK_MARKER file (a sitecustomize on PYTHONPATH)."""
+    site = folder / "slow-sdk"
+    site.mkdir(parents=True, exist_ok=True)
+    (site / "sitecustomize.py").write_text(SLOW_SDK)
+    path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)
+    return {"PYTHONPATH": path, "PINKY_TEST_SLOW_SDK": str(seconds),
+            "PINKY_TEST_SDK_MARKER": str(folder / "sdk-imported")}

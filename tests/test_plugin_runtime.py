@@ -9,6 +9,7 @@ import fcntl
 import json
 import os
 import queue
+import re
 import shutil
 import subprocess
 import sys
@@ -282,13 +283,56 @@ def test_a_failed_preparation_is_reported_in_one_line_and_not_retried_by_every_h
     wait_for(lambda: (data / "runtime" / "failed").exists(), 90, "the background preparation to fail")
     failure = info(env)["failure"]
     assert "pip install failed" in failure and "\n" not in failure and info(env)["ready"] is False
+    # the line that names the cause, not pip's last one ("This error originates from a subprocess ...")
+    assert "No matching distribution found for hatchling" in failure and "originates" not in failure
 
     again = run(env, "hooks", "stop", stdin="{}")
     assert again.returncode == 0 and "could not prepare its runtime" in again.stderr
     assert (data / "runtime" / "prepare.log").read_text().count("pinky: preparing runtime") == 1
 
-    cli = run(env, "cli", "stats")  # the CLI prepares in the foreground and says why it cannot
-    assert cli.returncode == 1 and cli.stderr.strip().splitlines()[-1].startswith("pinky: pip install failed")
+    cli = run(env, "cli", "stats")  # the CLI prepares in the foreground and says why it cannot, and where the log is
+    last = cli.stderr.strip().splitlines()[-1]
+    assert cli.returncode == 1 and last.startswith("pinky: pip install failed")
+    assert "No matching distribution found for hatchling" in last and str(data / "runtime" / "prepare.log") in last
+    assert (data / "runtime" / "prepare.log").read_text().count("pinky: preparing runtime") == 2  # logged too
+
+
+# Output of failed steps as pip and Python print it (pip 25, Python 3.11).
+PIP_BUILD_DEPENDENCIES = """Processing /data/runtime/.build-x/pinky-brain
+  Installing build dependencies: started
+  Installing build dependencies: finished with status 'error'
+  error: subprocess-exited-with-error
+
+  × pip subprocess to install build dependencies did not run successfully.
+  │ exit code: 1
+  ╰─> [3 lines of output]
+      Looking in links: /wheels
+      ERROR: Could not find a version that satisfies the requirement hatchling>=1.21 (from versions: none)
+      ERROR: No matching distribution found for hatchling>=1.21
+      [end of output]
+
+  note: This error originates from a subprocess, and is likely not a problem with pip.
+error: subprocess-exited-with-error
+
+× pip subprocess to install build dependencies did not run successfully.
+│ exit code: 1
+╰─> See above for output.
+
+note: This error originates from a subprocess, and is likely not a problem with pip."""
+IMPORT_CHECK = """Traceback (most recent call last):
+  File "<string>", line 1, in <module>
+ModuleNotFoundError: No module named 'sqlite_vec'"""
+
+
+@pytest.mark.parametrize("output,cause", [
+    (PIP_BUILD_DEPENDENCIES, "No matching distribution found for hatchling>=1.21"),
+    (IMPORT_CHECK, "ModuleNotFoundError: No module named 'sqlite_vec'"),
+    ("ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device\n\nnote: x",
+     "Could not install packages due to an OSError: [Errno 28] No space left on device"),
+])
+def test_a_failed_step_is_told_by_the_line_that_names_the_cause(output: str, cause: str) -> None:
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    assert preparation.failure_cause(lines) == cause
 
 
 def test_an_unusable_data_folder_still_fails_open(tmp_path: Path) -> None:
@@ -367,6 +411,62 @@ def test_the_server_answers_at_once_and_hands_over_when_the_runtime_is_ready(tmp
     server.stdin.close()
     assert server.wait(timeout=30) == 0
     assert not (data / "runtime" / "prepare.log").exists()
+
+
+def brain_status(env: dict[str, str], project: Path) -> str:
+    """The stand-in server's brain_status text, with the preparation lock held (someone prepares)."""
+    server = subprocess.Popen([SH, str(PLUGIN / "runtime" / "run"), "mcp"], env=env, cwd=project,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    client = Client(server)
+    client.request("initialize", **INITIALIZE)
+    status = client.request("tools/call", name="brain_status", arguments={})["result"]
+    server.stdin.close()
+    assert server.wait(timeout=30) == 0 and status["isError"] is False
+    return status["content"][0]["text"]
+
+
+def test_brain_status_says_which_step_for_how_long_and_the_estimate_from_the_last_preparation(
+        tmp_path: Path, project: Path) -> None:
+    """Issue 25: the first session waited ~50 s while brain_status said "retry in 27 s", a guess from when the
+    server started. Now it reads what the preparing process records: the step, since when, and how long the
+    steps took the last time on this machine."""
+    data = tmp_path / "data"
+    env = env_for(data, tmp_path)
+    key = info(env)["key"]
+    with preparation_lock(data):
+        last = time.time() - 100  # the last preparation: venv 10 s, resolve 4 s, install 20 s, check 6 s
+        first = preparation.Progress(str(data), key)
+        first.started, first.steps = last, [("venv", last), ("resolve", last + 10), ("install", last + 14),
+                                            ("check", last + 34)]
+        os.makedirs(data / "runtime", exist_ok=True)
+        os.utime(data / "runtime")
+        first.finish()
+        timing = preparation.last_timing(str(data))
+        assert timing is not None and timing["install"] == 20.0 and round(timing["check"]) == 66
+
+        now = preparation.Progress(str(data), key)  # this one: venv 9 s, resolve 5 s, installing for 6 s
+        begun = time.time() - 20
+        now.started, now.steps = begun, [("venv", begun), ("resolve", begun + 9), ("install", begun + 14)]
+        now.step("install", "45 packages")  # as pip_line() does when pip starts installing: rewrites the record
+        text = brain_status(env, project)
+    assert "Step 3 of 4: pip is installing the packages" in text and "(now: 45 packages)" in text
+    assert "The last one here took 100 s" in text
+    in_step, elapsed = map(int, re.search(r"for (\d+) s; (\d+) s since it started", text).groups())
+    assert 6 <= in_step <= 20 and elapsed - in_step in (13, 14, 15)  # 6 and 20 s when the record was written
+    left = int(text.split("about ")[1].split(" s are left")[0])
+    assert 60 <= left <= 85  # install 20 - 6 s, then the check 66 s, at about the same pace as the last one
+    assert f"retry in {left} s" in text and str(data / "runtime" / "prepare.log") in text
+
+
+def test_brain_status_before_any_timing_quotes_the_measured_figures(tmp_path: Path, project: Path) -> None:
+    data = tmp_path / "data"
+    env = env_for(data, tmp_path)
+    key = info(env)["key"]
+    with preparation_lock(data):
+        preparation.Progress(str(data), key).step("venv")
+        text = brain_status(env, project)
+    assert "Step 1 of 4: creating its Python environment" in text
+    assert f"No preparation has been timed on this machine yet; one took {preparation.MEASURED}" in text
 
 
 def test_the_server_reports_a_failed_preparation_as_a_tool_error(tmp_path: Path, project: Path) -> None:

@@ -8,7 +8,7 @@ import os
 import sys
 
 from pinky_runtime_lookup import LauncherError, entry_script, is_ready, venv_python
-from pinky_runtime_prepare import expected_seconds, log_path, preparing_now, recent_failure, start_preparing
+from pinky_runtime_prepare import log_path, preparing_now, progress_report, recent_failure, start_preparing
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 STATUS_TOOL = {
@@ -35,11 +35,9 @@ class PreparingServer:
 
     def __init__(self, data: str, venv: str) -> None:
         import threading
-        import time
 
         self.data, self.venv = data, venv
         self.key = os.path.basename(venv)
-        self.started = time.monotonic()
         self.mode_lock = threading.Lock()  # guards the switch to the real server
         self.out_lock = threading.Lock()  # one writer at a time on stdout
         self.initialize: dict | None = None  # the client's initialize request, replayed to the real server
@@ -106,17 +104,16 @@ class PreparingServer:
         self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
 
     def status(self) -> tuple[str, bool]:
-        import time
-
+        """brain_status: what the preparation is doing (its step, for how long, the estimate from the last one on
+        this machine), or why it failed, with the line of pip's output that names the cause."""
         failure = self.problem or (None if is_ready(self.venv) else recent_failure(self.data, self.key, None))
         if failure:
             return (f"pinky could not prepare its runtime: {failure}. Log: {log_path(self.data)}. Fix that, then "
                     "run `pinky` in the shell (it prepares in the foreground) or start a new session.", True)
-        elapsed = time.monotonic() - self.started
-        wait = max(5, round(expected_seconds(self.data) - elapsed))
-        return (f"pinky is preparing its runtime (the first start after installing or updating the plugin "
-                f"installs its Python packages; {round(elapsed)} s so far). The brain_* tools appear in this "
-                f"session by themselves when it is ready: retry in {wait} s.", False)
+        report, left = progress_report(self.data, self.key)
+        return (f"pinky is preparing its runtime (the first start after installing or updating the plugin installs "
+                f"its Python packages). {report} The brain_* tools appear in this session by themselves when it "
+                f"is ready: retry in {max(5, round(left))} s. Log: {log_path(self.data)}", False)
 
     def watch(self) -> None:
         """Wait for the runtime, then switch to the real server (or keep answering if preparing failed)."""

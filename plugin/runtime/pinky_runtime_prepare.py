@@ -3,9 +3,11 @@ install of the package source the plugin ships in package/), so pip's own config
 PIP_FIND_LINKS, PIP_NO_INDEX, pip.conf.
 
 It is built under a file lock, so hooks and the MCP server starting together prepare once; hooks and the server
-start it as a detached process (it outlives a short session). A failure is recorded and not retried by them for
-RETRY_AFTER_FAILURE seconds; the ready marker records how long preparing took, for the stand-in server's
-estimate. A new runtime prunes all but KEEP_OLD older ones.
+start it as a detached process (it outlives a short session). A failure is recorded, with the line of pip's
+output that names its cause, and not retried by them for RETRY_AFTER_FAILURE seconds. While it runs, the step it
+is on is kept in runtime/progress; when it is done, how long each step took goes into runtime/last-preparation:
+the stand-in server's brain_status reads both to say what is happening and how long it should still take.
+Everything is also written to runtime/prepare.log. A new runtime prunes all but KEEP_OLD older ones.
 
 The standard library is imported inside the functions that use it: the launcher imports this module with the
 pycache prefix pointing at its own bytecode cache (see launch.py), and stdlib modules imported at module level
@@ -28,7 +30,15 @@ from pinky_runtime_lookup import (
 
 KEEP_OLD = 1  # runtimes kept besides the newest (~200 MB each): a session started before an update uses it
 RETRY_AFTER_FAILURE = 600  # seconds: hooks and the server do not retry a failed preparation sooner
-EXPECTED_SECONDS = 30  # a first guess of how long preparing takes, until one has been timed
+# The steps of a preparation, in order, with what brain_status calls them and about how long each took on a
+# 2-core machine from a local wheelhouse (benchmarks/bench_plugin_first_start.py): the estimate until one has
+# been timed on this machine. Their sum, 47 s, is between the 37 s it took with the machine at load 6 and the
+# 107 to 126 s it took at load 9 (with two CPU hogs); install is the longest step however busy the machine.
+STEPS = (("venv", "creating its Python environment (python -m venv, which also installs pip)", 12.0),
+         ("resolve", "pip is collecting pinky's dependencies and building pinky's wheel", 6.0),
+         ("install", "pip is installing the packages (numpy, onnxruntime, the MCP SDK, ...)", 25.0),
+         ("check", "checking that pinky imports", 4.0))
+MEASURED = "40 s to 2 minutes on a 2-core machine, depending on how busy it is"  # what STEPS' figures came from
 
 
 # --- building it ------------------------------------------------------------------------------------
@@ -48,27 +58,31 @@ def prepare(data: str, root: str, key: str, out) -> str:  # noqa: ANN001 - a tex
         fcntl.flock(lock, fcntl.LOCK_EX)  # released by close(), also when this process dies
         if is_ready(venv):
             return venv
-        started = time.monotonic()
-        out.write(f"pinky: preparing runtime {venv} ({time.strftime('%Y-%m-%d %H:%M:%S')}, {sys.executable})\n")
-        out.flush()
-        try:
-            build(venv, os.path.join(root, "package"), home, out)
-        except LauncherError as exc:
-            record_failure(data, key, str(exc))
-            raise
-        seconds = round(time.monotonic() - started, 1)
-        write_atomic(os.path.join(venv, READY), f"key {key}\npython {sys.version.split()[0]}\nseconds {seconds}\n")
-        remember_python(data, venv)
-        forget_failure(data)
-        prune(home, venv)
-        out.write(f"pinky: runtime ready in {seconds} s\n")
-        out.flush()
+        with open(log_path(data), "a", encoding="utf-8", errors="replace") as log:
+            out = out if _same_file(out, log) else _Tee(out, log)  # the foreground (CLI) run is logged too
+            progress = Progress(data, key)
+            out.write(f"pinky: preparing runtime {venv} ({time.strftime('%Y-%m-%d %H:%M:%S')}, {sys.executable})\n")
+            out.flush()
+            try:
+                build(venv, os.path.join(root, "package"), home, out, progress)
+            except LauncherError as exc:
+                record_failure(data, key, str(exc))
+                raise LauncherError(f"{exc}. Full output: {log_path(data)}") from None
+            finally:
+                progress.close()
+            seconds = progress.finish()
+            write_atomic(os.path.join(venv, READY), f"key {key}\npython {sys.version.split()[0]}\nseconds {seconds}\n")
+            remember_python(data, venv)
+            forget_failure(data)
+            prune(home, venv)
+            out.write(f"pinky: runtime ready in {seconds} s\n")
+            out.flush()
         return venv
     finally:
         os.close(lock)
 
 
-def build(venv: str, package: str, home: str, out) -> None:  # noqa: ANN001 - a text stream
+def build(venv: str, package: str, home: str, out, progress: "Progress") -> None:  # noqa: ANN001 - a text stream
     """python -m venv, then pip install of a clean copy of the package source (no bytecode, symlinks
     followed), then an import check. The venv is made where it stays: pip writes its path into scripts."""
     import shutil
@@ -77,33 +91,217 @@ def build(venv: str, package: str, home: str, out) -> None:  # noqa: ANN001 - a 
     if os.path.lexists(venv):
         shutil.rmtree(venv)  # a build that died half-way (we hold the lock, so nobody is building it)
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    progress.step("venv")
     _run([sys.executable, "-m", "venv", venv], out, "python -m venv",
          f" (on Debian or Ubuntu: apt install python{version}-venv)")
+    progress.step("resolve")
     with tempfile.TemporaryDirectory(prefix=".build-", dir=home) as temp:
         source = os.path.join(temp, "pinky-brain")
         shutil.copytree(package, source, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         _run([venv_python(venv), "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
               "--progress-bar", "off", source], out, "pip install",
              " (pip needs the package index, or PIP_INDEX_URL / PIP_FIND_LINKS / pip.conf pointing at a mirror"
-             " or a wheelhouse that also holds hatchling)")
+             " or a wheelhouse that also holds hatchling)", progress.pip_line)
+    progress.step("check")
     _run([venv_python(venv), "-c", "import pinky.cli, pinky.hooks, pinky.mcp.server"], out, "import check")
 
 
-def _run(command: list[str], out, what: str, hint: str = "") -> None:  # noqa: ANN001 - a text stream
-    """Run a step with its output copied to `out`; a failure becomes one line with the step's last words."""
+def _run(command: list[str], out, what: str, hint: str = "",  # noqa: ANN001 - a text stream
+         each_line=None) -> None:  # noqa: ANN001 - a callable taking a line
+    """Run a step with its output copied to `out` (and each line given to `each_line`); a failure becomes one
+    line with the line of the output that names the cause (failure_cause)."""
+    import collections
     import subprocess
 
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, errors="replace")
-    last = "no output"
+    tail: collections.deque[str] = collections.deque(maxlen=50)
+    errors: list[str] = []  # pip's own "ERROR:" lines, nested output included (only the last is kept)
     assert process.stdout is not None
     for line in process.stdout:
         out.write(line)
-        if line.strip():
-            last = line.strip()
+        text = line.strip()
+        if text:
+            tail.append(text)
+            if text.startswith("ERROR:"):
+                errors[:] = [text]
+            if each_line is not None:
+                each_line(text)
     out.flush()
     if process.wait():
-        raise LauncherError(f"{what} failed (exit {process.returncode}): {last[:300]}{hint}")
+        cause = failure_cause([*errors, *tail])
+        raise LauncherError(f"{what} failed (exit {process.returncode}): {cause[:300]}{hint}")
+
+
+# Lines of pip's output that say only that something failed somewhere: the cause is on another line.
+_NOISE = ("note:", "hint:", "[end of output]", "│", "╰─>", "×", "exit code:", "error: subprocess-exited-with-error",
+          "error: metadata-generation-failed", "See above for output", "Traceback (most recent call last)")
+
+
+def failure_cause(lines: list[str]) -> str:
+    """The line of a failed step's output that names the cause: pip's last `ERROR:` line ("No matching
+    distribution found for hatchling>=1.21"), else the last line that is not one of pip's generic ones ("This
+    error originates from a subprocess ..."), which for a Python traceback is the exception."""
+    errors = [line for line in lines if line.startswith("ERROR:")]
+    if errors:
+        return errors[-1][len("ERROR:"):].strip()
+    telling = [line for line in lines if not line.startswith(_NOISE)]
+    return telling[-1] if telling else lines[-1] if lines else "no output"
+
+
+def _same_file(a, b) -> bool:  # noqa: ANN001 - text streams
+    try:
+        return os.path.samestat(os.fstat(a.fileno()), os.fstat(b.fileno()))
+    except (OSError, AttributeError, ValueError):
+        return False
+
+
+class _Tee:
+    """A text stream writing to two (the terminal and the log)."""
+
+    def __init__(self, *streams) -> None:  # noqa: ANN002 - text streams
+        self.streams = streams
+
+    def write(self, text: str) -> None:
+        for stream in self.streams:
+            stream.write(text)
+
+    def flush(self) -> None:
+        for stream in self.streams:
+            stream.flush()
+
+
+# --- progress: what the preparation is doing now, and how long the last one took ---------------------------
+
+
+class Progress:
+    """The step a preparation is on and the line pip is on, kept in runtime/progress (rewritten when either
+    changes); finish() moves the steps' durations into runtime/last-preparation."""
+
+    def __init__(self, data: str, key: str) -> None:
+        import time
+
+        self.data, self.key, self.started = data, key, time.time()
+        self.steps: list[tuple[str, float]] = []  # (step, when it started)
+        self.detail = ""
+
+    def step(self, name: str, detail: str = "") -> None:
+        import time
+
+        now, order = time.time(), [step[0] for step in STEPS]
+        current = self.steps[-1][0] if self.steps else None
+        if current is None or order.index(name) > order.index(current):
+            self.steps.append((name, now))
+            self.detail = ""
+        elif name != current or detail == self.detail:
+            return  # pip goes back to collecting between building and installing: still the later step
+        self.detail = detail
+        try:
+            write_atomic(progress_path(self.data), _dumps({"key": self.key, "started": self.started,
+                                                          "steps": self.steps, "detail": self.detail}))
+        except OSError:
+            pass  # only a report: the preparation goes on
+
+    def pip_line(self, line: str) -> None:
+        if line.startswith("Installing collected packages:"):
+            count = len(line.split(":", 1)[1].split(","))
+            self.step("install", f"{count} packages")
+        elif line.startswith(("Collecting ", "Downloading ", "Processing ", "Installing build dependencies",
+                              "Getting requirements", "Preparing metadata", "Building wheel")):
+            words = line.split(":")[0].split(" (")[0]
+            if words.startswith("Processing "):  # a path: its last part says enough
+                words = "Processing " + words.rstrip("/").rsplit("/", 1)[-1]
+            self.step("resolve", words[:100])
+
+    def finish(self) -> float:
+        """Record how long each step took (for the next preparation's estimate); the total, in seconds."""
+        import time
+
+        now = time.time()
+        ends = [when for _, when in self.steps[1:]] + [now]
+        durations = {name: round(end - when, 1) for (name, when), end in zip(self.steps, ends, strict=True)}
+        seconds = round(now - self.started, 1)
+        write_atomic(last_path(self.data), _dumps({"seconds": seconds, "steps": durations, "finished": now,
+                                                   "python": sys.version.split()[0]}))
+        return seconds
+
+    def close(self) -> None:
+        try:
+            os.unlink(progress_path(self.data))
+        except FileNotFoundError:
+            pass
+
+
+def progress_path(data: str) -> str:
+    return os.path.join(runtime_home(data), "progress")
+
+
+def last_path(data: str) -> str:
+    return os.path.join(runtime_home(data), "last-preparation")
+
+
+def _dumps(value: object) -> str:
+    import json
+
+    return json.dumps(value) + "\n"
+
+
+def _read_json(path: str) -> dict | None:
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            value = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def last_timing(data: str) -> dict[str, float] | None:
+    """Each step's seconds in the last preparation on this machine, or None before the first one."""
+    last = _read_json(last_path(data))
+    steps = last.get("steps") if last else None
+    if not isinstance(steps, dict) or not steps:
+        return None
+    try:
+        return {name: float(steps.get(name, 0)) for name, _, _ in STEPS}
+    except (TypeError, ValueError):
+        return None
+
+
+def progress_report(data: str, key: str) -> tuple[str, float]:
+    """What the preparation of `key` is doing, in a sentence or two, and about how many seconds it still needs:
+    the step it is on and for how long, the time since it started, and the estimate: the steps still to do as
+    long as they took in the last preparation on this machine (STEPS' measured figures before there is one),
+    at this one's pace so far (a busy machine is slower on every step)."""
+    import time
+
+    now = time.time()
+    last = last_timing(data)
+    expected = last or {name: seconds for name, _, seconds in STEPS}
+    progress = _read_json(progress_path(data))
+    if not progress or progress.get("key") != key or not progress.get("steps"):
+        left = sum(expected.values())
+        return "Its preparation is starting.", left
+    names = [name for name, _, _ in STEPS]
+    steps = [(str(name), float(when)) for name, when in progress["steps"] if name in names]
+    current, since = steps[-1]
+    index = names.index(current)
+    label = STEPS[index][1]
+    detail = str(progress.get("detail") or "")
+    in_step, elapsed = max(0.0, now - since), max(0.0, now - float(progress.get("started", since)))
+    done = sum(expected[name] for name in names[:index]) + min(in_step, expected[current])
+    pace = min(5.0, max(0.5, elapsed / done)) if done >= 1 else 1.0
+    left = max(0.0, expected[current] * pace - in_step) + pace * sum(expected[name] for name in names[index + 1:])
+    text = (f"Step {index + 1} of {len(STEPS)}: {label}" + (f" (now: {detail})" if detail else "")
+            + f", for {in_step:.0f} s; {elapsed:.0f} s since it started.")
+    text += (f" No preparation has been timed on this machine yet; one took {MEASURED}." if last is None
+             else f" The last one here took {sum(last.values()):.0f} s.")
+    if left >= 1:
+        text += f" At this one's pace, about {left:.0f} s are left."
+    else:
+        text += " It is slower than expected (a busy machine, or a slow package index) and should end soon."
+    return text, left
 
 
 def prune(home: str, keep: str) -> None:
@@ -194,15 +392,3 @@ def start_preparing(data: str, key: str) -> str:
                              start_new_session=True)
     return ("pinky is preparing its runtime in the background (the first start after installing or updating "
             f"the plugin installs its Python packages; log: {log_path(data)})")
-
-
-def expected_seconds(data: str) -> float:
-    """How long preparing took the last time, from the ready markers; a default before the first build."""
-    timed = []
-    for entry in os.scandir(runtime_home(data)):
-        try:
-            with open(os.path.join(entry.path, READY), encoding="utf-8") as handle:
-                timed += [float(line.split()[1]) for line in handle if line.startswith("seconds ")]
-        except (OSError, ValueError, IndexError):
-            continue
-    return max(timed) if timed else EXPECTED_SECONDS

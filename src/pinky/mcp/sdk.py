@@ -9,7 +9,7 @@ When the SDK changes, this module and tests/mcp/test_mcp_sdk.py are what to look
 from collections.abc import Callable
 from typing import Any
 
-from mcp.server.lowlevel.server import Server
+from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolRequestParams, CallToolResult, GetPromptRequestParams, ToolAnnotations
@@ -23,9 +23,13 @@ def lowlevel_server(app: MCPServer) -> Server[Any]:
 
 
 async def run_on_streams(app: MCPServer, read_stream: Any, write_stream: Any) -> None:
-    """Serve one connection over the given streams, as `MCPServer.run_stdio_async` does over its own."""
+    """Serve one connection over the given streams, as `MCPServer.run_stdio_async` does over its own.
+
+    tools.listChanged is declared: pinky-mcp's front (pinky.mcp.front) sends notifications/tools/list_changed
+    when the tool list it served from its cache turns out to differ from this server's."""
     server = lowlevel_server(app)
-    await server.run(read_stream, write_stream, server.create_initialization_options())
+    options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+    await server.run(read_stream, write_stream, options)
 
 
 def check_tool_calls(app: MCPServer, check: CallCheck) -> None:

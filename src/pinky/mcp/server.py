@@ -3,7 +3,9 @@
 Configured only by the environment (PINKY_DB, PINKY_SAVE_DIR, PINKY_PROJECT, PINKY_HASH_EMBED,
 PINKY_HOME, PINKY_TIER, PINKY_LOG / RUST_LOG); stdout carries nothing but JSON-RPC, logs go to stderr.
 
-Start-up stays fast: `initialize` is answered before the index is opened or the embedder loaded.
+Start-up stays fast: `initialize` is answered before the index is opened or the embedder loaded (and the
+`pinky-mcp` console script runs pinky.mcp.front, which answers it and `tools/list` from a cache of this
+server's answers while this module imports the MCP SDK).
 A background thread, on its own SQLite connection, brings a stale index up to date, warms the
 embedder and embeds new chunks, so full-text search works at once and vectors follow.
 """

@@ -1,0 +1,119 @@
+"""pinky-mcp's front (pinky.mcp.front): `initialize` and `tools/list` answered before the MCP SDK is even imported,
+with exactly the real server's answers, and a cache that cannot drift from them: it is written from what the real
+server answered, keyed by the package's files, and corrected within the session when it is stale anyway."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mcp_helpers import RawServer, server_env, slow_sdk_env
+
+from pinky.mcp import front
+
+VERSION = "2025-11-25"
+INITIALIZE = {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "pytest", "version": "1"}}
+
+
+def real_answers(root: Path) -> tuple[dict, dict]:
+    """(initialize result, tools/list result) of the real server itself, pinky.mcp.server without the front."""
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    result = subprocess.run([sys.executable, "-m", "pinky.mcp.server"], capture_output=True, text=True, timeout=60,
+                            input="".join(json.dumps(m) + "\n" for m in lines), env=server_env(root), cwd=root)
+    answers = {m["id"]: m["result"] for m in map(json.loads, result.stdout.splitlines())}
+    return answers[1], answers[2]
+
+
+def cache_file(root: Path) -> Path:
+    return Path(front.cache_path(server_env(root)))
+
+
+def warm(root: Path) -> Path:
+    """One session through the front, which writes the cache from the real server's answers."""
+    with RawServer(root) as server:
+        server.initialize()
+        server.request("tools/list")
+    path = cache_file(root)
+    assert path.is_file()
+    return path
+
+
+def test_the_cache_holds_the_real_servers_answers(tmp_path: Path) -> None:
+    assert not cache_file(tmp_path).exists()
+    with RawServer(tmp_path) as server:  # no cache yet: everything is relayed
+        init = server.initialize()["result"]
+        tools = server.request("tools/list")["result"]
+    assert server.proc.returncode == 0
+    cached = json.loads(cache_file(tmp_path).read_text())
+    assert (init, tools) == real_answers(tmp_path)
+    assert (cached["initialize"][VERSION], cached["tools"][VERSION]) == (init, tools)
+
+
+def test_tools_are_listed_before_the_sdk_is_imported_and_the_answers_are_the_real_servers(tmp_path: Path) -> None:
+    """The busy machine of issue 25: importing the MCP SDK took 6 s while `claude -p` waits about 5 s. Here it
+    takes 4 s in every process; the front still lists the tools before that import is over."""
+    warm(tmp_path)
+    slow = slow_sdk_env(tmp_path / "busy", seconds=4)
+    marker = Path(slow["PINKY_TEST_SDK_MARKER"])
+    with RawServer(tmp_path, **slow) as server:
+        raw = server.request("initialize", INITIALIZE)
+        server.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        tools = server.request("tools/list")
+        assert not marker.exists(), "tools/list was answered only after the MCP SDK was imported"
+        found = server.call("brain_search", query="anything")  # the real server answers once it is up
+        assert marker.exists() and "isError" in found
+    assert (raw["result"], tools["result"]) == real_answers(tmp_path)
+    assert not [m for m in server.other if m.get("method") == "notifications/tools/list_changed"]
+
+
+def test_a_stale_cache_is_corrected_within_the_session(tmp_path: Path) -> None:
+    path = warm(tmp_path)
+    cache = json.loads(path.read_text())
+    full = cache["tools"][VERSION]
+    cache["tools"][VERSION] = {**full, "tools": full["tools"][:-1]}  # an edit the key did not see
+    path.write_text(json.dumps(cache))
+    with RawServer(tmp_path) as server:
+        server.initialize()
+        assert server.request("tools/list")["result"] == cache["tools"][VERSION]  # served from the cache ...
+        deadline = time.monotonic() + 30
+        while not [m for m in server.other if m.get("method") == "notifications/tools/list_changed"]:
+            assert time.monotonic() < deadline, "no notifications/tools/list_changed"
+            server.other.append(server.receive())
+        assert server.request("tools/list")["result"] == full  # ... until the real server's list is in
+    assert json.loads(path.read_text())["tools"][VERSION] == full
+
+
+def test_the_cache_key_follows_every_source_file(tmp_path: Path) -> None:
+    package = tmp_path / "pinky"
+    (package / "mcp").mkdir(parents=True)
+    (package / "mcp" / "tools.py").write_text("DESCRIPTION = 'Search the brain.'\n")
+    (package / "__init__.py").write_text("")
+    key = front.package_signature([str(package)])
+    (package / "mcp" / "__pycache__").mkdir()
+    (package / "mcp" / "__pycache__" / "tools.cpython-311.pyc").write_bytes(b"bytecode")
+    (package / "README.md").write_text("not source")
+    assert front.package_signature([str(package)]) == key
+    (package / "mcp" / "tools.py").write_text("DESCRIPTION = 'Search the team memory.'\n")
+    assert front.package_signature([str(package)]) != key
+    os.utime(package / "__init__.py", ns=(1, 1))
+    assert front.package_signature([str(package)]) != key
+
+
+def test_each_tier_has_its_own_cache(tmp_path: Path) -> None:
+    assert front.cache_path(server_env(tmp_path, PINKY_TIER="read")) != front.cache_path(server_env(tmp_path))
+
+
+@pytest.mark.parametrize("arg", ["--version", "--help"])
+def test_arguments_still_reach_the_real_servers_main(tmp_path: Path, arg: str) -> None:
+    from helpers import console_script
+
+    result = subprocess.run([*console_script("pinky-mcp"), arg], capture_output=True, text=True,
+                            env=server_env(tmp_path), timeout=60)
+    assert result.returncode == 0 and "pinky" in result.stdout
