@@ -57,6 +57,8 @@ def serve(config: Config, *, port: int = 0, open_browser: bool = True,
     threading.Thread(target=ready, name="pinky-view-ready", daemon=True).start()
     try:
         server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn stopped on Ctrl-C and raises it again once it is down: that is the way out
+        pass
     finally:
         runtime.stop()
         sock.close()

@@ -437,7 +437,7 @@ function drawGraph(box, data, root, times) {
     .linkColor((l) => colourOf(l.rel))
     .linkWidth((l) => l.kind === "typed" ? 1.6 : l.count > 1 ? Math.min(6, 1 + Math.log2(l.count)) : 0.8)
     .linkDirectionalArrowLength(big ? 0 : 4).linkDirectionalArrowRelPos(1)
-    .cooldownTime(big ? 6000 : 4000)
+    .warmupTicks(big ? 0 : 40).cooldownTicks(big ? Infinity : 80).cooldownTime(big ? 8000 : 3000)
     .nodeCanvasObject((node, ctx, scale) => {
       const r = radius(node);
       ctx.beginPath();
