@@ -7,12 +7,18 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import random
 import socket
+import string
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import write_note
 from view_helpers import View, make_brain, running_view, snapshot
+
+_RNG = random.Random(24)
+LEAK = "ghp_" + "".join(_RNG.choice(string.ascii_letters + string.digits) for _ in range(33)) + "a1Z"
 
 
 @pytest.fixture(scope="module")
@@ -20,6 +26,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[View, Pat
     project = tmp_path_factory.mktemp("view-security") / "proj"
     docs = make_brain(project)
     os.symlink(project / "secret.txt", docs / "leak.png")
+    write_note(docs, "gotcha/deploy-token.md",  # written by hand (or pulled): save would have redacted it
+               f"---\ntitle: 'Deploy pushes with {LEAK}'\ntype: gotcha\nsubject: 'the runner token {LEAK}'\n"
+               f"links: [{{to: decision/use-pgbouncer, rel: relates_to}}]\n---\n\npush the release with {LEAK}\n")
+    write_note(docs, "diary/2026-11-21.md", f"# 2026-11-21\n\n- 09:00 [0ldsess1] deploy with {LEAK}, "
+               "see [[deploy-token]]\n")
     with running_view(project, tmp_path_factory.mktemp("home")) as view:
         yield view, docs
 
@@ -140,3 +151,17 @@ def test_the_right_token_from_its_own_page_changes_the_note(served) -> None:  # 
     status, _, text = request(view, "POST", "/api/undo", body={"id": done["id"]}, headers=own)
     assert status == 400 and b"undone already" in text
     assert path.read_bytes() == original
+
+
+def test_every_answer_hides_a_credential_a_hand_written_note_holds(served) -> None:  # type: ignore[no-untyped-def]
+    """What the page shows is what the CLI and MCP show: the title, a frontmatter field, the body, a diary line
+    and the file itself come with the token replaced by a [REDACTED:...] marker."""
+    view, _ = served
+    for path in ("/api/search?q=deploy+pushes", "/api/search?q=", "/api/note?slug=deploy-token", "/api/overview",
+                 "/api/graph?slug=deploy-token", "/api/timeline?slug=deploy-token", "/api/review", "/api/diary",
+                 "/raw/project/gotcha/deploy-token.md"):
+        status, _, text = request(view, "GET", path)
+        assert status == 200, (path, text[:200])
+        assert LEAK.encode() not in text and LEAK[4:20].encode() not in text, path
+    _, _, note = request(view, "GET", "/api/note?slug=deploy-token")
+    assert json.loads(note)["meta"]["subject"].startswith("the runner token [REDACTED:")

@@ -4,9 +4,10 @@ The page is one HTML shell and a script that draws every view from the JSON API 
 markup made from a note's text); markdown is rendered in the page by markdown-it with raw HTML off.
 Static files are served from a fixed list made at start (the package's `static/` folder), files of
 the brain only through `KnowledgeBase.graph.read_file` (inside a root, never hidden, never through a
-link out). Every string of every JSON answer goes through `pinky.base.shown`, as MCP results do: a
-credential in a hand-written or pulled note is hidden here as everywhere pinky shows a note. Starlette
-and uvicorn come with the MCP SDK; this module is imported by `pinky view` alone.
+link out). Every string of every JSON answer, and every text file downloaded, goes through
+`pinky.base.shown`, as MCP results do: a credential in a hand-written or pulled note is hidden here as
+everywhere pinky shows a note. Starlette and uvicorn come with the MCP SDK; this module is imported by
+`pinky view` alone.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from pinky.base.shown import shown_all
+from pinky.base.shown import shown, shown_all
 from pinky.errors import Conflict, InvalidInput, NotFound, PinkyError
 from pinky.view.brain import Brain
 from pinky.view.guard import Guard
@@ -67,7 +68,7 @@ def create_app(brain: Brain, port: int, token: str) -> Guard:
         data = brain.read_file(request.path_params["root"], request.path_params["rel"])
         kind = mimetypes.guess_type(request.path_params["rel"])[0] or "application/octet-stream"
         if not kind.startswith("image/") or kind == "image/svg+xml":  # an SVG may carry scripts: a download
-            return Response(data, media_type="application/octet-stream",
+            return Response(_shown_bytes(data), media_type="application/octet-stream",
                             headers={"content-disposition": "attachment"})
         return Response(data, media_type=kind)
 
@@ -109,6 +110,14 @@ def _search(brain: Brain, request: Request) -> dict[str, Any]:
         filters.pop("mode", None)
         return {**brain.recent(filters, 50), "query": ""}
     return {**brain.search(query, filters, _int(request, "limit", SEARCH_LIMIT, 1, 100)), "query": query}
+
+
+def _shown_bytes(data: bytes) -> bytes:
+    """A text file (a note's markdown) as pinky shows it, credentials hidden; any other file as it is."""
+    try:
+        return shown(data.decode("utf-8")).encode("utf-8")
+    except UnicodeDecodeError:
+        return data
 
 
 def _arg(request: Request, name: str) -> str:
