@@ -14,6 +14,8 @@ from view_helpers import CHROMIUM, CHROMIUM_ARGS, HOSTILE_TITLE, View, make_brai
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 if not os.path.exists(CHROMIUM):
+    if os.environ.get("CI"):  # CI installs it (.ci/run): a missing browser there is a failure, not a skip
+        pytest.fail(f"{CHROMIUM} is missing in CI", pytrace=False)
     pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)", allow_module_level=True)
 
 
