@@ -97,7 +97,12 @@ class Brain:
 
     def overview(self, cluster: str | None) -> dict[str, Any]:
         whole = self._scan("overview", lambda kb: kb.graph.overview())
-        return clusters.picture(whole, cluster)
+        with self._scan_lock:  # the communities are found once per overview, not once per click
+            kept = self._scans.get("communities")
+            if kept is None or kept[1][0] is not whole:
+                kept = (time.monotonic(), (whole, clusters.communities(whole["nodes"], whole["edges"])))
+                self._scans["communities"] = kept
+        return clusters.picture(whole, cluster, groups=kept[1][1])
 
     def review(self, limit: int) -> dict[str, Any]:
         def run(kb: KnowledgeBase) -> dict[str, Any]:

@@ -17,13 +17,15 @@ ROUNDS = 12
 MIN_CLUSTER = 8  # smaller communities join their type's group
 
 
-def picture(overview: dict[str, Any], cluster: str | None = None, limit: int = DRAW_ALL_UP_TO) -> dict[str, Any]:
+def picture(overview: dict[str, Any], cluster: str | None = None, limit: int = DRAW_ALL_UP_TO,
+            groups: dict[str, str] | None = None) -> dict[str, Any]:
     """What the graph view draws: notes and links when there are at most `limit` notes (or the members of
-    `cluster`), else one node per cluster with the number of links between clusters."""
+    `cluster`), else one node per cluster with the number of links between clusters. `groups`: the
+    communities, when already found."""
     nodes, edges = overview["nodes"], overview["edges"]
     if cluster is None and len(nodes) <= limit:
         return {"mode": "notes", "nodes": nodes, "edges": edges, "total": len(nodes), "cut": 0}
-    groups = communities(nodes, edges)
+    groups = groups if groups is not None else communities(nodes, edges)
     if cluster is not None:
         members = {slug for slug, group in groups.items() if group == cluster}
         return _members(nodes, edges, members, limit)

@@ -190,10 +190,11 @@ const views = { search: searchView, note: noteView, graph: graphView, review: re
 
 function route() {
   const hash = location.hash.replace(/^#\/?/, "");
-  const [name, ...rest] = hash.split("/");
+  const cut = hash.indexOf("?");  // the query first: a cluster id or a search may hold a "/"
+  const query = new URLSearchParams(cut < 0 ? "" : hash.slice(cut + 1));
+  const [name, ...rest] = (cut < 0 ? hash : hash.slice(0, cut)).split("/");
   const view = views[name] ? name : "search";
-  const arg = rest.length ? decodeURIComponent(rest.join("/").split("?")[0]) : null;
-  const query = new URLSearchParams(hash.includes("?") ? hash.slice(hash.indexOf("?") + 1) : "");
+  const arg = rest.length && rest.join("/") ? decodeURIComponent(rest.join("/")) : null;
   for (const link of document.querySelectorAll("nav a")) link.classList.toggle("active", link.dataset.tab === view);
   const noteTab = document.querySelector('nav a[data-tab="note"]');
   noteTab.href = lastNote ? noteHref(lastNote) : "#/note";
