@@ -185,7 +185,8 @@ def shots(page: Any, base: str, folder: Path, note: str) -> None:
     page.evaluate(f"location.hash = '#/note/' + encodeURIComponent({json.dumps(note)})")
     page.wait_for_selector("#history .timeline, #history .empty")
     page.screenshot(path=str(folder / "2-note.png"))
-    page.evaluate(f"window.pinkyPerf.graph = null; location.hash = '#/graph/' + encodeURIComponent({json.dumps(note)}) + '?depth=2'")
+    page.evaluate("window.pinkyPerf.graph = null; "
+                  f"location.hash = '#/graph/' + encodeURIComponent({json.dumps(note)}) + '?depth=2'")
     until(page, "window.pinkyPerf.graph && window.pinkyPerf.graph.settled_ms !== null", 120)
     page.wait_for_timeout(500)
     page.screenshot(path=str(folder / "3-graph.png"))

@@ -160,3 +160,24 @@ def test_graph_read_file_reads_inside_a_root_and_nothing_outside(kb: KnowledgeBa
         kb.graph.read_file("elsewhere", "img/a.png")
     with pytest.raises(InvalidInput, match="larger"):
         kb.graph.read_file("project", "img/a.png", limit=3)
+
+
+def test_a_brain_past_the_limit_is_drawn_as_its_communities_and_each_opens_on_its_members() -> None:
+    from pinky.view.clusters import picture
+
+    nodes = [{"id": f"t{g}/n{i}", "title": f"T{g} {i}", "type": "note", "scope": "global"}
+             for g in range(3) for i in range(10)]
+    nodes.append({"id": "lone", "title": "Lone", "type": "gotcha", "scope": "global"})
+    edges = [{"from": f"t{g}/n{i}", "to": f"t{g}/n{j}", "kind": "wiki", "rel": "relates"}
+             for g in range(3) for i in range(10) for j in range(i + 1, 10)]
+    edges.append({"from": "t0/n0", "to": "t1/n0", "kind": "wiki", "rel": "relates"})
+    whole = {"nodes": nodes, "edges": edges}
+    assert picture(whole, limit=100)["mode"] == "notes"
+    drawn = picture(whole, limit=5)
+    assert drawn["mode"] == "clusters" and drawn["total"] == 31
+    assert sorted(n["size"] for n in drawn["nodes"]) == [1, 10, 10, 10]
+    assert [e["count"] for e in drawn["edges"]] == [1]
+    group = next(n["id"] for n in drawn["nodes"] if n["size"] == 10)
+    members = picture(whole, group, limit=5)
+    assert members["mode"] == "notes" and len(members["nodes"]) == 5 and members["cut"] == 5
+    assert {n["id"].split("/")[0] for n in members["nodes"]} == {group[2:].split("/")[0]}

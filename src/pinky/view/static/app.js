@@ -424,7 +424,8 @@ function drawGraph(box, data, root, times) {
   const degree = {};
   for (const l of links) { degree[l.source] = (degree[l.source] || 0) + 1; degree[l.target] = (degree[l.target] || 0) + 1; }
   const big = nodes.length > 400;
-  const radius = (n) => n.kind === "cluster" ? 3 + Math.sqrt(n.size) : n.id === root ? 7 : 3 + Math.min(5, Math.sqrt(degree[n.id] || 0));
+  const radius = (n) => n.kind === "cluster" ? 2 + Math.sqrt(n.size) / 2 : n.id === root ? 7 : 3 + Math.min(5, Math.sqrt(degree[n.id] || 0));
+  const named = new Set(nodes.filter((n) => n.kind === "cluster").sort((a, b) => b.size - a.size).slice(0, 12).map((n) => n.id));
   const tip = document.getElementById("tooltip");
   let mouse = [0, 0];
   box.addEventListener("mousemove", (event) => { mouse = [event.clientX, event.clientY]; tip.style.left = mouse[0] + 12 + "px"; tip.style.top = mouse[1] + 12 + "px"; });
@@ -447,7 +448,7 @@ function drawGraph(box, data, root, times) {
       ctx.fillStyle = TYPE_COLOURS[node.kind === "file" ? "file" : node.type] || "#57606a";
       ctx.fill();
       if (node.id === root) { ctx.lineWidth = 2 / scale; ctx.strokeStyle = "#1f2328"; ctx.stroke(); }
-      const show = node.id === root || node.kind === "cluster" || scale > (big ? 3 : 1.2) || node.__hover;
+      const show = node.id === root || named.has(node.id) || scale > (big ? 3 : 1.2) || node.__hover;
       if (show) {
         const label = (node.title || node.path || node.id).slice(0, 48);
         ctx.font = `${(node.kind === "cluster" ? 12 : 11) / scale}px system-ui, sans-serif`;
@@ -476,6 +477,7 @@ function drawGraph(box, data, root, times) {
       if (firstFrame === null) { firstFrame = performance.now(); perf.graph = { nodes: nodes.length, links: links.length, fetch_ms: times.fetched - times.started, first_frame_ms: firstFrame - times.started, settled_ms: null }; }
     })
     .onEngineStop(() => { if (perf.graph && perf.graph.settled_ms === null) { perf.graph.settled_ms = performance.now() - times.started; graph && graph.zoomToFit(300, 30); } });
+  if (nodes.some((n) => n.kind === "cluster")) graph.d3Force("charge").strength(-160);
   window.pinkyGraph = graph;
 }
 
