@@ -448,7 +448,8 @@ function drawGraph(box, data, root, times) {
       ctx.fillStyle = TYPE_COLOURS[node.kind === "file" ? "file" : node.type] || "#57606a";
       ctx.fill();
       if (node.id === root) { ctx.lineWidth = 2 / scale; ctx.strokeStyle = "#1f2328"; ctx.stroke(); }
-      const show = node.id === root || named.has(node.id) || scale > (big ? 3 : 1.2) || node.__hover;
+      const show = node.id === root || named.has(node.id) || node.__hover || scale > 4 ||
+        (node.kind !== "cluster" && scale > (big ? 3 : 1.2));
       if (show) {
         const label = (node.title || node.path || node.id).slice(0, 48);
         ctx.font = `${(node.kind === "cluster" ? 12 : 11) / scale}px system-ui, sans-serif`;
