@@ -4,10 +4,10 @@ The page is one HTML shell and a script that draws every view from the JSON API 
 markup made from a note's text); markdown is rendered in the page by markdown-it with raw HTML off.
 Static files are served from a fixed list made at start (the package's `static/` folder), files of
 the brain only through `KnowledgeBase.graph.read_file` (inside a root, never hidden, never through a
-link out). Every string of every JSON answer, and every text file downloaded, goes through
-`pinky.base.shown`, as MCP results do: a credential in a hand-written or pulled note is hidden here as
-everywhere pinky shows a note. Starlette and uvicorn come with the MCP SDK; this module is imported by
-`pinky view` alone.
+link out). Every string of every JSON answer (of the whole-brain picture: its titles, in the core) and
+every text file downloaded goes through `pinky.base.shown`, as MCP results do: a credential in a
+hand-written or pulled note is hidden here as everywhere pinky shows a note. Starlette and uvicorn come
+with the MCP SDK; this module is imported by `pinky view` alone.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def create_app(brain: Brain, port: int, token: str) -> Guard:
         Route("/api/note", _json(lambda r: brain.note(_arg(r, "slug")))),
         Route("/api/timeline", _json(lambda r: brain.timeline(_arg(r, "slug")))),
         Route("/api/graph", _json(lambda r: brain.neighbourhood(_arg(r, "slug"), _int(r, "depth", 1, 1, 3)))),
-        Route("/api/overview", _json(lambda r: brain.overview(r.query_params.get("cluster") or None))),
+        Route("/api/overview", _json(lambda r: brain.overview(r.query_params.get("cluster") or None), walk=False)),
         Route("/api/review", _json(lambda r: brain.review(_int(r, "limit", 50, 1, 500)))),
         Route("/api/contradictions", _json(lambda r: brain.contradictions())),
         Route("/api/duplicates", _json(lambda r: brain.duplicates())),
@@ -167,7 +167,12 @@ def _errors(handler: Any) -> Any:
     return run
 
 
-def _json(handler: Any) -> Any:
+def _json(handler: Any, *, walk: bool = True) -> Any:
+    """A JSON answer, every string of it through `shown`. `walk=False` for the whole-brain picture alone: its
+    titles come redacted from the core (`graph.overview`), its other strings are slugs, types and relations
+    (shown as `pinky graph` shows them), and walking its ~20,000 strings at 10,000 notes took 0.3-0.8 s."""
+    if not walk:
+        return _errors(lambda request: JSONResponse(handler(request)))
     return _errors(lambda request: JSONResponse(shown_all(handler(request))))
 
 
