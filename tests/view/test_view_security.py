@@ -29,6 +29,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[View, Pat
     write_note(docs, "gotcha/deploy-token.md",  # written by hand (or pulled): save would have redacted it
                f"---\ntitle: 'Deploy pushes with {LEAK}'\ntype: gotcha\nsubject: 'the runner token {LEAK}'\n"
                f"links: [{{to: decision/use-pgbouncer, rel: relates_to}}]\n---\n\npush the release with {LEAK}\n")
+    write_note(docs, "note/twice.md", "---\ntitle: Archived twice\n---\n\nThe second text.\n")
+    write_note(docs, ".archive/note/twice.2026-01-02T030405Z.md",  # an older copy of it, archived before
+               "---\ntitle: Archived twice\narchived_at: '2026-01-02T03:04:05+00:00'\narchive_reason: old\n---\n\n"
+               "The first text.\n")
     write_note(docs, "diary/2026-11-21.md", f"# 2026-11-21\n\n- 09:00 [0ldsess1] deploy with {LEAK}, "
                "see [[deploy-token]]\n")
     with running_view(project, tmp_path_factory.mktemp("home")) as view:
@@ -151,6 +155,21 @@ def test_the_right_token_from_its_own_page_changes_the_note(served) -> None:  # 
     status, _, text = request(view, "POST", "/api/undo", body={"id": done["id"]}, headers=own)
     assert status == 400 and b"undone already" in text
     assert path.read_bytes() == original
+
+
+def test_undoing_an_archive_brings_back_the_copy_it_made_beside_an_older_one(served) -> None:  # type: ignore[no-untyped-def]
+    """The archive keeps every copy of a note: the undo restores the one this archive made, and the older copy
+    stays (a plain restore of the slug refuses to choose between them)."""
+    view, docs = served
+    path, older = docs / "note" / "twice.md", docs / ".archive" / "note" / "twice.2026-01-02T030405Z.md"
+    original, kept = path.read_bytes(), older.read_bytes()
+    own = {"X-Pinky-Token": view.token, "Origin": f"http://127.0.0.1:{view.port}", "Sec-Fetch-Site": "same-origin"}
+    status, _, text = request(view, "POST", "/api/archive", body={"slug": "twice", "reason": "gone"}, headers=own)
+    assert status == 200 and not path.exists(), text
+    status, _, text = request(view, "POST", "/api/undo", body={"id": json.loads(text)["done"]["id"]}, headers=own)
+    assert status == 200, text
+    assert path.read_bytes() == original
+    assert [p.name for p in older.parent.iterdir()] == [older.name] and older.read_bytes() == kept
 
 
 def test_every_answer_hides_a_credential_a_hand_written_note_holds(served) -> None:  # type: ignore[no-untyped-def]
