@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
 PACKAGE = SRC / "pinky"
-ADAPTERS = ("pinky.cli", "pinky.hooks", "pinky.mcp", "pinky.__main__")
+ADAPTERS = ("pinky.cli", "pinky.hooks", "pinky.mcp", "pinky.view", "pinky.__main__")
 # The layers, bottom-up. A unit (a folder of src/pinky, or a module at its top) may import only from the units of
 # the layers below its own: nothing imports sideways or up. `__init__` is the package itself (its version).
 LAYERS: tuple[tuple[str, ...], ...] = (
@@ -36,6 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("kb",),            # the KnowledgeBase: the one API of the front ends
     ("sync",),
     ("app",),           # runtime, doctor, init, Claude Code setup
+    ("view",),          # pinky view's web page: a front end, one layer below the CLI that starts it
     ("cli", "mcp", "hooks"),
     ("__main__",),
 )

@@ -165,10 +165,10 @@ class KnowledgeBase:
 
     def update(self, slug: str, expected_version: str, *, title: str | None = None, body: str | None = None,
                tags: list[str] | None = None, type: str | None = None, last_verified: str | None = None,
-               questions: list[str] | None = None) -> Entry:
-        """Change an entry only if nobody changed it since `expected_version`."""
+               questions: list[str] | None = None, fields: dict[str, str | None] | None = None) -> Entry:
+        """Change an entry only if nobody changed it since `expected_version`; `fields`: entries.EDITABLE_FIELDS."""
         return entries.update(self.index, slug, expected_version, title=title, body=body, tags=tags, type=type,
-                              last_verified=last_verified, questions=questions)
+                              last_verified=last_verified, questions=questions, fields=fields)
 
     def delete(self, slug: str, reason: str) -> Path:
         """Soft delete into a new copy in the root's .archive/; returns where the file went."""

@@ -21,6 +21,7 @@ from pinky.cli import plugin as _plugin  # noqa: F401  (pinky setup-claude, inst
 from pinky.cli import reindex as _reindex  # noqa: F401  (pinky reindex)
 from pinky.cli import research as _research  # noqa: F401  (pinky research)
 from pinky.cli import sync as _sync  # noqa: F401  (pinky sync, pinky rollup)
+from pinky.cli import view as _view  # noqa: F401  (pinky view)
 from pinky.cli.app import ReaderGone, cli
 
 __all__ = ["cli", "main"]

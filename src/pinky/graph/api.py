@@ -36,6 +36,20 @@ class KnowledgeGraph:
 
         return neighbourhood(self.index, slug, depth=depth, rels=rels, at=at)
 
+    def overview(self, *, at: str | None = None) -> dict[str, Any]:
+        """Every current entry (diaries aside) and the links between entries that hold on `at` (default today):
+        the whole brain, for a picture of it."""
+        from pinky.graph.neighbourhood import overview
+
+        return overview(self.index, at=at)
+
+    def read_file(self, root: str, rel: str, *, limit: int = 10 << 20) -> bytes:
+        """A file a note links to (an image), read only when it is a regular file inside the knowledge root
+        `root`: never hidden, never reached through a link that leads out (`pinky.indexing.sources.read_in_root`)."""
+        from pinky.indexing.sources import read_in_root
+
+        return read_in_root(self.index.config.roots(), root, rel, limit)
+
     def timeline(self, slug: str) -> dict[str, Any]:
         """Created, each change (git), links added and closed, diary lines naming the entry."""
         from pinky.graph.timeline import timeline

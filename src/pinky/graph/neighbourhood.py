@@ -108,3 +108,20 @@ def _render(index: Index, walk: Walk, root: str, depth: int, day: str) -> dict[s
               "since": row["since"], "until": row["until"]}
              for (a, b, kind, rel), row in walk.edges.items() if a in names and b in names]
     return {"root": root, "depth": depth, "at": day, "nodes": nodes, "edges": edges, "truncated": walk.truncated}
+
+
+def overview(index: Index, *, at: str | None = None) -> dict[str, Any]:
+    """Every current entry (diaries aside: they name everything) and every link between two of them that
+    holds on `at` (default today), one edge per (from, to, relation): the whole brain at a glance."""
+    day = day_of(at)
+    rows = gq.current_entry_nodes(index.conn)
+    slugs = {row["id"]: row["slug"] for row in rows}
+    nodes = [{"id": row["slug"], "title": shown(row["title"]), "type": row["type"], "scope": row["scope"]}
+             for row in rows]
+    edges, seen = [], set()
+    for source, target, kind, rel in gq.entry_edges(index.conn, day):
+        key = (source, target, rel)
+        if source in slugs and target in slugs and source != target and key not in seen:
+            seen.add(key)
+            edges.append({"from": slugs[source], "to": slugs[target], "kind": kind, "rel": rel})
+    return {"at": day, "nodes": nodes, "edges": edges}

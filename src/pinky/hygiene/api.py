@@ -93,6 +93,42 @@ class Hygiene:
 
         return needs_review(self.index, limit)
 
+    def feedback_counts(self, slug: str) -> dict[str, int]:
+        """How often the entry was marked useful, wrong and outdated."""
+        from pinky.hygiene.review import feedback_counts
+
+        return feedback_counts(self.index, slug)
+
+    # --- curation (pinky view's review actions, and their undo) ---------------------------------------
+
+    def supersede(self, old: str, new: str) -> dict[str, Any]:
+        """Mark `old` superseded by `new` in both files; the result is what `unsupersede` takes to undo it."""
+        from pinky.hygiene.curation import supersede
+
+        return supersede(self.index, old, new)
+
+    def unsupersede(self, done: dict[str, Any]) -> dict[str, Any]:
+        from pinky.hygiene.curation import unsupersede
+
+        return unsupersede(self.index, done)
+
+    def merge(self, keep: str, other: str) -> dict[str, Any]:
+        """Append `other`'s text and tags to `keep` and archive `other`; the result is what `unmerge` takes."""
+        from pinky.hygiene.curation import merge
+
+        return merge(self.index, keep, other)
+
+    def unmerge(self, done: dict[str, Any]) -> dict[str, Any]:
+        from pinky.hygiene.curation import unmerge
+
+        return unmerge(self.index, done)
+
+    def duplicates(self, limit: int = 50) -> dict[str, Any]:
+        """Pairs of current entries nearly the same in meaning (the save-time dedup similarity), closest first."""
+        from pinky.hygiene.curation import near_duplicates
+
+        return near_duplicates(self.index, limit=limit)
+
     # --- knowledge gaps --------------------------------------------------------------------------------
 
     def gaps(self, *, include_closed: bool = False, limit: int = 50) -> list[dict[str, Any]]:

@@ -396,7 +396,13 @@ def _same_fact_pairs(rows: dict[str, Any], targets: set[str]) -> dict[tuple[str,
 
 def _similar_pairs(index: Index, targets: list[Any], rows: dict[str, Any],
                    threshold: float) -> dict[tuple[str, str], str]:
-    """(id, id) -> 'similar (0.93)' for near-duplicates (the dedup similarity), one of them a target.
+    """(id, id) -> 'similar (0.93)' for near-duplicates (the dedup similarity), one of them a target."""
+    return {key: f"similar ({score:.2f})" for key, score in similar_scores(index, targets, rows, threshold).items()}
+
+
+def similar_scores(index: Index, targets: list[Any], rows: dict[str, Any],
+                    threshold: float) -> dict[tuple[str, str], float]:
+    """(id, id) -> cosine for near-duplicates (the dedup similarity), one of them a target.
 
     Each target's first chunk, as the indexer embedded it, against every chunk of the current
     entries, in one matrix product per block: nothing is embedded again, and a brain of 5,000 notes
@@ -419,7 +425,7 @@ def _similar_pairs(index: Index, targets: list[Any], rows: dict[str, Any],
             if first != other and other in rows:
                 key = _ordered(first, other)
                 pairs[key] = max(pairs.get(key, 0.0), float(scores[query, chunk]))
-    return {key: f"similar ({score:.2f})" for key, score in pairs.items()}
+    return pairs
 
 
 def _ordered(first: str, second: str) -> tuple[str, str]:

@@ -76,6 +76,11 @@ def feedback(index: Index, slug: str, verdict: str, query: str | None = None) ->
 
 
 
+def feedback_counts(index: Index, slug: str) -> dict[str, int]:
+    """Verdict -> how many times the entry got it."""
+    return hq.feedback_counts(index.conn, entries.find(index, slug)["id"])
+
+
 def opened(index: Index, slug: str) -> bool:
     """Record that an agent read an entry whole (brain_get): with the search before it, that makes a golden
     query candidate for `pinky eval --from-usage`. Telemetry: False when off, and it never fails the read."""

@@ -202,3 +202,24 @@ def parse_file(source: SourceFile, max_bytes: int) -> Document:
     cut = (f"{TOO_LARGE}{size:,} bytes, over the {max_bytes:,}-byte limit ({ENV_MAX_NOTE_BYTES}): indexed by "
            f"its title and its first {len(raw):,} bytes only")
     return replace(doc, content_hash=digest, parse_error=ALSO.join(filter(None, (cut, doc.parse_error))))
+
+
+def read_in_root(roots: dict[str, Path], root: str, rel: str, limit: int) -> bytes:
+    """The bytes of a regular file inside a root (an image a note shows), at most `limit` of them.
+
+    Refused, with NotFound and nothing read, for an unknown root, an absolute path or one with `..`,
+    a hidden or `_` part (`.git`, `.archive`, `.pinky/locks`, `_templates`), a link that leads out of
+    the root, a special file and a folder; a file larger than `limit` is refused too (InvalidInput)."""
+    from pinky.errors import InvalidInput, NotFound
+
+    base = roots.get(root)
+    parts = rel.replace("\\", "/").split("/")
+    if base is None or not rel or rel.startswith("/") or any(not p or p == ".." or is_skipped(p) for p in parts):
+        raise NotFound(f"no file {rel!r} in the {root!r} knowledge folder")
+    try:
+        data = fileio.read_regular(base.joinpath(*parts), base, limit + 1)
+    except (OSError, ValueError):  # missing, a folder, a special file, a link out (UnsafeFile)
+        raise NotFound(f"no file {rel!r} in the {root!r} knowledge folder") from None
+    if len(data) > limit:
+        raise InvalidInput(f"{rel} is larger than {limit:,} bytes")
+    return data

@@ -37,7 +37,7 @@ from pinky.base.fileio import (
     write_numbered,
 )
 from pinky.base.layout import entry_id, slug_for
-from pinky.base.redact import redact_kinds
+from pinky.base.redact import redact, redact_kinds
 from pinky.base.validate import (
     MAX_BODY_CHARS,
     clean_text,
@@ -321,11 +321,13 @@ def get(index: Index, slug: str) -> Entry:
 
 def update(index: Index, slug: str, expected_version: str, *, title: str | None = None, body: str | None = None,
            tags: list[str] | None = None, type: str | None = None, last_verified: str | None = None,
-           questions: list[str] | None = None) -> Entry:
+           questions: list[str] | None = None, fields: dict[str, str | None] | None = None) -> Entry:
     """Change an entry only if nobody changed it since `expected_version` (its content hash). None keeps a
-    field as it is; `questions=[]` removes them."""
+    field as it is; `questions=[]` removes them. `fields`: hygiene fields of the frontmatter
+    (`EDITABLE_FIELDS`: dates and slugs) set to a value, or removed with None (how undo puts one back)."""
     if not isinstance(expected_version, str) or not expected_version.strip():
         raise InvalidInput("expected_version is required: take it from brain_get / pinky-brain get")
+    hygiene_fields = _hygiene_fields(fields)
     row = find(index, slug)
     path = _file_of(index, row)
     with edit_lock(index, row["root"], row["path"]):
@@ -348,6 +350,11 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
                    "tags": tag_list,
                    "last_verified": None if last_verified is None else valid_day(last_verified, "last_verified")}
         meta.update({key: value for key, value in changes.items() if value is not None})
+        for name, value in hygiene_fields.items():  # in place when present: an undo restores the file's order
+            if value is None:
+                meta.pop(name, None)
+            else:
+                meta[name] = value
         if questions is not None:
             asked, hidden = _redacted_list(validate_questions(questions), hidden)
             meta.pop("questions", None)
@@ -359,6 +366,29 @@ def update(index: Index, slug: str, expected_version: str, *, title: str | None 
     if index.config.telemetry and body is not None:  # a new body may answer what searches missed
         gaps.close_answered(index, updated.slug, f"{updated.title}\n{new_body}")
     return replace(updated, redacted=hidden)
+
+
+EDITABLE_FIELDS = {"last_verified": "date", "valid_from": "date", "valid_until": "date",
+                   "supersedes": "slug", "superseded_by": "slug"}
+
+
+def _hygiene_fields(fields: dict[str, str | None] | None) -> dict[str, str | None]:
+    """`update`'s `fields` checked: known names only, dates as days, slugs as one line each."""
+    checked: dict[str, str | None] = {}
+    for name, value in (fields or {}).items():
+        kind = EDITABLE_FIELDS.get(name)
+        if kind is None:
+            raise InvalidInput(f"field {name!r} cannot be set this way; one of {', '.join(EDITABLE_FIELDS)}")
+        if value is None:
+            checked[name] = None
+        elif kind == "date":
+            checked[name] = valid_day(value, name)
+        else:
+            slug = validate_slug(value)
+            if len(slug) > MAX_STEM * 8 or any(ord(c) < 32 for c in slug):
+                raise InvalidInput(f"{name} must be one slug on one line, got {value!r}")
+            checked[name] = redact(slug)
+    return checked
 
 
 def similar(index: Index, slug: str, *, threshold: float = DUPLICATE_SIMILARITY, limit: int = 3) -> list[search.Hit]:

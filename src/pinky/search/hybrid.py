@@ -137,9 +137,13 @@ class Hit:
     age_days: int | None = None  # since last_verified (else created)
     stale: bool = False  # age past its type's threshold (pinky.base.staleness): check it before relying on it
     why: str | None = None  # set when the search's context file lifted it (pinky.search.context_rank)
+    parts: dict[str, Any] | None = None  # with `explain`: each side's score and rank for the entry (explain_parts)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if data["parts"] is None:  # only an explained search carries it
+            del data["parts"]
+        return data
 
 
 @dataclass(frozen=True)
@@ -156,10 +160,11 @@ def search(index: Index, request: SearchRequest) -> SearchResult:
     """Hybrid search over both roots in one ranking; the request's selection narrows before ranking.
     `context_file`: the file the caller works on; entries linked to it rank a little higher
     (pinky.search.context_rank). `hypothetical`: a draft answer written by the caller (HyDE); the vector
-    side searches with it (see semantic_hits), full text with the query alone."""
+    side searches with it (see semantic_hits), full text with the query alone. `explain`: each hit carries
+    `parts`, what each side scored it (explain_parts)."""
     filters = filters_for(index, request)
     query, hypothetical, mode = request.query, request.hypothetical, request.mode
-    context_file, record_usage = request.context_file, request.record_usage
+    context_file, record_usage, explain = request.context_file, request.record_usage, request.explain
     query = clean_text(query, "query", MAX_QUERY_CHARS)
     if hypothetical is not None:
         hypothetical = clean_text(hypothetical, "hypothetical", MAX_HYPOTHETICAL_CHARS)
@@ -193,7 +198,9 @@ def search(index: Index, request: SearchRequest) -> SearchResult:
     boosts = context_rank.boosts_for(index, context_file) if context_file else {}
     ranked = fuse(index, query, lexical, vector, limit, boosts, refined)
     whys = {chunk: boosts[entry].why for entry, _, chunk in ranked if entry in boosts}
-    hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query, whys)
+    parts = explain_parts(lexical, vector, refined, boosts) if explain else {}
+    hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query, whys,
+                    {chunk: parts[entry] for entry, _, chunk in ranked if entry in parts})
     if record_usage and index.config.telemetry:
         if ranked:
             _record_usage(index, [entry for entry, _, _ in ranked], query)
@@ -201,6 +208,21 @@ def search(index: Index, request: SearchRequest) -> SearchResult:
         if gaps.is_weak(coverage, similarity):
             gaps.record(index, query, max(coverage, similarity))
     return SearchResult(hits, ran, notice)
+
+
+def explain_parts(lexical: list[Candidate], vector: list[Candidate], refined: list[Candidate] | None,
+                  boosts: dict[str, context_rank.Boost]) -> dict[str, dict[str, Any]]:
+    """Entry -> why it ranked: its score and rank on each side that found it (`full_text`: BM25 over the
+    weighted fields; `vector`: the default embedder's cosine; `second_stage`: e5's cosine) and the
+    context file's lift, if any. The fused score is their standardised, weighted sum (pinky.search.fusion)."""
+    out: dict[str, dict[str, Any]] = {}
+    for side, candidates in (("full_text", lexical), ("vector", vector), ("second_stage", refined or [])):
+        for rank, (entry, score, _) in enumerate(candidates, 1):
+            out.setdefault(entry, {}).setdefault(side, {"score": round(float(score), 4), "rank": rank})
+    for entry, boost in boosts.items():
+        if entry in out:
+            out[entry]["context"] = boost.why
+    return out
 
 
 def match_strength(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate]) -> tuple[float, float]:
@@ -345,7 +367,7 @@ def _vector_side(index: Index, vector: list[Candidate], refined: list[Candidate]
 
 
 def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str,
-             whys: dict[int, str] | None = None) -> list[Hit]:
+             whys: dict[int, str] | None = None, parts: dict[int, dict[str, Any]] | None = None) -> list[Hit]:
     """Hits for (best chunk id, score) pairs, in that order; the snippet centres on `query`."""
     rows = rq.hit_rows(index.conn, [chunk for chunk, _ in scored_chunks])
     today = now_utc().date()
@@ -354,7 +376,8 @@ def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str,
                 snippet=snippet(r["text"], query), heading=r["heading"], line=r["line"],
                 last_verified=r["last_verified"], **_validity(r["meta"]),
                 age_days=(age := age_days(r["last_verified"], r["created"], today)),
-                stale=is_stale(r["type"], age, index.config.stale_days), why=(whys or {}).get(chunk))
+                stale=is_stale(r["type"], age, index.config.stale_days), why=(whys or {}).get(chunk),
+                parts=(parts or {}).get(chunk))
             for chunk, score in scored_chunks if (r := rows.get(chunk)) is not None]
     # Equal scores (the same text twice, say) go to the fresher entry; nothing else moves (HYGIENE.md).
     return sorted(hits, key=lambda hit: (-hit.score, hit.age_days if hit.age_days is not None else 0))

@@ -36,7 +36,8 @@ class Selection:
 class SearchRequest(Selection):
     """One search. `mode`: hybrid, bm25 (keyword) or vector (semantic). `context_file`: the file being worked
     on; entries linked to it rank higher. `hypothetical`: a draft answer whose embedding joins the query's on
-    the vector side (HyDE by the calling agent). `record_usage`: count the hits as retrieved (telemetry)."""
+    the vector side (HyDE by the calling agent). `record_usage`: count the hits as retrieved (telemetry).
+    `explain`: each hit carries `parts`, its score and rank on each side (`pinky.search.hybrid.explain_parts`)."""
 
     query: str
     _: KW_ONLY
@@ -45,6 +46,7 @@ class SearchRequest(Selection):
     context_file: str | None = None
     hypothetical: str | None = None
     record_usage: bool = False
+    explain: bool = False
 
 
 def filters_for(index: Index, selection: Selection | None = None) -> rq.Filters:

@@ -122,6 +122,20 @@ def entry_nodes(conn: Any, entry_ids: list[str]) -> dict[str, Any]:
     return {row[0]: row for row in rows}
 
 
+def current_entry_nodes(conn: Any) -> list[Any]:
+    """(id, slug, title, type, scope) of every entry not superseded, diaries aside, in slug order."""
+    return conn.execute("SELECT id, slug, title, type, scope FROM entry WHERE type != 'diary' "
+                        "AND json_extract(meta, '$.superseded_by') IS NULL ORDER BY slug").fetchall()
+
+
+def entry_edges(conn: Any, day: str | None) -> list[tuple[str, str, str, str]]:
+    """(source id, target id, kind, rel) of every link from a note to a note that holds on `day`."""
+    clause, args = valid_on(day)
+    return [(r[0], r[1], r[2], r[3]) for r in conn.execute(
+        f"SELECT l.source_id, l.target_id, l.kind, l.rel FROM link l WHERE l.source_id IS NOT NULL "
+        f"AND l.target_id IS NOT NULL AND {clause}", args)]
+
+
 def unresolved_links(conn: Any) -> list[Any]:
     """Links that name no entry: (root, path, line, target) of a note's, or (NULL, file, line, target) of code."""
     return conn.execute(

@@ -1,0 +1,209 @@
+"""`pinky view` in a real headless Chromium (Debian's /usr/bin/chromium, driven by Playwright): search as you
+type, open a note, follow a link in the graph, verify a stale entry and see it leave the review list, undo it,
+the diary, and a hostile note whose `<script>` never runs. One browser and one server for the module."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from view_helpers import CHROMIUM, CHROMIUM_ARGS, HOSTILE_TITLE, View, make_brain, running_view, snapshot, wait_for
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+if not os.path.exists(CHROMIUM):
+    if os.environ.get("CI"):  # CI installs it (.ci/run): a missing browser there is a failure, not a skip
+        pytest.fail(f"{CHROMIUM} is missing in CI", pytrace=False)
+    pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[View, Path]]:
+    project = tmp_path_factory.mktemp("view-browser") / "proj"
+    docs = make_brain(project)
+    with running_view(project, tmp_path_factory.mktemp("home")) as view:
+        yield view, docs
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with playwright_api.sync_playwright() as driver:
+        chromium = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def tab(browser: Any, served: tuple[View, Path]) -> Iterator[Any]:
+    """One tab for the module, entered once through the token URL (it keeps the cookie)."""
+    view, _ = served
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    page.goto(view.url)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def page(tab: Any, served: tuple[View, Path]) -> Iterator[Any]:
+    """The tab, reloaded on the search page; fails the test on any script error or dialog."""
+    view, _ = served
+    errors: list[str] = []
+
+    def on_error(error: Any) -> None:
+        errors.append(str(error))
+
+    def on_dialog(dialog: Any) -> None:
+        errors.append(f"dialog: {dialog.message}")
+        dialog.dismiss()
+
+    tab.on("pageerror", on_error)
+    tab.on("dialog", on_dialog)
+    tab.goto(view.base + "/#/search")
+    tab.reload()
+    tab.wait_for_selector("#results .card")
+    yield tab
+    tab.remove_listener("pageerror", on_error)
+    tab.remove_listener("dialog", on_dialog)
+    assert not errors, errors
+
+
+def until(page: Any, expression: str, timeout: float = 20.0) -> Any:
+    """Poll a JavaScript expression until it is truthy (Playwright's wait_for_function evaluates strings with
+    eval, which the page's Content-Security-Policy forbids, as it should)."""
+    value = wait_for(lambda: page.evaluate(expression), timeout)
+    assert value, f"never true: {expression}"
+    return value
+
+
+def test_search_as_you_type_shows_type_scope_staleness_and_why_it_ranked(page: Any) -> None:
+    assert page.url.endswith("/#/search") or page.url.endswith("/")  # the token left the address bar
+    page.click("#q")
+    page.keyboard.type("postgres poo", delay=30)
+    until(page, "document.querySelector('#results').dataset.query === 'postgres poo'")
+    hit = page.locator('#results .hit[data-slug="gotcha/pool-timeout"]')
+    text = hit.inner_text()
+    assert "Pool timeout on shutdown" in text and "gotcha" in text and "project:proj" in text
+    parts = hit.locator(".parts").inner_text()  # why it ranked: each side's score and rank
+    assert "full text" in parts and "(#" in parts
+    page.fill("#q", "cache flag restart")
+    stale = page.locator('#results .hit[data-slug="gotcha/old-cache-flag"]')
+    stale.wait_for()
+    assert "stale: unverified for" in stale.inner_text()
+    page.select_option("#f-type", "decision")
+    page.fill("#q", "postgres")
+    until(page, "document.querySelector('#results').dataset.query === 'postgres'")
+    page.wait_for_selector('#results .hit[data-slug="decision/use-pgbouncer"]')
+    assert page.locator("#results .hit").count() == 1
+
+
+def test_open_a_note_shows_markdown_fields_links_code_and_history(page: Any) -> None:
+    page.fill("#q", "pool shutdown")
+    page.click('#results .hit[data-slug="gotcha/pool-timeout"] a.title')
+    page.wait_for_selector("#note-title")
+    assert page.inner_text("#note-title") == "Pool timeout on shutdown"
+    assert page.locator(".md strong").inner_text() == "pool"  # rendered markdown
+    assert page.locator(".md code").first.inner_text() == "pool.close(timeout=5)"
+    body = page.inner_text("main")
+    assert "depends_on" in body and "Use PgBouncer in front of postgres" in body and "2026-01-10 → now" in body
+    assert "src/db/pool.py:1" in body  # the breadcrumb in code, with its line
+    assert "useful 0" in body and "last_verified" in body
+    page.wait_for_selector("#history .timeline")
+    assert "why does the pool hang" in page.inner_text("#history")
+    page.click(".md a.wikilink")
+    until(page, "document.querySelector('#note-title')?.textContent.startsWith('Use PgBouncer')")
+
+
+def test_follow_a_link_in_the_graph(page: Any) -> None:
+    page.goto(page.url.split("#")[0] + "#/graph/gotcha/pool-timeout?depth=2")
+    until(page, "window.pinkyPerf.graph && window.pinkyPerf.graph.settled_ms !== null")
+    nodes = page.evaluate("window.pinkyGraph.graphData().nodes.map(n => n.id)")
+    assert {"gotcha/pool-timeout", "decision/use-pgbouncer", "src/db/pool.py"} <= set(nodes)
+    rels = page.evaluate("window.pinkyGraph.graphData().links.map(l => l.rel)")
+    assert "depends_on" in rels
+    page.wait_for_timeout(400)  # zoomToFit's transition
+    x, y = page.evaluate("""(() => {
+        const n = window.pinkyGraph.graphData().nodes.find(n => n.id === 'decision/use-pgbouncer');
+        const p = window.pinkyGraph.graph2ScreenCoords(n.x, n.y); const r = document.querySelector('#graph canvas')
+        .getBoundingClientRect(); return [r.left + p.x, r.top + p.y]; })()""")
+    page.mouse.move(x, y)
+    until(page, "!document.getElementById('tooltip').hidden")  # the graph saw the pointer over the node
+    assert "decision/use-pgbouncer" in page.inner_text("#tooltip")
+    page.mouse.click(x, y)
+    until(page, "location.hash === '#/note/decision%2Fuse-pgbouncer'")
+    page.wait_for_selector("#note-title")
+    assert page.inner_text("#note-title").startswith("Use PgBouncer")
+
+
+def test_the_whole_brain_graph_draws_every_note(page: Any) -> None:
+    page.goto(page.url.split("#")[0] + "#/graph")
+    until(page, "window.pinkyPerf.graph !== null")
+    nodes = page.evaluate("window.pinkyGraph.graphData().nodes.map(n => n.id)")
+    assert set(nodes) == {"gotcha/pool-timeout", "decision/use-pgbouncer", "gotcha/old-cache-flag", "note/hostile"}
+
+
+def test_verify_a_stale_entry_it_leaves_the_review_list_and_undo_brings_it_back(
+        page: Any, served: tuple[View, Path]) -> None:
+    _, docs = served
+    path = docs / "gotcha" / "old-cache-flag.md"
+    original = path.read_bytes()
+    page.goto(page.url.split("#")[0] + "#/review")
+    card = page.locator('#stale .card[data-slug="gotcha/old-cache-flag"]')
+    card.wait_for()
+    assert "unverified for" in card.inner_text()
+    card.get_by_role("button", name="Verify").click()
+    card.wait_for(state="detached")
+    assert b"last_verified:" in path.read_bytes()
+    page.locator("#toast button[data-undo]").click()
+    page.locator('#stale .card[data-slug="gotcha/old-cache-flag"]').wait_for()
+    assert path.read_bytes() == original
+    assert "(undone)" in page.inner_text("#changes")
+
+
+def test_the_diary_links_to_the_notes_a_day_mentions(page: Any) -> None:
+    page.goto(page.url.split("#")[0] + "#/diary")
+    day = page.locator('.day[data-slug="diary/2026-11-20"]')
+    day.wait_for()
+    assert "why does the pool hang" in day.inner_text()
+    day.locator(".chips a").first.click()
+    page.wait_for_selector("#note-title")
+    assert page.inner_text("#note-title") == "Pool timeout on shutdown"
+
+
+def test_a_hostile_note_shows_its_script_as_text_and_nothing_runs(page: Any, served: tuple[View, Path]) -> None:
+    _, docs = served
+    before = snapshot(docs)
+    page.fill("#q", "hostile")
+    page.wait_for_selector('#results .hit[data-slug="note/hostile"]')
+    assert "<script>window.__pwned=1</script>" in page.inner_text('#results .hit[data-slug="note/hostile"]')
+    page.click('#results .hit[data-slug="note/hostile"] a.title')
+    page.wait_for_selector("#note-title")
+    assert page.inner_text("#note-title") == HOSTILE_TITLE
+    assert "<script>window.__pwned = 3</script>" in page.inner_text(".md")
+    assert page.locator("main script, main img[src='x'], main [onerror]").count() == 0
+    page.click(".md a:has-text('click me')") if page.locator(".md a:has-text('click me')").count() else None
+    page.goto(page.url.split("#")[0] + "#/graph")
+    until(page, "window.pinkyPerf.graph !== null")
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.__pwned") is None
+    assert snapshot(docs) == before
+
+
+def test_without_the_token_the_page_is_read_only_and_a_click_changes_nothing(
+        browser: Any, served: tuple[View, Path]) -> None:
+    view, docs = served
+    before = snapshot(docs)
+    context = browser.new_context()
+    tab = context.new_page()
+    tab.goto(view.base + "/#/review")
+    tab.wait_for_selector("#readonly:not([hidden])")
+    button = tab.locator('#stale .card[data-slug="gotcha/old-cache-flag"] button', has_text="Verify")
+    button.wait_for()
+    assert button.is_disabled()
+    status = tab.evaluate("""fetch('/api/verify', {method: 'POST', headers: {'Content-Type': 'application/json',
+        'X-Pinky-Token': 'guess'}, body: JSON.stringify({slug: 'old-cache-flag'})}).then(r => r.status)""")
+    assert status == 403
+    context.close()
+    assert snapshot(docs) == before

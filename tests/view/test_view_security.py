@@ -1,0 +1,186 @@
+"""`pinky view`'s gate, over real HTTP against the running `pinky view` process: a foreign Origin, a missing or
+wrong token, another Host name (DNS rebinding), a cross-site fetch and a path leading out of the roots change
+nothing on disk and read nothing; the right token from its own page does change the note."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import socket
+import string
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import write_note
+from view_helpers import View, make_brain, running_view, snapshot
+
+_RNG = random.Random(24)
+LEAK = "ghp_" + "".join(_RNG.choice(string.ascii_letters + string.digits) for _ in range(33)) + "a1Z"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[View, Path]]:
+    project = tmp_path_factory.mktemp("view-security") / "proj"
+    docs = make_brain(project)
+    os.symlink(project / "secret.txt", docs / "leak.png")
+    write_note(docs, "gotcha/deploy-token.md",  # written by hand (or pulled): save would have redacted it
+               f"---\ntitle: 'Deploy pushes with {LEAK}'\ntype: gotcha\nsubject: 'the runner token {LEAK}'\n"
+               f"links: [{{to: decision/use-pgbouncer, rel: relates_to}}]\n---\n\npush the release with {LEAK}\n")
+    write_note(docs, "note/twice.md", "---\ntitle: Archived twice\n---\n\nThe second text.\n")
+    write_note(docs, ".archive/note/twice.2026-01-02T030405Z.md",  # an older copy of it, archived before
+               "---\ntitle: Archived twice\narchived_at: '2026-01-02T03:04:05+00:00'\narchive_reason: old\n---\n\n"
+               "The first text.\n")
+    write_note(docs, "diary/2026-11-21.md", f"# 2026-11-21\n\n- 09:00 [0ldsess1] deploy with {LEAK}, "
+               "see [[deploy-token]]\n")
+    with running_view(project, tmp_path_factory.mktemp("home")) as view:
+        yield view, docs
+
+
+def request(view: View, method: str, path: str, *, body: object = None, headers: dict[str, str] | None = None,
+            host: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    """One raw request: the path is sent exactly as given (`..` included), the Host header as given."""
+    conn = http.client.HTTPConnection("127.0.0.1", view.port, timeout=10)
+    conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+    conn.putheader("Host", host if host is not None else f"127.0.0.1:{view.port}")
+    data = json.dumps(body).encode() if body is not None else b""
+    sent = {**({"Content-Type": "application/json"} if body is not None else {}), **(headers or {})}
+    for name, value in sent.items():
+        conn.putheader(name, value)
+    conn.putheader("Content-Length", str(len(data)))
+    conn.endheaders(data)
+    response = conn.getresponse()
+    out = response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    conn.close()
+    return out
+
+
+def test_a_change_needs_the_token_and_its_own_origin_and_nothing_changes_without_them(served) -> None:  # type: ignore[no-untyped-def]
+    view, docs = served
+    before = snapshot(docs)
+    own = f"http://127.0.0.1:{view.port}"
+    attempts = [
+        {},  # no token
+        {"X-Pinky-Token": "wrong"},
+        {"X-Pinky-Token": view.token, "Origin": "http://evil.example"},
+        {"X-Pinky-Token": view.token, "Origin": "null"},
+        {"X-Pinky-Token": view.token, "Origin": own, "Sec-Fetch-Site": "cross-site"},
+        {"Origin": own},
+    ]
+    for headers in attempts:
+        for path, body in (("/api/verify", {"slug": "old-cache-flag"}),
+                           ("/api/archive", {"slug": "pool-timeout", "reason": "gone"}),
+                           ("/api/merge", {"keep": "pool-timeout", "other": "use-pgbouncer"})):
+            status, _, text = request(view, "POST", path, body=body, headers=headers)
+            assert status == 403, (headers, path, text)
+    status, _, _ = request(view, "POST", "/api/verify", headers={"X-Pinky-Token": view.token,
+                           "Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 403  # a form post is never a change, even with the token
+    assert snapshot(docs) == before
+
+
+def test_another_host_name_is_refused_even_for_reading(served) -> None:  # type: ignore[no-untyped-def]
+    view, docs = served
+    before = snapshot(docs)
+    for host in (f"evil.example:{view.port}", "127.0.0.1", f"127.0.0.1.nip.io:{view.port}", ""):
+        status, _, text = request(view, "GET", "/api/note?slug=pool-timeout", host=host)
+        assert status == 403 and b"Host" in text and b"postgres" not in text, host
+        status, _, _ = request(view, "POST", "/api/verify", body={"slug": "old-cache-flag"}, host=host,
+                               headers={"X-Pinky-Token": view.token})
+        assert status == 403
+    status, _, text = request(view, "GET", "/api/note?slug=pool-timeout", host=f"localhost:{view.port}")
+    assert status == 200 and b"postgres" in text
+    assert snapshot(docs) == before
+
+
+def test_no_path_leads_out_of_the_roots(served) -> None:  # type: ignore[no-untyped-def]
+    view, _ = served
+    for path in ("/raw/project/../../secret.txt", "/raw/project/%2e%2e/%2e%2e/secret.txt",
+                 "/raw/project/..%2f..%2fsecret.txt", "/raw/project/leak.png", "/raw/project//etc/passwd",
+                 "/raw/global/../../../../etc/passwd", "/raw/elsewhere/x.png", "/raw/project/.pinky/locks/x",
+                 "/static/../../kb.py", "/static/%2e%2e/app.py", "/static/vendor/../../brain.py",
+                 "/../../secret.txt"):
+        status, _, text = request(view, "GET", path)
+        assert status == 404, (path, status)
+        assert b"outside the brain" not in text and b"import" not in text and b"root:" not in text, path
+    status, headers, text = request(view, "GET", "/raw/project/gotcha/pool-timeout.md")
+    assert status == 200 and headers["content-disposition"] == "attachment" and b"Pool timeout" in text
+
+
+def test_the_token_url_sets_a_strict_cookie_and_only_that_page_carries_the_token(served) -> None:  # type: ignore[no-untyped-def]
+    view, _ = served
+    status, headers, _ = request(view, "GET", f"/?token={view.token}")
+    assert status == 303 and headers["location"] == "/"
+    cookie = headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    status, headers, page = request(view, "GET", "/", headers={"Cookie": cookie.split(";")[0]})
+    assert status == 200 and view.token.encode() in page
+    assert "frame-ancestors 'none'" in headers["content-security-policy"] and headers["x-frame-options"] == "DENY"
+    status, _, page = request(view, "GET", "/")
+    assert status == 200 and view.token.encode() not in page
+    status, headers, _ = request(view, "GET", "/?token=wrong")
+    assert status == 303 and "set-cookie" not in headers
+
+
+def test_a_cross_site_read_of_the_api_is_refused(served) -> None:  # type: ignore[no-untyped-def]
+    view, _ = served
+    status, _, text = request(view, "GET", "/api/search?q=pool", headers={"Sec-Fetch-Site": "cross-site",
+                                                                         "Sec-Fetch-Mode": "no-cors"})
+    assert status == 403 and b"pool" not in text
+    status, _, _ = request(view, "GET", "/api/search?q=pool", headers={"Origin": "http://evil.example"})
+    assert status == 403
+
+
+def test_it_listens_on_127_0_0_1_only(served) -> None:  # type: ignore[no-untyped-def]
+    view, _ = served
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.2", view.port), timeout=2).close()
+
+
+def test_the_right_token_from_its_own_page_changes_the_note(served) -> None:  # type: ignore[no-untyped-def]
+    """The control: the same request with the token and its own Origin does verify the entry, and undoes."""
+    view, docs = served
+    path = docs / "gotcha" / "old-cache-flag.md"
+    original = path.read_bytes()
+    own = {"X-Pinky-Token": view.token, "Origin": f"http://127.0.0.1:{view.port}", "Sec-Fetch-Site": "same-origin"}
+    status, _, text = request(view, "POST", "/api/verify", body={"slug": "old-cache-flag"}, headers=own)
+    assert status == 200, text
+    assert b"last_verified" in path.read_bytes()
+    done = json.loads(text)["done"]
+    status, _, text = request(view, "POST", "/api/undo", body={"id": done["id"]}, headers=own)
+    assert status == 200, text
+    assert b"last_verified" not in path.read_bytes()
+    status, _, text = request(view, "POST", "/api/undo", body={"id": done["id"]}, headers=own)
+    assert status == 400 and b"undone already" in text
+    assert path.read_bytes() == original
+
+
+def test_undoing_an_archive_brings_back_the_copy_it_made_beside_an_older_one(served) -> None:  # type: ignore[no-untyped-def]
+    """The archive keeps every copy of a note: the undo restores the one this archive made, and the older copy
+    stays (a plain restore of the slug refuses to choose between them)."""
+    view, docs = served
+    path, older = docs / "note" / "twice.md", docs / ".archive" / "note" / "twice.2026-01-02T030405Z.md"
+    original, kept = path.read_bytes(), older.read_bytes()
+    own = {"X-Pinky-Token": view.token, "Origin": f"http://127.0.0.1:{view.port}", "Sec-Fetch-Site": "same-origin"}
+    status, _, text = request(view, "POST", "/api/archive", body={"slug": "twice", "reason": "gone"}, headers=own)
+    assert status == 200 and not path.exists(), text
+    status, _, text = request(view, "POST", "/api/undo", body={"id": json.loads(text)["done"]["id"]}, headers=own)
+    assert status == 200, text
+    assert path.read_bytes() == original
+    assert [p.name for p in older.parent.iterdir()] == [older.name] and older.read_bytes() == kept
+
+
+def test_every_answer_hides_a_credential_a_hand_written_note_holds(served) -> None:  # type: ignore[no-untyped-def]
+    """What the page shows is what the CLI and MCP show: the title, a frontmatter field, the body, a diary line
+    and the file itself come with the token replaced by a [REDACTED:...] marker."""
+    view, _ = served
+    for path in ("/api/search?q=deploy+pushes", "/api/search?q=", "/api/note?slug=deploy-token", "/api/overview",
+                 "/api/graph?slug=deploy-token", "/api/timeline?slug=deploy-token", "/api/review", "/api/diary",
+                 "/raw/project/gotcha/deploy-token.md"):
+        status, _, text = request(view, "GET", path)
+        assert status == 200, (path, text[:200])
+        assert LEAK.encode() not in text and LEAK[4:20].encode() not in text, path
+    _, _, note = request(view, "GET", "/api/note?slug=deploy-token")
+    assert json.loads(note)["meta"]["subject"].startswith("the runner token [REDACTED:")
