@@ -21,12 +21,12 @@ def view(ctx: click.Context, port: int, no_open: bool) -> None:
 
     Example:
 
-        pinky view --port 8765 --no-open
+        pinky-brain view --port 8765 --no-open
     """
     from pinky.view.server import serve
 
     def announce(url: str) -> None:
-        click.echo(f"pinky view: {url}", err=False)
+        click.echo(f"pinky-brain view: {url}", err=False)
         click.echo("Ctrl-C stops it.", err=True)
 
     try:

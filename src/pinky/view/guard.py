@@ -98,7 +98,7 @@ class Guard:
             return "refused: a request from another site (Sec-Fetch-Site)"
         if scope["method"] not in SAFE_METHODS:
             if not self.token_ok(headers.get(TOKEN_HEADER)):
-                return "refused: a change needs this run's token (open the URL pinky view printed)"
+                return "refused: a change needs this run's token (open the URL pinky-brain view printed)"
             if headers.get("content-type", "").split(";")[0].strip() != "application/json":
                 return "refused: a change is sent as JSON"
         return None
