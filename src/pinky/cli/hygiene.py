@@ -8,6 +8,7 @@ import sys
 import click
 
 from pinky.cli.app import cli, emit_json, open_kb
+from pinky.cli.progress import progress_shown
 
 
 @cli.group(invoke_without_command=True)
@@ -134,7 +135,8 @@ def import_cmd(ctx: click.Context, file: str, root: str | None, as_json: bool) -
 
         pinky import brain.jsonl
     """
-    report = open_kb(ctx).hygiene.import_file(file, root=root, pipes=True)
+    with progress_shown() as progress:
+        report = open_kb(ctx).hygiene.import_file(file, root=root, pipes=True, progress=progress)
     refused = len(report["errors"])
     if as_json:
         emit_json(report)

@@ -173,7 +173,7 @@ def _check_unicode(name: str, value: str) -> None:
 
 
 def import_file(index: Index, file: str, *, root: str | None = None, embed: bool = True,
-                pipes: bool = False) -> dict[str, Any]:
+                pipes: bool = False, progress: indexer.Progress | None = None) -> dict[str, Any]:
     """Import an export file (see open_export; with `pipes`, `-` is standard input): opened first, so
     what is not an export is refused before anything else happens; then the index catches up with
     the markdown (what is on disk decides what is a duplicate) and the records are imported."""
@@ -185,12 +185,12 @@ def import_file(index: Index, file: str, *, root: str | None = None, embed: bool
     else:
         handle = open_export(Path(file).expanduser(), limit, pipes=pipes)
     with handle:
-        indexer.reindex(index, embed=False)
-        return import_lines(index, export_lines(handle, limit), root=root, embed=embed)
+        indexer.reindex(index, embed=False, progress=progress)
+        return import_lines(index, export_lines(handle, limit), root=root, embed=embed, progress=progress)
 
 
 def import_lines(index: Index, lines: Iterable[str | bytes | InvalidInput], *, root: str | None = None,
-                 embed: bool = True) -> dict[str, Any]:
+                 embed: bool = True, progress: indexer.Progress | None = None) -> dict[str, Any]:
     """Write every record not already in its root (or in `root`) there, then index them.
 
     A line that cannot be imported (an InvalidInput item is one `export_lines` already refused) is
@@ -211,7 +211,7 @@ def import_lines(index: Index, lines: Iterable[str | bytes | InvalidInput], *, r
                 written.append(found)
     finally:
         if written:  # one catch-up, batched, instead of a transaction per file
-            indexer.reindex(index, embed=embed)
+            indexer.reindex(index, embed=embed, progress=progress)
     for where, rel, scope in written:
         row = eq.entry_at(index.conn, where, rel)
         if row is not None and scope and row["scope"] != scope:  # another project's name here
