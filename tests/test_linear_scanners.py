@@ -64,6 +64,7 @@ PATTERNS: dict[tuple[str, str], tuple[str, ...]] = {
     ("pinky.hygiene.evergreen", "_LIMIT_BEFORE"): ("under ", "than ~ "),
     ("pinky.hygiene.evergreen", "_PATTERNS"): ("1,000 ", "1.5 ", "a.py:", "lines 1 to ", "abcdef1"),
     ("pinky.text.lexical", "_TOKEN"): (),
+    ("pinky.search.history", "HISTORY"): ("3 ", "last ", "what did ", "2026-", "2026-w", "nov 3"),
     ("pinky.text.lexical", "_CAMEL_BREAK"): ("aB", "ABc", "AB"),
     ("pinky.text.lexical", "_FEEDBACK_WORD"): (),
     ("pinky.text.linkrefs", "WIKI_LINK"): ("[[", "[[a", "[[a|", "[[a#"),

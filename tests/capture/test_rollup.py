@@ -20,6 +20,7 @@ from pinky.capture.rollup import (
 from pinky.errors import InvalidInput
 
 # 2026-11-23 (Mon) .. 2026-11-29 (Sun) is ISO week 2026-W48
+AFTER = date(2027, 1, 4)  # "today" for the rollups of closed periods: a week in the future is dated today
 DIARIES = {
     "2026-11-02": [
         "- 09:00 [aaaaaaaa] files: src/a.py, src/b.py",
@@ -66,7 +67,7 @@ def brain(tmp_path: Path) -> Path:
 
 
 def test_week_rollup_sections(brain: Path) -> None:
-    path, text = build_rollup(brain, week_period(2026, 48))
+    path, text = build_rollup(brain, week_period(2026, 48), AFTER)
     assert path == brain / "diary/weekly/2026-W48.md"
     front, body = text.split("---\n")[1], text.split("---\n", 2)[2]
     assert front == (
@@ -100,7 +101,7 @@ def test_week_rollup_sections(brain: Path) -> None:
 
 
 def test_month_rollup_covers_whole_month(brain: Path) -> None:
-    path, text = build_rollup(brain, month_period(2026, 11))
+    path, text = build_rollup(brain, month_period(2026, 11), AFTER)
     assert path == brain / "diary/monthly/2026-11.md"
     assert "title: Month 2026-11\n" in text and "created: 2026-11-30\n" in text and "rollup: month\n" in text
     assert "- Sessions: 4\n- Active days: 4 of 30\n" in text
@@ -112,15 +113,15 @@ def test_month_rollup_covers_whole_month(brain: Path) -> None:
 def test_rewrite_is_byte_identical_and_never_touches_diaries(brain: Path) -> None:
     diaries = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in (brain / "diary").glob("*.md")}
     period = week_period(2026, 48)
-    first = write_rollup(brain, period).read_bytes()
+    first = write_rollup(brain, period, AFTER).read_bytes()
     os.utime(brain / "gotcha/pool-timeout.md", (0, 0))  # mtimes are not an input
-    second = write_rollup(brain, period).read_bytes()
+    second = write_rollup(brain, period, date(2030, 5, 6)).read_bytes()  # nor the day, once the period is over
     assert first == second
-    assert build_rollup(brain, period)[1].encode() == first
+    assert build_rollup(brain, period, AFTER)[1].encode() == first
     assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in diaries} == diaries
     assert not list((brain / "diary/weekly").glob(".*.tmp"))
     # and the rollup itself is not read back as input for the month
-    assert "Week 2026-W48" not in build_rollup(brain, month_period(2026, 11))[1]
+    assert "Week 2026-W48" not in build_rollup(brain, month_period(2026, 11), AFTER)[1]
 
 
 def test_iso_week_across_year_boundary(tmp_path: Path) -> None:
@@ -207,3 +208,33 @@ def test_read_notes_takes_the_notes_the_indexer_takes(tmp_path: Path) -> None:
     assert [n.path for n in notes] == ["broken.md", "gotcha/a.md"]
     assert (notes[0].title, notes[0].type, notes[0].created) == ("broken", "", None)  # broken YAML still counts
     assert (notes[1].title, notes[1].created, notes[1].last_verified) == ("A", date(2026, 11, 24), None)
+
+
+def test_a_rollup_of_a_period_not_over_is_dated_today_not_in_the_future(brain: Path) -> None:
+    week = week_period(2026, 48)  # Monday 2026-11-23 .. Sunday 2026-11-29
+    _, text = build_rollup(brain, week, today=date(2026, 11, 26))
+    assert "\ncreated: 2026-11-26\n" in text and "\nperiod_end: 2026-11-29\n" in text
+    assert "# Week 2026-W48 (2026-11-23 to 2026-11-29, so far: to 2026-11-26)\n" in text
+    _, closed = build_rollup(brain, week, today=date(2026, 12, 1))  # once it is over: its last day, as ever
+    assert "\ncreated: 2026-11-29\n" in closed and "# Week 2026-W48 (2026-11-23 to 2026-11-29)\n" in closed
+    assert build_rollup(brain, week, today=date(2026, 11, 29))[1] == closed  # its last day: over by tonight
+
+
+def test_pinky_rollup_of_the_current_week_is_not_dated_after_today(project: Path) -> None:
+    import json
+    import subprocess
+
+    from helpers import console_script
+
+    today = date.today()
+    diary = project / "documentation/diary" / f"{today.isoformat()}.md"
+    diary.parent.mkdir(parents=True)
+    diary.write_text(f"---\ntype: diary\n---\n# Diary {today}\n\n- 09:00 [aaaaaaaa] asked: pool shutdown\n")
+    done = subprocess.run([*console_script("pinky"), "rollup", "--json"], cwd=project, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    text = Path(json.loads(done.stdout)["path"]).read_text(encoding="utf-8")
+    assert f"\ncreated: {today.isoformat()}\n" in text  # not the Sunday ahead
+    listed = subprocess.run([*console_script("pinky"), "list", "--type", "diary", "--json"], cwd=project,
+                            capture_output=True, text=True, timeout=120)
+    assert max(item["created"][:10] for item in json.loads(listed.stdout)["entries"]) <= today.isoformat()

@@ -14,6 +14,16 @@ DIARY_DIR = "diary"
 GLOBAL_PREFIX = "global/"
 
 
+def folder_type(rel: str) -> str | None:
+    """The entry type a note's first folder names: `gotcha/x.md` (where `pinky save` puts a gotcha, and
+    where a note without `type:` is taken to be one) or `gotchas/x.md`; None at the top or elsewhere."""
+    if "/" not in rel:
+        return None
+    folder = rel.split("/", 1)[0].lower()
+    folder = folder[:-1] if folder.endswith("s") and folder[:-1] in ENTRY_TYPES else folder
+    return folder if folder in ENTRY_TYPES else None
+
+
 def is_skipped(name: str) -> bool:
     """Hidden and `_`-prefixed names are not knowledge (`.archive/`, `.git/`, `_template.md`, `.#swap`)."""
     return not name or name.startswith((".", "_"))

@@ -38,6 +38,7 @@ ENV_MODEL_CACHE = "PINKY_MODEL_CACHE"  # "off": load the default embedder from i
 ENV_CHUNK_WORDS = "PINKY_CHUNK_WORDS"
 ENV_MAX_NOTE_BYTES = "PINKY_MAX_NOTE_BYTES"  # a larger note is indexed by its title and its first bytes
 ENV_MAX_IMPORT_BYTES = "PINKY_MAX_IMPORT_BYTES"  # pinky import / brain_import refuse a larger file
+ENV_PROGRESS_SECONDS = "PINKY_PROGRESS_SECONDS"  # between progress lines of the CLI off a terminal
 ENV_MAX_RESULT_CHARS = "PINKY_MAX_RESULT_CHARS"  # a pinky-mcp tool result (text + structuredContent) fits in this
 ENV_FUSION = "PINKY_FUSION"
 ENV_RRF_K = "PINKY_RRF_K"

@@ -1,8 +1,9 @@
 """Weekly and monthly rollups of the daily diaries: extractive, deterministic, no LLM.
 
 A rollup is computed from file *contents* only (diary lines and note frontmatter, never
-mtimes or the clock), so regenerating it with unchanged inputs gives identical bytes,
-and two machines produce the same note.
+mtimes), so regenerating it with unchanged inputs gives identical bytes, and two machines
+produce the same note. The clock counts only for a period not over yet (the current week): that
+rollup is dated today, not at the period's end in the future, and its heading says how far it goes.
 """
 
 from __future__ import annotations
@@ -177,20 +178,23 @@ def read_notes(root: Path) -> list[Note]:
 # --- rendering ---------------------------------------------------------------------------------
 
 
-def build_rollup(root: Path, period: Period) -> tuple[Path, str]:
-    """Return where the rollup goes and its markdown; reads files, writes nothing."""
+def build_rollup(root: Path, period: Period, today: date | None = None) -> tuple[Path, str]:
+    """Return where the rollup goes and its markdown; reads files, writes nothing. `today` (default: the
+    local date) dates the rollup of a period not over yet."""
     root = Path(root)
     lines = read_diary_lines(root, period)
     changed = _changed_notes(read_notes(root), period)
+    made = min(period.end, today or date.today())
+    so_far = f", so far: to {made.isoformat()}" if made < period.end else ""
     sections = [
-        f"# {period.title} ({period.start.isoformat()} to {period.end.isoformat()})\n",
+        f"# {period.title} ({period.start.isoformat()} to {period.end.isoformat()}{so_far})\n",
         _activity_section(lines, period),
         _files_section(lines),
         _entries_section(changed),
         _decisions_section(changed),
         _highlights_section(lines),
     ]
-    return rollup_path(root, period), render(_frontmatter(period), "\n".join(sections))
+    return rollup_path(root, period), render(_frontmatter(period, made), "\n".join(sections))
 
 
 def rollup_path(root: Path, period: Period) -> Path:
@@ -198,14 +202,14 @@ def rollup_path(root: Path, period: Period) -> Path:
     return Path(root) / DIARY_DIR / FOLDERS[period.kind] / f"{period.label}.md"
 
 
-def _frontmatter(period: Period) -> dict[str, object]:
+def _frontmatter(period: Period, made: date) -> dict[str, object]:
     # PyYAML writes an object it meets twice as an anchor and an alias (`&id001`): `created` and
-    # `period_end` are the same day, so `created` gets a copy of its own.
+    # `period_end` are the same day once the period is over, so `created` gets a copy of its own.
     return {
         "title": period.title,
         "type": "diary",
         "tags": ["diary", "rollup"],
-        "created": period.end.replace(),
+        "created": made.replace(),
         "rollup": period.kind,
         "period_start": period.start,
         "period_end": period.end,
@@ -298,12 +302,12 @@ def _highlights_section(lines: list[DiaryLine]) -> str:
 # --- writing ------------------------------------------------------------------------------------
 
 
-def write_rollup(root: Path, period: Period) -> Path:
+def write_rollup(root: Path, period: Period, today: date | None = None) -> Path:
     """Write the rollup atomically; unchanged content leaves the file (and mtime) alone.
 
     Redacted like every note written: a diary line written by hand, or before the redactor knew
     its format, must not travel on into the summary."""
-    path, text = build_rollup(root, period)
+    path, text = build_rollup(root, period, today)
     fileio.ensure_inside(path, root)  # a diary/ linked out of the project gets nothing
     data = redact(text).encode("utf-8")
     if path.is_file() and fileio.read_regular(path) == data:

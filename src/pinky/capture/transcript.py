@@ -197,14 +197,16 @@ class _Distinct:
         self.shown: dict[int, str] = {}  # hash of the whole string -> its head
         self.rest: set[int] = set()
 
-    def add(self, text: str) -> None:
+    def add(self, text: str) -> int:
+        """Count `text` in; its key."""
         key = hash(text)
         if key in self.shown or key in self.rest:
-            return
+            return key
         if len(self.shown) < SHOWN:
             self.shown[key] = text[:HEAD]
         else:
             self.rest.add(key)
+        return key
 
 
 class Summarizer:
@@ -212,7 +214,9 @@ class Summarizer:
     in memory bounded by what the summary can show (however long the stretch).
 
     A commit is listed unless every `git commit` that made it failed (its tool result was an error,
-    as when a hook rejects it): its result comes later, so commits are settled in `summary()`."""
+    as when a hook rejects it), and a file unless every call that would have written it failed (Claude
+    Code refuses an Edit of a file not read first: "File has not been read yet"; a user or a hook may
+    deny the call): results come later, so both are settled in `summary()`."""
 
     def __init__(self) -> None:
         self.prompts, self.files, self.commands = _Distinct(), _Distinct(), _Distinct()
@@ -221,6 +225,8 @@ class Summarizer:
         self._commit_ids: set[object] = set()
         self._failed: set[object] = set()
         self._relative: dict[tuple[str, str | None], str] = {}  # path, cwd -> as shown (a session edits few files)
+        self._writes: dict[int, int] = {}  # a file's key in `files` -> its write calls not known to have failed
+        self._waiting: dict[str, int] = {}  # id of a write call whose result has not come -> its file's key
 
     def add(self, event: dict) -> None:
         kind = event.get("type")
@@ -228,8 +234,8 @@ class Summarizer:
             prompt = prompt_text(event)
             if prompt:
                 self.prompts.add(prompt)
-            if self._commit_ids:
-                self._failed.update(i for i in _failed_ids(event) if i in self._commit_ids)
+            if self._commit_ids or self._waiting:
+                self._settle(event)
         elif kind == "assistant":
             cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
             for block in tool_uses(event):
@@ -246,7 +252,12 @@ class Summarizer:
                 if len(self._relative) > 4 * SHOWN:
                     self._relative.clear()
                 shown = self._relative[(path, cwd)] = _relative_path(path, cwd)
-            self.files.add(shown)
+            file_key = self.files.add(shown)
+            self._writes[file_key] = self._writes.get(file_key, 0) + 1
+            if isinstance(block.get("id"), str):
+                if len(self._waiting) > 4 * SHOWN:  # results that never came: those calls stay counted
+                    self._waiting.clear()
+                self._waiting[block["id"]] = file_key
         command = tool_input.get("command") if name == "Bash" else None
         if isinstance(command, str) and command.strip():
             self.commands.add(_first_line(command))
@@ -255,14 +266,25 @@ class Summarizer:
                 self._commits.setdefault(subject, []).append((len(self._commit_ids), block.get("id")))
                 self._commit_ids.add(block.get("id"))
 
+    def _settle(self, event: dict) -> None:
+        for tool_id, failed in _results(event):
+            key = self._waiting.pop(tool_id, None)
+            if failed and key is not None:
+                self._writes[key] -= 1
+            if failed and tool_id in self._commit_ids:
+                self._failed.add(tool_id)
+
     def summary(self) -> SessionSummary:
         made = {subject: min(seq for seq, i in calls if i not in self._failed)  # its first call that did not fail
                 for subject, calls in self._commits.items() if any(i not in self._failed for _, i in calls)}
         commits = tuple(sorted(made, key=made.__getitem__))
-        distinct = (("prompts", self.prompts), ("files", self.files), ("commands", self.commands))
-        return SessionSummary(prompts=tuple(self.prompts.shown.values()), files=tuple(self.files.shown.values()),
+        written = self._writes.get
+        files = tuple(text for key, text in self.files.shown.items() if written(key, 1) > 0)
+        more = {"prompts": len(self.prompts.rest), "files": sum(written(key, 1) > 0 for key in self.files.rest),
+                "commands": len(self.commands.rest)}
+        return SessionSummary(prompts=tuple(self.prompts.shown.values()), files=files,
                               tools=tuple(self.tools.items()), commands=tuple(self.commands.shown.values()),
-                              commits=commits, more=tuple((k, len(d.rest)) for k, d in distinct if d.rest))
+                              commits=commits, more=tuple((k, n) for k, n in more.items() if n))
 
 
 def summarize(events: Iterable[dict]) -> SessionSummary:
@@ -311,14 +333,22 @@ def tool_uses(event: dict) -> Iterator[dict]:
             yield block
 
 
-def _failed_ids(event: dict) -> Iterator[str]:
-    """Ids of the tool calls this user event reports as errors (a rejected `git commit` made no commit)."""
+def _results(event: dict) -> Iterator[tuple[str, bool]]:
+    """(tool call id, whether it failed) for each tool result of a user event. Failed: `is_error`, or
+    Claude Code's `<tool_use_error>` text (a rejected `git commit` made no commit, a refused Edit wrote
+    nothing)."""
     content = message_content(event)
     if isinstance(content, list):
         for b in content:
-            if (isinstance(b, dict) and b.get("type") == "tool_result" and b.get("is_error")
-                    and isinstance(b.get("tool_use_id"), str)):
-                yield b["tool_use_id"]
+            if isinstance(b, dict) and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str):
+                yield b["tool_use_id"], bool(b.get("is_error")) or _tool_use_error(b.get("content"))
+
+
+def _tool_use_error(content: object) -> bool:
+    """A result whose text is Claude Code's refusal of the call (`<tool_use_error>File has not been read yet…`)."""
+    if isinstance(content, list):
+        content = next((b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"), None)
+    return isinstance(content, str) and content.lstrip().startswith("<tool_use_error>")
 
 
 def _relative_path(path: str, cwd: str | None) -> str:

@@ -80,9 +80,12 @@ def open_kb(ctx: click.Context, *, say_where: bool = True, **extra: Any) -> Any:
 
 def ready_kb(ctx: click.Context) -> Any:
     """The knowledge base, indexed first when the index is new or was rebuilt (it would know no entry)."""
+    from pinky.cli.progress import progress_shown
+
     kb = open_kb(ctx)
     if kb.rebuilt_reason or kb.is_empty():
-        kb.reindex()
+        with progress_shown() as progress:  # a first search in a project of 400 notes embeds them all
+            kb.reindex(progress=progress)
     return kb
 
 

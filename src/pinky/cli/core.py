@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from pinky.base.layout import ENTRY_TYPES
+from pinky.base.layout import ENTRY_TYPES, folder_type
 from pinky.cli.app import cli, config_of, emit_json, open_kb, ready_kb
 from pinky.cli.plugin import claude_options
 
@@ -157,6 +157,11 @@ def update(ctx: click.Context, slug: str, expected_version: str | None, title: s
         emit_json(entry.as_dict())
         return
     click.echo(f"updated {entry.slug} -> {entry.path}  version {entry.version}")
+    folder, bare = folder_type(entry.slug.removeprefix("global/")), entry.slug.removeprefix("global/")
+    if type_ and folder not in (None, entry.type):  # the folder says one type, the note another
+        new = f"{entry.slug[:len(entry.slug) - len(bare)]}{entry.type}/{bare.split('/', 1)[1]}"
+        click.echo(f"note: it is a {entry.type} in {bare.split('/', 1)[0]}/, the folder of {folder}s; "
+                   f"`pinky mv {entry.slug} {new}` files it where `pinky save` puts a {entry.type}")
     if entry.redacted:
         _echo_redacted(entry.redacted, "replaced by [REDACTED:<kind>] markers before writing")
 

@@ -120,6 +120,10 @@ def mv(ctx: click.Context, old: str, new: str, as_json: bool) -> None:
         click.echo(f"{done['old']} is already {done['new']} ({done['path']}): nothing to do")
         return
     click.echo(f"moved {done['old']} -> {done['new']} ({done['path']})")
+    if done.get("retyped"):
+        was, now = done["retyped"]["was"], done["retyped"]["now"]
+        folder = done["new"].removeprefix("global/").split("/", 1)[0]
+        click.echo(f"type: {was} -> {now} (a note in {folder}/ is a {now}: that is where `pinky save` puts one)")
     for kind in ("notes", "code"):
         names = done[f"rewrote_{kind}"]
         if names:

@@ -8,6 +8,7 @@ import sys
 import click
 
 from pinky.cli.app import cli, emit_json, open_kb
+from pinky.cli.progress import progress_shown
 
 
 @cli.group(invoke_without_command=True)
@@ -125,15 +126,17 @@ def export_cmd(ctx: click.Context, scope: str | None, type_: str | None, tags: t
 def import_cmd(ctx: click.Context, file: str, root: str | None, as_json: bool) -> None:
     """Import notes from a `pinky-brain export` file (`-` for standard input) and index them.
 
-    A note already in the brain (the same text) is skipped; one whose path is taken by a different
-    note gets a new name, and the report says so. Nothing is ever overwritten. A bad record is refused
-    with its line number and the reason, and the rest is imported; the exit status is 1 when any was.
+    A note already in the root it goes to (the same text) is skipped; one whose path is taken by a
+    different note gets a new name, and the report says so. Nothing is ever overwritten. A project note
+    imported into another project belongs to this one (its `project:` field follows). A bad record is
+    refused with its line number and the reason, and the rest is imported; the exit status is 1 when any was.
 
     Example:
 
         pinky-brain import brain.jsonl
     """
-    report = open_kb(ctx).hygiene.import_file(file, root=root, pipes=True)
+    with progress_shown() as progress:
+        report = open_kb(ctx).hygiene.import_file(file, root=root, pipes=True, progress=progress)
     refused = len(report["errors"])
     if as_json:
         emit_json(report)
@@ -142,6 +145,8 @@ def import_cmd(ctx: click.Context, file: str, root: str | None, as_json: bool) -
                    f"{len(report['renamed'])} renamed, {refused} refused")
         for item in report["renamed"]:
             click.echo(f"renamed {item['slug']} -> {item['new_slug']} (a different note has that name)")
+        for item in report["rescoped"]:
+            click.echo(f"now in {item['now']}: {item['slug']} (exported from {item['was']})")
         for item in report["secrets"]:
             click.echo(f"holds a credential: {item['slug']} ({', '.join(item['kinds'])}); written as it is, "
                        "hidden on display, held back by `pinky-brain sync` until removed or allowed")

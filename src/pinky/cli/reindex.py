@@ -2,34 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
 
 from pinky.cli.app import cli, emit_json, open_kb
-
-
-def _progress_printer() -> tuple[Any, Any]:
-    """A progress bar on a terminal (stderr), nothing otherwise."""
-    if not sys.stderr.isatty():
-        return None, lambda: None
-    bars: dict[str, Any] = {}
-
-    def report(phase: str, done: int, total: int) -> None:
-        bar = bars.get(phase)
-        if bar is None:
-            label = {"parse": "Indexing notes ", "embed": "Embedding chunks",
-                     "refine": "Second stage    "}.get(phase, phase)
-            bar = bars[phase] = click.progressbar(length=max(total, 1), label=label, file=sys.stderr)
-            bar.__enter__()
-        bar.update(done - bar.pos)
-
-    def finish() -> None:
-        for bar in bars.values():
-            bar.__exit__(None, None, None)
-
-    return report, finish
+from pinky.cli.progress import progress_shown
 
 
 @cli.command()
@@ -51,12 +29,9 @@ def reindex(ctx: click.Context, full: bool, quality: bool | None, as_json: bool)
         pinky-brain reindex --quality
     """
     kb = open_kb(ctx)
-    progress, finish = _progress_printer()
-    try:
+    with progress_shown() as progress:
         report = kb.reindex(full=full, progress=progress)
         refined = _refine(kb, quality, progress)
-    finally:
-        finish()
     data = report.as_dict()
     data["second_stage"] = refined
     if kb.rebuilt_reason:

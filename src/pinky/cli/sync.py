@@ -136,12 +136,13 @@ def rollup(ctx: click.Context, week: str | None, month: str | None, scope: str, 
 
     from pinky.capture.rollup import parse_period, read_diary_lines, rollup_path, write_rollup
 
-    period = parse_period(week, month, date.today())  # bad input -> InvalidInput, one line, exit 1
+    today = date.today()
+    period = parse_period(week, month, today)  # bad input -> InvalidInput, one line, exit 1
     kb = open_kb(ctx)
     root = kb.config.global_dir if scope == "global" else kb.root_dir("project")
     target = rollup_path(root, period)
     before = target.read_bytes() if target.is_file() else None
-    path = write_rollup(root, period)
+    path = write_rollup(root, period, today)
     changed = before != path.read_bytes()
     slug = kb.index_file(path)
     lines = len(read_diary_lines(root, period))

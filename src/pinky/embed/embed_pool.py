@@ -16,6 +16,8 @@ import os
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import numpy as np
 
     from pinky.config import Config
@@ -71,10 +73,14 @@ class EmbedPool:
 
     def embed_batches(self, batches: list[list[str]], dims: int) -> list[np.ndarray]:
         """One float32 matrix per batch, in order."""
+        return list(self.iter_batches(batches, dims))
+
+    def iter_batches(self, batches: list[list[str]], dims: int) -> Iterator[np.ndarray]:
+        """One float32 matrix per batch, in order, each as soon as it and those before it are done."""
         import numpy as np
 
-        return [np.frombuffer(raw, dtype=np.float32).reshape(len(batch), dims)
-                for batch, raw in zip(batches, self._pool.map(_embed, batches), strict=True)]
+        for batch, raw in zip(batches, self._pool.map(_embed, batches), strict=True):
+            yield np.frombuffer(raw, dtype=np.float32).reshape(len(batch), dims)
 
     def runtime(self) -> str | None:
         """What a worker embeds on (`pinky.embed.use_runtime`); None for an embedder without a bulk runtime."""

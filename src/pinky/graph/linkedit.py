@@ -4,8 +4,10 @@ Typed links live in the source note's frontmatter (`links: [{to, rel, since, unt
 adds one from today, `unlink` closes it by setting `until` (nothing is deleted: the history stays
 readable with `--at`). `move` renames a note and rewrites every link that named it by its old
 name: `[[wikilinks]]`, relative `.md` links and typed links in other notes, and `Brain:`
-breadcrumbs in the project's code, so a rename leaves no broken link. Each file is written
-atomically under the note's edit lock, then indexed.
+breadcrumbs in the project's code, so a rename leaves no broken link. A note moved into another
+type folder takes that folder's type (`pinky mv gotcha/x decision/x` makes it a decision, as
+`pinky save` puts decisions in decision/), and one moved out of type folders keeps the type it had.
+Each file is written atomically under the note's edit lock, then indexed.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 
 from pinky.base.dates import now_utc, valid_day
 from pinky.base.fileio import atomic_write, create_new, ensure_inside, read_regular, sweep_temps
-from pinky.base.layout import GLOBAL_PREFIX, entry_id, is_note, slug_for
+from pinky.base.layout import GLOBAL_PREFIX, entry_id, folder_type, is_note, slug_for
 from pinky.errors import Conflict, InvalidInput, NotFound, PinkyError
 from pinky.graph import renames
 from pinky.indexing import healing, indexer
@@ -30,9 +32,9 @@ from pinky.indexing.linkresolve import resolve_crumb, resolve_link
 from pinky.knowledge import entries
 from pinky.store import entries as eq
 from pinky.store import graph as gq
-from pinky.text.frontmatter_edit import rewrite
+from pinky.text.frontmatter_edit import BOM, rewrite
 from pinky.text.linkrefs import rewrite_body_target, valid_relation
-from pinky.text.markdown import split_frontmatter
+from pinky.text.markdown import parse_text, split_frontmatter
 
 log = logging.getLogger("pinky.graph.linkedit")
 
@@ -140,6 +142,7 @@ def _start(index: Index, row: Any, rel: str) -> renames.Rename:
         root=row["root"], old_rel=row["path"], new_rel=rel, old_slug=row["slug"],
         project_root=None if index.config.project_root is None else str(index.config.project_root),
         started=now_utc().isoformat(), notes=_journal_notes(index, inbound), code=_journal_code(inbound),
+        type_was=row["type"], type=_type_after(row, rel),
     ), row["id"])
     try:
         with entries.edit_lock(index, row["root"], row["path"]):
@@ -154,6 +157,29 @@ def _start(index: Index, row: Any, rel: str) -> renames.Rename:
     return rename
 
 
+def _type_after(row: Any, rel: str) -> str:
+    """The type a note has at `rel`: the one its new folder names when the move changed its type folder,
+    else the one it had."""
+    folder = folder_type(rel)
+    return folder if folder is not None and folder != folder_type(row["path"]) else row["type"]
+
+
+def _retype(index: Index, rename: renames.Rename, target: Path) -> dict[str, str] | None:
+    """Give the moved note the type its journal says (its `type:` field, only when the file read at its
+    new place has another); {"was", "now"} when the move changed its type."""
+    if rename.type is None:  # a journal of a pinky before types followed folders
+        return None
+    with entries.edit_lock(index, rename.root, rename.new_rel):
+        text = read_regular(target).decode("utf-8", errors="replace")
+        meta, _, _, error = split_frontmatter(text.removeprefix(BOM))
+        if not error and parse_text(text, rename.new_rel).type != rename.type:
+            atomic_write(target, rewrite(text, {**meta, "type": rename.type}))
+        elif error:
+            log.warning("%s keeps its type: its frontmatter cannot be edited (%s)", target, error)
+            return None
+    return {"was": rename.type_was, "now": rename.type} if rename.type_was not in (None, rename.type) else None
+
+
 def _already_moved(index: Index, old: str, new: str, missing: NotFound) -> dict[str, Any]:
     """`pinky mv OLD NEW` once OLD is gone and NEW is there (run twice, or again after it completed):
     nothing to do, said as such. Otherwise `missing`, the NotFound for OLD."""
@@ -162,7 +188,7 @@ def _already_moved(index: Index, old: str, new: str, missing: NotFound) -> dict[
     except NotFound:
         raise missing from None
     return {"old": old, "new": there["slug"], "path": index.display_path(there["root"], there["path"]),
-            "rewrote_notes": [], "rewrote_code": [], "already": True}
+            "rewrote_notes": [], "rewrote_code": [], "retyped": None, "already": True}
 
 
 def _names(slug: str, name: str) -> bool:
@@ -247,7 +273,9 @@ def _finish(index: Index, rename: renames.Rename) -> dict[str, Any]:
     if not target.exists():  # deleted or moved again before the rename could be finished
         log.warning("the rename of %s to %s cannot be finished: %s is gone", rename.old_slug, rename.new_rel, target)
         renames.remove(rename)
-        return {"old": rename.old_slug, "new": None, "path": None, "rewrote_notes": [], "rewrote_code": []}
+        return {"old": rename.old_slug, "new": None, "path": None, "rewrote_notes": [], "rewrote_code": [],
+                "retyped": None}
+    retyped = _retype(index, rename, target)
     indexer.index_file(index, source, embed=False)
     new_slug = healing.after_write(index, target, lambda slug: slug or slug_for(root, rename.new_rel))
     moved = entry_id(root, rename.new_rel)
@@ -258,7 +286,7 @@ def _finish(index: Index, rename: renames.Rename) -> dict[str, Any]:
         indexer.scan_code(index)
     renames.remove(rename)
     return {"old": rename.old_slug, "new": new_slug, "path": index.display_path(root, rename.new_rel),
-            "rewrote_notes": notes, "rewrote_code": code}
+            "rewrote_notes": notes, "rewrote_code": code, "retyped": retyped}
 
 
 def _sweep(index: Index, rename: renames.Rename) -> None:

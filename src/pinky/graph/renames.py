@@ -42,6 +42,8 @@ class Rename:
     started: str
     notes: list[dict[str, Any]] = field(default_factory=list)
     code: list[dict[str, Any]] = field(default_factory=list)
+    type_was: str | None = None  # the note's type before the move
+    type: str | None = None  # and the one it has after: its new folder's when that is a type folder
     journal: Path | None = None  # where it is kept (not part of the file)
 
     def as_json(self) -> str:

@@ -125,7 +125,7 @@ def rollup(payload: dict, loc: Locations, state: StateFiles) -> None:
     if loc.save_dir is None:
         return
     root = Path(loc.save_dir)
-    written = [write_rollup(root, period) for period in closed_periods(last_run, today)
+    written = [write_rollup(root, period, today) for period in closed_periods(last_run, today)
                if read_diary_lines(root, period)]  # a period without diary lines gets no rollup
     if written:
         index_files(loc, written)

@@ -18,6 +18,7 @@ from pinky.knowledge.entries import Entry
 
 if TYPE_CHECKING:
     from pinky.hygiene.contradictions import Comparison
+    from pinky.indexing.indexer import Progress
     from pinky.knowledge.archive import ArchivedCopy
 
 
@@ -171,9 +172,9 @@ class Hygiene:
         return import_lines(self.index, lines, root=root, embed=embed)
 
     def import_file(self, file: str, *, root: str | None = None, embed: bool = True,
-                    pipes: bool = False) -> dict[str, Any]:
+                    pipes: bool = False, progress: Progress | None = None) -> dict[str, Any]:
         """Import an export file: a regular file under PINKY_MAX_IMPORT_BYTES (with `pipes`, also a pipe,
         and `-` for standard input); each bad record refused with its line number, the rest imported."""
         from pinky.hygiene.transfer import import_file
 
-        return import_file(self.index, file, root=root, embed=embed, pipes=pipes)
+        return import_file(self.index, file, root=root, embed=embed, pipes=pipes, progress=progress)

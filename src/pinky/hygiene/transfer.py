@@ -3,10 +3,12 @@
 One object a line: `{"pinky_export": 1, "slug", "root", "path", "scope", "project", "type", "title",
 "content_hash", "text"}`, where `text` is the note file exactly as it is on disk (frontmatter and body),
 so an import into an empty brain writes every file back byte for byte at the same place under its
-root. (A project note takes the scope of the project it is imported into, unless its frontmatter names
-its `project`; `rescoped` lists the notes whose scope changed that way.) Import never overwrites: a note
-whose exact text is already in the brain is skipped (`duplicates`); one whose path is taken by a
-different note gets a numbered name (`renamed`, and it says so). An import never rewrites a note to
+root. A project note belongs to the project it is imported into: a `project:` field that names
+another project is set to this one (the only change an import makes to a note's text), and `rescoped`
+lists the notes whose scope changed. Import never overwrites: a note whose exact text is already in
+the root it goes to is skipped (`duplicates`; the same text in the other root does not count, so
+`--root global` inside a project that holds it still fills the global brain); one whose path is taken
+by a different note gets a numbered name (`renamed`, and it says so). An import never rewrites a note to
 hide a secret: one that holds a credential is written as it is and listed in `secrets` (pinky hides
 it on display, and `pinky sync` holds it back from the push); `redacted` stays empty, for
 compatibility.
@@ -40,7 +42,8 @@ from pinky.indexing.index import Index
 from pinky.store import entries as eq
 from pinky.store import hygiene as hq
 from pinky.store import retrieval as rq
-from pinky.text.markdown import content_hash
+from pinky.text.frontmatter_edit import BOM, rewrite
+from pinky.text.markdown import content_hash, split_frontmatter
 
 FORMAT = 1
 MAX_TEXT_CHARS = 2 * MAX_BODY_CHARS  # body and frontmatter; a bigger note is not something pinky wrote
@@ -50,6 +53,7 @@ MAX_LINE_BYTES = 2 << 20
 # A file name pinky can write: the note's name plus the ~40 bytes of the temporary file it is
 # written through must fit the 255 bytes file systems allow.
 MAX_NAME_BYTES = 200
+Known = dict[tuple[str, str], str]  # (root, content hash) -> a slug holding that text in that root
 
 
 def export_records(index: Index, filters: rq.Filters) -> Iterator[dict[str, Any]]:
@@ -170,7 +174,7 @@ def _check_unicode(name: str, value: str) -> None:
 
 
 def import_file(index: Index, file: str, *, root: str | None = None, embed: bool = True,
-                pipes: bool = False) -> dict[str, Any]:
+                pipes: bool = False, progress: indexer.Progress | None = None) -> dict[str, Any]:
     """Import an export file (see open_export; with `pipes`, `-` is standard input): opened first, so
     what is not an export is refused before anything else happens; then the index catches up with
     the markdown (what is on disk decides what is a duplicate) and the records are imported."""
@@ -182,13 +186,13 @@ def import_file(index: Index, file: str, *, root: str | None = None, embed: bool
     else:
         handle = open_export(Path(file).expanduser(), limit, pipes=pipes)
     with handle:
-        indexer.reindex(index, embed=False)
-        return import_lines(index, export_lines(handle, limit), root=root, embed=embed)
+        indexer.reindex(index, embed=False, progress=progress)
+        return import_lines(index, export_lines(handle, limit), root=root, embed=embed, progress=progress)
 
 
 def import_lines(index: Index, lines: Iterable[str | bytes | InvalidInput], *, root: str | None = None,
-                 embed: bool = True) -> dict[str, Any]:
-    """Write every record not already in the brain into its root (or `root`), then index them.
+                 embed: bool = True, progress: indexer.Progress | None = None) -> dict[str, Any]:
+    """Write every record not already in its root (or in `root`) there, then index them.
 
     A line that cannot be imported (an InvalidInput item is one `export_lines` already refused) is
     listed in `errors` with its number and why, and the next one is read; what was written is indexed
@@ -208,7 +212,7 @@ def import_lines(index: Index, lines: Iterable[str | bytes | InvalidInput], *, r
                 written.append(found)
     finally:
         if written:  # one catch-up, batched, instead of a transaction per file
-            indexer.reindex(index, embed=embed)
+            indexer.reindex(index, embed=embed, progress=progress)
     for where, rel, scope in written:
         row = eq.entry_at(index.conn, where, rel)
         if row is not None and scope and row["scope"] != scope:  # another project's name here
@@ -216,7 +220,7 @@ def import_lines(index: Index, lines: Iterable[str | bytes | InvalidInput], *, r
     return report
 
 
-def _import_line(index: Index, line: str | bytes | InvalidInput, root: str | None, known: dict[str, str],
+def _import_line(index: Index, line: str | bytes | InvalidInput, root: str | None, known: Known,
                  report: dict[str, Any]) -> tuple[str, str, str | None] | str | None:
     """(root, path, exported scope) of the note a line wrote; None when it wrote none (blank, a
     duplicate); why, when the line was refused."""
@@ -242,17 +246,30 @@ def _import_line(index: Index, line: str | bytes | InvalidInput, root: str | Non
     return where, path.relative_to(index.root_dir(where)).as_posix(), record.scope
 
 
-def _write_record(index: Index, record: Record, root: str, known: dict[str, str],
+def in_project(text: str, project: str | None) -> str:
+    """A note's text with its `project:` field naming `project`: unchanged when it names no project, or
+    this one, or its frontmatter cannot be read (the indexer then gives it this project's scope)."""
+    if not project or "project" not in text:
+        return text
+    meta, _, _, error = split_frontmatter(text.removeprefix(BOM))
+    if error or meta.get("project") in (None, project):
+        return text
+    return rewrite(text, {**meta, "project": project})
+
+
+def _write_record(index: Index, record: Record, root: str, known: Known,
                   report: dict[str, Any]) -> Path | None:
     roots = index.config.roots()
     if root not in roots:
         raise InvalidInput(f"{record.slug}: a project note, and there is no project here; run inside a pinky "
                            "project, or import it into the global brain (--root global)")
-    text, kinds = record.text, secret_kinds(record.text)
+    text = in_project(record.text, index.config.project) if root == "project" else record.text
+    kinds = secret_kinds(text)
     digest = content_hash(text.encode("utf-8"))
-    if digest in known:
-        report["duplicates"].append({"slug": record.slug, "same_as": known[digest]})
-        return None
+    for same in (digest, content_hash(record.text.encode("utf-8"))):  # as exported, or as it is written here
+        if (root, same) in known:
+            report["duplicates"].append({"slug": record.slug, "same_as": known[root, same]})
+            return None
     base = roots[root]
     target = Path(ensure_inside(base / record.path, base))
     for folder in target.relative_to(base).parents:
@@ -267,7 +284,7 @@ def _write_record(index: Index, record: Record, root: str, known: dict[str, str]
         report["renamed"].append({"slug": record.slug,
                                   "new_slug": slug_for(root, target.relative_to(base).as_posix())})
     slug = slug_for(root, target.relative_to(base).as_posix())
-    known[digest] = slug
+    known[root, digest] = slug
     report["imported"].append(slug)
     if kinds:
         report["secrets"].append({"slug": slug, "kinds": kinds})

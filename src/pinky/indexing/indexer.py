@@ -226,7 +226,8 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
                 report.removed += 1
     total = len(changed)
     for start in range(0, total, batch):
-        parsed = _parse_batch(index, changed[start : start + batch], known, report, force)
+        step = (lambda n, at=start: progress("parse", at + n, total)) if progress else None
+        parsed = _parse_batch(index, changed[start : start + batch], known, report, force, step)
         with write_transaction(conn):  # only rows are written here: everything slow was done above
             ids = [entry_id(source.root, source.rel) for source, doc, prepared in parsed
                    if prepared is not None or isinstance(doc, Skipped)]
@@ -254,11 +255,15 @@ Parsed = tuple[SourceFile, Document | Skipped, Prepared | None]
 
 
 def _parse_batch(index: Index, batch: list[SourceFile], known: dict[tuple[str, str], eq.IndexedFile],
-                 report: ReindexReport, force: Collection[tuple[str, str]]) -> list[Parsed]:
-    """Parse, chunk and hash a batch outside any transaction: readers and writers keep going."""
+                 report: ReindexReport, force: Collection[tuple[str, str]],
+                 step: Callable[[int], None] | None = None) -> list[Parsed]:
+    """Parse, chunk and hash a batch outside any transaction: readers and writers keep going.
+    `step(n)` before the n-th file: a bar moves while a big batch is read, not once at its end."""
     config = index.config
     parsed: list[Parsed] = []
-    for source in batch:
+    for number, source in enumerate(batch):
+        if step:
+            step(number)
         try:
             doc = parse_file(source, config.max_note_bytes)
         except Skipped as why:

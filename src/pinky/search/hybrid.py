@@ -6,6 +6,7 @@ tested without a database; the bottom half runs a search over an `Index` through
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import re
@@ -39,6 +40,7 @@ from pinky.search.fusion import (
     zscores,
 )
 from pinky.search.request import SearchRequest, filters_for
+from pinky.search.history import asks_for_history, history_last
 from pinky.store import hygiene as hq
 from pinky.store import quality as qs
 from pinky.store import retrieval as rq
@@ -348,6 +350,8 @@ def fuse(index: Index, query: str, lexical: list[Candidate], vector: list[Candid
             lists = [text_side, sorted(vector_side[0].items(), key=lambda kv: (-kv[1], kv[0]))]
             fused = rrf(lists, weights, settings.rrf_k) if settings.method == "rrf" else score_fusion(lists, weights)
     fused = context_rank.boosted(fused, boosts or {})
+    if not asks_for_history(query):  # diaries after knowledge (pinky.search.history)
+        fused = history_last(fused, rq.diary_entries(index.conn, [e for e, _ in fused]))
     return [(e, round(float(score), 6), best_chunk[e]) for e, score in fused[:limit]]
 
 
@@ -379,8 +383,11 @@ def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str,
                 stale=is_stale(r["type"], age, index.config.stale_days), why=(whys or {}).get(chunk),
                 parts=(parts or {}).get(chunk))
             for chunk, score in scored_chunks if (r := rows.get(chunk)) is not None]
-    # Equal scores (the same text twice, say) go to the fresher entry; nothing else moves (HYGIENE.md).
-    return sorted(hits, key=lambda hit: (-hit.score, hit.age_days if hit.age_days is not None else 0))
+    # Equal scores side by side (the same text twice, say) go to the fresher entry; nothing else moves
+    # (HYGIENE.md): not a diary ranked after knowledge with a higher score (pinky.search.history) either.
+    runs = itertools.accumulate(n > 0 and hit.score != hits[n - 1].score for n, hit in enumerate(hits))
+    return [hit for _, _, hit in sorted(zip(runs, (h.age_days or 0 for h in hits), hits, strict=True),
+                                        key=lambda item: item[:2])]
 
 
 def _validity(meta_json: str) -> dict[str, Any]:

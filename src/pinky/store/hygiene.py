@@ -90,9 +90,9 @@ def export_rows(conn: Any, where: str, params: Sequence[Any]) -> list[Any]:
                         f"WHERE {where} ORDER BY e.root, e.path", list(params)).fetchall()
 
 
-def slugs_by_hash(conn: Any) -> dict[str, str]:
-    """content hash -> a slug holding that exact text (import skips what is already there)."""
-    return {r[0]: r[1] for r in conn.execute("SELECT content_hash, slug FROM entry ORDER BY slug DESC")}
+def slugs_by_hash(conn: Any) -> dict[tuple[str, str], str]:
+    """(root, content hash) -> a slug holding that exact text in that root (import skips what is already there)."""
+    return {(r[0], r[1]): r[2] for r in conn.execute("SELECT root, content_hash, slug FROM entry ORDER BY slug DESC")}
 
 
 # --- feedback and pruning --------------------------------------------------------------------------

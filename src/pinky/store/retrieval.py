@@ -184,6 +184,13 @@ def chunk_entries(conn: Any, chunk_ids: Sequence[int]) -> dict[int, str]:
     return dict(conn.execute(f"SELECT id, entry_id FROM chunk WHERE id IN ({marks})", list(chunk_ids)))
 
 
+def diary_entries(conn: Any, entry_ids: Sequence[str]) -> set[str]:
+    """Which of these entries are diaries (the daily files and the rollups)."""
+    marks = ",".join("?" * len(entry_ids))
+    return {r[0] for r in conn.execute(f"SELECT id FROM entry WHERE type = 'diary' AND id IN ({marks})",
+                                       list(entry_ids))} if entry_ids else set()
+
+
 def hit_rows(conn: Any, chunk_ids: Sequence[int]) -> dict[int, Any]:
     if not chunk_ids:
         return {}

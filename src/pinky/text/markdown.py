@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from pinky.base.layout import ENTRY_TYPES
+from pinky.base.layout import ENTRY_TYPES, folder_type
 from pinky.text.chunking import heading
 from pinky.text.linkrefs import LinkRef, body_links, frontmatter_line, typed_links
 
@@ -237,9 +237,7 @@ def _type_from(meta_type: Any, rel_path: str) -> tuple[str, str | None]:
     wanted = (given or "").lower()
     if wanted in ENTRY_TYPES:
         return wanted, None
-    folder = PurePosixPath(rel_path).parts[0].lower() if "/" in rel_path else ""
-    folder = folder[:-1] if folder.endswith("s") and folder[:-1] in ENTRY_TYPES else folder
-    kind = folder if folder in ENTRY_TYPES else "note"
+    kind = folder_type(rel_path) or "note"
     if given is None:
         return kind, None
     return kind, f"unknown type {given[:40]!r} (use one of {', '.join(ENTRY_TYPES)}); indexed as {kind}"
