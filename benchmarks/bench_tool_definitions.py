@@ -8,7 +8,7 @@
    about how many tokens that is (4 characters a token); per tool for the default tier.
 2. With --claude (the real Claude Code CLI), the same figure read from a logged request: `claude -p` runs
    against tests/messages_stand_in.py with the server in a --mcp-config.
-tests/test_tool_definitions.py holds the default tier to 10,000 characters.
+tests/mcp/test_tool_definitions.py holds the default tier to 10,000 characters.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def find_claude(request: pytest.FixtureRequest) -> str:
 def tool_definitions(tools: list[dict[str, Any]], server: str = "pinky") -> list[dict[str, Any]]:
     """The `tools` entries Claude Code sends the model, in every request, for an MCP server's tools/list:
     `{name: mcp__<server>__<name>, description, input_schema}` (title, annotations and outputSchema stay
-    behind). Checked against a logged request in tests/test_tool_definitions.py."""
+    behind). Checked against a logged request in tests/mcp/test_tool_definitions.py."""
     return [{"name": f"mcp__{server}__{tool['name']}", "description": tool.get("description", ""),
              "input_schema": tool["inputSchema"]} for tool in tools]
 

@@ -43,7 +43,7 @@ class ServerState:
 
 State = Annotated[ServerState, Resolve(lifespan_state)]
 # Descriptions say only what the agent needs to call a tool: Claude Code sends them in every request
-# (tests/test_tool_definitions.py holds the total to 10,000 characters); the detail is in documentation/MCP.md.
+# (tests/mcp/test_tool_definitions.py holds the total to 10,000 characters); the detail is in documentation/MCP.md.
 # An offset needs no words: a result cut to fit the size limit says which offset brings the next page.
 Offset = Annotated[int, Field(ge=0, le=1_000_000)]
 RankOffset = Annotated[int, Field(ge=0, le=99)]

@@ -39,8 +39,8 @@ from pinky.search.fusion import (
     score_fusion,
     zscores,
 )
-from pinky.search.request import SearchRequest, filters_for
 from pinky.search.history import asks_for_history, history_last
+from pinky.search.request import SearchRequest, filters_for
 from pinky.store import hygiene as hq
 from pinky.store import quality as qs
 from pinky.store import retrieval as rq

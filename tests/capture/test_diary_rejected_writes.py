@@ -14,7 +14,7 @@ from transcript_fixtures import tool_call, tool_result
 
 from pinky.capture.transcript import summarize
 
-RECORDED = Path(__file__).parent / "fixtures" / "claude-code" / "rejected-writes.jsonl"
+RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "claude-code" / "rejected-writes.jsonl"
 SESSION = "18960e3f-6c59-40b1-bfd5-d8357cb20d50"
 
 
