@@ -40,7 +40,7 @@ def test_mv_into_another_type_folder_takes_its_type_and_says_so(project: Path) -
 def test_a_rename_in_its_folder_or_a_move_out_of_type_folders_keeps_the_type(project: Path) -> None:
     pinky("save", "-t", "Retry", "--type", "gotcha", cwd=project, stdin="Retry with jitter.\n")
     hint = pinky("update", "gotcha/retry", "--type", "pattern", cwd=project).stdout
-    assert "it is a pattern in gotcha/, the folder of gotchas; `pinky mv gotcha/retry pattern/retry`" in hint
+    assert "it is a pattern in gotcha/, the folder of gotchas; `pinky-brain mv gotcha/retry pattern/retry`" in hint
     pinky("mv", "gotcha/retry", "gotcha/retry-jitter", cwd=project)  # renamed where it is: chosen type kept
     assert types(project)["gotcha/retry-jitter"] == "pattern"
     write_note(project / "documentation", "gotcha/by-folder.md", "# Typed by its folder\n\nNo type: field.\n")

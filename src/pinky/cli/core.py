@@ -161,7 +161,7 @@ def update(ctx: click.Context, slug: str, expected_version: str | None, title: s
     if type_ and folder not in (None, entry.type):  # the folder says one type, the note another
         new = f"{entry.slug[:len(entry.slug) - len(bare)]}{entry.type}/{bare.split('/', 1)[1]}"
         click.echo(f"note: it is a {entry.type} in {bare.split('/', 1)[0]}/, the folder of {folder}s; "
-                   f"`pinky mv {entry.slug} {new}` files it where `pinky save` puts a {entry.type}")
+                   f"`pinky-brain mv {entry.slug} {new}` files it where `pinky-brain save` puts a {entry.type}")
     if entry.redacted:
         _echo_redacted(entry.redacted, "replaced by [REDACTED:<kind>] markers before writing")
 

@@ -123,7 +123,7 @@ def mv(ctx: click.Context, old: str, new: str, as_json: bool) -> None:
     if done.get("retyped"):
         was, now = done["retyped"]["was"], done["retyped"]["now"]
         folder = done["new"].removeprefix("global/").split("/", 1)[0]
-        click.echo(f"type: {was} -> {now} (a note in {folder}/ is a {now}: that is where `pinky save` puts one)")
+        click.echo(f"type: {was} -> {now} (a note in {folder}/ is a {now}: that is where `pinky-brain save` puts one)")
     for kind in ("notes", "code"):
         names = done[f"rewrote_{kind}"]
         if names:
