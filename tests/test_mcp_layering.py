@@ -70,11 +70,13 @@ def test_sdk_private_attributes_are_read_in_mcp_sdk_only() -> None:
 
 
 def test_the_server_name_is_written_once() -> None:
-    """serverInfo.name. (plugin_setup.SERVER_NAME is another thing: the server's key in .mcp.json.)"""
+    """serverInfo.name, once. The same string names two other things, each once too: the command
+    (`pinky.base.command.NAME`) and the user cache folder (`pinky.base.locations.CACHE_APP`, platformdirs)."""
     definitions = [(name, target.id) for name, tree in MODULES.items() for node in ast.walk(tree)
                    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
                    and node.value.value == "pinky-brain" for target in node.targets if isinstance(target, ast.Name)]
-    assert definitions == [("pinky.mcp.server", "SERVER_NAME")]
+    assert sorted(definitions) == [("pinky.base.command", "NAME"), ("pinky.base.locations", "CACHE_APP"),
+                                   ("pinky.mcp.server", "SERVER_NAME")]
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if is_mcp(n) or n == "pinky.app.runtime"))

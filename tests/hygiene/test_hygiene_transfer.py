@@ -55,7 +55,7 @@ def assert_same_entries(source: KnowledgeBase, target: KnowledgeBase) -> None:
 def test_parse_record_refuses_what_is_not_a_note_inside_a_root() -> None:
     good = {"pinky_export": 1, "root": "project", "path": "gotcha/a.md", "text": "---\ntitle: A\n---\nbody\n"}
     assert parse_record(json.dumps(good)).slug == "gotcha/a"
-    for change, message in [({"pinky_export": 2}, "not a pinky export"), ({"root": "etc"}, "root must be"),
+    for change, message in [({"pinky_export": 2}, "not a pinky-brain export"), ({"root": "etc"}, "root must be"),
                             ({"path": "../../etc/x.md"}, "not a note path"), ({"path": "/etc/x.md"}, "not a note"),
                             ({"path": ".archive/a.md"}, "not a note path"), ({"path": "a.txt"}, "not a note path"),
                             ({"text": "a\x00b"}, "NUL")]:

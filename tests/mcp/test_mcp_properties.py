@@ -41,8 +41,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawServer]:
 
 def _assert_only_save_dirs_written(root: Path) -> None:
     assert list(root.rglob("*.md")), "some saves should have succeeded"
-    allowed = [root / "documentation", root / "home" / "brain", root / "home" / "state"]
-    local = [root / "home" / "state", root / "documentation" / ".pinky", root / "home" / "brain" / ".pinky"]
+    # and pinky-mcp's cache of its own tools/list answer (pinky.mcp.front), under the home
+    allowed = [root / "documentation", root / "home" / "brain", root / "home" / "state",
+               root / "home" / "cache" / "mcp"]
+    local = [root / "home" / "state", root / "documentation" / ".pinky", root / "home" / "brain" / ".pinky",
+             root / "home" / "cache" / "mcp"]
     for path in root.rglob("*"):
         if path.is_dir() or path.name.startswith(("brain.db", "stderr-")):
             continue

@@ -56,7 +56,8 @@ def list_cmd(ctx: click.Context, type_: str | None, tags: tuple[str, ...], scope
 def _list_archived(ctx: click.Context, type_: str | None, scope: str | None, limit: int, as_json: bool) -> None:
     if not 1 <= limit <= 10_000:
         raise click.UsageError(f"limit must be a whole number from 1 to 10000, got {limit}")
-    copies = sorted(open_kb(ctx).hygiene.archived(scope=scope, type=type_), key=lambda c: c.moment, reverse=True)
+    copies = sorted(open_kb(ctx).hygiene.archived(scope=scope, type=type_),
+                    key=lambda c: (c.moment, c.version), reverse=True)  # copies of one second: the later first
     if as_json:
         emit_json({"count": len(copies[:limit]), "entries": [copy.as_dict() for copy in copies[:limit]]})
         return
