@@ -15,8 +15,8 @@ venv: $(BIN)/python
 demo: venv  ## index the bundled sample notes (English, Spanish, Italian) and search them
 	PINKY_BIN="$(abspath $(BIN))" bash scripts/demo.sh
 
-test: venv  ## the whole test suite (what CI runs)
-	$(BIN)/python -m pytest -q
+test: venv  ## the whole test suite (what CI runs): one test file per process, on up to 4 processes
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadfile
 
 lint: venv  ## ruff and mypy (CI runs it after the tests)
 	$(BIN)/ruff check src tests benchmarks plugin

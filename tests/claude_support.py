@@ -29,8 +29,14 @@ def find_claude(request: pytest.FixtureRequest) -> str:
     prefix = Path(request.config.cache.mkdir(f"claude-code-{CLAUDE_VERSION}"))
     binary = prefix / "node_modules" / ".bin" / "claude"
     if not binary.exists():
-        subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
-                        f"@anthropic-ai/claude-code@{CLAUDE_VERSION}"], check=True, capture_output=True, timeout=600)
+        import fcntl
+
+        with open(prefix / ".install.lock", "w") as lock:  # test processes run in parallel: one installs
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not binary.exists():
+                subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
+                                f"@anthropic-ai/claude-code@{CLAUDE_VERSION}"], check=True, capture_output=True,
+                               timeout=600)
     return str(binary)
 
 
