@@ -180,32 +180,30 @@ def _drift(kb: KnowledgeBase) -> Check:
     return Check("markdown vs index", "warn", "; ".join(parts), "pinky-brain reindex")
 
 
+def _listed(name: str, found: list[str], count: str, fix: str) -> Check:
+    """A check that lists the files it found (the first five), or says none."""
+    if not found:
+        return Check(name, "ok", "none")
+    return Check(name, "warn", count.format(n=len(found)) + "; ".join(found[:5]), fix)
+
+
 def _skipped(kb: KnowledgeBase) -> Check:
     """Files named .md that are not notes: never indexed, so never found; the user should know."""
-    skipped = kb.skipped()
-    if not skipped:
-        return Check("unreadable files", "ok", "none")
-    return Check("unreadable files", "warn", f"{len(skipped)} not indexed: " + "; ".join(skipped[:5]),
-                 "convert them to UTF-8 markdown, or move them out of the knowledge folder (a symbolic link "
-                 "out of it: copy the note in instead; a FIFO, device or socket: remove it)")
+    return _listed("unreadable files", kb.skipped(), "{n} not indexed: ",
+                   "convert them to UTF-8 markdown, or move them out of the knowledge folder (a symbolic link "
+                   "out of it: copy the note in instead; a FIFO, device or socket: remove it)")
 
 
 def _oversized(kb: KnowledgeBase) -> Check:
     """Notes over PINKY_MAX_NOTE_BYTES: only their title and first bytes can be found."""
-    big = kb.oversized()
-    if not big:
-        return Check("oversized notes", "ok", "none")
-    return Check("oversized notes", "warn", f"{len(big)} indexed in part: " + "; ".join(big[:5]),
-                 f"split them into smaller notes, or raise {ENV_MAX_NOTE_BYTES} (bytes)")
+    return _listed("oversized notes", kb.oversized(), "{n} indexed in part: ",
+                   f"split them into smaller notes, or raise {ENV_MAX_NOTE_BYTES} (bytes)")
 
 
 def _malformed(kb: KnowledgeBase) -> Check:
-    bad = kb.malformed()
-    if not bad:
-        return Check("malformed notes", "ok", "none")
-    return Check("malformed notes", "warn", f"{len(bad)}: " + "; ".join(bad[:5]),
-                 "fix the frontmatter between the --- lines (bad YAML, an unknown type); they are indexed "
-                 "meanwhile, as notes")
+    return _listed("malformed notes", kb.malformed(), "{n}: ",
+                   "fix the frontmatter between the --- lines (bad YAML, an unknown type); they are indexed "
+                   "meanwhile, as notes")
 
 
 def _sync(kb: KnowledgeBase) -> Check:
