@@ -58,6 +58,47 @@ SAMPLE_PROMPTS = [
 ]
 
 
+# Everyday second asks that ride along with a question about the brain ("... Also shrink the cache.").
+SECOND_ASKS = [
+    "Also shrink the cache.", "Then run the tests again.", "And please update the changelog afterwards.",
+    "After that, rename the helper to something clearer.", "Also add type hints while you are there.",
+    "Then open a pull request with the fix.", "Also check the lint warnings.", "Make the README shorter too.",
+]
+
+
+def multi_part(prompts: list[tuple[str, set[str]]], seed: int) -> list[tuple[str, set[str]]]:
+    """Two-ask prompts: each prompt joined to an everyday ask (before or after it, in turn). Relevant stays
+    relevant (one ask is about a note); irrelevant stays irrelevant (neither ask is)."""
+    out = []
+    for i, (prompt, gold) in enumerate(prompts):
+        first = prompt.rstrip().rstrip(".?!") + ("?" if prompt.rstrip().endswith("?") else ".")
+        other = SECOND_ASKS[(i + seed) % len(SECOND_ASKS)] if i % 3 else EVERYDAY_PROMPTS[(i * 7 + seed) % len(
+            EVERYDAY_PROMPTS)].capitalize() + "."
+        out.append((f"{first} {other}" if i % 2 == 0 else f"{other} {first}", gold))
+    return out
+
+
+def print_multi_part(dbs: dict[str, Path], sets: dict[str, list[dict]], sample_db: Path, threshold: float) -> None:
+    """Two-ask prompts judged on the whole prompt (before) and per clause (now), side by side."""
+    print("\nmulti-part prompts (one ask about the brain + one everyday ask; irrelevant: two unrelated asks),"
+          f" threshold {threshold:.2f}")
+    print("| brain | judged | right entry injected | irrelevant kept silent |")
+    print("|---|---|---:|---:|")
+    brains = dict(dbs, **{"examples (7 notes)": sample_db})
+    for name, db in brains.items():
+        if name in sets:
+            other = "cosqa" if name == "scifact" else "scifact"
+            relevant = [(q["query"], set(q["gold"])) for q in sets[name]][1::2]
+            unrelated = [(q["query"], set()) for q in sets[other]][1::2][:400] + [(p, set()) for p in EVERYDAY_PROMPTS]
+        else:
+            relevant = [(p, {gold}) for p, gold in SAMPLE_PROMPTS]
+            unrelated = [(p, set()) for p in EVERYDAY_PROMPTS]
+        prompts = multi_part(relevant, 1) + multi_part(unrelated, 2)
+        for label, whole in (("whole prompt (before)", True), ("per clause (now)", False)):
+            right, silent = rates(score_prompts(db, prompts, whole=whole), threshold)
+            print(f"| {name} | {label} | {right:.3f} | {silent:.3f} |")
+
+
 def build_sample(workdir: Path) -> Path:
     import shutil
 
@@ -93,17 +134,19 @@ def queries(dataset: str) -> list[dict]:
     return [json.loads(line) for line in open(eval_retrieval.EVAL / dataset / "queries.jsonl", encoding="utf-8")]
 
 
-def score_prompts(db: Path, prompts: list[tuple[str, set[str]]]) -> list[tuple[list, set[str]]]:
-    """For each (prompt, gold paths): its candidates as (relevance score, path), BM25 order."""
-    from pinky.search.recall import candidates
+def score_prompts(db: Path, prompts: list[tuple[str, set[str]]], *, whole: bool = False) -> list[tuple[list, set[str]]]:
+    """For each (prompt, gold paths): its candidates as (relevance score, path), in the order the hook takes
+    them: judged per clause as the hook does, or (`whole`) on the whole prompt only, as it did before."""
+    from pinky.search.recall import candidates, relevance
     from pinky.store.readonly import connect_ro
 
     conn = connect_ro(str(db))
     assert conn is not None
     paths = dict(sqlite3.connect(db).execute("SELECT id, path FROM entry").fetchall())
+    judge = candidates if whole else relevance
     out = []
     for prompt, gold in prompts:
-        found = candidates(conn, prompt)
+        found = judge(conn, prompt)
         out.append(([(c.score, paths[c.entry_id]) for c in found], gold))
     return out
 
@@ -156,7 +199,8 @@ def main() -> None:
         per_ms[name] = (time.perf_counter() - started) * 1000 / len(prompts)
     tuned = tune(scored, [t / 100 for t in range(20, 121, 2)])
     sample = [(p, {gold}) for p, gold in SAMPLE_PROMPTS] + [(p, set()) for p in EVERYDAY_PROMPTS]
-    scored["examples (7 notes)"] = score_prompts(build_sample(args.workdir), sample)
+    sample_db = build_sample(args.workdir)
+    scored["examples (7 notes)"] = score_prompts(sample_db, sample)
     per_ms["examples (7 notes)"] = 0.0
     print(f"threshold tuned on the even prompts: {tuned:.2f}; evaluated: {args.threshold:.2f} (pinky's default "
           f"{DEFAULT_THRESHOLD:.2f})\n")
@@ -173,6 +217,7 @@ def main() -> None:
     for t in (0.4, 0.5, 0.6, 0.68, 0.8, 1.0):
         print(f"  {t:.2f}: " + "  ".join(f"{name} {r:.3f}/{s:.3f}" for name, (r, s) in
                                          ((n, rates(d, t)) for n, d in scored.items())))
+    print_multi_part(dbs, sets, sample_db, args.threshold)
 
 
 if __name__ == "__main__":

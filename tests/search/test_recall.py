@@ -12,7 +12,7 @@ from hook_helpers import base, context_of, run_hook
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
-from pinky.search.recall import HEADER, age_note, candidates, gist, prompt_terms, recall, render
+from pinky.search.recall import HEADER, age_note, candidates, clauses, gist, prompt_terms, recall, render
 from pinky.store.readonly import connect_ro
 
 NOTES = {
@@ -91,6 +91,61 @@ def test_relevance_falls_as_the_prompt_leaves_more_of_itself_unmatched(brain: Pa
     loose = candidates(conn, "pool checkout xdist kubernetes helm terraform ingress autoscaler")[0].score
     conn.close()
     assert tight > loose
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled sample brain (examples/sample-notes): what a new user's brain looks like."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("sample") / "proj"
+    write_note(root, "pinky.toml", "")
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "sample-notes", root / "documentation")
+    with KnowledgeBase(load_config(cwd=root)) as kb:
+        kb.reindex(embed=False)
+    return root
+
+
+@pytest.mark.parametrize(("prompt", "expected"), [
+    ("Why does the app hang when shutting down the postgres pool? Also shrink the cache.",
+     "gotcha/postgres-pool-hangs-on-shutdown"),
+    ("Also shrink the cache. Why does the app hang when shutting down the postgres pool?",
+     "gotcha/postgres-pool-hangs-on-shutdown"),
+    ("Why does the app hang when shutting down the postgres pool?\nshrink the cache",
+     "gotcha/postgres-pool-hangs-on-shutdown"),
+])
+def test_one_ask_of_a_two_part_prompt_that_matches_a_note_is_enough(sample: Path, prompt: str, expected: str) -> None:
+    conn = connect_ro(str(sample / "brain.db"))
+    assert conn is not None
+    whole = [c for c in candidates(conn, prompt) if c.score >= 0.68]  # type: ignore[arg-type]
+    conn.close()
+    assert whole == []  # judged whole, the other ask's words count as left out and sink the note under the gate
+    assert len(clauses(prompt)) == 1  # the other ask is too short to be judged alone
+    assert expected in slugs(sample, prompt)
+
+
+def test_the_hook_recalls_on_one_ask_of_a_two_part_prompt(sample: Path) -> None:
+    prompt = "Why does the app hang when shutting down the postgres pool? Also shrink the cache."
+    context = context_of(run_hook("user-prompt", prompt_payload(sample, prompt), sample), "UserPromptSubmit")
+    assert "gotcha/postgres-pool-hangs-on-shutdown" in context
+
+
+@pytest.mark.parametrize("prompt", [
+    "Commit this with a good message. Also shrink the cache.", "Run the tests and fix whatever fails. Then push.",
+    "Make the README shorter. Also add type hints to the module.\nThen open a pull request.",
+])
+def test_two_part_prompts_about_nothing_in_the_brain_stay_silent(brain: Path, sample: Path, prompt: str) -> None:
+    assert slugs(brain, prompt) == []
+    assert slugs(sample, prompt) == []
+
+
+def test_clauses_split_sentences_and_lines_but_not_a_single_ask() -> None:
+    assert clauses("why does the pool hang at shutdown") == []
+    assert clauses("The parser drops tabs in YAML keys. Emit a warning when reading legacy files") == [
+        "The parser drops tabs in YAML keys.", "Emit a warning when reading legacy files"]
+    assert clauses("Why does the postgres pool hang at exit? Also add type hints.") == [
+        "Why does the postgres pool hang at exit?"]  # a short ask is not judged alone
+    assert len(clauses(". ".join(f"topic{i} detail{i} part{i} item{i}" for i in range(9)))) == 4  # 150 ms budget
 
 
 def test_a_brain_of_one_note_still_recalls_it(tmp_path: Path) -> None:

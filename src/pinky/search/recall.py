@@ -14,6 +14,9 @@ with a note scores low because of all it leaves out; a short prompt whose rare w
 one note scores high. Measured on the team's retrieval sets (`benchmarks/eval_recall.py`, figures
 in documentation/HOOKS.md), this gate kept 92-99 % of unrelated prompts silent where plain
 coverage or plain BM25 scores could not serve short and long prompts with one threshold.
+A prompt of several asks ("Why does the pool hang at shutdown? Also shrink the cache.") is also
+judged clause by clause: judged whole, every note scores low for the words of the other ask it leaves
+out. A clause of four content words or more that clears the gate by CLAUSE_MARGIN is enough.
 Stdlib only.
 """
 
@@ -44,6 +47,14 @@ MAX_TERMS = 32
 BACKGROUND_CHUNKS = 1000
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+# Where one ask ends and the next begins: a sentence's end followed by space, or a line break.
+_CLAUSE_BREAK = re.compile(r"(?<=[.?!;])\s+|\n+")
+MIN_CLAUSE_TERMS = 4  # a short ask ("also add type hints") matches some note of a large brain too easily
+MAX_CLAUSES = 4  # each clause costs one more round of queries in a hook with a 150 ms budget
+# A clause judged alone leaves out less than the whole prompt, so it must clear a higher bar: its score
+# counts this much less. Measured on two-ask prompts (benchmarks/eval_recall.py): at 0.42 with four words
+# a clause, unrelated prompts stay exactly as silent as when judged whole (SciFact 0.979, CoSQA 0.977).
+CLAUSE_MARGIN = 0.42
 # Words that say how to ask, not what about: English, Spanish and Italian function words and the
 # chatter of prompts to an agent. Content words are never listed here; IDF handles the rest.
 STOPWORDS = frozenset("""
@@ -111,10 +122,39 @@ def candidates(conn: Connection, prompt: str, *, depth: int = DEPTH, absent_weig
             for rank, (entry_id, chunk) in enumerate(best.items())]
 
 
+def clauses(prompt: str) -> list[str]:
+    """The prompt's sentences (or lines) that say enough on their own to be judged alone: at least
+    MIN_CLAUSE_TERMS content words each, at most MAX_CLAUSES of them; [] when the prompt is one clause."""
+    parts = [part for part in (p.strip() for p in _CLAUSE_BREAK.split(prompt[:MAX_PROMPT_CHARS])) if part]
+    if len(parts) < 2:
+        return []
+    return [part for part in parts if len(prompt_terms(part)) >= MIN_CLAUSE_TERMS][:MAX_CLAUSES]
+
+
+def relevance(conn: Connection, prompt: str) -> list[Recalled]:
+    """Each candidate entry with its best relevance to the whole prompt or to any one of its clauses.
+
+    Judged whole, a prompt of two asks ("Why does the pool hang at shutdown? Also shrink the cache.") scores
+    every note low for all the words of the other ask it leaves out; judged per clause, the note one ask is
+    about scores as it would alone, less CLAUSE_MARGIN. Best first; a one-clause prompt keeps BM25's order."""
+    found = candidates(conn, prompt)
+    parts = clauses(prompt)
+    if not parts:
+        return found
+    best = {c.entry_id: c for c in found}
+    for part in parts:
+        for c in candidates(conn, part):
+            c.score -= CLAUSE_MARGIN
+            if c.entry_id not in best or c.score > best[c.entry_id].score:
+                best[c.entry_id] = c
+    return sorted(best.values(), key=lambda c: -c.score)
+
+
 def recall(conn: Connection, prompt: str, *, threshold: float = DEFAULT_THRESHOLD, limit: int = MAX_SHOWN,
            exclude: frozenset[str] | set[str] = frozenset()) -> list[Recalled]:
-    """The entries (at most `limit`, BM25 order) whose relevance to the prompt reaches `threshold`."""
-    passed = [c for c in candidates(conn, prompt) if c.score >= threshold and c.entry_id not in exclude]
+    """The entries (at most `limit`) whose relevance to the prompt, or to one of its clauses, reaches
+    `threshold`."""
+    passed = [c for c in relevance(conn, prompt) if c.score >= threshold and c.entry_id not in exclude]
     return passed[:limit]
 
 
