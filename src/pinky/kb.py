@@ -177,7 +177,7 @@ class KnowledgeBase:
     def restore(self, slug: str, version: int | str | None = None) -> Entry:
         return archive.restore(self.index, slug, version)
 
-    def similar(self, slug: str, *, threshold: float = entries.DUPLICATE_SIMILARITY, limit: int = 3) -> list[Hit]:
+    def similar(self, slug: str, *, threshold: float | None = None, limit: int = 3) -> list[Hit]:
         """Entries whose text is nearly the same as this one's (likely duplicates)."""
         return entries.similar(self.index, slug, threshold=threshold, limit=limit)
 

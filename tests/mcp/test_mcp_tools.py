@@ -249,4 +249,4 @@ def test_brain_save_points_out_a_near_duplicate(tmp_path: Path) -> None:
         again = server.call("brain_save", title="PG pool hangs at shutdown", body=body, type="gotcha")
         similar = again["structuredContent"]["similar"]
         assert [s["slug"] for s in similar] == [first["structuredContent"]["slug"]]
-        assert "update that entry instead" in again["content"][0]["text"]
+        assert "Likely a duplicate of" in again["content"][0]["text"]

@@ -108,8 +108,8 @@ def save(ctx: click.Context, title: str, type_: str | None, tags: tuple[str, ...
         click.echo(f"supersedes: {entry.meta['supersedes']} (it leaves default results; pinky-brain history shows "
                    "both)")
     for hit in similar:
-        click.echo(f"note: {hit.slug} says nearly the same ({hit.score:.2f}); if this repeats it, "
-                   f"edit that one and `pinky-brain delete {entry.slug}`", err=True)
+        click.echo(f"note: likely a duplicate of {hit.slug} (similar {hit.score:.2f}); if it repeats "
+                   f"that note, `pinky-brain merge {hit.slug} {entry.slug}` folds this one into it", err=True)
 
 
 def _print_classification(found: dict[str, Any] | None) -> None:

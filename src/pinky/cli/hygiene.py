@@ -260,7 +260,11 @@ def check(ctx: click.Context, slug: str | None, as_json: bool) -> None:
 
         pinky-brain check gotcha/pg-pool-size
     """
-    done = open_kb(ctx).hygiene.check(slug)
+    kb = open_kb(ctx)
+    done = kb.hygiene.check(slug)
+    found = kb.hygiene.duplicates()
+    wanted = kb.get(slug).slug if slug else None
+    done["duplicates"] = [p for p in found["pairs"] if wanted in (None, p["a"], p["b"])]
     if as_json:
         emit_json(done)
     else:
@@ -272,5 +276,36 @@ def check(ctx: click.Context, slug: str | None, as_json: bool) -> None:
             for diff in pair["differences"]:
                 click.echo(f"    {diff['kind']}: {diff['a'] or '∅'!r} vs {diff['b'] or '∅'!r}"
                            + (f"  … {diff['context_a']} | {diff['context_b']}" if diff["context_a"] else ""))
+        _echo_duplicates(done["duplicates"])
     if done["count"]:
         ctx.exit(1)
+
+
+def _echo_duplicates(pairs: list[dict]) -> None:
+    if not pairs:
+        return
+    click.echo(f"{len(pairs)} likely duplicates (the same fact twice; `pinky-brain merge KEEP OTHER` folds OTHER into "
+               "KEEP):")
+    for pair in pairs:
+        click.echo(f"{pair['a']}  ==  {pair['b']}  (similar {pair['similarity']:.2f})")
+
+
+@cli.command()
+@click.argument("keep")
+@click.argument("other")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: {kept, archived, archived_to, version}.")
+@click.pass_context
+def merge(ctx: click.Context, keep: str, other: str, as_json: bool) -> None:
+    """Fold OTHER into KEEP: OTHER's text is appended to KEEP under "Merged from", its tags joined, and OTHER
+    archived (`pinky-brain restore OTHER` brings it back).
+
+    Example (after a save warned that two notes say the same):
+
+        pinky-brain merge gotcha/postgres-pool-hangs-on-shutdown gotcha/pg-pool-hangs-on-shutdown
+    """
+    done = open_kb(ctx).hygiene.merge(keep, other)
+    if as_json:
+        emit_json({k: v for k, v in done.items() if k != "previous"})
+        return
+    click.echo(f"merged {done['archived']} into {done['kept']} (version {done['version']}); "
+               f"{done['archived']} archived: pinky-brain restore {done['archived']} brings it back")

@@ -8,8 +8,8 @@ negation present on one side only. A reworded sentence or an added detail is not
 Code blocks are left out and a changed span of more than MAX_SPAN_WORDS is rewording. The alignment is
 difflib's for texts of up to EXACT_TOKENS words; longer ones are cut at words they share once each (in
 O(n log n)): two 115 KB near-duplicates take 0.05 s, not a minute. `check` finds
-the pairs in the index: the near-duplicates the save-time dedup would propose (cosine >=
-`entries.DUPLICATE_SIMILARITY`) that also share most of their words (MIN_OVERLAP), plus same-key and
+the pairs in the index: the likely duplicates the save-time warning would name
+(`pinky.knowledge.duplicates`) that also share most of their words (MIN_OVERLAP), plus same-key and
 same-subject entries.
 """
 
@@ -346,7 +346,7 @@ class Comparison:
 def pairs_to_compare(index: Index, slug: str | None = None, *, threshold: float | None = None,
                      among: Sequence[str] | None = None) -> Comparison:
     """What `check` compares: near-duplicates and same-key or same-subject entries, one of them a target."""
-    from pinky.knowledge.entries import DUPLICATE_SIMILARITY, find
+    from pinky.knowledge.entries import find
 
     rows = {r["id"]: r for r in hq.current_entries(index.conn)}
     named = [slug] if slug else among
@@ -355,7 +355,7 @@ def pairs_to_compare(index: Index, slug: str | None = None, *, threshold: float 
     pairs = _same_fact_pairs(rows, {t["id"] for t in targets})
     usable, why = index.vector_status()
     if usable:
-        similar = _similar_pairs(index, targets, rows, DUPLICATE_SIMILARITY if threshold is None else threshold)
+        similar = _similar_pairs(index, targets, rows, threshold)
         for key, reason in similar.items():
             pairs.setdefault(key, reason)
 
@@ -395,9 +395,22 @@ def _same_fact_pairs(rows: dict[str, Any], targets: set[str]) -> dict[tuple[str,
 
 
 def _similar_pairs(index: Index, targets: list[Any], rows: dict[str, Any],
-                   threshold: float) -> dict[tuple[str, str], str]:
-    """(id, id) -> 'similar (0.93)' for near-duplicates (the dedup similarity), one of them a target."""
-    return {key: f"similar ({score:.2f})" for key, score in similar_scores(index, targets, rows, threshold).items()}
+                   threshold: float | None) -> dict[tuple[str, str], str]:
+    """(id, id) -> 'similar (0.93)' for likely duplicates (pinky.knowledge.duplicates; by the cosine alone
+    with a `threshold`), one of them a target."""
+    scores = (likely_duplicate_scores(index, targets, rows) if threshold is None
+              else similar_scores(index, targets, rows, threshold))
+    return {key: f"similar ({score:.2f})" for key, score in scores.items()}
+
+
+def likely_duplicate_scores(index: Index, targets: list[Any], rows: dict[str, Any]) -> dict[tuple[str, str], float]:
+    """(id, id) -> cosine for the pairs the save-time warning would call duplicates, one of them a target:
+    close in meaning (CLOSE_SIMILARITY) and sharing their words, or very close (DUPLICATE_SIMILARITY)."""
+    from pinky.knowledge.duplicates import CLOSE_SIMILARITY, likely_duplicate
+
+    close = similar_scores(index, targets, rows, CLOSE_SIMILARITY)
+    return {(a, b): score for (a, b), score in close.items()
+            if likely_duplicate(score, (rows[a]["title"], rows[a]["body"]), (rows[b]["title"], rows[b]["body"]))}
 
 
 def similar_scores(index: Index, targets: list[Any], rows: dict[str, Any],

@@ -91,14 +91,15 @@ def _unchanged(index: Index, versions: dict[str, str]) -> None:
 
 
 def near_duplicates(index: Index, *, threshold: float | None = None, limit: int = 50) -> dict[str, Any]:
-    """Pairs of current entries (diaries aside) as close in meaning as the save-time dedup proposes, closest
-    first: candidates to merge. Empty, with a notice, when vectors are unavailable."""
+    """Pairs of current entries (diaries aside) that the save-time warning calls likely duplicates
+    (pinky.knowledge.duplicates), closest first: candidates to merge. Empty, with a notice, when vectors
+    are unavailable."""
     usable, why = index.vector_status()
     if not usable:
         return {"count": 0, "pairs": [], "notice": f"vector search unavailable ({why}): no duplicates found"}
     rows = {r["id"]: r for r in hq.current_entries(index.conn)}
-    scores = contradictions.similar_scores(index, list(rows.values()), rows,
-                                           entries.DUPLICATE_SIMILARITY if threshold is None else threshold)
+    scores = (contradictions.likely_duplicate_scores(index, list(rows.values()), rows) if threshold is None
+              else contradictions.similar_scores(index, list(rows.values()), rows, threshold))
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     pairs = []
     for (first, second), score in ranked[:limit]:

@@ -52,7 +52,7 @@ from pinky.base.validate import (
 from pinky.errors import Conflict, InvalidInput, NotFound, ReadOnlyFolder
 from pinky.indexing import healing, indexer
 from pinky.indexing.index import Index
-from pinky.knowledge import supersession
+from pinky.knowledge import duplicates, supersession
 from pinky.search import gaps
 from pinky.search import hybrid as search
 from pinky.store import entries as eq
@@ -62,7 +62,6 @@ from pinky.text.markdown import content_hash, render, split_frontmatter
 
 # Cosine similarity above which a new note most likely repeats an existing one (USE: paraphrases of
 # one fact score ~0.8-0.95, notes on merely related topics ~0.4-0.7).
-DUPLICATE_SIMILARITY = 0.8
 MAX_STEM = 60
 LOCK_DIR = ".pinky/locks"  # inside each knowledge root: hidden (never a note), git-ignored
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
@@ -391,11 +390,12 @@ def _hygiene_fields(fields: dict[str, str | None] | None) -> dict[str, str | Non
     return checked
 
 
-def similar(index: Index, slug: str, *, threshold: float = DUPLICATE_SIMILARITY, limit: int = 3) -> list[search.Hit]:
-    """Entries whose text is nearly the same as this one's: likely duplicates to merge.
+def similar(index: Index, slug: str, *, threshold: float | None = None, limit: int = 3) -> list[search.Hit]:
+    """Entries that likely say the same as this one (pinky.knowledge.duplicates): candidates to merge.
 
-    Compares the entry's title and body (as the embedder sees a note) with every chunk
-    vector; empty when vectors are unavailable. Cheap enough to run on every save."""
+    Compares the entry's title and body (as the embedder sees a note) with every chunk vector, then
+    judges each close one by meaning and shared words; `threshold` judges by the cosine alone instead.
+    Empty when vectors are unavailable. Cheap enough to run on every save."""
     row = find(index, slug)
     if not index.vector_status()[0]:
         return []
@@ -404,7 +404,17 @@ def similar(index: Index, slug: str, *, threshold: float = DUPLICATE_SIMILARITY,
     query = index.embedder.embed([embed_input(row["title"], "", row["body"][:4000])])[0].astype("float32")
     if not query.any():
         return []
-    matches = [(chunk, round(score, 4)) for entry, score, chunk in search.vector_hits(index, query, rq.Filters())
-               if entry != row["id"] and score >= threshold]
+    floor = duplicates.CLOSE_SIMILARITY if threshold is None else threshold
+    close = {entry: (chunk, round(score, 4)) for entry, score, chunk in
+             reversed(search.vector_hits(index, query, rq.Filters())) if entry != row["id"] and score >= floor}
+    if threshold is None:
+        close = {entry: found for entry, found in close.items() if _says_the_same(index, row, entry, found[1])}
+    matches = sorted(close.values(), key=lambda found: -found[1])
     # a superseded entry is not a duplicate to merge: a newer one (often this one) replaced it
     return [hit for hit in search.hits_for(index, matches, row["title"]) if not hit.superseded_by][:limit]
+
+
+def _says_the_same(index: Index, row: Any, other_id: str, cosine: float) -> bool:
+    other = eq.entry_by(index.conn, "id", other_id)
+    return other is not None and duplicates.likely_duplicate(cosine, (row["title"], row["body"]),
+                                                             (other["title"], other["body"]))

@@ -151,8 +151,8 @@ def saved_text(entry: Any, similar: list[Any]) -> str:
     if entry.redacted:
         text += "\n" + redacted_line(entry.redacted, written=True)
     if similar:
-        text += ("\nNearly the same text already exists: " + "; ".join(f"{h.slug} ({h.score:.2f})" for h in similar)
-                 + f". If this repeats one, update that entry instead and brain_delete {entry.slug}.")
+        text += ("\nLikely a duplicate of: " + "; ".join(f"{h.slug} ({h.score:.2f})" for h in similar)
+                 + f". If it repeats one, add what is new to that entry (brain_update) and brain_delete {entry.slug}.")
     return text
 
 
