@@ -12,6 +12,7 @@ from pinky.app.check import Check
 from pinky.base.command import NAME, installed, is_ours, on_path
 from pinky.base.locations import ENV_CACHE_DIR, ENV_DB, ENV_MAX_NOTE_BYTES
 from pinky.errors import PinkyError
+from pinky.indexing.audit import DIFFERED
 from pinky.kb import KnowledgeBase
 from pinky.search import second_stage as quality
 from pinky.store import graph as gq
@@ -112,11 +113,15 @@ def _integrity(kb: KnowledgeBase, *, full: bool = False) -> Check:
         return Check(name, "error", f"{kb.index.corruption}; rebuilt from the markdown (the damaged copy is {kept})",
                      "nothing more to do; if it happens again, check the disk and who else writes that file")
     problem = kb.verify(full=full)
+    if problem and problem.startswith(DIFFERED):
+        return Check(name, "error", f"the index's {problem}; rebuilt those from the files",
+                     "nothing more to do; if it happens again, check the disk")
     if problem:
         return Check(name, "error", f"the index was damaged ({problem}); rebuilt from the markdown (the damaged "
                      f"copy is {kept})", "nothing more to do; if it happens again, check the disk")
     if full:
-        return Check(name, "ok", "every page, row and index sound (integrity_check)")
+        return Check(name, "ok", "every page, row and index sound (integrity_check), and every row as the markdown "
+                     "gives it (a content audit)")
     return Check(name, "ok", "every page sound (quick_check; `pinky-brain doctor --full` also matches each index to "
                  "its table)")
 

@@ -149,8 +149,9 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
 
 def verify(index: Index, *, full: bool = False) -> str | None:
     """SQLite's quick_check over the whole file (~250 ms per 10,000 notes; `full`: integrity_check,
-    which also matches every index to its table): None when it is sound; else what is wrong, and the
-    index has been rebuilt from the markdown."""
+    which also matches every index to its table, then the content audit of every row against the
+    markdown): None when it is sound; else what is wrong, and the index has been rebuilt from the markdown
+    (a damaged file as a whole; rows the audit found, one by one)."""
     index.follow()
     try:
         problem = mig.quick_check(index.conn, full=full)
@@ -160,4 +161,10 @@ def verify(index: Index, *, full: bool = False) -> str | None:
         problem = str(exc)
     if problem:
         repair(index, problem)
-    return problem
+        return problem
+    if full:  # sound pages and indexes can still hold rows a flipped byte changed
+        from pinky.indexing.audit import DIFFERED, audit
+
+        found = audit(index)
+        return f"{DIFFERED}: {found.summary()}" if found.damaged else None
+    return None

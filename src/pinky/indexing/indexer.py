@@ -95,7 +95,8 @@ def entry_row(source: SourceFile, doc: Document, slug: str, default_project: str
     }
 
 
-def chunk_rows(doc: Document, chunk_words: int) -> list[dict[str, Any]]:
+def chunk_rows(doc: Document, chunk_words: int, *, idents: bool = True) -> list[dict[str, Any]]:
+    """The chunk rows of a note; `idents=False` leaves out their identifier parts (most of the time spent)."""
     from pinky.embed.embedding import embed_input
 
     rows = []
@@ -103,12 +104,12 @@ def chunk_rows(doc: Document, chunk_words: int) -> list[dict[str, Any]]:
     if not chunks:  # a note with a title and no body is still findable by its title
         rows.append({"ord": 0, "heading": "", "line": doc.body_line, "text": doc.title,
                      "hash": _chunk_hash(embed_input(doc.title, "", doc.title)),
-                     "idents": identifier_parts([doc.title])})
+                     "idents": identifier_parts([doc.title]) if idents else ""})
     for ord_, chunk in enumerate(chunks):
         text_for_vector = embed_input(doc.title, chunk.heading, chunk.text)
         rows.append({"ord": ord_, "heading": chunk.heading, "line": chunk.line, "text": chunk.text,
                      "hash": _chunk_hash(text_for_vector),
-                     "idents": identifier_parts([doc.title, chunk.heading, chunk.text])})
+                     "idents": identifier_parts([doc.title, chunk.heading, chunk.text]) if idents else ""})
     return rows
 
 

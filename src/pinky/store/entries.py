@@ -303,3 +303,27 @@ def collect_garbage(conn: Any, fingerprint: str | None, has_vec_table: bool) -> 
     removed["orphan_usage_rows"] = conn.execute(
         "DELETE FROM usage WHERE entry_id NOT IN (SELECT id FROM entry)").rowcount
     return removed
+
+
+# --- the content audit (pinky.indexing.audit) ---------------------------------------------------------------
+
+
+def audited_entries(conn: Any) -> list[tuple[str, str, str, str, bytes, bytes]]:
+    """(id, root, path, content_hash, title, body) of every entry, the texts as the stored bytes: a damaged
+    row must be reported, not raise on decoding."""
+    return conn.execute("SELECT id, root, path, content_hash, CAST(title AS BLOB), CAST(body AS BLOB) "
+                        "FROM entry").fetchall()
+
+
+def audited_chunks(conn: Any) -> dict[str, list[tuple[int, bytes, bytes, str]]]:
+    """entry id -> its chunks as (ord, heading, text, hash), in order, the texts as the stored bytes."""
+    out: dict[str, list[tuple[int, bytes, bytes, str]]] = {}
+    for entry, order, heading, text, digest in conn.execute(
+            "SELECT entry_id, ord, CAST(heading AS BLOB), CAST(text AS BLOB), hash FROM chunk ORDER BY entry_id, ord"):
+        out.setdefault(entry, []).append((order, heading, text, digest))
+    return out
+
+
+def mark_for_reading(conn: Any, entry_ids: Sequence[str]) -> None:
+    """Make the next reindex read these entries' files again and replace every row they hold."""
+    conn.executemany("UPDATE entry SET content_hash = '', mtime_ns = -1 WHERE id = ?", [(i,) for i in entry_ids])

@@ -206,3 +206,10 @@ def nearest(conn: Any, query_vector: bytes, filters: Any, depth: int) -> list[tu
             f"SELECT c.entry_id, {distance} AS d, c.id FROM {TABLE} q JOIN chunk c ON c.id = q.chunk_id "
             f"JOIN entry e ON e.id = c.entry_id WHERE {where} ORDER BY d LIMIT ?", (query_vector, *params, depth * 2))
     return best_per_entry((r[0], 1.0 - r[1], r[2]) for r in rows if r[1] is not None)[:depth]
+
+
+def forget(conn: Any, chunk_ids: Sequence[int]) -> None:
+    """Drop these chunks' vectors (damaged): the background fill makes them again."""
+    conn.executemany(f"DELETE FROM {TABLE} WHERE chunk_id = ?", [(i,) for i in chunk_ids])
+    if chunk_ids:
+        bump_generation(conn)

@@ -175,3 +175,12 @@ def drop_orphan_vectors(conn: Any) -> int:
 
 def vector_rows(conn: Any) -> int:
     return conn.execute(f"SELECT count(*) FROM {VEC_TABLE}").fetchone()[0]
+
+
+def forget_vectors(conn: Any, chunk_ids: Sequence[int]) -> None:
+    """Drop these chunks' vectors (damaged): the next embedding pass makes them again."""
+    for chunk_id in chunk_ids:
+        conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id = ?", (chunk_id,))
+    conn.executemany("UPDATE chunk SET has_vector = 0 WHERE id = ?", [(i,) for i in chunk_ids])
+    if chunk_ids:
+        bump_vector_generation(conn)
