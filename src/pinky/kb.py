@@ -226,7 +226,7 @@ class KnowledgeBase:
         return Hygiene(self.index)
 
     def verify(self, *, full: bool = False) -> str | None:
-        """quick_check (`full`: integrity_check, then the rows against the markdown): None when sound, else the damage."""
+        """quick_check (`full`: integrity_check, then every row against its file): None when sound, else the damage."""
         return healing.verify(self.index, full=full)
 
     def malformed(self) -> list[str]:
