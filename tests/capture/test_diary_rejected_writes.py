@@ -34,7 +34,7 @@ def test_the_stop_hook_leaves_out_files_claude_code_refused_to_write(tmp_path: P
     assert (result.returncode, result.stdout) == (0, ""), result.stderr
     files = [line.split(" files: ", 1)[1] for line in diary_text(root).splitlines() if " files: " in line]
     assert files == ["src/lib.py, src/new.py"], diary_text(root)
-    assert "Edit×3" in diary_text(root)  # the calls were made: the tool counts keep them
+    assert "Edit×1" in diary_text(root)  # the two refused calls did nothing: the tool counts leave them out
 
 
 def test_a_file_is_listed_when_any_write_to_it_was_not_refused() -> None:

@@ -212,7 +212,7 @@ def test_record_stop_writes_a_redacted_diary_and_nothing_twice(tmp_path: Path) -
     assert "asked: fix the login bug my key is [REDACTED:anthropic-key]" in text
     assert "; then: add a test; also here is my .env: PASSWORD=[REDACTED:secret]" in text
     assert "files: src/auth.py, tests/test_auth.py, /etc/hosts" in text
-    assert "tools: Read×1, Write×1, Edit×2, Bash×4" in text
+    assert "tools: Read×1, Write×1, Edit×2, Bash×3" in text  # the commit a hook rejected is left out
     assert "commits: Fix login race\n" in text
     assert "Rejected by hook" not in text.split("commits:")[1]
     assert "unfinished prompt" not in text

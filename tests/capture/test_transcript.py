@@ -132,7 +132,7 @@ def test_summarize_a_realistic_transcript() -> None:
     assert summary.prompts[1].startswith("add a test")
     assert summary.prompts[2].startswith("deploy with")
     assert summary.files == ("src/auth.py", "tests/test_auth.py", "/etc/hosts")
-    assert summary.tools == (("Read", 1), ("Write", 1), ("Edit", 2), ("Bash", 4))
+    assert summary.tools == (("Read", 1), ("Write", 1), ("Edit", 2), ("Bash", 3))  # the rejected commit: left out
     assert summary.commands[:3] == (
         "pytest -q tests/test_auth.py",
         'git add src/auth.py && git commit -m "Fix login race',

@@ -231,6 +231,7 @@ def format_lines(summary: SessionSummary, *, when: datetime, session_id: str) ->
     at, session = as_local(when), short_session(session_id)
     sections = (
         ("asked", summary.prompts, "; then: ", PROMPT_LIMIT),
+        ("learned", summary.learned, "; ", LINE_LIMIT),
         ("files", summary.files, ", ", LINE_LIMIT),
         ("tools", tuple(f"{name}×{count}" for name, count in summary.tools), ", ", LINE_LIMIT),
         ("commands", summary.commands, "; ", COMMAND_LIMIT),

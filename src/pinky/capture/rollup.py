@@ -127,6 +127,25 @@ def closed_periods(last_run: date | None, today: date) -> list[Period]:
     return sorted((p for p in closed if p.end >= last_run), key=_period_order)
 
 
+def open_periods(today: date) -> list[Period]:
+    """The week and the month ``today`` falls in (not over yet)."""
+    iso = today.isocalendar()
+    return [week_period(iso.year, iso.week), month_period(today.year, today.month)]
+
+
+def stale_open_rollups(root: Path, today: date, newer_than: float) -> list[Period]:
+    """The periods not over yet whose rollup exists (someone ran `pinky-brain rollup`) but is older than
+    ``newer_than`` (a diary's mtime): a later session's lines are missing from it."""
+    stale = []
+    for period in open_periods(today):
+        try:
+            if rollup_path(root, period).stat().st_mtime < newer_than:
+                stale.append(period)
+        except OSError:
+            continue
+    return stale
+
+
 def _previous(period: Period) -> Period:
     """The week or month right before ``period``."""
     day = period.start - timedelta(1)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from pinky.base import fileio
+from pinky.capture.brain_calls import BrainCalls, short_tool
 from pinky.errors import InvalidInput, NotFound
 
 __all__ = ["MAX_LINE", "SHOWN", "WRITE_TOOLS", "SessionSummary", "Summarizer", "Transcript", "commit_subject",
@@ -180,9 +181,10 @@ class SessionSummary:
     commands: tuple[str, ...] = ()
     commits: tuple[str, ...] = ()
     more: tuple[tuple[str, int], ...] = ()
+    learned: tuple[str, ...] = ()  # the notes brain_save/update/delete wrote (pinky.capture.brain_calls)
 
     def is_empty(self) -> bool:
-        return not (self.prompts or self.files or self.tools or self.commands or self.commits)
+        return not (self.prompts or self.files or self.tools or self.commands or self.commits or self.learned)
 
 
 SHOWN = 200  # distinct items of a kind a summary keeps: more than a 300-character line can show
@@ -220,7 +222,9 @@ class Summarizer:
 
     def __init__(self) -> None:
         self.prompts, self.files, self.commands = _Distinct(), _Distinct(), _Distinct()
-        self.tools: dict[str, int] = {}
+        self.tools: dict[str, int] = {}  # by short name (brain_save), calls that failed taken out again
+        self._counted: dict[str, str] = {}  # id of a call whose result has not come -> its tool's short name
+        self.brain = BrainCalls()
         self._commits: dict[str, list[tuple[int, object]]] = {}  # subject -> (seq, id) of the calls that made it
         self._commit_ids: set[object] = set()
         self._failed: set[object] = set()
@@ -234,7 +238,7 @@ class Summarizer:
             prompt = prompt_text(event)
             if prompt:
                 self.prompts.add(prompt)
-            if self._commit_ids or self._waiting:
+            if self._commit_ids or self._waiting or self._counted:
                 self._settle(event)
         elif kind == "assistant":
             cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
@@ -243,7 +247,13 @@ class Summarizer:
 
     def _add_tool_use(self, block: dict, cwd: str | None) -> None:
         name, tool_input = block["name"], block["input"]
-        self.tools[name] = self.tools.get(name, 0) + 1
+        tool = short_tool(name)
+        self.tools[tool] = self.tools.get(tool, 0) + 1
+        if isinstance(block.get("id"), str):
+            if len(self._counted) > 4 * SHOWN:  # results that never came: those calls stay counted
+                self._counted.clear()
+            self._counted[block["id"]] = tool
+            self.brain.use(block["id"], name, tool_input)
         key = WRITE_TOOLS.get(name)
         path = tool_input.get(key) if key else None
         if isinstance(path, str) and path:
@@ -267,7 +277,11 @@ class Summarizer:
                 self._commit_ids.add(block.get("id"))
 
     def _settle(self, event: dict) -> None:
-        for tool_id, failed in _results(event):
+        for tool_id, failed, text in _results(event):
+            tool = self._counted.pop(tool_id, None)
+            if failed and tool is not None:
+                self.tools[tool] -= 1  # a call that failed did nothing: the diary leaves it out
+            self.brain.result(tool_id, failed, text)
             key = self._waiting.pop(tool_id, None)
             if failed and key is not None:
                 self._writes[key] -= 1
@@ -283,8 +297,9 @@ class Summarizer:
         more = {"prompts": len(self.prompts.rest), "files": sum(written(key, 1) > 0 for key in self.files.rest),
                 "commands": len(self.commands.rest)}
         return SessionSummary(prompts=tuple(self.prompts.shown.values()), files=files,
-                              tools=tuple(self.tools.items()), commands=tuple(self.commands.shown.values()),
-                              commits=commits, more=tuple((k, n) for k, n in more.items() if n))
+                              tools=tuple((name, n) for name, n in self.tools.items() if n > 0),
+                              commands=tuple(self.commands.shown.values()), commits=commits,
+                              more=tuple((k, n) for k, n in more.items() if n), learned=self.brain.summary())
 
 
 def summarize(events: Iterable[dict]) -> SessionSummary:
@@ -333,22 +348,24 @@ def tool_uses(event: dict) -> Iterator[dict]:
             yield block
 
 
-def _results(event: dict) -> Iterator[tuple[str, bool]]:
-    """(tool call id, whether it failed) for each tool result of a user event. Failed: `is_error`, or
-    Claude Code's `<tool_use_error>` text (a rejected `git commit` made no commit, a refused Edit wrote
-    nothing)."""
+def _results(event: dict) -> Iterator[tuple[str, bool, str | None]]:
+    """(tool call id, whether it failed, its first text) for each tool result of a user event. Failed:
+    `is_error`, or Claude Code's `<tool_use_error>` text (a rejected `git commit` made no commit, a refused
+    Edit wrote nothing)."""
     content = message_content(event)
     if isinstance(content, list):
         for b in content:
             if isinstance(b, dict) and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str):
-                yield b["tool_use_id"], bool(b.get("is_error")) or _tool_use_error(b.get("content"))
+                text = _result_text(b.get("content"))
+                failed = bool(b.get("is_error")) or (text is not None and text.lstrip().startswith("<tool_use_error>"))
+                yield b["tool_use_id"], failed, text
 
 
-def _tool_use_error(content: object) -> bool:
-    """A result whose text is Claude Code's refusal of the call (`<tool_use_error>File has not been read yet…`)."""
+def _result_text(content: object) -> str | None:
+    """A tool result's first text (a string, or the first text block of a list)."""
     if isinstance(content, list):
         content = next((b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"), None)
-    return isinstance(content, str) and content.lstrip().startswith("<tool_use_error>")
+    return content if isinstance(content, str) else None
 
 
 def _relative_path(path: str, cwd: str | None) -> str:

@@ -6,7 +6,8 @@ is written twice), redacts credential-shaped strings and appends a few lines to
 long backlog waits for the next run). The diary file is then indexed for full text right away
 (`index_file(embed=False)`); its vectors come with the next reindex or the MCP server.
 When a week or month has just closed, its rollup is written by a detached `pinky-hooks
-rollup` process, because reading every note's frontmatter does not fit the Stop budget.
+rollup` process, because reading every note's frontmatter does not fit the Stop budget; the same
+process refreshes a rollup of the current week or month that a user made and the turn outdated.
 
 Then the capture step (`pinky.hooks.learned`) may ask the agent, once per session, to save what
 the turn learned: the only output this hook ever prints, since any output makes Claude continue.
@@ -75,7 +76,8 @@ def stop(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
     written = list(dict.fromkeys(written + ([noted] if noted else [])))
     if written:
         index_files(loc, written)
-    if _rollups_due(loc, state) and not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
+    if (_rollups_due(loc, state) or _open_rollup_stale(loc, state, written)) and not os.environ.get(
+            ENV_HOOKS_NO_BACKGROUND):
         from pinky.hooks.session import spawn_detached
 
         spawn_detached(["-c", "import sys; from pinky.hooks import main; sys.exit(main(['rollup']))"], loc)
@@ -97,6 +99,9 @@ def index_files(loc: Locations, paths: list) -> None:
 # --- weekly / monthly rollups ------------------------------------------------------------------
 
 
+REFRESH_SECONDS = 600
+
+
 def _rollup_state(loc: Locations) -> str:
     return os.path.join(loc.state_dir, "hooks", "rollups.json")
 
@@ -111,12 +116,31 @@ def _rollups_due(loc: Locations, state: StateFiles) -> bool:
     return _last_rollup(loc, state) != time.strftime("%Y-%m-%d")
 
 
-def rollup(payload: dict, loc: Locations, state: StateFiles) -> None:
-    """Write the rollups of the weeks and months closed since the last run, then index them."""
+def _open_rollup_stale(loc: Locations, state: StateFiles, written: list) -> bool:
+    """Whether this turn's diary lines outdate a rollup of the week or month not over yet that a user made
+    (`pinky-brain rollup`): it is refreshed in the background, not left a snapshot of the period's first
+    days; at most once every REFRESH_SECONDS (each refresh reads every note's frontmatter)."""
     import datetime as dt
     from pathlib import Path
 
-    from pinky.capture.rollup import closed_periods, read_diary_lines, write_rollup
+    from pinky.capture.rollup import stale_open_rollups
+
+    if loc.save_dir is None or not written:
+        return False
+    refreshed = state.read(_rollup_state(loc)).get(f"refreshed:{loc.save_dir}")
+    if isinstance(refreshed, (int, float)) and time.time() - refreshed < REFRESH_SECONDS:
+        return False
+    return bool(stale_open_rollups(Path(loc.save_dir), dt.date.today(), time.time()))
+
+
+def rollup(payload: dict, loc: Locations, state: StateFiles) -> None:
+    """Write the rollups of the weeks and months closed since the last run, and refresh those of the
+    week and month not over yet that a user made (`pinky-brain rollup`) and later diary lines outdate;
+    then index them."""
+    import datetime as dt
+    from pathlib import Path
+
+    from pinky.capture.rollup import closed_periods, read_diary_lines, stale_open_rollups, write_rollup
 
     today = dt.date.today()
     last = _last_rollup(loc, state)
@@ -125,10 +149,18 @@ def rollup(payload: dict, loc: Locations, state: StateFiles) -> None:
     if loc.save_dir is None:
         return
     root = Path(loc.save_dir)
-    written = [write_rollup(root, period, today) for period in closed_periods(last_run, today)
-               if read_diary_lines(root, period)]  # a period without diary lines gets no rollup
+    due = [p for p in closed_periods(last_run, today) if read_diary_lines(root, p)]  # none for a period without
+    _save_refreshed(loc, time.time(), state)
+    written = [write_rollup(root, period, today) for period in due + stale_open_rollups(root, today, time.time())]
     if written:
         index_files(loc, written)
+
+
+def _save_refreshed(loc: Locations, when: float, state: StateFiles) -> None:
+    path = _rollup_state(loc)
+    data = state.read(path)
+    data[f"refreshed:{loc.save_dir}"] = when
+    state.write(path, data)
 
 
 def _save_last_rollup(loc: Locations, day: str, state: StateFiles) -> None:
