@@ -183,8 +183,9 @@ def _sections(conn: Connection, reverify_days: int, project: str) -> tuple[str, 
     by_root = readonly.entries_by_root(conn)
     total = sum(by_root.values())
     types = ", ".join(f"{n:,} {t}" for t, n in readonly.commonest_types(conn, 5))
+    types = f"; {types}" if types else ""  # an empty brain has no types to name: no dangling "; )"
     head = (f"pinky brain: {total:,} entries ({by_root.get('project', 0):,} in this project, "
-            f"{by_root.get('global', 0):,} global; {types}).")
+            f"{by_root.get('global', 0):,} global{types}).")
     sections: list[list[str]] = []
     key = readonly.key_entries(conn, "project", KEY_TYPES)
     if key:
