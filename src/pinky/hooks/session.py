@@ -164,7 +164,11 @@ def _clip(text: str, limit: int) -> str:
 
 def build_digest(loc: Locations, *, since: float | None, session_id: str, budget: int,
                  reverify_days: int) -> str:
+    from pinky.hooks.fresh import fresh_connection
+
     conn = readonly.connect_ro(loc.read_db)
+    if conn is not None:  # once a session: every note of the global brain looked at
+        conn = fresh_connection(loc, conn, walk_limit=None)
     sections: list[list[str]] = []
     if conn is None:
         head = "pinky brain: no index yet; `pinky-brain reindex` is building it in the background."
