@@ -28,7 +28,7 @@ def cli(*args: str, cwd: Path, home: Path, stdin: str = "") -> str:
     env.update(PINKY_HOME=str(home), PINKY_HASH_EMBED="1", PINKY_GIT_AUTHOR="tester <t@example.test>")
     done = subprocess.run([*CLI, *args], cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"pinky-brain {' '.join(args)}: {done.stderr}"
-    return done.stdout
+    return done.stdout + done.stderr
 
 
 class Scene:
@@ -133,3 +133,15 @@ def test_a_running_server_finds_it(tmp_path: Path, writer: str) -> None:
         found = server.call("brain_search", query=word)
         assert not found["isError"], found
         assert title in str(found["structuredContent"]), found
+
+
+def test_vectors_a_hook_left_out_are_made_by_the_next_command(tmp_path: Path) -> None:
+    """The hook takes a new global note in by full text only; the next CLI command gives it its vectors, so no
+    search goes on saying "N chunks have no vector yet" about it."""
+    scene = Scene(tmp_path)
+    scene.reindex_project()
+    scene.save_outside()
+    payload = base(scene.project, "UserPromptSubmit", permission_mode="default", prompt="zebrafish pipeline dates")
+    assert TITLE in context_of(run_hook("user-prompt", payload, scene.project), "UserPromptSubmit")
+    first = cli("search", "zebrafish", cwd=scene.project, home=scene.home)
+    assert TITLE in first and "no vector yet" not in first, first

@@ -27,6 +27,7 @@ from pinky.store.connect import write_transaction
 log = logging.getLogger("pinky")
 
 EMBED_AT_ONCE = 64  # new chunks of the global brain embedded before the operation goes on
+OWED_KEY = "global_vectors_owed"  # "1": chunks taken in without their vectors (by a hook), to embed when few
 
 
 def snapshot(index: Index) -> tuple[str, str] | None:
@@ -35,29 +36,37 @@ def snapshot(index: Index) -> tuple[str, str] | None:
     return signal.walk(os.fspath(root)) if root is not None else None
 
 
-def record(index: Index, state: tuple[str, str] | None) -> None:
-    """Remember that the index holds the global brain as it was at `state` (taken before its scan)."""
+def record(index: Index, state: tuple[str, str] | None, *, owed: bool = False) -> None:
+    """Remember that the index holds the global brain as it was at `state` (taken before its scan); `owed`: some of
+    the chunks taken in still lack vectors (a hook took them in)."""
     if state is None:
         return
     with write_transaction(index.conn):
         vq.set_meta(index.conn, signal.SIGNATURE_KEY, state[0])
         vq.set_meta(index.conn, signal.FOLDERS_KEY, state[1])
+        vq.set_meta(index.conn, OWED_KEY, "1" if owed else "0")
     index.global_seen = state[0]
 
 
 def refresh_global(index: Index, *, embed: bool = True) -> bool:
     """Bring the index's global rows up to date when the global brain changed; True when it did.
-    `embed`: give a few new chunks their vectors at once (the hooks leave them to others)."""
+    `embed`: give a few new chunks their vectors at once (the hooks leave them to the next process that does)."""
     state = snapshot(index)
     if state is None or state[0] == index.global_seen:
         return False
-    if vq.get_meta(index.conn, signal.SIGNATURE_KEY) == state[0]:
-        index.global_seen = state[0]
-        return False
-    report = indexer.reindex(index, embed=False, only="global")
-    log.info("the global brain changed: %s", report.as_dict())
-    if embed and (report.added or report.updated) and index.vectors_writable() and \
-            0 < vq.count_pending(index.conn) <= EMBED_AT_ONCE:
+    conn = index.conn
+    changed = vq.get_meta(conn, signal.SIGNATURE_KEY) != state[0]
+    owed_before = vq.get_meta(conn, OWED_KEY) == "1"
+    owed = owed_before
+    if changed:
+        report = indexer.reindex(index, embed=False, only="global")
+        log.info("the global brain changed: %s", report.as_dict())
+        owed = owed or bool(report.added or report.updated)
+    if owed and embed and index.vectors_writable() and vq.count_pending(conn) <= EMBED_AT_ONCE:
         embed_pending(index)
-    record(index, state)
-    return True
+        owed = False
+    if changed or owed != owed_before:
+        record(index, state, owed=owed)
+    else:
+        index.global_seen = state[0]
+    return changed
