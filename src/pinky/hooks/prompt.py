@@ -31,9 +31,13 @@ def user_prompt(payload: dict, loc: Locations, state: StateFiles) -> dict | None
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip() or prompt.lstrip().startswith("/"):
         return None  # a slash command is Claude Code's business, not a question
+    from pinky.base.freshness import HOOK_WALK_LIMIT
+    from pinky.hooks.fresh import fresh_connection
     from pinky.store.readonly import connect_ro
 
     conn = connect_ro(loc.read_db)
+    if conn is not None:  # the global brain as it is now (a note saved elsewhere, synced or edited by hand)
+        conn = fresh_connection(loc, conn, walk_limit=HOOK_WALK_LIMIT)
     if conn is None:
         return None
     session = str(payload.get("session_id") or "")

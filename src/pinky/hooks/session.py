@@ -164,7 +164,11 @@ def _clip(text: str, limit: int) -> str:
 
 def build_digest(loc: Locations, *, since: float | None, session_id: str, budget: int,
                  reverify_days: int) -> str:
+    from pinky.hooks.fresh import fresh_connection
+
     conn = readonly.connect_ro(loc.read_db)
+    if conn is not None:  # once a session: every note of the global brain looked at
+        conn = fresh_connection(loc, conn, walk_limit=None)
     sections: list[list[str]] = []
     if conn is None:
         head = "pinky brain: no index yet; `pinky-brain reindex` is building it in the background."
@@ -183,8 +187,9 @@ def _sections(conn: Connection, reverify_days: int, project: str) -> tuple[str, 
     by_root = readonly.entries_by_root(conn)
     total = sum(by_root.values())
     types = ", ".join(f"{n:,} {t}" for t, n in readonly.commonest_types(conn, 5))
+    types = f"; {types}" if types else ""  # an empty brain has no types to name: no dangling "; )"
     head = (f"pinky brain: {total:,} entries ({by_root.get('project', 0):,} in this project, "
-            f"{by_root.get('global', 0):,} global; {types}).")
+            f"{by_root.get('global', 0):,} global{types}).")
     sections: list[list[str]] = []
     key = readonly.key_entries(conn, "project", KEY_TYPES)
     if key:

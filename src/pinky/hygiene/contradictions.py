@@ -353,6 +353,7 @@ def pairs_to_compare(index: Index, slug: str | None = None, *, threshold: float 
     wanted = [find(index, name)["id"] for name in named] if named is not None else list(rows)
     targets = [rows[entry] for entry in wanted if entry in rows]  # a superseded or diary entry has no pairs
     pairs = _same_fact_pairs(rows, {t["id"] for t in targets})
+    _fill_vectors(index)
     usable, why = index.vector_status()
     if usable:
         similar = _similar_pairs(index, targets, rows, threshold)
@@ -369,6 +370,17 @@ def pairs_to_compare(index: Index, slug: str | None = None, *, threshold: float 
         listed.append((side(a), side(b), reason))
     notice = None if usable else f"vector search unavailable ({why}): only same key and subject were compared"
     return Comparison(len(targets), listed, notice)
+
+
+def _fill_vectors(index: Index) -> None:
+    """Give the chunks still lacking a vector theirs before comparing: a save acknowledged a moment ago
+    (pinky-mcp's brain_save leaves its vectors to the background fill) must be in the check that follows.
+    Nothing to do, and no model loaded, when every chunk has one."""
+    from pinky.indexing.vector_fill import embed_pending
+    from pinky.store.vectors import count_pending
+
+    if index.db.vec_available and count_pending(index.conn):
+        embed_pending(index)
 
 
 def _clip(text: str, limit: int = 160) -> str:

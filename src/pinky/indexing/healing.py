@@ -16,12 +16,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pinky.errors import IndexReplaced, IndexUnavailable
-from pinky.indexing import indexer
+from pinky.indexing import freshness, indexer
 from pinky.indexing.index import Index, is_corruption
 from pinky.indexing.indexer import ReindexReport
 from pinky.indexing.vector_fill import Progress
@@ -32,6 +33,7 @@ T = TypeVar("T")
 C = TypeVar("C", bound=type)
 SQLITE_READONLY = 8
 NOT_HEALED = frozenset({"close", "reindex"})  # reindex heals itself: a full one must not run twice
+log = logging.getLogger("pinky")
 
 
 def repair(index: Index, why: object) -> None:
@@ -50,20 +52,26 @@ def repair(index: Index, why: object) -> None:
 def _complete(index: Index, *, progress: Progress | None = None, embed: bool = True,
               full: bool = False) -> ReindexReport:
     """A reindex that brings the whole index up to date, which ends any pending rebuild."""
+    state = freshness.snapshot(index)  # before the scan: a note changed during it shows next time
     report = indexer.reindex(index, full=full, progress=progress, embed=embed)
+    freshness.record(index, state)
     index.rebuild_done()
     return report
 
 
-def heal(index: Index, operation: Callable[[], T], *, catch_up: bool = True) -> T:
+def heal(index: Index, operation: Callable[[], T], *, catch_up: bool = True, fresh: bool = True) -> T:
     """Run `operation` on the current index file; after a reopen or a repair, run it once more.
-    `catch_up`: first finish a rebuild somebody started and did not complete (it was killed)."""
+    `catch_up`: first finish a rebuild somebody started and did not complete (it was killed). An outermost
+    operation first takes in what changed in the global brain since (`freshness`; `fresh=False`: not)."""
     index.follow()
+    operation = _marked(index, operation)
     try:
         if catch_up and index.rebuild_interrupted():
             with index.lock("rebuild"):
                 if index.rebuild_pending():  # still: nobody else finished it meanwhile
                     _complete(index, embed=False)
+        if fresh and not index.operating:
+            refresh_global(index)
         return operation()
     except IndexReplaced:
         index.close()
@@ -78,6 +86,30 @@ def heal(index: Index, operation: Callable[[], T], *, catch_up: bool = True) -> 
             raise
         repair(index, exc)
     return operation()
+
+
+def _marked(index: Index, operation: Callable[[], T]) -> Callable[[], T]:
+    """`operation`, with the index marked busy while it runs (what it calls does not refresh again)."""
+    def run() -> T:
+        before, index.operating = index.operating, True
+        try:
+            return operation()
+        finally:
+            index.operating = before
+
+    return run
+
+
+def refresh_global(index: Index, *, embed: bool = True) -> bool:
+    """freshness.refresh_global; an index that cannot be written (named with --db/PINKY_DB, read-only) is read
+    as it is, with a warning. A read-only checkout's index read in place raises: `heal` copies it first."""
+    try:
+        return freshness.refresh_global(index, embed=embed)
+    except Exception as exc:
+        if not _read_only(exc) or index.reading_source:
+            raise
+        log.warning("the global brain changed, but %s cannot be written to take it in (%s)", index.path, exc)
+        return False
 
 
 def own_copy(index: Index) -> None:
@@ -133,14 +165,15 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
     asked for while another runs waits for it, then catches up with it instead of starting over."""
     index.own_file()
     if not full:
-        return heal(index, lambda: _complete(index, progress=progress, embed=embed), catch_up=False)
+        return heal(index, lambda: _complete(index, progress=progress, embed=embed), catch_up=False, fresh=False)
     with contextlib.ExitStack() as held:
         try:
             held.enter_context(index.lock("rebuild", blocking=False))
         except BlockingIOError:
             with index.lock("rebuild"):
                 pass
-            report = heal(index, lambda: _complete(index, progress=progress, embed=embed), catch_up=False)
+            report = heal(index, lambda: _complete(index, progress=progress, embed=embed), catch_up=False,
+                          fresh=False)
             report.warnings.append("another full rebuild ran at the same time: caught up with it instead")
             return report
         index.follow()  # no repair from in here (it takes this lock): drop() swaps a damaged file itself

@@ -87,6 +87,8 @@ class Index:
         # The project's own index, read in place and read-only (`config.db_source`: a read-only checkout)
         # until something must be written; then it is copied to `config.db_path` (`own_file`).
         self.reading_source = False
+        self.global_seen: str | None = None  # the global brain's state this index was last seen to hold
+        self.operating = False  # inside an operation: a nested one does not look at the global brain again
 
     # --- the file ---------------------------------------------------------------------------------
 
@@ -115,6 +117,7 @@ class Index:
             self._db.close()
             self._db = None
         self.reading_source = False
+        self.global_seen = None
         for cache in (self.vector_cache, *self.caches.values()):
             if cache is not None:
                 cache.generation = None  # the next file may be another one: reload

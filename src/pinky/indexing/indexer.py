@@ -148,21 +148,23 @@ def store_document(conn: Any, prepared: Prepared, has_vec_table: bool, *, links:
 
 
 def reindex(index: Index, *, full: bool = False, progress: Progress | None = None,
-            embed: bool = True) -> ReindexReport:
-    """Bring the index up to date with every markdown root; `full` rebuilds it from scratch."""
+            embed: bool = True, only: str | None = None) -> ReindexReport:
+    """Bring the index up to date with every markdown root (`only`: that root alone, no code scan);
+    `full` rebuilds it from scratch."""
     started = time.perf_counter()
     report = ReindexReport()
     if full:
         index.drop()
     db = index.db
     has_vec = index.prepare_vectors() if embed else index.vectors_writable()
-    known = eq.indexed_files(db.conn)
-    skipped = eq.skipped_files(db.conn)
+    mine = (lambda kept: {k: v for k, v in kept.items() if k[0] == only}) if only else (lambda kept: kept)
+    known, skipped = mine(eq.indexed_files(db.conn)), mine(eq.skipped_files(db.conn))
     pending = eq.links_pending(db.conn)  # stored by a reindex killed before it wrote their links
     seen: set[tuple[str, str]] = set()
     changed: list[SourceFile] = []
     unreadable: list[tuple[str, str]] = []
-    for source in scan(index.config.roots()):
+    roots = index.config.roots()
+    for source in scan({only: roots[only]} if only else roots):
         key = (source.root, source.rel)
         seen.add(key)
         if (prefix := unreadable_prefix(source)) is not None:
@@ -186,7 +188,8 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
     with bulk_writes(db.conn, empty=not known) if bulk else contextlib.nullcontext():
         _apply_changes(index, changed, removed, known, report, has_vec, progress,
                        BULK_WRITE_BATCH if bulk else WRITE_BATCH, force=pending)
-        scan_code(index)
+        if not only:
+            scan_code(index)
         if report.added or report.updated or report.removed or not os.path.exists(_file_index(index)):
             refresh_file_index(index)
         if embed and has_vec:

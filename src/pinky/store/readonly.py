@@ -76,6 +76,12 @@ def rows(conn: Connection, sql: str, args: tuple = ()) -> list[tuple]:
         return []
 
 
+def meta_value(conn: Connection, key: str) -> str | None:
+    """A value of the index's `meta` table (pinky.base.freshness: what it holds of the global brain)."""
+    found = rows(conn, "SELECT value FROM meta WHERE key = ?", (key,))
+    return found[0][0] if found else None
+
+
 # --- entries linked to a file (pre-read, pre-write) ---------------------------------------------
 
 

@@ -1,0 +1,133 @@
+"""What seeing the global brain as it is on disk costs: a project beside a 10,000-note global brain.
+
+    python benchmarks/bench_global_fresh.py [--notes 10000] [--runs 15] [--before /work/main/.venv/bin]
+                                            [--keep DIR]
+
+Times, as whole processes and in turn (one run of each, then the next round, so the machine's load
+falls on all alike), a bare `python -c pass`, the per-prompt hook (`pinky-hooks user-prompt`, the
+exact JSON Claude Code sends) and a one-shot `pinky-brain search`, each with this checkout (after)
+and with the interpreter of `--before` (a checkout without the change, e.g. the main branch's
+.venv), on the same brain. Prints medians and each one's ratio to the bare start, pair by pair.
+Then the one-off cost after a change: a note added to the global brain, and the first hook (after)
+that takes it in. The hashing embedder: the walk's cost does not depend on the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(sys.executable).parent
+TYPES = ("gotcha", "decision", "pattern", "bug", "guide", "note")
+WORDS = ("pool timeout retry cache index vector query schema migration lock thread socket parser token "
+         "config deploy build release worker queue session cookie header proxy encoder").split()
+
+
+def build(root: Path, notes: int) -> None:
+    rng = random.Random(11)
+    brain = root / "home" / "brain"
+    for i in range(notes):
+        kind = TYPES[i % len(TYPES)]
+        path = brain / kind / f"global-{i:05d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        body = " ".join(rng.choice(WORDS) for _ in range(120))
+        path.write_text(f"---\ntitle: Global {i} about {rng.choice(WORDS)}\ntype: {kind}\n---\n{body}\n",
+                        encoding="utf-8")
+    project = root / "project"
+    for i in range(50):
+        path = project / "documentation" / TYPES[i % len(TYPES)] / f"local-{i:03d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# Local {i}\n\n" + " ".join(rng.choice(WORDS) for _ in range(80)) + "\n", encoding="utf-8")
+    (project / "pinky.toml").write_text("# the benchmark's project\n", encoding="utf-8")
+    subprocess.run([str(HERE / "pinky-brain"), "reindex"], cwd=project, env=environment(root), check=True,
+                   capture_output=True)
+
+
+def environment(root: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PINKY_", "CLAUDE"))}
+    env.update(PINKY_HOME=str(root / "home"), PINKY_HASH_EMBED="1", CLAUDE_PROJECT_DIR=str(root / "project"),
+               PINKY_HOOKS_NO_BACKGROUND="1")
+    return env
+
+
+def once(cmd: list[str], stdin: bytes, env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """(wall ms, CPU ms of the process): on a busy machine the CPU time says more than the wall time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(cmd, input=stdin, capture_output=True, env=env, cwd=cwd)
+    took = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
+    if done.returncode != 0 or b"Error" in done.stderr or b"Traceback" in done.stderr:
+        raise SystemExit(f"{cmd} failed: {done.stderr.decode(errors='replace')[:400]}")
+    return took, cpu
+
+
+def compile_all(python: Path) -> None:
+    """Installed packages ship bytecode: compile both checkouts so neither pays for it per process."""
+    subprocess.run([str(python), "-c", "import compileall, pathlib, pinky; "
+                    "compileall.compile_dir(pathlib.Path(pinky.__file__).parent, quiet=1)"], check=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--before", type=Path, default=Path("/work/main/.venv/bin"),
+                        help="the bin folder of an install without the change")
+    parser.add_argument("--keep", type=Path, help="build (or reuse) the brain in this folder")
+    args = parser.parse_args()
+    root = args.keep or Path(tempfile.mkdtemp(prefix="pinky-bench-fresh-"))
+    env = environment(root)
+    project = root / "project"
+    if not (project / "brain.db").exists():
+        started = time.perf_counter()
+        build(root, args.notes)
+        print(f"built a project beside a {args.notes:,}-note global brain in {time.perf_counter() - started:.0f} s")
+    for folder in (HERE, args.before):
+        compile_all(folder / "python")
+    prompt = json.dumps({"session_id": "bench-fresh", "transcript_path": str(root / "t.jsonl"),
+                         "cwd": str(project), "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
+                         "prompt": "Why does the worker queue time out on deploy?"}).encode()
+    commands = {"python -c pass": ([sys.executable, "-c", "pass"], b"")}
+    for label, folder in (("before", args.before), ("after", HERE)):
+        commands[f"hook user-prompt, {label}"] = ([str(folder / "pinky-hooks"), "user-prompt"], prompt)
+        search = [str(folder / "pinky-brain"), "search", "worker queue timeout"]
+        commands[f"pinky-brain search, {label}"] = (search, b"")
+    for cmd, stdin in commands.values():  # warm the page cache and the index's state once
+        once(cmd, stdin, env, project)
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for _ in range(args.runs):
+        for name, (cmd, stdin) in commands.items():
+            times[name].append(once(cmd, stdin, env, project))
+    bare = times["python -c pass"]
+    print(f"\n{args.runs} rounds, in turn; medians; ratio = median of (command / the bare start of its round)")
+    print(f"{'':<32} {'wall':>8}        {'ratio':>5}    {'CPU':>8}        {'ratio':>5}")
+    for name, xs in times.items():
+        cells = []
+        for side in (0, 1):
+            ratio = statistics.median(x[side] / max(b[side], 0.1) for x, b in zip(xs, bare, strict=True))
+            cells.append(f"{statistics.median(x[side] for x in xs):8.1f} ms   {ratio:5.2f}x")
+        print(f"{name:<32} {'   '.join(cells)}")
+    hook_cmd, _ = commands["hook user-prompt, after"]
+    first = []
+    for n in range(min(5, args.runs)):
+        note = root / "home" / "brain" / "note" / f"added-{time.time_ns()}-{n}.md"
+        note.write_text(f"# Added {n}\n\nA note added between two prompts.\n", encoding="utf-8")
+        first.append(once(hook_cmd, prompt, env, project))
+    wall, cpu = (statistics.median(x[side] for x in first) for side in (0, 1))
+    print(f"first hook after a global note was added: wall {wall:.1f} ms, CPU {cpu:.1f} ms "
+          f"(median of {len(first)}: it takes the change in, once)")
+
+
+if __name__ == "__main__":
+    main()
