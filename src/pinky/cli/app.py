@@ -90,4 +90,6 @@ def ready_kb(ctx: click.Context) -> Any:
 
 
 def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    from pinky.base.shown import plain_names
+
+    click.echo(json.dumps(plain_names(data), ensure_ascii=False, indent=2, default=str))
