@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,7 @@ class Mounted:
         for folder in (self.source, self.mount, self.owner_home, self.user_home):
             folder.mkdir(parents=True)
         self.prefix = _second_user()
+        self.mounts = 0  # os.path.ismount cannot tell: a bind mount of the same file system has its device
         if self.prefix == AS_NOBODY:
             shutil.chown(self.user_home, "nobody", "nogroup")
 
@@ -67,16 +69,18 @@ class Mounted:
                 self.release()
                 pytest.skip(f"cannot make a read-only bind mount here ({' '.join(command[:3])}: "
                             f"{done.stderr.strip()})")
+            self.mounts += command[1] == "--bind"
 
     def release(self) -> None:
-        if os.path.ismount(self.mount):
+        while self.mounts:
             subprocess.run(["umount", str(self.mount)], check=True)
+            self.mounts -= 1
 
     def writable_again(self) -> None:
-        """The project is writable for the user again: the mount goes, and the user's path is the owner's."""
+        """The project is writable for the user again: the same path, mounted read-write."""
         self.release()
-        self.mount.rmdir()
-        self.mount.symlink_to(self.source)
+        subprocess.run(["mount", "--bind", str(self.source), str(self.mount)], check=True)
+        self.mounts += 1
         if self.prefix == AS_NOBODY:
             subprocess.run(["chmod", "-R", "a+rwX", str(self.source)], check=True)
 
@@ -91,7 +95,7 @@ def mounted() -> Iterator[Mounted]:
     try:
         yield project
     finally:
-        project.release()
+        project.release()  # first: removing the folder through a mount would fail half way
         shutil.rmtree(top, ignore_errors=True)
 
 
@@ -137,3 +141,28 @@ def test_a_read_only_checkout_with_no_index_where_a_rename_ran_is_searched(mount
     assert found.returncode == 0, found.stderr
     assert "gotcha/pool-stall" in found.stdout
     assert "Read-only file system" not in found.stderr
+
+
+def _useful_verdicts(project: Mounted) -> list[tuple[str, str]]:
+    with sqlite3.connect(project.source / "brain.db") as conn:
+        return conn.execute("SELECT e.slug, f.verdict FROM feedback f JOIN entry e ON e.id = f.entry_id "
+                            "WHERE f.verdict = 'useful'").fetchall()
+
+
+def test_feedback_given_while_read_only_is_carried_back_once_writable(mounted: Mounted) -> None:
+    project = mounted
+    _owned_project(project)
+    project.read_only()
+    said = project.user("feedback", "gotcha/pool-timeout", "useful")
+    assert said.returncode == 0, said.stderr
+    assert _useful_verdicts(project) == []  # the project's own index could not take it
+    kept = list((project.user_home / "cache" / "indexes").glob("*/brain.db"))
+    assert len(kept) == 1, "kept in the user's own cache"
+    project.writable_again()
+    listed = project.user("list")
+    assert listed.returncode == 0, listed.stderr
+    assert "carried back 1 feedback" in listed.stderr
+    assert _useful_verdicts(project) == [("gotcha/pool-timeout", "useful")]  # what keeps it out of prune
+    assert not kept[0].exists(), "carried once: the copy is gone"
+    again = project.user("list")
+    assert "carried back" not in again.stderr and _useful_verdicts(project) == [("gotcha/pool-timeout", "useful")]

@@ -202,6 +202,10 @@ class Index:
             else:
                 why = self._unusable(db)
                 if why is None:
+                    if self.config.project_root is not None and self.config.db_moved_from is None:
+                        from pinky.indexing.carried import carry_back  # feedback given while read-only
+
+                        carry_back(self.config, db.conn)
                     return db
         return self.replace(why[0], found, damaged=why[1])
 
