@@ -118,7 +118,8 @@ def test_import_skips_duplicates_renames_a_taken_path_and_reports_secrets_unchan
     target.reindex(embed=False)
     report = target.hygiene.import_lines(lines, embed=False)
     assert report["duplicates"] == [{"slug": "gotcha/same", "same_as": "gotcha/same"}]
-    assert report["renamed"] == [{"slug": "gotcha/taken", "new_slug": "gotcha/taken-2"}]
+    assert report["renamed"] == [{"slug": "gotcha/taken", "new_slug": "gotcha/taken-2",
+                                  "why": "a different note has that name"}]
     assert taken.read_text(encoding="utf-8").endswith("mine, keep me\n")  # never overwritten
     assert target.get("gotcha/taken-2").body == "the exported one\n"
     assert report["secrets"] == [{"slug": "note/secret", "kinds": ["github-token"]}] and report["redacted"] == []

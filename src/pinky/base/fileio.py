@@ -286,6 +286,10 @@ def append(path: str | os.PathLike[str], data: bytes | str) -> None:
         os.close(fd)
 
 
+# The reentrant locks each thread holds: path -> how many `with` blocks hold it (see FileLock's `reentrant`).
+_HELD: dict[int, dict[str, int]] = {}
+
+
 class FileLock:
     """An exclusive advisory lock between processes, held for a `with` block.
 
@@ -293,15 +297,24 @@ class FileLock:
     takes a shared lock: any number of shared holders, but none while an exclusive one is held. The kernel
     drops the lock when its holder dies, so a killed process never leaves it stuck. Where fcntl
     is missing (Windows) the lock is a no-op and callers rely on their own version checks.
+    `reentrant=True`: a thread that already holds the lock at this path (through another reentrant
+    FileLock) enters at once, and the lock is let go when the outermost block ends; so a compound edit
+    can hold every note's lock while it calls the single-note operations that take them too.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, blocking: bool = True, shared: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, blocking: bool = True, shared: bool = False,
+                 reentrant: bool = False) -> None:
         self.path = os.fspath(path)
         self.blocking = blocking
         self.shared = shared
+        self.reentrant = reentrant
         self._fd: int | None = None
 
     def __enter__(self) -> FileLock:
+        held = _HELD.setdefault(get_ident(), {}) if self.reentrant else {}
+        if self.path in held:
+            held[self.path] += 1
+            return self
         os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _BINARY, 0o644)
         try:
@@ -315,14 +328,23 @@ class FileLock:
             os.close(self._fd)
             self._fd = None
             raise
+        if self.reentrant:
+            held[self.path] = 1
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.reentrant:
+            held = _HELD.get(get_ident(), {})
+            held[self.path] = held.get(self.path, 1) - 1
+            if held[self.path] > 0:
+                return
+            held.pop(self.path, None)
         if self._fd is not None:
             os.close(self._fd)  # closing the descriptor releases the flock
             self._fd = None
 
 
-def file_lock(path: str | os.PathLike[str], *, blocking: bool = True, shared: bool = False) -> FileLock:
+def file_lock(path: str | os.PathLike[str], *, blocking: bool = True, shared: bool = False,
+              reentrant: bool = False) -> FileLock:
     """`with file_lock(path):` — see FileLock."""
-    return FileLock(path, blocking=blocking, shared=shared)
+    return FileLock(path, blocking=blocking, shared=shared, reentrant=reentrant)

@@ -302,6 +302,10 @@ def locate(*, env: dict[str, str] | os._Environ[str] | None = None, start: str |
     else:
         index = os.path.join(home_dir, GLOBAL_INDEX)
     name = explicit_project or settings.get("project") or (os.path.basename(root) if root else None)
+    if name:  # a scope and a name shown to the agent: one line, whatever the folder is called
+        from pinky.base.shown import plain
+
+        name = plain(str(name))
     return Locations(start=start, home=home_dir, db=index, project_root=root or None, save_dir=saves or None,
                      project=name or ("default" if root else None), project_explicit=explicit_project is not None,
                      db_moved_from=moved_from, db_source=source)

@@ -79,15 +79,20 @@ def open_kb(ctx: click.Context, *, say_where: bool = True, **extra: Any) -> Any:
 
 
 def ready_kb(ctx: click.Context) -> Any:
-    """The knowledge base, indexed first when the index is new or was rebuilt (it would know no entry)."""
+    """The knowledge base, indexed first when the index is new or was rebuilt (it would know no entry), and
+    in a read-only project when the markdown changed since its index was made (a stat walk): the owner's
+    new and edited notes are found, and a removed word is not, without a reindex nobody here may run in
+    place (the catch-up goes to this user's copy, `Index.own_file`)."""
     from pinky.cli.progress import progress_shown
 
     kb = open_kb(ctx)
-    if kb.rebuilt_reason or kb.is_empty():
+    if kb.rebuilt_reason or kb.is_empty() or (kb.config.db_moved_from is not None and any(kb.drift().values())):
         with progress_shown() as progress:  # a first search in a project of 400 notes embeds them all
             kb.reindex(progress=progress)
     return kb
 
 
 def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    from pinky.base.shown import plain_names
+
+    click.echo(json.dumps(plain_names(data), ensure_ascii=False, indent=2, default=str))

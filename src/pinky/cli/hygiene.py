@@ -127,7 +127,8 @@ def import_cmd(ctx: click.Context, file: str, root: str | None, as_json: bool) -
     """Import notes from a `pinky-brain export` file (`-` for standard input) and index them.
 
     A note already in the root it goes to (the same text) is skipped; one whose path is taken by a
-    different note gets a new name, and the report says so. Nothing is ever overwritten. A project note
+    different note gets a new name, and the report says so; so does a path holding a line break or control
+    character (each becomes `-`). Nothing is ever overwritten. A project note
     imported into another project belongs to this one (its `project:` field follows). A bad record is
     refused with its line number and the reason, and the rest is imported; the exit status is 1 when any was.
 
@@ -144,7 +145,7 @@ def import_cmd(ctx: click.Context, file: str, root: str | None, as_json: bool) -
         click.echo(f"imported {len(report['imported'])} notes, {len(report['duplicates'])} already there, "
                    f"{len(report['renamed'])} renamed, {refused} refused")
         for item in report["renamed"]:
-            click.echo(f"renamed {item['slug']} -> {item['new_slug']} (a different note has that name)")
+            click.echo(f"renamed {item['slug']} -> {item['new_slug']} ({item['why']})")
         for item in report["rescoped"]:
             click.echo(f"now in {item['now']}: {item['slug']} (exported from {item['was']})")
         for item in report["secrets"]:

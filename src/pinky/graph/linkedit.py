@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pinky.base.dates import now_utc, valid_day
-from pinky.base.fileio import atomic_write, create_new, ensure_inside, read_regular, sweep_temps
+from pinky.base.fileio import atomic_write, create_new, ensure_inside, read_regular, sweep_temps, unwritable
 from pinky.base.layout import GLOBAL_PREFIX, entry_id, folder_type, is_note, slug_for
 from pinky.errors import Conflict, InvalidInput, NotFound, PinkyError
 from pinky.graph import renames
@@ -223,15 +223,23 @@ def _journal_code(inbound: list[Any]) -> list[dict[str, Any]]:
 def finish_moves(index: Index) -> list[dict[str, Any]]:
     """Finish every rename a killed or interrupted `pinky mv` left half done in this brain's roots;
     returns what each one did. A root where a rename is running is left to it, and the renames of
-    another project to that project."""
-    if not any(renames.journal_dir(base).is_dir() for base in index.config.roots().values()):
-        return []  # the usual case, decided without taking a lock (or writing one in a read-only root)
+    another project to that project. A root this user cannot write (a read-only checkout or mount)
+    leaves its renames to someone who can: reading it never needs them finished."""
+    roots = index.config.roots()
+    if not any(any(renames.journal_dir(base).glob("*.json")) for base in roots.values()
+               if renames.journal_dir(base).is_dir()):
+        return []  # the usual case (no journal, or only the empty folder a finished rename leaves), decided
+        # without taking a lock: a read-only checkout's `.pinky/locks/` cannot hold one
     with contextlib.ExitStack() as held:
-        for root in sorted(index.config.roots()):
+        for root in sorted(roots):
             try:
                 held.enter_context(entries.root_lock(index, root, "moves", blocking=False))
             except BlockingIOError:
                 return []  # a rename is running: it finishes what is pending first
+            except OSError as exc:
+                if not unwritable(exc):
+                    raise
+                return []  # a read-only root: its pending rename waits for a user who can write it
         return _finish_pending(index)
 
 

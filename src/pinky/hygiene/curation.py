@@ -5,10 +5,18 @@ Each edit is made of the core's own single-note operations — `entries.update` 
 `archive.delete` into `.archive/`, `archive.restore` of that very copy — so there is no second write path,
 and each answers what its undo needs: the versions it wrote and the values it replaced. An undo refuses
 (`Conflict`) when a note changed since, exactly as `update` does; nothing is ever overwritten.
+
+An undo is all or nothing, also while other processes write: it takes the edit lock of every note it
+touches (`entries.edit_lock`, the lock `update` and `restore` take, reentrant for this thread) before it
+checks their versions, so no writer can change a note between the check and the last write; should a
+later step still fail (a note saved meanwhile where the archived one goes back, a full disk), the steps
+already made are undone before the error is raised.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +27,7 @@ from pinky.hygiene import contradictions
 from pinky.indexing.index import Index
 from pinky.knowledge import archive, entries
 from pinky.store import hygiene as hq
+from pinky.text.markdown import content_hash
 
 MERGED_HEADING = "Merged from"
 
@@ -44,9 +53,16 @@ def supersede(index: Index, old: str, new: str) -> dict[str, Any]:
 
 def unsupersede(index: Index, done: dict[str, Any]) -> dict[str, Any]:
     """Undo `supersede` (its result is `done`): both notes get back the values they had, if neither changed."""
-    _unchanged(index, {done["old"]: done["versions"]["old"], done["new"]: done["versions"]["new"]})
-    old = entries.update(index, done["old"], done["versions"]["old"], fields=done["previous"]["old"])
-    new = entries.update(index, done["new"], done["versions"]["new"], fields=done["previous"]["new"])
+    versions = {done["old"]: done["versions"]["old"], done["new"]: done["versions"]["new"]}
+    with _locked(index, list(versions)):
+        _unchanged(index, versions)
+        superseded = _values(entries.get(index, done["old"]), done["previous"]["old"])  # what the undo replaces
+        old = entries.update(index, done["old"], done["versions"]["old"], fields=done["previous"]["old"])
+        try:
+            new = entries.update(index, done["new"], done["versions"]["new"], fields=done["previous"]["new"])
+        except BaseException:
+            entries.update(index, old.slug, old.version, fields=superseded)
+            raise
     return {"old": old.slug, "new": new.slug}
 
 
@@ -66,11 +82,34 @@ def merge(index: Index, keep: str, other: str) -> dict[str, Any]:
 
 def unmerge(index: Index, done: dict[str, Any]) -> dict[str, Any]:
     """Undo `merge` (its result is `done`): the archived note comes back, the kept one gets its text back."""
-    _unchanged(index, {done["kept"]: done["version"]})
-    restored = archive.restore(index, done["archived"], Path(done["archived_to"]).name)  # that copy, of several
-    kept = entries.update(index, done["kept"], done["version"], body=done["previous"]["body"],
-                          tags=done["previous"]["tags"])
+    name = Path(done["archived_to"]).name  # that copy, of several
+    copy = next((c for c in archive.versions(index, done["archived"]) if c.name.rsplit("/", 1)[-1] == name), None)
+    if copy is None:
+        raise Conflict(f"the archived copy {name} was restored or removed since; nothing was undone")
+    with _locked(index, [done["kept"]], ((copy.root, copy.rel),)):
+        _unchanged(index, {done["kept"]: done["version"]})
+        merged = entries.get(index, done["kept"])
+        kept = entries.update(index, done["kept"], done["version"], body=done["previous"]["body"],
+                              tags=done["previous"]["tags"])
+        try:
+            restored = archive.restore(index, done["archived"], name)
+        except BaseException:
+            entries.update(index, kept.slug, kept.version, body=merged.body, tags=list(merged.tags))
+            raise
     return {"kept": kept.slug, "restored": restored.slug}
+
+
+@contextmanager
+def _locked(index: Index, slugs: list[str], paths: tuple[tuple[str, str], ...] = ()) -> Iterator[None]:
+    """Hold the edit lock of every note named (by slug, or as root and path) for the block, taken in one
+    order (by lock file) so two undos never wait for each other."""
+    rows = [entries.find(index, slug) for slug in slugs]
+    notes = [*paths, *((row["root"], row["path"]) for row in rows)]
+    locks = sorted((entries.edit_lock(index, root, rel) for root, rel in notes), key=lambda lock: lock.path)
+    with ExitStack() as stack:
+        for lock in locks:
+            stack.enter_context(lock)
+        yield
 
 
 def _values(entry: entries.Entry, fields: dict[str, str]) -> dict[str, str | None]:
@@ -83,9 +122,13 @@ def _values(entry: entries.Entry, fields: dict[str, str]) -> dict[str, str | Non
 
 
 def _unchanged(index: Index, versions: dict[str, str]) -> None:
-    """Refuse an undo before any write when a note it would touch changed since (its version moved on)."""
+    """Refuse an undo before any write when a note it would touch changed since (its file's version
+    moved on; read under the notes' locks, so it cannot move on before the undo's writes)."""
     for slug, version in versions.items():
-        current = entries.get(index, slug).version
+        try:
+            current = content_hash(entries.file_of(index, slug).read_bytes())
+        except FileNotFoundError:
+            raise Conflict(f"entry {slug!r} was deleted or moved since; nothing was undone") from None
         if current != version:
             raise Conflict(f"entry {slug!r} changed since; nothing was undone (its version is {current})")
 

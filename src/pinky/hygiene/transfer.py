@@ -8,7 +8,10 @@ another project is set to this one (the only change an import makes to a note's 
 lists the notes whose scope changed. Import never overwrites: a note whose exact text is already in
 the root it goes to is skipped (`duplicates`; the same text in the other root does not count, so
 `--root global` inside a project that holds it still fills the global brain); one whose path is taken
-by a different note gets a numbered name (`renamed`, and it says so). An import never rewrites a note to
+by a different note gets a numbered name (`renamed`, and it says so). A path holding a line break or
+another control character (`pinky.base.shown.plain`) is renamed too, each such character becoming `-`
+(`renamed`, with the reason): its text is written whole, and no name can put a line of its own into
+what the agent reads. An import never rewrites a note to
 hide a secret: one that holds a credential is written as it is and listed in `secrets` (pinky hides
 it on display, and `pinky sync` holds it back from the push); `redacted` stays empty, for
 compatibility.
@@ -35,6 +38,7 @@ from pinky.base.fileio import UnsafeFile, create_new, ensure_inside, open_regula
 from pinky.base.layout import ROOTS, is_note, slug_for
 from pinky.base.locations import ENV_MAX_IMPORT_BYTES
 from pinky.base.secret_scan import find_secrets
+from pinky.base.shown import is_plain, plain
 from pinky.base.validate import MAX_BODY_CHARS
 from pinky.errors import InvalidInput
 from pinky.indexing import indexer
@@ -78,6 +82,11 @@ class Record:
     slug: str
     text: str
     scope: str | None = None
+    was: str | None = None  # the path exported, when it was not one line (`path` is then its plain form)
+
+
+TAKEN = "a different note has that name"
+NOT_ONE_LINE = "its path held a line break or control character, each now `-`"
 
 
 def open_export(path: str | os.PathLike[str], limit: int, *, pipes: bool = False) -> BinaryIO:
@@ -156,8 +165,11 @@ def parse_record(line: str | bytes) -> Record:
     if len(longest.encode("utf-8")) > MAX_NAME_BYTES:
         raise InvalidInput(f"path {rel[:60]!r}… has a name of {len(longest.encode('utf-8'))} bytes; pinky writes "
                            f"names of at most {MAX_NAME_BYTES} (file systems allow 255 with its temporary file)")
-    scope = data.get("scope")
-    return Record(root, rel, slug_for(root, rel), text, scope if isinstance(scope, str) else None)
+    scope = data.get("scope") if isinstance(data.get("scope"), str) else None
+    if not is_plain(rel):
+        safe = "".join(c if is_plain(c) else "-" for c in rel)
+        return Record(root, safe, slug_for(root, safe), text, scope, was=rel)
+    return Record(root, rel, slug_for(root, rel), text, scope)
 
 
 def secret_kinds(text: str) -> list[str]:
@@ -276,13 +288,16 @@ def _write_record(index: Index, record: Record, root: str, known: Known,
         if (base / folder).is_file():
             raise InvalidInput(f"{record.slug}: {folder.as_posix()} is a file in {root}, so the note cannot go "
                                "under it")
+    if record.was is not None:
+        report["renamed"].append({"slug": plain(slug_for(root, record.was)), "new_slug": record.slug,
+                                  "why": NOT_ONE_LINE})
     if not create_new(target, text):
         if target.read_bytes() == text.encode("utf-8"):
             report["duplicates"].append({"slug": record.slug, "same_as": slug_for(root, record.path)})
             return None
         target = Path(write_numbered(target.parent, target.stem, text))
-        report["renamed"].append({"slug": record.slug,
-                                  "new_slug": slug_for(root, target.relative_to(base).as_posix())})
+        report["renamed"].append({"slug": record.slug, "new_slug": slug_for(root, target.relative_to(base).as_posix()),
+                                  "why": TAKEN})
     slug = slug_for(root, target.relative_to(base).as_posix())
     known[root, digest] = slug
     report["imported"].append(slug)

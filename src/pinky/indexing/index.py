@@ -22,6 +22,7 @@ from typing import Any
 
 from pinky.base.fileio import FileLock, file_lock
 from pinky.base.locations import can_hold
+from pinky.base.shown import plain
 from pinky.config import Config
 from pinky.errors import IndexUnavailable, InvalidInput, NotInProject, PinkyError
 from pinky.store import migrations as mig
@@ -204,6 +205,10 @@ class Index:
             else:
                 why = self._unusable(db)
                 if why is None:
+                    if self.config.project_root is not None and self.config.db_moved_from is None:
+                        from pinky.indexing.carried import carry_back  # feedback given while read-only
+
+                        carry_back(self.config, db.conn)
                     return db
         return self.replace(why[0], found, damaged=why[1])
 
@@ -325,12 +330,13 @@ class Index:
             raise NotInProject() from None
 
     def display_path(self, root: str, rel: str) -> str:
-        """Project notes relative to the repository (citable); global notes absolute."""
+        """Project notes relative to the repository (citable); global notes absolute. One line
+        (`plain`), whatever the folders are named: every path pinky shows comes from here."""
         if root == "project" and self.config.save_dir is not None:
             base, top = self.config.save_dir, self.config.project_root
             folder = base.relative_to(top) if top is not None and base.is_relative_to(top) else Path(base.name)
-            return (folder / rel).as_posix()
-        return (self.config.global_dir / rel).as_posix()
+            return plain((folder / rel).as_posix())
+        return plain((self.config.global_dir / rel).as_posix())
 
     def locate(self, path: Path) -> tuple[str, str]:
         """(root, path relative to it) of a file under one of the roots."""

@@ -71,7 +71,7 @@ class ReindexReport:
 
 
 def _skip_message(index: Index, root: str, rel: str, reason: str) -> str:
-    return f"{index.display_path(root, rel)}: skipped: {reason}"
+    return f"{index.display_path(root, rel)}: skipped: {reason}"  # display_path is plain: one line
 
 
 def scope_for(root: str, doc: Document, default_project: str | None) -> tuple[str, str | None]:
@@ -170,7 +170,8 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
         if (prefix := unreadable_prefix(source)) is not None:
             unreadable.append((source.root, prefix))
         old = known.get(key) or skipped.get(key)
-        if old and old.mtime_ns == source.mtime_ns and old.size == source.size and key not in pending:
+        if old and old.mtime_ns == source.mtime_ns and old.size == source.size and key not in pending \
+                and not (source.problem and key in known):  # indexed before its name was refused
             if key in skipped:  # still the same unreadable file: say so again, without reading it
                 report.errors.append(_skip_message(index, *key, skipped[key].reason))
             else:

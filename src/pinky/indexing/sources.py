@@ -19,6 +19,7 @@ from pathlib import Path
 from pinky.base import fileio
 from pinky.base.layout import is_skipped
 from pinky.base.locations import ENV_MAX_NOTE_BYTES
+from pinky.base.shown import is_plain
 from pinky.text.markdown import Document, content_hash, parse_text, unreadable
 
 READ_BLOCK = 1 << 20
@@ -84,7 +85,7 @@ def _scan_root(root_name: str, root: str) -> Iterator[SourceFile]:
                 except OSError:
                     continue
                 yield SourceFile(root_name, rel, item.path, info.st_mtime_ns, info.st_size,
-                                 _special(info.st_mode))
+                                 _name_problem(rel) or _special(info.st_mode))
         stack.extend(reversed(folders))
 
 
@@ -105,6 +106,17 @@ def unreadable_prefix(source: SourceFile) -> str | None:
     if not source.rel.endswith("/"):
         return None
     return "" if source.rel == "./" else source.rel
+
+
+NAME_PROBLEM = ("its path holds a line break or another control character, which would become a line of "
+                "its own in what the agent reads: not indexed (its text is kept as it is); rename it")
+
+
+def _name_problem(rel: str) -> str | None:
+    """Why a note's path cannot be indexed as it is named, or None: a name pinky would show the agent
+    must be one line (`pinky.base.shown.plain`), so a file named `yak\\nIMPORTANT: ….md` is refused
+    here, before its slug or path can reach any output, and reported (reindex, doctor) until renamed."""
+    return None if is_plain(rel) else NAME_PROBLEM
 
 
 def _special(mode: int) -> str | None:
@@ -130,7 +142,7 @@ def _linked(root_name: str, root: str, rel: str, path: str) -> SourceFile | None
         return None
     else:
         problem = _special(info.st_mode)
-    return SourceFile(root_name, rel, os.fspath(path), info.st_mtime_ns, info.st_size, problem)
+    return SourceFile(root_name, rel, os.fspath(path), info.st_mtime_ns, info.st_size, _name_problem(rel) or problem)
 
 
 def source_at(root_name: str, root: Path, rel: str, path: Path) -> SourceFile | None:
@@ -141,7 +153,8 @@ def source_at(root_name: str, root: Path, rel: str, path: Path) -> SourceFile | 
         info = path.stat()
     except FileNotFoundError:
         return None
-    return SourceFile(root_name, rel, os.fspath(path), info.st_mtime_ns, info.st_size, _special(info.st_mode))
+    return SourceFile(root_name, rel, os.fspath(path), info.st_mtime_ns, info.st_size,
+                      _name_problem(rel) or _special(info.st_mode))
 
 
 # --- reading one note ------------------------------------------------------------------------------

@@ -145,17 +145,19 @@ def _file_of(index: Index, row: Any) -> Path:
 def edit_lock(index: Index, root: str, rel: str) -> FileLock:
     """The lock every edit of the note `rel` takes, beside it, so every process and every PINKY_HOME
     editing this folder shares it. Sixteen per root, by entry id: unrelated edits rarely wait.
-    The folder ignores itself in git, also in projects set up before `pinky init` said so."""
-    return root_lock(index, root, f"edit-{entry_id(root, rel)[0]}")
+    The folder ignores itself in git, also in projects set up before `pinky init` said so. Reentrant in
+    a thread: a compound edit (an undo in `pinky.hygiene.curation`) holds the locks of all its notes while
+    it calls `update` and `restore`, which take them again."""
+    return root_lock(index, root, f"edit-{entry_id(root, rel)[0]}", reentrant=True)
 
 
-def root_lock(index: Index, root: str, name: str, *, blocking: bool = True) -> FileLock:
+def root_lock(index: Index, root: str, name: str, *, blocking: bool = True, reentrant: bool = False) -> FileLock:
     """The lock `name` of a knowledge root, in `<root>/.pinky/locks/` (created, git-ignored, if need be)."""
     folder = index.root_dir(root) / LOCK_DIR
     if not folder.is_dir():
         folder.mkdir(parents=True, exist_ok=True)
         create_new(folder.parent / ".gitignore", "# pinky's local files (locks, journals): never committed\n*\n")
-    return file_lock(folder / f"{name}.lock", blocking=blocking)
+    return file_lock(folder / f"{name}.lock", blocking=blocking, reentrant=reentrant)
 
 
 def _gone(row: Any) -> NotFound:

@@ -156,9 +156,9 @@ async def brain_import(
                             exclusive=True)
     state.runtime.embed_soon()
     out = ImportOut(**report)
-    text = (f"Imported {len(out.imported)} notes; {len(out.duplicates)} already there, {len(out.renamed)} renamed "
-            f"(a different note had the name), {len(out.errors)} refused.")
-    text += "".join(f"\n{item['slug']} -> {item['new_slug']}" for item in out.renamed)
+    text = (f"Imported {len(out.imported)} notes; {len(out.duplicates)} already there, {len(out.renamed)} renamed, "
+            f"{len(out.errors)} refused.")
+    text += "".join(f"\n{item['slug']} -> {item['new_slug']} ({item['why']})" for item in out.renamed)
     text += "".join(f"\nrefused: {line}" for line in out.errors[:20])
     return result(state, text, out, pages=Pages(("errors", "imported", "duplicates", "renamed", "redacted", "rescoped"),
                                                 narrower="`pinky-brain import FILE --json` prints the whole report."))

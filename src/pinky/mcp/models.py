@@ -417,7 +417,8 @@ class ExportOut(ResultOut):
 
 class ImportOut(ResultOut):
     imported: list[str] = Field(description="Slugs of the notes written.")
-    renamed: list[dict[str, str]] = Field(description="Notes whose path was taken by a different note: new slug.")
+    renamed: list[dict[str, str]] = Field(description=(
+        "Notes written under another name: slug, new_slug, why (the path was taken, or was not one line)."))
     duplicates: list[dict[str, str]] = Field(description="Notes skipped: the same text is already in the brain.")
     redacted: list[dict[str, Any]] = Field(description="Always empty: an import never rewrites a note (see secrets).")
     secrets: list[dict[str, Any]] = Field(default_factory=list, description=(

@@ -200,3 +200,32 @@ def chunk_vectors(conn: Any) -> list[tuple[str, int, bytes]]:
         f"SELECT c.entry_id, c.ord, v.embedding FROM chunk c JOIN {VEC_TABLE} v ON v.chunk_id = c.id "
         f"JOIN entry e ON e.id = c.entry_id WHERE e.type != 'diary' "
         f"AND json_extract(e.meta, '$.superseded_by') IS NULL").fetchall()
+
+
+def feedback_in(path: str) -> list[tuple[Any, ...]]:
+    """Every feedback row of another index file, read-only (a read-only project's copy in the user's
+    cache: what its user said there); empty when it cannot be read."""
+    import sqlite3
+    from urllib.parse import quote
+
+    try:
+        conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return []
+    try:
+        return conn.execute("SELECT entry_id, verdict, query, at, at_ns FROM feedback").fetchall()
+    except sqlite3.Error:
+        return []
+    finally:
+        conn.close()
+
+
+def add_feedback_missing(conn: Any, rows: list[tuple[Any, ...]]) -> int:
+    """Insert the feedback rows this index lacks (the same entry, verdict and moment count as one)."""
+    added = 0
+    for entry_id, verdict, query, at, at_ns in rows:
+        if conn.execute("SELECT 1 FROM feedback WHERE entry_id = ? AND verdict = ? AND at_ns = ?",
+                        (entry_id, verdict, at_ns)).fetchone() is None:
+            record_feedback(conn, entry_id, verdict, query, at, at_ns)
+            added += 1
+    return added

@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from pinky.base.layout import ENTRY_TYPES, folder_type
+from pinky.base.shown import plain
 from pinky.text.chunking import heading
 from pinky.text.linkrefs import LinkRef, body_links, frontmatter_line, typed_links
 
@@ -82,7 +83,7 @@ def _string_list(value: Any) -> tuple[str, ...]:
     items = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else [value]
     seen: dict[str, None] = {}
     for item in items:
-        text = str(item).strip()
+        text = plain(str(item).strip())  # tags, files: names, one line each
         if text:
             seen.setdefault(text, None)
     return tuple(seen)
@@ -91,7 +92,7 @@ def _string_list(value: Any) -> tuple[str, ...]:
 def _scalar(value: Any) -> str | None:
     if value is None or isinstance(value, dict | list):
         return None
-    text = str(value).strip()
+    text = plain(str(value).strip())  # a title, project, date: one line, shown as it is written
     return text or None
 
 
@@ -276,7 +277,7 @@ def parse_text(text: str, rel_path: str, raw: bytes | None = None) -> Document:
     problem = "; ".join(p for p in (error or type_problem, *link_problems) if p) or None
     return Document(
         path=rel_path,
-        title=" ".join(title.split())[:300],
+        title=plain(" ".join(title.split()))[:300],
         type=kind,
         project=_scalar(meta.get("project")),
         tags=_string_list(meta.get("tags")),
