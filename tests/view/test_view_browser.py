@@ -191,19 +191,25 @@ def test_a_hostile_note_shows_its_script_as_text_and_nothing_runs(page: Any, ser
     assert snapshot(docs) == before
 
 
-def test_without_the_token_the_page_is_read_only_and_a_click_changes_nothing(
-        browser: Any, served: tuple[View, Path]) -> None:
+def test_without_signing_in_a_browser_reads_nothing_and_the_used_link_fails(
+        browser: Any, tab: Any, served: tuple[View, Path]) -> None:
+    """A second browser (no cookie) gets the sign-in notice instead of the page, 401 from the API and the raw
+    files, a refusal for a change, and the sign-in link the first tab used is spent: it fails here."""
     view, docs = served
     before = snapshot(docs)
     context = browser.new_context()
-    tab = context.new_page()
-    tab.goto(view.base + "/#/review")
-    tab.wait_for_selector("#readonly:not([hidden])")
-    button = tab.locator('#stale .card[data-slug="gotcha/old-cache-flag"] button', has_text="Verify")
-    button.wait_for()
-    assert button.is_disabled()
-    status = tab.evaluate("""fetch('/api/verify', {method: 'POST', headers: {'Content-Type': 'application/json',
-        'X-Pinky-Token': 'guess'}, body: JSON.stringify({slug: 'old-cache-flag'})}).then(r => r.status)""")
-    assert status == 403
+    other = context.new_page()
+    response = other.goto(view.base + "/#/review")
+    assert response.status == 401 and "sign-in link" in other.inner_text("body")
+    assert "Pool timeout" not in other.content()
+    for path in ("/api/search?q=pool", "/api/note?slug=pool-timeout", "/raw/project/gotcha/pool-timeout.md"):
+        answer = context.request.get(view.base + path)
+        assert answer.status == 401 and "ool" not in answer.text(), path
+    answer = context.request.post(view.base + "/api/verify", data={"slug": "old-cache-flag"},
+                                  headers={"X-Pinky-Token": "guess", "Origin": view.base})
+    assert answer.status in (401, 403)
+    response = other.goto(view.url)  # the link the module's tab signed in with
+    assert response.status == 403 and "used already or has expired" in other.inner_text("body")
+    assert not [c for c in context.cookies() if c["name"].startswith("pinky_view")]
     context.close()
     assert snapshot(docs) == before

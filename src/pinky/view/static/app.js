@@ -64,7 +64,8 @@ async function api(path, params) {
     for (const item of [].concat(value)) if (item !== "" && item !== null && item !== undefined) url.searchParams.append(key, item);
   }
   const response = await fetch(url, { headers: { Accept: "application/json" } });
-  const data = await response.json();
+  signedOut(response);
+  const data = await readJson(response);
   if (!response.ok) throw new Error(data.error || response.statusText);
   return data;
 }
@@ -74,11 +75,20 @@ async function change(path, body) {
     method: "POST", body: JSON.stringify(body),
     headers: { "Content-Type": "application/json", "X-Pinky-Token": TOKEN },
   });
-  const text = await response.text();
-  let data;
-  try { data = JSON.parse(text); } catch { data = { error: text.trim() }; }
+  signedOut(response);
+  const data = await readJson(response);
   if (!response.ok) throw new Error(data.error || response.statusText);
   return data;
+}
+
+async function readJson(response) {
+  const text = await response.text();
+  try { return JSON.parse(text); } catch { return { error: text.trim() }; }
+}
+
+/* 401: the session is gone (the server restarted): say so, and how to sign in again. */
+function signedOut(response) {
+  if (response.status === 401) document.getElementById("readonly").hidden = false;
 }
 
 function toast(message, undoId, isError) {
@@ -113,7 +123,7 @@ async function undo(id) {
   }
 }
 
-const canChange = () => Boolean(TOKEN);
+const canChange = () => Boolean(TOKEN) && document.getElementById("readonly").hidden;
 const actionButton = (label, onclick, cls) =>
   el("button", { onclick, class: cls || null, disabled: !canChange(), title: canChange() ? null : "read-only" }, label);
 
@@ -605,7 +615,6 @@ async function diaryView() {
 
 // --- start ----------------------------------------------------------------------------------------------
 
-document.getElementById("readonly").hidden = canChange();
 api("/api/about").then((data) => {
   about = data;
   document.getElementById("project").textContent = data.project ? "project " + data.project + " + global" : "global brain";
