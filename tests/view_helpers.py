@@ -42,6 +42,10 @@ def make_brain(project: Path) -> Path:
                f"---\ntitle: '{HOSTILE_TITLE}'\ntags: ['<b>bold</b>']\nlast_verified: '2099-01-01'\n---\n\n"
                "<script>window.__pwned = 3</script>\n\n<img src=x onerror=\"window.__pwned=4\">\n\n"
                "[click me](javascript:window.__pwned=5)\n")
+    write_note(docs, "note/old-links.md",  # a link written in Latin-1 %-escapes: not valid UTF-8 to decode
+               "---\ntitle: Old links\nlast_verified: '2099-01-01'\n---\n\nSee [old page](caf%E9.md) and "
+               "![old picture](caf%E9.png), then [[pool-timeout]].\n")
+    write_note(docs, "diary/weekly/2026-W47.md", "# Week 2026-W47\n\n- asked about the pool: [[pool-timeout]]\n")
     write_note(docs, "diary/2026-11-20.md",
                "# 2026-11-20\n\n- 10:02 [abc12345] asked: why does the pool hang? see [[pool-timeout]]\n")
     (project / "src" / "db").mkdir(parents=True)

@@ -141,7 +141,8 @@ def test_the_whole_brain_graph_draws_every_note(page: Any) -> None:
     page.goto(page.url.split("#")[0] + "#/graph")
     until(page, "window.pinkyPerf.graph !== null")
     nodes = page.evaluate("window.pinkyGraph.graphData().nodes.map(n => n.id)")
-    assert set(nodes) == {"gotcha/pool-timeout", "decision/use-pgbouncer", "gotcha/old-cache-flag", "note/hostile"}
+    assert set(nodes) == {"gotcha/pool-timeout", "decision/use-pgbouncer", "gotcha/old-cache-flag", "note/hostile",
+                          "note/old-links"}
 
 
 def test_verify_a_stale_entry_it_leaves_the_review_list_and_undo_brings_it_back(
@@ -213,3 +214,50 @@ def test_without_signing_in_a_browser_reads_nothing_and_the_used_link_fails(
     assert not [c for c in context.cookies() if c["name"].startswith("pinky_view")]
     context.close()
     assert snapshot(docs) == before
+
+
+def test_the_five_views_log_nothing_to_the_console(tab: Any, served: tuple[View, Path]) -> None:
+    """No Content-Security-Policy violation (an inline style the policy blocks is a style not applied), no
+    error, no warning: every console message across search, a note, its graph, the whole brain, review and
+    the diary fails the test."""
+    view, _ = served
+    messages: list[str] = []
+
+    def on_console(message: Any) -> None:
+        messages.append(f"{message.type}: {message.text}")
+
+    tab.on("console", on_console)
+    try:
+        tab.goto(view.base + "/#/search")
+        tab.reload()
+        tab.wait_for_selector("#results .card")
+        tab.fill("#q", "pool")
+        until(tab, "document.querySelector('#results').dataset.query === 'pool'")
+        tab.goto(view.base + "/#/note/gotcha%2Fpool-timeout")
+        tab.wait_for_selector("#history .timeline")
+        for hash_ in ("#/graph/gotcha%2Fpool-timeout?depth=2", "#/graph"):
+            tab.goto(view.base + "/" + hash_)
+            until(tab, "window.pinkyPerf.graph && window.pinkyPerf.graph.settled_ms !== null")
+            tab.mouse.move(640, 500)
+        tab.goto(view.base + "/#/review")
+        tab.wait_for_selector("#duplicates .section-head .count")
+        tab.wait_for_selector("#contradictions .section-head .count")
+        tab.goto(view.base + "/#/diary")
+        tab.wait_for_selector(".day")
+        tab.wait_for_timeout(300)
+    finally:
+        tab.remove_listener("console", on_console)
+    assert messages == [], "\n".join(messages)
+
+
+def test_a_note_with_a_malformed_escape_in_a_link_renders_and_its_buttons_work(page: Any) -> None:
+    """`[old page](caf%E9.md)` (Latin-1, not UTF-8) made decodeURIComponent throw "URI malformed": the note
+    stayed on "loading…" with its buttons. It renders, the link keeps its text as written, Verify answers."""
+    page.goto(page.url.split("#")[0] + "#/note/note%2Fold-links")
+    page.wait_for_selector("#note-title")
+    assert page.inner_text("#note-title") == "Old links"
+    assert page.locator(".md a", has_text="old page").get_attribute("href") == "#/note/" + "note%2Fcaf%25E9"
+    assert page.locator(".md a.wikilink").inner_text() == "pool-timeout"
+    page.get_by_role("button", name="Verify").click()
+    page.wait_for_selector("#toast:not([hidden])")
+    assert "verified" in page.inner_text("#toast")

@@ -2,6 +2,8 @@
    becomes markup, except markdown rendered by markdown-it with raw HTML off (html: false). */
 "use strict";
 
+delete document.head.appendChild;  // quiet-styles.js kept force-graph's <style> elements out: <head> is itself again
+
 const TOKEN = document.querySelector('meta[name="pinky-token"]').content;
 const main = document.getElementById("main");
 const REL_COLOURS = {
@@ -153,6 +155,12 @@ function markdown() {
   return md;
 }
 
+/* A link's %-escapes decoded, or the text as written when they are malformed ("caf%E9.md" is Latin-1, not
+   UTF-8): a note's link must never stop the note from rendering. */
+function decoded(text) {
+  try { return decodeURIComponent(text); } catch { return text; }
+}
+
 function joinPath(dir, rel) {
   const parts = (dir ? dir.split("/") : []);
   for (const part of rel.split("/")) {
@@ -176,13 +184,13 @@ function renderMarkdown(text, root, rel) {
           token.attrSet("target", "_blank");
           token.attrSet("rel", "noopener noreferrer");
         } else if (!href.startsWith("#") && /\.md(#.*)?$/i.test(href)) {
-          const path = joinPath(dir, decodeURIComponent(href.split("#")[0])).replace(/\.md$/i, "");
+          const path = joinPath(dir, decoded(href.split("#")[0])).replace(/\.md$/i, "");
           token.attrSet("href", noteHref((root === "global" ? "global/" : "") + path));
         }
       } else if (token.type === "image") {
         const src = token.attrGet("src") || "";
         if (!/^[a-z][a-z0-9+.-]*:/i.test(src) && !src.startsWith("/") && root) {
-          token.attrSet("src", "/raw/" + root + "/" + joinPath(dir, decodeURIComponent(src)).split("/").map(encodeURIComponent).join("/"));
+          token.attrSet("src", "/raw/" + root + "/" + joinPath(dir, decoded(src)).split("/").map(encodeURIComponent).join("/"));
         }
       }
     }
@@ -204,7 +212,7 @@ function route() {
   const query = new URLSearchParams(cut < 0 ? "" : hash.slice(cut + 1));
   const [name, ...rest] = (cut < 0 ? hash : hash.slice(0, cut)).split("/");
   const view = views[name] ? name : "search";
-  const arg = rest.length && rest.join("/") ? decodeURIComponent(rest.join("/")) : null;
+  const arg = rest.length && rest.join("/") ? decoded(rest.join("/")) : null;
   for (const link of document.querySelectorAll("nav a")) link.classList.toggle("active", link.dataset.tab === view);
   const noteTab = document.querySelector('nav a[data-tab="note"]');
   noteTab.href = lastNote ? noteHref(lastNote) : "#/note";
@@ -223,7 +231,7 @@ let searchBox = null;
 function searchView(_arg, query) {
   if (query.has("q")) searchState.q = query.get("q");
   const input = el("input", { type: "search", class: "big", placeholder: "Search the brain… (as you type)",
-    value: searchState.q, autofocus: true, "aria-label": "search", id: "q" });
+    value: searchState.q, "aria-label": "search", id: "q" });
   input.addEventListener("input", () => { searchState.q = input.value; perf.keystrokes.push({ q: input.value, t0: performance.now(), t1: null }); runSearch(); });
   const select = (name, options, label) => {
     const node = el("select", { "aria-label": label, id: "f-" + name },
