@@ -142,7 +142,31 @@ def test_the_whole_brain_graph_draws_every_note(page: Any) -> None:
     until(page, "window.pinkyPerf.graph !== null")
     nodes = page.evaluate("window.pinkyGraph.graphData().nodes.map(n => n.id)")
     assert set(nodes) == {"gotcha/pool-timeout", "decision/use-pgbouncer", "gotcha/old-cache-flag", "note/hostile",
-                          "note/old-links"}
+                          "note/old-links", "src/db/pool.py"}  # the code file the note page lists too
+    files = page.evaluate("window.pinkyGraph.graphData().nodes.filter(n => n.kind === 'file').map(n => n.id)")
+    assert files == ["src/db/pool.py"]
+    assert "1 code files" in page.inner_text("main")
+
+
+def test_the_graph_has_a_legend_for_its_nodes_in_colours_no_relation_uses(page: Any) -> None:
+    page.goto(page.url.split("#")[0] + "#/graph/gotcha%2Fpool-timeout?depth=2")
+    until(page, "window.pinkyPerf.graph !== null")
+    rels = page.evaluate("[...document.querySelectorAll('.legend.rels i')].map(i => i.dataset.colour)")
+    kinds = page.evaluate("Object.fromEntries([...document.querySelectorAll('.legend.nodes [data-kind]')]"
+                          ".map(s => [s.dataset.kind, s.querySelector('i').dataset.colour]))")
+    assert {"gotcha", "decision", "file"} <= set(kinds), kinds
+    assert rels and not set(kinds.values()) & set(rels), (kinds, rels)
+    assert page.evaluate("getComputedStyle(document.querySelector('.legend.nodes i')).backgroundColor") \
+        != "rgba(0, 0, 0, 0)"  # the swatch is painted
+
+
+def test_the_page_says_verified_today_and_names_pinky_brain_view(page: Any) -> None:
+    page.fill("#q", "postgres pool")
+    hit = page.locator('#results .hit[data-slug="gotcha/pool-timeout"]')
+    hit.wait_for()
+    assert "verified today" in hit.inner_text() and "0d ago" not in hit.inner_text()
+    banner = page.evaluate("document.getElementById('readonly').textContent")
+    assert "pinky-brain view" in banner and "pinky view" not in banner
 
 
 def test_verify_a_stale_entry_it_leaves_the_review_list_and_undo_brings_it_back(
@@ -168,6 +192,9 @@ def test_the_diary_links_to_the_notes_a_day_mentions(page: Any) -> None:
     day = page.locator('.day[data-slug="diary/2026-11-20"]')
     day.wait_for()
     assert "why does the pool hang" in day.inner_text()
+    months = page.evaluate("[...document.querySelectorAll('#diary .month-head')].map(h => h.textContent)")
+    assert months == ["2026-11"], months  # the week 2026-W47 ends in November: no "2026-W4" heading
+    assert page.locator('.day.weekly[data-slug="diary/weekly/2026-W47"]').count() == 1
     day.locator(".chips a").first.click()
     page.wait_for_selector("#note-title")
     assert page.inner_text("#note-title") == "Pool timeout on shutdown"
