@@ -30,7 +30,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -124,9 +123,7 @@ def start_view(project: Path, env: dict[str, str], pinky: str) -> tuple[subproce
     url = re.search(r"http://\S+", process.stdout.readline())
     if url is None:
         raise SystemExit("pinky view printed no URL")
-    base = url.group(0).split("/?")[0]
-    urllib.request.urlopen(base + "/api/search?q=warm").read()  # the server's first search loads the vectors
-    return process, url.group(0)
+    return process, url.group(0)  # the one-time sign-in link: the browser uses it
 
 
 def until(page: Any, expression: str, timeout: float = 60.0) -> Any:
@@ -220,17 +217,18 @@ def main() -> None:
     pinky = str(Path(sys.executable).parent / "pinky")
     prepare(project, args.notes, env, pinky)
     process, url = start_view(project, env, pinky)
-    base = url.split("/?")[0]
+    base = url.split("/login?")[0]
     try:
         with sync_playwright() as driver:
             browser = driver.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             page = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
-            page.goto(url)
+            page.goto(url)  # signs in (the session cookie), then the page
+            page.request.get(base + "/api/search?q=warm")  # the server's first search loads the vectors
             until(page, "window.pinkyPerf && window.pinkyPerf.ready")
             opened = open_times(page, base)
             typed, server = keystrokes(page)
             whole = graph_times(page, base, "#/graph")
-            biggest = json.loads(urllib.request.urlopen(base + "/api/overview").read())
+            biggest = page.request.get(base + "/api/overview").json()
             cluster = graph_times(page, base, "#/graph?cluster=" + biggest["nodes"][0]["id"]) \
                 if biggest["mode"] == "clusters" else None
             hood = graph_times(page, base, "#/graph/" + rel_of(1).replace("/", "%2F") + "?depth=2")

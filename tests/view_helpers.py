@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import os
 import re
 import signal
@@ -41,6 +42,10 @@ def make_brain(project: Path) -> Path:
                f"---\ntitle: '{HOSTILE_TITLE}'\ntags: ['<b>bold</b>']\nlast_verified: '2099-01-01'\n---\n\n"
                "<script>window.__pwned = 3</script>\n\n<img src=x onerror=\"window.__pwned=4\">\n\n"
                "[click me](javascript:window.__pwned=5)\n")
+    write_note(docs, "note/old-links.md",  # a link written in Latin-1 %-escapes: not valid UTF-8 to decode
+               "---\ntitle: Old links\nlast_verified: '2099-01-01'\n---\n\nSee [old page](caf%E9.md) and "
+               "![old picture](caf%E9.png), then [[pool-timeout]].\n")
+    write_note(docs, "diary/weekly/2026-W47.md", "# Week 2026-W47\n\n- asked about the pool: [[pool-timeout]]\n")
     write_note(docs, "diary/2026-11-20.md",
                "# 2026-11-20\n\n- 10:02 [abc12345] asked: why does the pool hang? see [[pool-timeout]]\n")
     (project / "src" / "db").mkdir(parents=True)
@@ -57,26 +62,46 @@ def view_env(home: Path) -> dict[str, str]:
 
 @dataclass
 class View:
-    url: str  # with the token
+    url: str  # the one-time sign-in link it printed
     base: str  # http://127.0.0.1:PORT
     port: int
-    token: str
+    code: str  # "" when it opened a browser instead of printing the link
     process: subprocess.Popen[str]
 
 
+def sign_in(view: View, url: str | None = None) -> dict[str, str]:
+    """Use the sign-in link (once): the headers of the owner's page afterwards, the session cookie and the
+    form key its HTML carries."""
+    conn = http.client.HTTPConnection("127.0.0.1", view.port, timeout=10)
+    conn.request("GET", (url or view.url).removeprefix(view.base))
+    response = conn.getresponse()
+    response.read()
+    assert response.status == 303, response.status
+    cookie = response.getheader("set-cookie", "").split(";")[0]
+    conn.request("GET", "/", headers={"Cookie": cookie})
+    page = conn.getresponse().read().decode()
+    conn.close()
+    form = re.search(r'name="pinky-token" content="([^"]+)"', page)
+    assert form, page[:300]
+    return {"Cookie": cookie, "X-Pinky-Token": form.group(1)}
+
+
 @contextmanager
-def running_view(project: Path, home: Path) -> Iterator[View]:
-    """`pinky reindex`, then `pinky view --no-open` in `project`; stopped with Ctrl-C (SIGINT) at the end."""
+def running_view(project: Path, home: Path, *, browser: str | None = None) -> Iterator[View]:
+    """`pinky reindex`, then `pinky view --no-open` in `project` (or, given `browser`, `pinky view` opening that
+    command as $BROWSER); stopped with Ctrl-C (SIGINT) at the end."""
     env = view_env(home)
     subprocess.run([*console_script("pinky"), "reindex"], cwd=project, env=env, check=True, capture_output=True)
-    process = subprocess.Popen([*console_script("pinky"), "view", "--no-open"], cwd=project, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if browser is not None:
+        env["BROWSER"] = browser
+    process = subprocess.Popen([*console_script("pinky"), "view", *(() if browser else ("--no-open",))],
+                               cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
-        found = re.search(r"(http://127\.0\.0\.1:(\d+))/\?token=(\S+)", line)
+        found = re.search(r"(http://127\.0\.0\.1:(\d+))/(?:login\?code=(\S+))?", line)
         assert found, f"no URL printed: {line!r} {process.stderr.read() if process.poll() is not None else ''}"
-        yield View(found.group(0), found.group(1), int(found.group(2)), found.group(3), process)
+        yield View(found.group(0), found.group(1), int(found.group(2)), found.group(3) or "", process)
     finally:
         process.send_signal(signal.SIGINT)
         try:

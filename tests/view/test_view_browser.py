@@ -141,7 +141,32 @@ def test_the_whole_brain_graph_draws_every_note(page: Any) -> None:
     page.goto(page.url.split("#")[0] + "#/graph")
     until(page, "window.pinkyPerf.graph !== null")
     nodes = page.evaluate("window.pinkyGraph.graphData().nodes.map(n => n.id)")
-    assert set(nodes) == {"gotcha/pool-timeout", "decision/use-pgbouncer", "gotcha/old-cache-flag", "note/hostile"}
+    assert set(nodes) == {"gotcha/pool-timeout", "decision/use-pgbouncer", "gotcha/old-cache-flag", "note/hostile",
+                          "note/old-links", "src/db/pool.py"}  # the code file the note page lists too
+    files = page.evaluate("window.pinkyGraph.graphData().nodes.filter(n => n.kind === 'file').map(n => n.id)")
+    assert files == ["src/db/pool.py"]
+    assert "1 code files" in page.inner_text("main")
+
+
+def test_the_graph_has_a_legend_for_its_nodes_in_colours_no_relation_uses(page: Any) -> None:
+    page.goto(page.url.split("#")[0] + "#/graph/gotcha%2Fpool-timeout?depth=2")
+    until(page, "window.pinkyPerf.graph !== null")
+    rels = page.evaluate("[...document.querySelectorAll('.legend.rels i')].map(i => i.dataset.colour)")
+    kinds = page.evaluate("Object.fromEntries([...document.querySelectorAll('.legend.nodes [data-kind]')]"
+                          ".map(s => [s.dataset.kind, s.querySelector('i').dataset.colour]))")
+    assert {"gotcha", "decision", "file"} <= set(kinds), kinds
+    assert rels and not set(kinds.values()) & set(rels), (kinds, rels)
+    assert page.evaluate("getComputedStyle(document.querySelector('.legend.nodes i')).backgroundColor") \
+        != "rgba(0, 0, 0, 0)"  # the swatch is painted
+
+
+def test_the_page_says_verified_today_and_names_pinky_brain_view(page: Any) -> None:
+    page.fill("#q", "postgres pool")
+    hit = page.locator('#results .hit[data-slug="gotcha/pool-timeout"]')
+    hit.wait_for()
+    assert "verified today" in hit.inner_text() and "0d ago" not in hit.inner_text()
+    banner = page.evaluate("document.getElementById('readonly').textContent")
+    assert "pinky-brain view" in banner and "pinky view" not in banner
 
 
 def test_verify_a_stale_entry_it_leaves_the_review_list_and_undo_brings_it_back(
@@ -167,6 +192,9 @@ def test_the_diary_links_to_the_notes_a_day_mentions(page: Any) -> None:
     day = page.locator('.day[data-slug="diary/2026-11-20"]')
     day.wait_for()
     assert "why does the pool hang" in day.inner_text()
+    months = page.evaluate("[...document.querySelectorAll('#diary .month-head')].map(h => h.textContent)")
+    assert months == ["2026-11"], months  # the week 2026-W47 ends in November: no "2026-W4" heading
+    assert page.locator('.day.weekly[data-slug="diary/weekly/2026-W47"]').count() == 1
     day.locator(".chips a").first.click()
     page.wait_for_selector("#note-title")
     assert page.inner_text("#note-title") == "Pool timeout on shutdown"
@@ -191,19 +219,72 @@ def test_a_hostile_note_shows_its_script_as_text_and_nothing_runs(page: Any, ser
     assert snapshot(docs) == before
 
 
-def test_without_the_token_the_page_is_read_only_and_a_click_changes_nothing(
-        browser: Any, served: tuple[View, Path]) -> None:
+def test_without_signing_in_a_browser_reads_nothing_and_the_used_link_fails(
+        browser: Any, tab: Any, served: tuple[View, Path]) -> None:
+    """A second browser (no cookie) gets the sign-in notice instead of the page, 401 from the API and the raw
+    files, a refusal for a change, and the sign-in link the first tab used is spent: it fails here."""
     view, docs = served
     before = snapshot(docs)
     context = browser.new_context()
-    tab = context.new_page()
-    tab.goto(view.base + "/#/review")
-    tab.wait_for_selector("#readonly:not([hidden])")
-    button = tab.locator('#stale .card[data-slug="gotcha/old-cache-flag"] button', has_text="Verify")
-    button.wait_for()
-    assert button.is_disabled()
-    status = tab.evaluate("""fetch('/api/verify', {method: 'POST', headers: {'Content-Type': 'application/json',
-        'X-Pinky-Token': 'guess'}, body: JSON.stringify({slug: 'old-cache-flag'})}).then(r => r.status)""")
-    assert status == 403
+    other = context.new_page()
+    response = other.goto(view.base + "/#/review")
+    assert response.status == 401 and "sign-in link" in other.inner_text("body")
+    assert "Pool timeout" not in other.content()
+    for path in ("/api/search?q=pool", "/api/note?slug=pool-timeout", "/raw/project/gotcha/pool-timeout.md"):
+        answer = context.request.get(view.base + path)
+        assert answer.status == 401 and "ool" not in answer.text(), path
+    answer = context.request.post(view.base + "/api/verify", data={"slug": "old-cache-flag"},
+                                  headers={"X-Pinky-Token": "guess", "Origin": view.base})
+    assert answer.status in (401, 403)
+    response = other.goto(view.url)  # the link the module's tab signed in with
+    assert response.status == 403 and "used already or has expired" in other.inner_text("body")
+    assert not [c for c in context.cookies() if c["name"].startswith("pinky_view")]
     context.close()
     assert snapshot(docs) == before
+
+
+def test_the_five_views_log_nothing_to_the_console(tab: Any, served: tuple[View, Path]) -> None:
+    """No Content-Security-Policy violation (an inline style the policy blocks is a style not applied), no
+    error, no warning: every console message across search, a note, its graph, the whole brain, review and
+    the diary fails the test."""
+    view, _ = served
+    messages: list[str] = []
+
+    def on_console(message: Any) -> None:
+        messages.append(f"{message.type}: {message.text}")
+
+    tab.on("console", on_console)
+    try:
+        tab.goto(view.base + "/#/search")
+        tab.reload()
+        tab.wait_for_selector("#results .card")
+        tab.fill("#q", "pool")
+        until(tab, "document.querySelector('#results').dataset.query === 'pool'")
+        tab.goto(view.base + "/#/note/gotcha%2Fpool-timeout")
+        tab.wait_for_selector("#history .timeline")
+        for hash_ in ("#/graph/gotcha%2Fpool-timeout?depth=2", "#/graph"):
+            tab.goto(view.base + "/" + hash_)
+            until(tab, "window.pinkyPerf.graph && window.pinkyPerf.graph.settled_ms !== null")
+            tab.mouse.move(640, 500)
+        tab.goto(view.base + "/#/review")
+        tab.wait_for_selector("#duplicates .section-head .count")
+        tab.wait_for_selector("#contradictions .section-head .count")
+        tab.goto(view.base + "/#/diary")
+        tab.wait_for_selector(".day")
+        tab.wait_for_timeout(300)
+    finally:
+        tab.remove_listener("console", on_console)
+    assert messages == [], "\n".join(messages)
+
+
+def test_a_note_with_a_malformed_escape_in_a_link_renders_and_its_buttons_work(page: Any) -> None:
+    """`[old page](caf%E9.md)` (Latin-1, not UTF-8) made decodeURIComponent throw "URI malformed": the note
+    stayed on "loading…" with its buttons. It renders, the link keeps its text as written, Verify answers."""
+    page.goto(page.url.split("#")[0] + "#/note/note%2Fold-links")
+    page.wait_for_selector("#note-title")
+    assert page.inner_text("#note-title") == "Old links"
+    assert page.locator(".md a", has_text="old page").get_attribute("href") == "#/note/" + "note%2Fcaf%25E9"
+    assert page.locator(".md a.wikilink").inner_text() == "pool-timeout"
+    page.get_by_role("button", name="Verify").click()
+    page.wait_for_selector("#toast:not([hidden])")
+    assert "verified" in page.inner_text("#toast")

@@ -1,6 +1,6 @@
-"""`pinky view`'s gate, over real HTTP against the running `pinky view` process: a foreign Origin, a missing or
-wrong token, another Host name (DNS rebinding), a cross-site fetch and a path leading out of the roots change
-nothing on disk and read nothing; the right token from its own page does change the note."""
+"""`pinky view`'s gate, over real HTTP against the running `pinky view` process: no session, a foreign Origin, a
+missing or wrong form key, another Host name (DNS rebinding), a cross-site fetch and a path leading out of the
+roots change nothing on disk and read nothing; the owner's session from its own page does change the note."""
 
 from __future__ import annotations
 
@@ -15,9 +15,12 @@ from pathlib import Path
 
 import pytest
 from helpers import write_note
-from view_helpers import View, make_brain, running_view, snapshot
+from view_helpers import View, make_brain, running_view, sign_in, snapshot
 
 _RNG = random.Random(24)
+READS = ("/api/search?q=deploy+pushes", "/api/search?q=", "/api/note?slug=deploy-token", "/api/overview",
+         "/api/graph?slug=deploy-token", "/api/timeline?slug=deploy-token", "/api/review", "/api/diary",
+         "/raw/project/gotcha/deploy-token.md")
 LEAK = "ghp_" + "".join(_RNG.choice(string.ascii_letters + string.digits) for _ in range(33)) + "a1Z"
 
 
@@ -39,6 +42,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[View, Pat
         yield view, docs
 
 
+@pytest.fixture(scope="module")
+def owner(served) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """The owner's headers: the session cookie (from the one-time link, used once here) and the form key."""
+    return sign_in(served[0])
+
+
 def request(view: View, method: str, path: str, *, body: object = None, headers: dict[str, str] | None = None,
             host: str | None = None) -> tuple[int, dict[str, str], bytes]:
     """One raw request: the path is sent exactly as given (`..` included), the Host header as given."""
@@ -57,79 +66,129 @@ def request(view: View, method: str, path: str, *, body: object = None, headers:
     return out
 
 
-def test_a_change_needs_the_token_and_its_own_origin_and_nothing_changes_without_them(served) -> None:  # type: ignore[no-untyped-def]
+def test_a_change_needs_the_session_the_form_key_and_its_own_origin(served, owner) -> None:  # type: ignore[no-untyped-def]
     view, docs = served
     before = snapshot(docs)
     own = f"http://127.0.0.1:{view.port}"
+    cookie = {"Cookie": owner["Cookie"]}
     attempts = [
-        {},  # no token
-        {"X-Pinky-Token": "wrong"},
-        {"X-Pinky-Token": view.token, "Origin": "http://evil.example"},
-        {"X-Pinky-Token": view.token, "Origin": "null"},
-        {"X-Pinky-Token": view.token, "Origin": own, "Sec-Fetch-Site": "cross-site"},
-        {"Origin": own},
+        {},  # nothing
+        {"X-Pinky-Token": owner["X-Pinky-Token"], "Origin": own},  # the form key without the session
+        {**cookie, "Origin": own},  # the session without the form key
+        {**cookie, "X-Pinky-Token": "wrong"},
+        {**owner, "Origin": "http://evil.example"},
+        {**owner, "Origin": "null"},
+        {**owner, "Origin": own, "Sec-Fetch-Site": "cross-site"},
+        {"Cookie": owner["Cookie"] + "x", "X-Pinky-Token": owner["X-Pinky-Token"]},  # a wrong session
     ]
     for headers in attempts:
         for path, body in (("/api/verify", {"slug": "old-cache-flag"}),
                            ("/api/archive", {"slug": "pool-timeout", "reason": "gone"}),
                            ("/api/merge", {"keep": "pool-timeout", "other": "use-pgbouncer"})):
             status, _, text = request(view, "POST", path, body=body, headers=headers)
-            assert status == 403, (headers, path, text)
-    status, _, _ = request(view, "POST", "/api/verify", headers={"X-Pinky-Token": view.token,
+            assert status in (401, 403), (headers, path, text)
+    status, _, _ = request(view, "POST", "/api/verify", headers={**owner,
                            "Content-Type": "application/x-www-form-urlencoded"})
     assert status == 403  # a form post is never a change, even with the token
     assert snapshot(docs) == before
 
 
-def test_another_host_name_is_refused_even_for_reading(served) -> None:  # type: ignore[no-untyped-def]
+def test_another_host_name_is_refused_even_for_reading(served, owner) -> None:  # type: ignore[no-untyped-def]
     view, docs = served
     before = snapshot(docs)
     for host in (f"evil.example:{view.port}", "127.0.0.1", f"127.0.0.1.nip.io:{view.port}", ""):
-        status, _, text = request(view, "GET", "/api/note?slug=pool-timeout", host=host)
+        status, _, text = request(view, "GET", "/api/note?slug=pool-timeout", host=host, headers=owner)
         assert status == 403 and b"Host" in text and b"postgres" not in text, host
         status, _, _ = request(view, "POST", "/api/verify", body={"slug": "old-cache-flag"}, host=host,
-                               headers={"X-Pinky-Token": view.token})
+                               headers=owner)
         assert status == 403
-    status, _, text = request(view, "GET", "/api/note?slug=pool-timeout", host=f"localhost:{view.port}")
+    status, _, text = request(view, "GET", "/api/note?slug=pool-timeout", host=f"localhost:{view.port}",
+                              headers=owner)
     assert status == 200 and b"postgres" in text
     assert snapshot(docs) == before
 
 
-def test_no_path_leads_out_of_the_roots(served) -> None:  # type: ignore[no-untyped-def]
+def test_no_path_leads_out_of_the_roots(served, owner) -> None:  # type: ignore[no-untyped-def]
     view, _ = served
     for path in ("/raw/project/../../secret.txt", "/raw/project/%2e%2e/%2e%2e/secret.txt",
                  "/raw/project/..%2f..%2fsecret.txt", "/raw/project/leak.png", "/raw/project//etc/passwd",
                  "/raw/global/../../../../etc/passwd", "/raw/elsewhere/x.png", "/raw/project/.pinky/locks/x",
                  "/static/../../kb.py", "/static/%2e%2e/app.py", "/static/vendor/../../brain.py",
                  "/../../secret.txt"):
-        status, _, text = request(view, "GET", path)
+        status, _, text = request(view, "GET", path, headers=owner)
         assert status == 404, (path, status)
         assert b"outside the brain" not in text and b"import" not in text and b"root:" not in text, path
-    status, headers, text = request(view, "GET", "/raw/project/gotcha/pool-timeout.md")
+    status, headers, text = request(view, "GET", "/raw/project/gotcha/pool-timeout.md", headers=owner)
     assert status == 200 and headers["content-disposition"] == "attachment" and b"Pool timeout" in text
 
 
-def test_the_token_url_sets_a_strict_cookie_and_only_that_page_carries_the_token(served) -> None:  # type: ignore[no-untyped-def]
-    view, _ = served
-    status, headers, _ = request(view, "GET", f"/?token={view.token}")
-    assert status == 303 and headers["location"] == "/"
-    cookie = headers["set-cookie"]
-    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
-    status, headers, page = request(view, "GET", "/", headers={"Cookie": cookie.split(";")[0]})
-    assert status == 200 and view.token.encode() in page
+def test_the_sign_in_link_works_once_for_a_strict_cookie_and_only_that_page_carries_the_form_key(
+        served, owner) -> None:  # type: ignore[no-untyped-def]
+    view, _ = served  # `owner` used the printed link
+    status, headers, text = request(view, "GET", view.url.removeprefix(view.base))
+    assert status == 403 and "set-cookie" not in headers and b"used already or has expired" in text
+    for wrong in ("/login?code=", "/login?code=guess", f"/login?code={view.code[:-1]}", "/login",
+                  f"/?token={view.code}", f"/?code={view.code}"):
+        status, headers, _ = request(view, "GET", wrong)
+        assert status in (401, 403) and "set-cookie" not in headers, wrong
+    status, headers, page = request(view, "GET", "/", headers={"Cookie": owner["Cookie"]})
+    assert status == 200 and owner["X-Pinky-Token"].encode() in page
     assert "frame-ancestors 'none'" in headers["content-security-policy"] and headers["x-frame-options"] == "DENY"
     status, _, page = request(view, "GET", "/")
-    assert status == 200 and view.token.encode() not in page
-    status, headers, _ = request(view, "GET", "/?token=wrong")
-    assert status == 303 and "set-cookie" not in headers
+    assert status == 401 and owner["X-Pinky-Token"].encode() not in page and b"sign-in link" in page
 
 
-def test_a_cross_site_read_of_the_api_is_refused(served) -> None:  # type: ignore[no-untyped-def]
+def test_without_the_session_nothing_of_the_brain_is_read(served) -> None:  # type: ignore[no-untyped-def]
+    """Reads need the owner too: the API, the raw files and the page itself answer 401 with nothing of the
+    brain, with the right Host and Origin and a guessed cookie; the page's own script and styles are public."""
     view, _ = served
-    status, _, text = request(view, "GET", "/api/search?q=pool", headers={"Sec-Fetch-Site": "cross-site",
+    own = {"Origin": f"http://127.0.0.1:{view.port}", "Sec-Fetch-Site": "same-origin"}
+    for path in (*READS, "/", "/api/about", "/api/actions", "/api/contradictions", "/api/duplicates"):
+        for headers in ({}, own, {**own, "Cookie": f"pinky_view_{view.port}=guess"}):
+            status, _, text = request(view, "GET", path, headers=headers)
+            assert status == 401, (path, headers, status)
+            assert b"ool" not in text and b"documentation" not in text and b"deploy" not in text, (path, text)
+    status, _, text = request(view, "GET", "/static/app.js")
+    assert status == 200 and b"function" in text
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read(served, owner) -> None:  # type: ignore[no-untyped-def]
+    """A Content-Length of 300 MB is refused at once with 413: the body is never sent, and a server that read
+    it whole before its check would wait for it (and this socket time out)."""
+    view, docs = served
+    before = snapshot(docs)
+    with socket.create_connection(("127.0.0.1", view.port), timeout=10) as sock:
+        sock.sendall((f"POST /api/verify HTTP/1.1\r\nHost: 127.0.0.1:{view.port}\r\n"
+                      f"Cookie: {owner['Cookie']}\r\nX-Pinky-Token: {owner['X-Pinky-Token']}\r\n"
+                      "Content-Type: application/json\r\nContent-Length: 300000000\r\n\r\n").encode())
+        answer = b""
+        while b"too large" not in answer and (part := sock.recv(4096)):
+            answer += part
+    assert answer.startswith(b"HTTP/1.1 413") and b"too large" in answer, answer[:200]
+    assert snapshot(docs) == before
+
+
+def test_a_lone_surrogate_in_a_body_is_a_clean_400(served, owner) -> None:  # type: ignore[no-untyped-def]
+    view, docs = served
+    before = snapshot(docs)
+    for path, raw in (("/api/archive", b'{"slug": "pool-timeout", "reason": "gone \\udfff"}'),
+                      ("/api/verify", b'{"slug": "old-cache-flag\\ud800"}'),
+                      ("/api/archive", b'{"slug": "pool-timeout", "reason": "gone", "\\ud83d": 1}')):
+        conn = http.client.HTTPConnection("127.0.0.1", view.port, timeout=10)
+        conn.request("POST", path, body=raw, headers={**owner, "Content-Type": "application/json"})
+        response = conn.getresponse()
+        text = response.read()
+        conn.close()
+        assert response.status == 400 and b"Unicode" in text and b"Traceback" not in text, (raw, text)
+    assert snapshot(docs) == before
+
+
+def test_a_cross_site_read_of_the_api_is_refused(served, owner) -> None:  # type: ignore[no-untyped-def]
+    view, _ = served
+    status, _, text = request(view, "GET", "/api/search?q=pool", headers={**owner, "Sec-Fetch-Site": "cross-site",
                                                                          "Sec-Fetch-Mode": "no-cors"})
     assert status == 403 and b"pool" not in text
-    status, _, _ = request(view, "GET", "/api/search?q=pool", headers={"Origin": "http://evil.example"})
+    status, _, _ = request(view, "GET", "/api/search?q=pool", headers={**owner, "Origin": "http://evil.example"})
     assert status == 403
 
 
@@ -139,12 +198,13 @@ def test_it_listens_on_127_0_0_1_only(served) -> None:  # type: ignore[no-untype
         socket.create_connection(("127.0.0.2", view.port), timeout=2).close()
 
 
-def test_the_right_token_from_its_own_page_changes_the_note(served) -> None:  # type: ignore[no-untyped-def]
-    """The control: the same request with the token and its own Origin does verify the entry, and undoes."""
+def test_the_owners_session_from_its_own_page_changes_the_note(served, owner) -> None:  # type: ignore[no-untyped-def]
+    """The control: the same request with the session, the form key and its own Origin does verify the entry,
+    and undoes."""
     view, docs = served
     path = docs / "gotcha" / "old-cache-flag.md"
     original = path.read_bytes()
-    own = {"X-Pinky-Token": view.token, "Origin": f"http://127.0.0.1:{view.port}", "Sec-Fetch-Site": "same-origin"}
+    own = {**owner, "Origin": f"http://127.0.0.1:{view.port}", "Sec-Fetch-Site": "same-origin"}
     status, _, text = request(view, "POST", "/api/verify", body={"slug": "old-cache-flag"}, headers=own)
     assert status == 200, text
     assert b"last_verified" in path.read_bytes()
@@ -157,13 +217,13 @@ def test_the_right_token_from_its_own_page_changes_the_note(served) -> None:  # 
     assert path.read_bytes() == original
 
 
-def test_undoing_an_archive_brings_back_the_copy_it_made_beside_an_older_one(served) -> None:  # type: ignore[no-untyped-def]
+def test_undoing_an_archive_brings_back_the_copy_it_made_beside_an_older_one(served, owner) -> None:  # type: ignore[no-untyped-def]
     """The archive keeps every copy of a note: the undo restores the one this archive made, and the older copy
     stays (a plain restore of the slug refuses to choose between them)."""
     view, docs = served
     path, older = docs / "note" / "twice.md", docs / ".archive" / "note" / "twice.2026-01-02T030405Z.md"
     original, kept = path.read_bytes(), older.read_bytes()
-    own = {"X-Pinky-Token": view.token, "Origin": f"http://127.0.0.1:{view.port}", "Sec-Fetch-Site": "same-origin"}
+    own = {**owner, "Origin": f"http://127.0.0.1:{view.port}", "Sec-Fetch-Site": "same-origin"}
     status, _, text = request(view, "POST", "/api/archive", body={"slug": "twice", "reason": "gone"}, headers=own)
     assert status == 200 and not path.exists(), text
     status, _, text = request(view, "POST", "/api/undo", body={"id": json.loads(text)["done"]["id"]}, headers=own)
@@ -172,15 +232,13 @@ def test_undoing_an_archive_brings_back_the_copy_it_made_beside_an_older_one(ser
     assert [p.name for p in older.parent.iterdir()] == [older.name] and older.read_bytes() == kept
 
 
-def test_every_answer_hides_a_credential_a_hand_written_note_holds(served) -> None:  # type: ignore[no-untyped-def]
+def test_every_answer_hides_a_credential_a_hand_written_note_holds(served, owner) -> None:  # type: ignore[no-untyped-def]
     """What the page shows is what the CLI and MCP show: the title, a frontmatter field, the body, a diary line
     and the file itself come with the token replaced by a [REDACTED:...] marker."""
     view, _ = served
-    for path in ("/api/search?q=deploy+pushes", "/api/search?q=", "/api/note?slug=deploy-token", "/api/overview",
-                 "/api/graph?slug=deploy-token", "/api/timeline?slug=deploy-token", "/api/review", "/api/diary",
-                 "/raw/project/gotcha/deploy-token.md"):
-        status, _, text = request(view, "GET", path)
+    for path in READS:
+        status, _, text = request(view, "GET", path, headers=owner)
         assert status == 200, (path, text[:200])
         assert LEAK.encode() not in text and LEAK[4:20].encode() not in text, path
-    _, _, note = request(view, "GET", "/api/note?slug=deploy-token")
+    _, _, note = request(view, "GET", "/api/note?slug=deploy-token", headers=owner)
     assert json.loads(note)["meta"]["subject"].startswith("the runner token [REDACTED:")

@@ -112,7 +112,9 @@ def _render(index: Index, walk: Walk, root: str, depth: int, day: str) -> dict[s
 
 def overview(index: Index, *, at: str | None = None) -> dict[str, Any]:
     """Every current entry (diaries aside: they name everything) and every link between two of them that
-    holds on `at` (default today), one edge per (from, to, relation): the whole brain at a glance."""
+    holds on `at` (default today), one edge per (from, to, relation): the whole brain at a glance. Beside
+    them, `code`: the links between those entries and code files (`files:` and breadcrumbs), one per
+    (from, to, relation), each with `file` (the code file's path) and `note` (the entry's slug)."""
     day = day_of(at)
     rows = gq.current_entry_nodes(index.conn)
     slugs = {row["id"]: row["slug"] for row in rows}
@@ -124,4 +126,11 @@ def overview(index: Index, *, at: str | None = None) -> dict[str, Any]:
         if source in slugs and target in slugs and source != target and key not in seen:
             seen.add(key)
             edges.append({"from": slugs[source], "to": slugs[target], "kind": kind, "rel": rel})
-    return {"at": day, "nodes": nodes, "edges": edges}
+    code, seen_code = [], set()
+    for entry_id, path, kind, rel, from_file in gq.entry_file_edges(index.conn):
+        if entry_id in slugs and (entry_id, path, rel, from_file) not in seen_code:
+            seen_code.add((entry_id, path, rel, from_file))
+            ends = (path, slugs[entry_id]) if from_file else (slugs[entry_id], path)
+            code.append({"from": ends[0], "to": ends[1], "kind": kind, "rel": rel, "file": path,
+                         "note": slugs[entry_id]})
+    return {"at": day, "nodes": nodes, "edges": edges, "code": code}

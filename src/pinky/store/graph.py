@@ -136,6 +136,15 @@ def entry_edges(conn: Any, day: str | None) -> list[tuple[str, str, str, str]]:
         f"AND l.target_id IS NOT NULL AND {clause}", args)]
 
 
+def entry_file_edges(conn: Any) -> list[tuple[str, str, str, str, bool]]:
+    """(entry id, code file, kind, rel, drawn from the file) of every link between a note and a code file: a
+    note's `files:` (note to file) and a breadcrumb in the code (file to note)."""
+    return [(r[0], r[1], r[2], r[3], bool(r[4])) for r in conn.execute(
+        "SELECT COALESCE(l.source_id, l.target_id), COALESCE(l.target_file, l.source_file), l.kind, l.rel, "
+        "l.source_file IS NOT NULL FROM link l WHERE (l.source_id IS NOT NULL AND l.target_file IS NOT NULL) "
+        "OR (l.source_file IS NOT NULL AND l.target_id IS NOT NULL)")]
+
+
 def unresolved_links(conn: Any) -> list[Any]:
     """Links that name no entry: (root, path, line, target) of a note's, or (NULL, file, line, target) of code."""
     return conn.execute(

@@ -25,7 +25,7 @@ from starlette.routing import Route
 from pinky.base.shown import shown, shown_all
 from pinky.errors import Conflict, InvalidInput, NotFound, PinkyError
 from pinky.view.brain import Brain
-from pinky.view.guard import Guard
+from pinky.view.guard import Guard, Keys
 
 SEARCH_LIMIT = 20
 MAX_BODY_BYTES = 64 * 1024
@@ -50,13 +50,12 @@ def static_files() -> dict[str, tuple[bytes, str]]:
     return found
 
 
-def create_app(brain: Brain, port: int, token: str) -> Guard:
+def create_app(brain: Brain, port: int, keys: Keys) -> Guard:
     files = static_files()
     shell = files.pop("index.html")[0].decode()
 
-    def page(request: Request) -> Response:
-        given = token if request.scope.get("state", {}).get("with_token") else ""
-        return Response(shell.replace("{{TOKEN}}", given), media_type="text/html; charset=utf-8")
+    def page(request: Request) -> Response:  # only the session's holder gets here (the Guard): with the form key
+        return Response(shell.replace("{{TOKEN}}", keys.form), media_type="text/html; charset=utf-8")
 
     def static(request: Request) -> Response:
         found = files.get(request.path_params["name"])
@@ -95,7 +94,7 @@ def create_app(brain: Brain, port: int, token: str) -> Guard:
         Route("/api/merge", _change(lambda b: brain.merge(_field(b, "keep"), _field(b, "other"))), methods=["POST"]),
         Route("/api/undo", _change(lambda b: brain.undo(_id(b))), methods=["POST"]),
     ]
-    return Guard(Starlette(routes=routes), port, token)
+    return Guard(Starlette(routes=routes), port, keys)
 
 
 def _search(brain: Brain, request: Request) -> dict[str, Any]:
@@ -178,15 +177,18 @@ def _json(handler: Any, *, walk: bool = True) -> Any:
 
 def _change(handler: Any) -> Any:
     async def run(request: Request) -> Response:
-        raw = await request.body()
-        if len(raw) > MAX_BODY_BYTES:
-            return JSONResponse({"error": "request too large"}, status_code=413)
+        raw = await _bounded_body(request)
+        if raw is None:
+            return JSONResponse({"error": f"request too large (at most {MAX_BODY_BYTES // 1024} KB)"}, status_code=413)
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
             return JSONResponse({"error": "the body is not JSON"}, status_code=400)
         if not isinstance(body, dict):
             return JSONResponse({"error": "the body is a JSON object"}, status_code=400)
+        if not _unicode_only(body):
+            return JSONResponse({"error": "the body holds text that is not valid Unicode (a lone surrogate)"},
+                                status_code=400)
         from starlette.concurrency import run_in_threadpool
 
         try:
@@ -194,3 +196,34 @@ def _change(handler: Any) -> Any:
         except PinkyError as exc:
             return _failure(exc)
     return run
+
+
+async def _bounded_body(request: Request) -> bytes | None:
+    """The request's body, or None when it is over `MAX_BODY_BYTES`: a Content-Length over it is refused
+    before a byte is read, and a body sent without one (chunked) is read in chunks up to the limit alone."""
+    declared = request.headers.get("content-length", "0")
+    if not declared.isdigit() or int(declared) > MAX_BODY_BYTES:
+        return None
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _unicode_only(value: Any) -> bool:
+    """Every string (key or value) in a parsed JSON body encodes as UTF-8: JSON's `\\ud800` escapes can
+    make a lone surrogate, which no file, database or answer can hold."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(_unicode_only(k) and _unicode_only(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_unicode_only(v) for v in value)
+    return True

@@ -125,7 +125,8 @@ class Brain:
                 entry = kb.get(item["slug"])
                 links = kb.graph.related(entry.slug)["links"]
                 page.append({"slug": entry.slug, "title": entry.title, "path": entry.path, "body": entry.body,
-                             "day": _day_of(entry.slug), "kind": _diary_kind(entry.slug),
+                             "day": _day_of(entry.slug), "month": _sort_day(entry.slug)[:7],
+                             "kind": _diary_kind(entry.slug),
                              "mentions": [link for link in links if link["slug"]]})
             return {"days": page, "total": len(listed), "offset": offset, "more": offset + DIARY_PAGE < len(listed)}
         return self.call(run)

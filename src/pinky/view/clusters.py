@@ -24,12 +24,24 @@ def picture(overview: dict[str, Any], cluster: str | None = None, limit: int = D
     communities, when already found."""
     nodes, edges = overview["nodes"], overview["edges"]
     if cluster is None and len(nodes) <= limit:
-        return {"mode": "notes", "nodes": nodes, "edges": edges, "total": len(nodes), "cut": 0}
+        return _with_code({"mode": "notes", "nodes": nodes, "edges": edges, "total": len(nodes), "cut": 0},
+                          overview.get("code", []))
     groups = groups if groups is not None else communities(nodes, edges)
     if cluster is not None:
         members = {slug for slug, group in groups.items() if group == cluster}
-        return _members(nodes, edges, members, limit)
+        return _with_code(_members(nodes, edges, members, limit), overview.get("code", []))
     return _clusters(nodes, edges, groups)
+
+
+def _with_code(drawn: dict[str, Any], code: list[dict[str, Any]]) -> dict[str, Any]:
+    """A picture of notes with the code files they name (squares on the page), and those links: the note page
+    lists a note's code, so the graph shows it too. Clusters stay notes alone."""
+    notes = {node["id"] for node in drawn["nodes"]}
+    links = [edge for edge in code if edge["note"] in notes]
+    files = sorted({edge["file"] for edge in links} - notes)
+    return {**drawn, "nodes": [*drawn["nodes"], *({"id": path, "kind": "file", "path": path} for path in files)],
+            "edges": [*drawn["edges"], *({k: v for k, v in edge.items() if k not in ("file", "note")}
+                                         for edge in links)]}
 
 
 def communities(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> dict[str, str]:

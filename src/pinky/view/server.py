@@ -1,9 +1,8 @@
-"""Run the view: a socket on 127.0.0.1, uvicorn in the foreground, the browser opened on the token URL."""
+"""Run the view: a socket on 127.0.0.1, uvicorn in the foreground, the browser opened on a one-time sign-in link."""
 
 from __future__ import annotations
 
 import logging
-import secrets
 import socket
 import threading
 import webbrowser
@@ -28,31 +27,40 @@ def bind(port: int) -> socket.socket:
 
 
 def serve(config: Config, *, port: int = 0, open_browser: bool = True,
-          announce: Callable[[str], None] = print) -> None:
-    """Serve the view until Ctrl-C; `announce` gets the URL (with this run's token) once it listens."""
+          announce: Callable[[str], None] = print, notify: Callable[[str], None] = print) -> None:
+    """Serve the view until Ctrl-C. `announce` gets the line to show once it listens: the one-time sign-in
+    link (`--no-open`, or when no browser opens), else the plain address; `notify` gets each sign-in."""
     import uvicorn
 
     from pinky.app.runtime import Runtime
     from pinky.view.app import create_app
     from pinky.view.brain import Brain
+    from pinky.view.guard import LOGIN_PATH, Keys
 
     sock = bind(port)
     port = sock.getsockname()[1]
-    token = secrets.token_urlsafe(24)
-    url = f"http://{HOST}:{port}/?token={token}"
+    base = f"http://{HOST}:{port}"
+    keys = Keys(on_sign_in=lambda: notify("pinky-brain view: a browser signed in with a one-time link "
+                                          "(that link works no more)"))
     runtime = Runtime(config, embed=True, warm_search=True)
     runtime.start()
-    app = create_app(Brain(runtime, config), port, token)
+    app = create_app(Brain(runtime, config), port, keys)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False,
                                            server_header=False, date_header=False))
 
     def ready() -> None:
         while not server.started and not server.should_exit:
             threading.Event().wait(0.02)
-        if server.started:
-            announce(url)
-            if open_browser:
-                webbrowser.open(url)
+        if not server.started:
+            return
+        if open_browser:
+            announce(f"{base}/ (opening your browser with a one-time sign-in link)")
+            if webbrowser.open(f"{base}{LOGIN_PATH}?code={keys.issue()}"):
+                notify("Ctrl-C stops the server.")
+                return
+            announce("no browser opened: open this one-time sign-in link yourself")
+        announce(f"{base}{LOGIN_PATH}?code={keys.issue()}")
+        notify("It works once, within 10 minutes. Ctrl-C stops the server.")
 
     threading.Thread(target=ready, name="pinky-view-ready", daemon=True).start()
     try:

@@ -2,16 +2,20 @@
    becomes markup, except markdown rendered by markdown-it with raw HTML off (html: false). */
 "use strict";
 
+delete document.head.appendChild;  // quiet-styles.js kept force-graph's <style> elements out: <head> is itself again
+
 const TOKEN = document.querySelector('meta[name="pinky-token"]').content;
 const main = document.getElementById("main");
 const REL_COLOURS = {
   relates: "#9aa3ad", depends_on: "#2f6fdd", supersedes: "#8250df", contradicts: "#cf222e",
   caused_by: "#d4731c", fixed_by: "#1a7f37", links: "#b7bcc3",
 };
+/* Node colours: a palette of its own, none of them a relation's colour (a node must not read as a link). */
 const TYPE_COLOURS = {
-  gotcha: "#d4731c", pattern: "#2f6fdd", bug: "#cf222e", decision: "#8250df", guide: "#1a7f37",
-  note: "#57606a", status: "#bf8700", diary: "#c2416b", file: "#0a7e8c", cluster: "#c2416b",
+  gotcha: "#e8a33d", pattern: "#17becf", bug: "#e377c2", decision: "#8c564b", guide: "#9bbb2f",
+  note: "#3b4a8c", status: "#f2d035", diary: "#c49c94", file: "#2b2d42", cluster: "#c2416b",
 };
+const OTHER_TYPE = "#7d8b99";
 const perf = (window.pinkyPerf = { keystrokes: [], searches: [], graph: null, ready: null });
 let about = null;
 
@@ -64,7 +68,8 @@ async function api(path, params) {
     for (const item of [].concat(value)) if (item !== "" && item !== null && item !== undefined) url.searchParams.append(key, item);
   }
   const response = await fetch(url, { headers: { Accept: "application/json" } });
-  const data = await response.json();
+  signedOut(response);
+  const data = await readJson(response);
   if (!response.ok) throw new Error(data.error || response.statusText);
   return data;
 }
@@ -74,11 +79,20 @@ async function change(path, body) {
     method: "POST", body: JSON.stringify(body),
     headers: { "Content-Type": "application/json", "X-Pinky-Token": TOKEN },
   });
-  const text = await response.text();
-  let data;
-  try { data = JSON.parse(text); } catch { data = { error: text.trim() }; }
+  signedOut(response);
+  const data = await readJson(response);
   if (!response.ok) throw new Error(data.error || response.statusText);
   return data;
+}
+
+async function readJson(response) {
+  const text = await response.text();
+  try { return JSON.parse(text); } catch { return { error: text.trim() }; }
+}
+
+/* 401: the session is gone (the server restarted): say so, and how to sign in again. */
+function signedOut(response) {
+  if (response.status === 401) document.getElementById("readonly").hidden = false;
 }
 
 function toast(message, undoId, isError) {
@@ -113,7 +127,7 @@ async function undo(id) {
   }
 }
 
-const canChange = () => Boolean(TOKEN);
+const canChange = () => Boolean(TOKEN) && document.getElementById("readonly").hidden;
 const actionButton = (label, onclick, cls) =>
   el("button", { onclick, class: cls || null, disabled: !canChange(), title: canChange() ? null : "read-only" }, label);
 
@@ -143,6 +157,12 @@ function markdown() {
   return md;
 }
 
+/* A link's %-escapes decoded, or the text as written when they are malformed ("caf%E9.md" is Latin-1, not
+   UTF-8): a note's link must never stop the note from rendering. */
+function decoded(text) {
+  try { return decodeURIComponent(text); } catch { return text; }
+}
+
 function joinPath(dir, rel) {
   const parts = (dir ? dir.split("/") : []);
   for (const part of rel.split("/")) {
@@ -166,13 +186,13 @@ function renderMarkdown(text, root, rel) {
           token.attrSet("target", "_blank");
           token.attrSet("rel", "noopener noreferrer");
         } else if (!href.startsWith("#") && /\.md(#.*)?$/i.test(href)) {
-          const path = joinPath(dir, decodeURIComponent(href.split("#")[0])).replace(/\.md$/i, "");
+          const path = joinPath(dir, decoded(href.split("#")[0])).replace(/\.md$/i, "");
           token.attrSet("href", noteHref((root === "global" ? "global/" : "") + path));
         }
       } else if (token.type === "image") {
         const src = token.attrGet("src") || "";
         if (!/^[a-z][a-z0-9+.-]*:/i.test(src) && !src.startsWith("/") && root) {
-          token.attrSet("src", "/raw/" + root + "/" + joinPath(dir, decodeURIComponent(src)).split("/").map(encodeURIComponent).join("/"));
+          token.attrSet("src", "/raw/" + root + "/" + joinPath(dir, decoded(src)).split("/").map(encodeURIComponent).join("/"));
         }
       }
     }
@@ -194,7 +214,7 @@ function route() {
   const query = new URLSearchParams(cut < 0 ? "" : hash.slice(cut + 1));
   const [name, ...rest] = (cut < 0 ? hash : hash.slice(0, cut)).split("/");
   const view = views[name] ? name : "search";
-  const arg = rest.length && rest.join("/") ? decodeURIComponent(rest.join("/")) : null;
+  const arg = rest.length && rest.join("/") ? decoded(rest.join("/")) : null;
   for (const link of document.querySelectorAll("nav a")) link.classList.toggle("active", link.dataset.tab === view);
   const noteTab = document.querySelector('nav a[data-tab="note"]');
   noteTab.href = lastNote ? noteHref(lastNote) : "#/note";
@@ -213,7 +233,7 @@ let searchBox = null;
 function searchView(_arg, query) {
   if (query.has("q")) searchState.q = query.get("q");
   const input = el("input", { type: "search", class: "big", placeholder: "Search the brain… (as you type)",
-    value: searchState.q, autofocus: true, "aria-label": "search", id: "q" });
+    value: searchState.q, "aria-label": "search", id: "q" });
   input.addEventListener("input", () => { searchState.q = input.value; perf.keystrokes.push({ q: input.value, t0: performance.now(), t1: null }); runSearch(); });
   const select = (name, options, label) => {
     const node = el("select", { "aria-label": label, id: "f-" + name },
@@ -273,7 +293,8 @@ function showResults(data, state, started) {
 
 function staleBadge(item) {
   if (item.stale) return badge(`stale: unverified for ${item.age_days} days`, "stale");
-  return item.age_days !== null && item.age_days !== undefined ? badge(`verified ${item.age_days}d ago`) : null;
+  if (item.age_days === null || item.age_days === undefined) return null;
+  return badge(item.age_days === 0 ? "verified today" : `verified ${item.age_days} d ago`);  // as the hooks say it
 }
 
 function partsLine(parts) {
@@ -392,10 +413,11 @@ async function graphView(slug, query) {
   const cluster = query.get("cluster");
   const box = el("div", { class: "graph-box", id: "graph" });
   const title = el("div", { class: "row" });
-  const legend = el("div", { class: "legend" }, Object.entries(REL_COLOURS).filter(([r]) => r !== "links").map(([rel, colour]) =>
-    el("span", {}, el("i", { style: null, dataset: { colour } }), rel)));
-  fill(main, title, legend, box);
-  for (const swatch of legend.querySelectorAll("i")) swatch.style.background = swatch.dataset.colour;
+  const legend = el("div", { class: "legend rels" }, el("span", { class: "muted" }, "links:"),
+    Object.entries(REL_COLOURS).filter(([r]) => r !== "links").map(([rel, colour]) =>
+      el("span", {}, el("i", { dataset: { colour } }), rel)));
+  const kinds = el("div", { class: "legend nodes" });
+  fill(main, title, legend, kinds, box);
   const started = performance.now();
   let data;
   try {
@@ -412,11 +434,24 @@ async function graphView(slug, query) {
       cluster ? el("a", { href: "#/graph" }, el("button", {}, "All clusters")) : null,
       el("span", { class: "small muted" }, data.mode === "clusters" ?
         `${data.total.toLocaleString()} notes in ${data.nodes.length} clusters: click one to open it` :
-        `${data.nodes.length.toLocaleString()} notes, ${data.edges.length.toLocaleString()} links${data.cut ? ` (the ${data.cut.toLocaleString()} least linked not drawn)` : ""}`));
+        `${countOf(data.nodes, false)} notes, ${countOf(data.nodes, true)} code files, ${data.edges.length.toLocaleString()} links${data.cut ? ` (the ${data.cut.toLocaleString()} least linked notes not drawn)` : ""}`));
   }
   if (!data.nodes.length) { fill(box, empty("No notes to draw.")); return; }
+  nodeLegend(kinds, data.nodes);
+  for (const swatch of main.querySelectorAll(".legend i")) swatch.style.background = swatch.dataset.colour;
   drawGraph(box, data, slug, { started, fetched });
 }
+
+/* What each node's colour and shape means: the types drawn, code files (squares), clusters. */
+function nodeLegend(box, nodes) {
+  const kinds = [...new Set(nodes.map((n) => n.kind === "file" ? "file" : n.type || "note"))]
+    .sort((a, b) => (a === "file") - (b === "file") || a.localeCompare(b));
+  fill(box, el("span", { class: "muted" }, "nodes:"), kinds.map((kind) => el("span", { dataset: { kind } },
+    el("i", { class: kind === "file" ? "square" : "dot", dataset: { colour: TYPE_COLOURS[kind] || OTHER_TYPE } }),
+    kind === "file" ? "code file" : kind)));
+}
+
+const countOf = (nodes, files) => nodes.filter((n) => (n.kind === "file") === files).length.toLocaleString();
 
 function drawGraph(box, data, root, times) {
   const nodes = data.nodes.map((n) => ({ ...n, kind: n.kind || (n.type === "cluster" ? "cluster" : "entry") }));
@@ -445,7 +480,7 @@ function drawGraph(box, data, root, times) {
       ctx.beginPath();
       if (node.kind === "file") ctx.rect(node.x - r, node.y - r, 2 * r, 2 * r);
       else ctx.arc(node.x, node.y, r, 0, 2 * Math.PI);
-      ctx.fillStyle = TYPE_COLOURS[node.kind === "file" ? "file" : node.type] || "#57606a";
+      ctx.fillStyle = TYPE_COLOURS[node.kind === "file" ? "file" : node.type] || OTHER_TYPE;
       ctx.fill();
       if (node.id === root) { ctx.lineWidth = 2 / scale; ctx.strokeStyle = "#1f2328"; ctx.stroke(); }
       const show = node.id === root || named.has(node.id) || node.__hover || scale > 4 ||
@@ -587,7 +622,7 @@ async function diaryView() {
     const data = await api("/api/diary", { offset });
     if (!data.total) fill(list, empty("No diary yet: the Stop hook writes one line per turn (HOOKS.md)."));
     for (const day of data.days) {
-      const key = day.day.slice(0, 7);
+      const key = day.month;  // a week's "2026-W47" is no month: the server says which month it ends in
       if (key !== month) { month = key; add(list, el("div", { class: "month-head" }, key)); }
       add(list, el("div", { class: "card day " + day.kind, dataset: { slug: day.slug } },
         el("div", { class: "row" }, el("h3", {}, noteLink(day.slug, day.title)), badge(day.kind)),
@@ -605,7 +640,6 @@ async function diaryView() {
 
 // --- start ----------------------------------------------------------------------------------------------
 
-document.getElementById("readonly").hidden = canChange();
 api("/api/about").then((data) => {
   about = data;
   document.getElementById("project").textContent = data.project ? "project " + data.project + " + global" : "global brain";

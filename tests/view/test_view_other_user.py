@@ -1,0 +1,113 @@
+"""`pinky view` against a real second user of the machine: `pinky-brain view` (run as root here) opens a real
+headless Chromium through $BROWSER on its one-time sign-in link, and `nobody` (via `setpriv --reuid=nobody
+--regid=nogroup --clear-groups`) then tries what any local user can: every API read and raw file with the right
+Host, a change, and the sign-in link read from the browser's command line in /proc. All of it is refused:
+the link on the command line was spent when the browser signed in, and reads need the owner's session."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from view_helpers import CHROMIUM, View, make_brain, running_view, wait_for
+
+AS_NOBODY = ("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--")
+
+# What the other user runs: a plain interpreter, no pinky, only the port and the browser's pid known.
+INTRUDER = r"""
+import http.client, json, re, sys
+port, pid = int(sys.argv[1]), sys.argv[2]
+out = {"reads": {}, "writes": {}}
+def ask(method, path, body=None, headers=None):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request(method, path, body=body, headers={"Host": f"127.0.0.1:{port}", **(headers or {})})
+    answer = conn.getresponse()
+    result = answer.status, answer.read().decode("utf-8", "replace"), answer.getheader("set-cookie")
+    conn.close()
+    return result
+for path in ("/", "/api/about", "/api/search?q=pool", "/api/search?q=", "/api/note?slug=pool-timeout",
+             "/api/diary", "/api/review", "/api/overview", "/api/graph?slug=pool-timeout",
+             "/api/timeline?slug=pool-timeout", "/raw/project/gotcha/pool-timeout.md"):
+    status, text, _ = ask("GET", path, headers={"Origin": f"http://127.0.0.1:{port}"})
+    out["reads"][path] = [status, text[:200]]
+for token in ("", "guess"):
+    status, text, _ = ask("POST", "/api/verify", body=json.dumps({"slug": "old-cache-flag"}),
+                          headers={"Content-Type": "application/json", "X-Pinky-Token": token,
+                                   "Origin": f"http://127.0.0.1:{port}"})
+    out["writes"][token or "none"] = [status, text[:200]]
+try:
+    cmdline = open(f"/proc/{pid}/cmdline", "rb").read().decode("utf-8", "replace")
+except OSError as exc:
+    cmdline = ""
+    out["cmdline_error"] = str(exc)
+links = re.findall(r"http://127\.0\.0\.1:\d+/login\?code=[A-Za-z0-9_-]+", cmdline)
+out["links"] = links
+out["with_link"] = []
+for link in links:
+    status, text, cookie = ask("GET", link.split(str(port), 1)[1])
+    out["with_link"].append([status, text[:200], cookie])
+print(json.dumps(out))
+"""
+
+
+def _skip_unless_root_with_setpriv() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to run a command as another user (setpriv --reuid=nobody)")
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv is missing")
+    if not os.path.exists(CHROMIUM):
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing in CI", pytrace=False)
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
+
+
+@pytest.fixture
+def opened(tmp_path: Path) -> Iterator[tuple[View, int, list[str]]]:
+    """`pinky-brain view` opening a real headless Chromium on its sign-in link; the browser's pid; the server's
+    stderr lines."""
+    _skip_unless_root_with_setpriv()
+    docs = make_brain(tmp_path / "proj")
+    pidfile, profile = tmp_path / "browser.pid", tmp_path / "profile"
+    browser = tmp_path / "browser.sh"  # $BROWSER: what webbrowser.open runs with the link as its argument
+    browser.write_text(f"#!/bin/sh\n{CHROMIUM} --headless=new --no-sandbox --disable-gpu --no-first-run "
+                       f"--disable-background-networking --disable-component-update --disable-sync "
+                       f"--user-data-dir={profile} --remote-debugging-port=0 \"$1\" >/dev/null 2>&1 &\n"
+                       f"echo $! > {pidfile}\n")
+    browser.chmod(0o755)
+    lines: list[str] = []
+    with running_view(docs.parent, tmp_path / "home", browser=str(browser)) as view:
+        assert view.code == ""  # opening a browser prints the address alone, not a link
+        assert view.process.stderr is not None
+        stderr = view.process.stderr
+        threading.Thread(target=lambda: lines.extend(iter(stderr.readline, "")), daemon=True).start()
+        assert wait_for(lambda: any("a browser signed in" in line for line in lines), 60), lines
+        pid = int(pidfile.read_text())
+        try:
+            yield view, pid, lines
+        finally:
+            subprocess.run(["kill", str(pid)], check=False)
+
+
+def test_another_user_reads_nothing_and_the_link_on_the_browsers_command_line_is_spent(
+        opened: tuple[View, int, list[str]]) -> None:
+    view, pid, _ = opened
+    with open(f"/proc/{pid}/cmdline", "rb") as own:  # the owner's view of it: the link is there, as on any system
+        assert b"/login?code=" in own.read()
+    result = subprocess.run([*AS_NOBODY, "/usr/bin/python3", "-c", INTRUDER, str(view.port), str(pid)],
+                            capture_output=True, text=True, timeout=120, cwd="/")
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout)
+    for path, (status, text) in seen["reads"].items():
+        assert status == 401, (path, status, text)
+        assert "ool" not in text and "documentation" not in text and "/tmp" not in text, (path, text)
+    for token, (status, text) in seen["writes"].items():
+        assert status in (401, 403), (token, status, text)
+    assert seen["links"], seen  # nobody did read the link from /proc: it is spent
+    for status, text, cookie in seen["with_link"]:
+        assert status == 403 and cookie is None and "used already" in text, (status, text)
