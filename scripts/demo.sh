@@ -11,6 +11,8 @@ mkdir -p "$demo/project"
 export PINKY_HOME="$demo/home"      # keep the demo away from your real ~/.pinky
 unset PINKY_DB PINKY_SAVE_DIR PINKY_PROJECT PINKY_HASH_EMBED
 cd "$demo/project"
+# A project is a repository of its own: without one, init notes that .demo/project sits inside this checkout.
+git init --quiet . 2>/dev/null || true
 pinky="$(python3 -c 'import os, sys; print(os.path.relpath(sys.argv[1]))' "$bin/pinky-brain")"
 
 step() {  # print the command quoted as it can be pasted, then run it

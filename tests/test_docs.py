@@ -293,3 +293,29 @@ def test_every_claim_that_a_command_writes_a_file_holds(tmp_path: Path) -> None:
             if block is not None:
                 written = json.loads((folder / present[0]).read_text(encoding="utf-8"))
                 assert json.loads(block) == written, f"{doc}: the {present[0]} shown is not what `{command}` writes"
+
+
+# --- code in the docs -------------------------------------------------------------------------------------------
+
+PYTHON_BLOCK = re.compile(r"^```python[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+DOCS_WITH_CODE = [ROOT / "README.md", *sorted(ROOT.glob("documentation/*.md"))]
+
+
+def python_blocks() -> list[tuple[str, str]]:
+    found = []
+    for path in DOCS_WITH_CODE:
+        text = path.read_text(encoding="utf-8")
+        for match in PYTHON_BLOCK.finditer(text):
+            line = text.count("\n", 0, match.start()) + 2
+            found.append((f"{path.relative_to(ROOT)}:{line}", match.group(1)))
+    return found
+
+
+def test_the_docs_show_python_code() -> None:
+    assert any(name.startswith("README.md") for name, _ in python_blocks())
+
+
+@pytest.mark.parametrize("where,code", python_blocks(), ids=[name for name, _ in python_blocks()])
+def test_every_python_block_of_the_docs_compiles(where: str, code: str) -> None:
+    """Issue 31 item 9: the README's "As a library" block was a SyntaxError (`from pinky-brain import ...`)."""
+    compile(code, where, "exec")

@@ -292,9 +292,14 @@ def test_a_failed_preparation_is_reported_in_one_line_and_not_retried_by_every_h
 
     cli = run(env, "cli", "stats")  # the CLI prepares in the foreground and says why it cannot, and where the log is
     last = cli.stderr.strip().splitlines()[-1]
-    assert cli.returncode == 1 and last.startswith("pinky: pip install failed")
+    assert cli.returncode == 1 and last.startswith("pinky-brain: pip install failed")
     assert "No matching distribution found for hatchling" in last and str(data / "runtime" / "prepare.log") in last
-    assert (data / "runtime" / "prepare.log").read_text().count("pinky: preparing runtime") == 2  # logged too
+    log = (data / "runtime" / "prepare.log").read_text()
+    assert log.count("pinky: preparing runtime") == 2  # logged too
+    # Issue 31 item 9: the terminal gets a line per step, not pip's output (which is in the log)
+    assert "Looking in links" in log.split("pinky: preparing runtime")[2] and "Looking in links" not in cli.stderr
+    assert len(cli.stderr.splitlines()) <= 6, cli.stderr
+    assert "step 2 of 4: pip is collecting" in cli.stderr
 
 
 # Output of failed steps as pip and Python print it (pip 25, Python 3.11).
@@ -408,6 +413,12 @@ def test_the_server_answers_at_once_and_hands_over_when_the_runtime_is_ready(tmp
     assert {"brain_search", "brain_save", "brain_get"} <= tools and "brain_status" not in tools
     found = client.request("tools/call", name="brain_search", arguments={"query": "pool close"})["result"]
     assert "gotcha/pg-pool" in json.dumps(found)
+    # Issue 31 item 7: a client that still has brain_status in its list (it was listed while preparing) can call
+    # it: it reports the runtime instead of "unknown tool".
+    ready = client.request("tools/call", name="brain_status", arguments={})["result"]
+    assert ready["isError"] is False, ready
+    from pinky import __version__
+    assert f"ready: version {__version__}" in ready["content"][0]["text"]
     server.stdin.close()
     assert server.wait(timeout=30) == 0
     assert not (data / "runtime" / "prepare.log").exists()
@@ -469,20 +480,53 @@ def test_brain_status_before_any_timing_quotes_the_measured_figures(tmp_path: Pa
     assert f"No preparation has been timed on this machine yet; one took {preparation.MEASURED}" in text
 
 
-def test_the_server_reports_a_failed_preparation_as_a_tool_error(tmp_path: Path, project: Path) -> None:
+def test_a_new_session_tries_a_failed_preparation_again_and_reports_its_failure(tmp_path: Path,
+                                                                               project: Path) -> None:
+    """Issue 31 item 6: after a failure, fixing pip and starting a new session repeated the old failure for ten
+    minutes while the message said a new session would try again (and named `pinky`, a finger clone on Debian)."""
     data = tmp_path / "data"
-    env = env_for(data, tmp_path)
+    env = env_for(data, tmp_path)  # pip has no index: the new try fails too, with its own cause
     key = info(env)["key"]
-    (data / "runtime" / "failed").write_text(f"{key}\n{time.time()}\npip install failed (exit 1): no index")
+    (data / "runtime" / "failed").write_text(f"{key}\n{time.time()}\npip install failed (exit 1): an old cause")
     server = subprocess.Popen([SH, str(PLUGIN / "runtime" / "run"), "mcp"], env=env, cwd=project,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     client = Client(server)
     client.request("initialize", **INITIALIZE)
-    status = client.request("tools/call", name="brain_status", arguments={})["result"]
-    assert status["isError"] is True and "could not prepare its runtime: pip install failed" in json.dumps(status)
+    deadline = time.monotonic() + 120
+    while True:
+        status = client.request("tools/call", name="brain_status", arguments={})["result"]
+        if status["isError"] or time.monotonic() > deadline:
+            break
+        assert "an old cause" not in json.dumps(status)
+        time.sleep(1)
+    text = status["content"][0]["text"]
+    assert status["isError"] is True and "No matching distribution found for hatchling" in text, text
+    assert "run `pinky-brain` in the agent's shell" in text and "`pinky`" not in text
+    assert "start a new session: either tries again at once" in text and "Hooks try again at " in text
     server.stdin.close()
     assert server.wait(timeout=30) == 0
-    assert not (data / "runtime" / "prepare.log").exists()  # a recent failure is not retried by the server
+    assert (data / "runtime" / "prepare.log").read_text().count("pinky: preparing runtime") == 1
+
+
+def test_hooks_try_a_failed_preparation_again_when_pips_settings_change(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    data, key = str(tmp_path / "data"), "k1"
+    monkeypatch.setenv("PIP_INDEX_URL", "https://mirror.invalid/simple")
+    preparation.record_failure(data, key, "pip install failed (exit 1): no index")
+    assert preparation.recent_failure(data, key) == "pip install failed (exit 1): no index"  # a hook waits
+    assert preparation.recent_failure(data, key, since=time.time() + 1) is None  # a session started after it
+    assert preparation.recent_failure(data, "other-key") is None
+    monkeypatch.setenv("PIP_INDEX_URL", "https://fixed.example/simple")
+    assert preparation.recent_failure(data, key) is None  # what failed may have changed: try again
+    monkeypatch.setenv("PIP_INDEX_URL", "https://mirror.invalid/simple")
+    config = tmp_path / "pip.conf"
+    config.write_text("[global]\nindex-url = https://mirror.invalid/simple\n")
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(config))
+    preparation.record_failure(data, key, "no index")
+    assert preparation.recent_failure(data, key) == "no index"
+    config.write_text("[global]\nfind-links = /srv/wheels\n")
+    assert preparation.recent_failure(data, key) is None
+    assert preparation.recent_failure(data, key, max_age=None) == "no index"  # still reported
 
 
 def test_a_ready_runtime_serves_mcp_directly(tmp_path: Path, project: Path) -> None:

@@ -57,11 +57,11 @@ def main(argv: list[str]) -> int:
     except BaseException as exc:
         if mode != "hooks" or (isinstance(exc, SystemExit) and not exc.code):
             if isinstance(exc, LauncherError):
-                sys.stderr.write(f"pinky: {exc}\n")
+                sys.stderr.write(f"pinky-brain: {exc}\n")
                 return 1
             raise
         # A hook must never stand in the agent's way.
-        sys.stderr.write(f"pinky hook: {type(exc).__name__}: {exc} (ignored; the action proceeds)\n")
+        sys.stderr.write(f"pinky-brain hook: {type(exc).__name__}: {exc} (ignored; the action proceeds)\n")
         return 0
 
 
@@ -79,15 +79,18 @@ def launch(data: str, mode: str, args: list[str]) -> int:
         prepare(data, root, key, sys.stderr)
         return 0
     if mode == "hooks":
-        sys.stderr.write(f"pinky hook {args[0] if args else ''}: skipped, {start_preparing(data, key)}\n")
+        sys.stderr.write(f"pinky-brain hook {args[0] if args else ''}: skipped, {start_preparing(data, key)}\n")
         return 0
-    if mode == "mcp":
-        state = start_preparing(data, key)
+    if mode == "mcp":  # a new session: a failed preparation is tried again
+        import time
+
+        started = time.time()
+        state = start_preparing(data, key, since=started)
         sys.stderr.write(f"pinky-mcp: {state}; serving brain_status until then\n")
         with BytecodeCache(data):
             from pinky_mcp_standin import PreparingServer
-        return PreparingServer(data, venv).serve()
-    sys.stderr.write(f"pinky: preparing its runtime in {venv} (once per install or update of the plugin)\n")
+        return PreparingServer(data, venv, started).serve()
+    sys.stderr.write(f"pinky-brain: preparing its runtime in {venv} (once per install or update of the plugin)\n")
     prepare(data, root, key, sys.stderr)
     return run_in(data, venv, mode, args)
 

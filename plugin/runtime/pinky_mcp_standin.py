@@ -8,12 +8,19 @@ import os
 import sys
 
 from pinky_runtime_lookup import LauncherError, entry_script, is_ready, venv_python
-from pinky_runtime_prepare import log_path, preparing_now, progress_report, recent_failure, start_preparing
+from pinky_runtime_prepare import (
+    failure_record,
+    failure_text,
+    log_path,
+    preparing_now,
+    progress_report,
+    start_preparing,
+)
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 STATUS_TOOL = {
     "name": "brain_status",
-    "description": ("pinky is preparing its runtime (the first start after installing or updating the plugin). "
+    "description": ("pinky-brain is preparing its runtime (the first start after installing or updating the plugin). "
                     "Call this to see how long it will take. The brain_* tools (brain_search, brain_save, ...) "
                     "appear in this session by themselves when it is ready."),
     "inputSchema": {"type": "object", "properties": {}},
@@ -33,16 +40,17 @@ class PreparingServer:
     notification, in the same session).
     """
 
-    def __init__(self, data: str, venv: str) -> None:
+    def __init__(self, data: str, venv: str, started: float) -> None:
         import threading
 
-        self.data, self.venv = data, venv
+        self.data, self.venv, self.started = data, venv, started  # started: when this session began
         self.key = os.path.basename(venv)
         self.mode_lock = threading.Lock()  # guards the switch to the real server
         self.out_lock = threading.Lock()  # one writer at a time on stdout
         self.initialize: dict | None = None  # the client's initialize request, replayed to the real server
         self.child = None  # the real server, once started
         self.problem: str | None = None  # why the real server could not be started
+        self.version = "?"  # pinky-brain's version, as the real server's initialize answer gives it
 
     def serve(self) -> int:
         import threading
@@ -54,6 +62,8 @@ class PreparingServer:
                 if child is None:
                     self.answer(line)
                     continue
+            if b'"brain_status"' in line and self.answer_status(line):
+                continue
             child.stdin.write(line)
             child.stdin.flush()
         with self.mode_lock:
@@ -87,7 +97,7 @@ class PreparingServer:
             result = {"protocolVersion": requested if requested in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0],
                       "capabilities": {"tools": {"listChanged": True}},
                       "serverInfo": {"name": "pinky", "version": "preparing"},
-                      "instructions": "pinky's memory tools (brain_*) appear when its runtime is ready; "
+                      "instructions": "pinky-brain's memory tools (brain_*) appear when its runtime is ready; "
                                       "until then brain_status says how long that takes."}
         elif method == "ping":
             result = {}
@@ -103,17 +113,38 @@ class PreparingServer:
             return
         self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
 
+    def answer_status(self, line: bytes) -> bool:
+        """brain_status once the real server serves: the client listed it while the runtime was prepared and
+        may call it still (the real server does not have it). True when the line was a call of it."""
+        import json
+
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return False
+        params = message.get("params") if isinstance(message, dict) else None
+        if message.get("method") != "tools/call" or not isinstance(params, dict) or "id" not in message \
+                or params.get("name") != STATUS_TOOL["name"]:
+            return False
+        text = (f"pinky-brain's runtime is ready: version {self.version}, in {self.venv} (Python "
+                f"{sys.version.split()[0]}). Its brain_* tools (brain_search, brain_save, ...) serve this session "
+                "now; list the tools again if they are not shown.")
+        self.send({"jsonrpc": "2.0", "id": message["id"],
+                   "result": {"content": [{"type": "text", "text": text}], "isError": False}})
+        return True
+
     def status(self) -> tuple[str, bool]:
         """brain_status: what the preparation is doing (its step, for how long, the estimate from the last one on
         this machine), or why it failed, with the line of pip's output that names the cause."""
-        failure = self.problem or (None if is_ready(self.venv) else recent_failure(self.data, self.key, None))
-        if failure:
-            return (f"pinky could not prepare its runtime: {failure}. Log: {log_path(self.data)}. Fix that, then "
-                    "run `pinky` in the shell (it prepares in the foreground) or start a new session.", True)
+        if self.problem:
+            return f"pinky-brain's runtime is ready but {self.problem}. Start a new session to try again.", True
+        record = None if is_ready(self.venv) else failure_record(self.data, self.key)
+        if record is not None and record[0] >= self.started:  # this session's try failed (an older one is retried)
+            return failure_text(self.data, self.key, record[1]) + ".", True
         report, left = progress_report(self.data, self.key)
-        return (f"pinky is preparing its runtime (the first start after installing or updating the plugin installs "
-                f"its Python packages). {report} The brain_* tools appear in this session by themselves when it "
-                f"is ready: retry in {max(5, round(left))} s. Log: {log_path(self.data)}", False)
+        return (f"pinky-brain is preparing its runtime (the first start after installing or updating the plugin "
+                f"installs its Python packages). {report} The brain_* tools appear in this session by themselves "
+                f"when it is ready: retry in {max(5, round(left))} s. Log: {log_path(self.data)}", False)
 
     def watch(self) -> None:
         """Wait for the runtime, then switch to the real server (or keep answering if preparing failed)."""
@@ -125,9 +156,10 @@ class PreparingServer:
             time.sleep(0.5)
             polls += 1
             if polls % 20 == 0 and not is_ready(self.venv) and not preparing_now(self.data):
-                if recent_failure(self.data, self.key, max_age=None):
+                record = failure_record(self.data, self.key)
+                if record is not None and record[0] >= self.started:
                     return  # brain_status reports it
-                start_preparing(self.data, self.key)  # the preparing process died without a word
+                start_preparing(self.data, self.key, since=self.started)  # the preparing process died silently
         try:
             child = self.start_real_server()
         except (OSError, LauncherError) as exc:
@@ -151,10 +183,13 @@ class PreparingServer:
         child.stdin.flush()
         for line in child.stdout:
             try:
-                if json.loads(line).get("id") == replay["id"]:
-                    break
-            except (ValueError, AttributeError):
+                answer = json.loads(line)
+            except ValueError:
                 continue
+            if isinstance(answer, dict) and answer.get("id") == replay["id"]:
+                info = (answer.get("result") or {}).get("serverInfo") or {}
+                self.version = str(info.get("version", "?")) if isinstance(info, dict) else "?"
+                break
         else:
             raise LauncherError(f"it exited with {child.wait()} before answering initialize")
         child.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')

@@ -4,7 +4,10 @@ PIP_FIND_LINKS, PIP_NO_INDEX, pip.conf.
 
 It is built under a file lock, so hooks and the MCP server starting together prepare once; hooks and the server
 start it as a detached process (it outlives a short session). A failure is recorded, with the line of pip's
-output that names its cause, and not retried by them for RETRY_AFTER_FAILURE seconds. While it runs, the step it
+output that names its cause and a fingerprint of pip's settings. A new session (the MCP server's start: Claude Code
+starts one per session) and the CLI (`pinky-brain`, in the foreground) try again at once; hooks, which run on every
+Read and Edit, try again after RETRY_AFTER_FAILURE seconds, or at once when pip's settings changed (a PIP_*
+variable, a pip.conf): what failed may have changed. While it runs, the step it
 is on is kept in runtime/progress; when it is done, how long each step took goes into runtime/last-preparation:
 the stand-in server's brain_status reads both to say what is happening and how long it should still take.
 Everything is also written to runtime/prepare.log. A new runtime prunes all but KEEP_OLD older ones.
@@ -29,7 +32,7 @@ from pinky_runtime_lookup import (
 )
 
 KEEP_OLD = 1  # runtimes kept besides the newest (~200 MB each): a session started before an update uses it
-RETRY_AFTER_FAILURE = 600  # seconds: hooks and the server do not retry a failed preparation sooner
+RETRY_AFTER_FAILURE = 600  # seconds: hooks do not retry a failed preparation sooner unless pip's settings changed
 # The steps of a preparation, in order, with what brain_status calls them and about how long each took on a
 # 2-core machine from a local wheelhouse (benchmarks/bench_plugin_first_start.py): the estimate until one has
 # been timed on this machine. Their sum, 47 s, is between the 37 s it took with the machine at load 6 and the
@@ -58,9 +61,11 @@ def prepare(data: str, root: str, key: str, out) -> str:  # noqa: ANN001 - a tex
         fcntl.flock(lock, fcntl.LOCK_EX)  # released by close(), also when this process dies
         if is_ready(venv):
             return venv
+        forget_failure(data)  # tried again: brain_status shows this try's progress, not the old failure
         with open(log_path(data), "a", encoding="utf-8", errors="replace") as log:
-            out = out if _same_file(out, log) else _Tee(out, log)  # the foreground (CLI) run is logged too
-            progress = Progress(data, key)
+            # The foreground (CLI) run shows one progress line; pip's output goes to the log only.
+            screen, out = (None if _same_file(out, log) else out), log
+            progress = Progress(data, key, screen)
             out.write(f"pinky: preparing runtime {venv} ({time.strftime('%Y-%m-%d %H:%M:%S')}, {sys.executable})\n")
             out.flush()
             try:
@@ -71,6 +76,7 @@ def prepare(data: str, root: str, key: str, out) -> str:  # noqa: ANN001 - a tex
             finally:
                 progress.close()
             seconds = progress.finish()
+            progress.say(f"pinky-brain: runtime ready in {seconds} s")
             write_atomic(os.path.join(venv, READY), f"key {key}\npython {sys.version.split()[0]}\nseconds {seconds}\n")
             remember_python(data, venv)
             forget_failure(data)
@@ -156,21 +162,6 @@ def _same_file(a, b) -> bool:  # noqa: ANN001 - text streams
         return False
 
 
-class _Tee:
-    """A text stream writing to two (the terminal and the log)."""
-
-    def __init__(self, *streams) -> None:  # noqa: ANN002 - text streams
-        self.streams = streams
-
-    def write(self, text: str) -> None:
-        for stream in self.streams:
-            stream.write(text)
-
-    def flush(self) -> None:
-        for stream in self.streams:
-            stream.flush()
-
-
 # --- progress: what the preparation is doing now, and how long the last one took ---------------------------
 
 
@@ -178,10 +169,12 @@ class Progress:
     """The step a preparation is on and the line pip is on, kept in runtime/progress (rewritten when either
     changes); finish() moves the steps' durations into runtime/last-preparation."""
 
-    def __init__(self, data: str, key: str) -> None:
+    def __init__(self, data: str, key: str, screen=None) -> None:  # noqa: ANN001 - a text stream or None
         import time
 
         self.data, self.key, self.started = data, key, time.time()
+        self.screen = screen  # a terminal (the CLI preparing in the foreground): one line for the step
+        self.shown = False  # a progress line without its newline is on the terminal
         self.steps: list[tuple[str, float]] = []  # (step, when it started)
         self.detail = ""
 
@@ -193,6 +186,9 @@ class Progress:
         if current is None or order.index(name) > order.index(current):
             self.steps.append((name, now))
             self.detail = ""
+            index = order.index(name)
+            self.say(f"pinky-brain: preparing its runtime, step {index + 1} of {len(STEPS)}: {STEPS[index][1]}",
+                     line=False)
         elif name != current or detail == self.detail:
             return  # pip goes back to collecting between building and installing: still the later step
         self.detail = detail
@@ -225,7 +221,28 @@ class Progress:
                                                    "python": sys.version.split()[0]}))
         return seconds
 
+    def say(self, text: str, line: bool = True) -> None:
+        """Show `text` on the terminal, if there is one: a progress line (line=False) replaces the last one on
+        a terminal that can (a tty), else each is a line of its own."""
+        if self.screen is None:
+            return
+        try:
+            tty = self.screen.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        back = "\r\033[K" if self.shown else ""
+        if tty and not line:
+            self.screen.write(back + text)
+            self.shown = True
+        else:
+            self.screen.write(back + text + "\n" if tty else text + "\n")
+            self.shown = False
+        self.screen.flush()
+
     def close(self) -> None:
+        if self.shown and self.screen is not None:
+            self.screen.write("\n")  # what follows (an error) starts a line of its own
+            self.shown = False
         try:
             os.unlink(progress_path(self.data))
         except FileNotFoundError:
@@ -335,7 +352,8 @@ def log_path(data: str) -> str:
 def record_failure(data: str, key: str, message: str) -> None:
     import time
 
-    write_atomic(os.path.join(runtime_home(data), "failed"), f"{key}\n{time.time()}\n{message}")
+    text = " ".join(message.split("\n"))
+    write_atomic(os.path.join(runtime_home(data), "failed"), f"{key}\n{time.time()}\n{text}\n{pip_settings()}")
 
 
 def forget_failure(data: str) -> None:
@@ -345,18 +363,70 @@ def forget_failure(data: str) -> None:
         pass
 
 
-def recent_failure(data: str, key: str, max_age: float | None = RETRY_AFTER_FAILURE) -> str | None:
-    """The message of the last failed preparation of `key`, if it is recent enough to not retry yet."""
-    import time
-
+def failure_record(data: str, key: str) -> tuple[float, str, str | None] | None:
+    """(when, message, pip settings fingerprint) of the last failed preparation of `key`, if any."""
     try:
         with open(os.path.join(runtime_home(data), "failed"), encoding="utf-8") as handle:
-            failed_key, when, message = handle.read().split("\n", 2)
+            parts = handle.read().split("\n", 3)
+        failed_key, when, message = parts[:3]
+        return (float(when), message, parts[3] if len(parts) > 3 else None) if failed_key == key else None
     except (OSError, ValueError):
         return None
-    if failed_key != key or (max_age is not None and time.time() - float(when) > max_age):
+
+
+def recent_failure(data: str, key: str, max_age: float | None = RETRY_AFTER_FAILURE,
+                   since: float | None = None) -> str | None:
+    """The message of the last failed preparation of `key` while it is not to be retried yet: younger than
+    `max_age` seconds, made at or after `since` (a session tries once itself), with pip's settings unchanged.
+    max_age=None: the last failure however old, to report it."""
+    import time
+
+    record = failure_record(data, key)
+    if record is None:
+        return None
+    when, message, settings = record
+    if max_age is None:
+        return message
+    if time.time() - when > max_age or (since is not None and when < since):
+        return None
+    if settings is not None and settings != pip_settings():
         return None
     return message
+
+
+def pip_settings() -> str:
+    """A fingerprint of what pip reads besides the package source: its PIP_* variables and its configuration
+    files (path, size, mtime). A failure recorded under other settings is retried."""
+    from pinky_runtime_lookup import _name_for
+
+    env = os.environ
+    parts = sorted(f"{name}={value}" for name, value in env.items() if name.startswith("PIP_"))
+    home = os.path.expanduser("~")
+    folders = [*(env.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(os.pathsep),
+               env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")]
+    files = [os.path.join(folder, "pip", "pip.conf") for folder in folders if folder]
+    files += ["/etc/pip.conf", os.path.join(home, ".pip", "pip.conf"), env.get("PIP_CONFIG_FILE") or ""]
+    for path in files:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        parts.append(f"{path} {info.st_size} {info.st_mtime_ns}")
+    return _name_for("\n".join(parts))
+
+
+def failure_text(data: str, key: str, message: str) -> str:
+    """A failed preparation, said to the user: the cause, the log, how to try again and when it happens anyway."""
+    import time
+
+    record = failure_record(data, key)
+    when = (record[0] if record else time.time()) + RETRY_AFTER_FAILURE
+    minutes = max(1, round((when - time.time()) / 60))
+    at = time.strftime("%H:%M", time.localtime(when))
+    return (f"pinky-brain could not prepare its runtime: {message}. Log: {log_path(data)}. Fix that, then run "
+            "`pinky-brain` in the agent's shell (it prepares in the foreground and shows what fails) or start a new "
+            f"session: either tries again at once. Hooks try again at {at} (in about {minutes} min), or as soon as "
+            "pip's settings (PIP_* variables, pip.conf) change")
 
 
 def preparing_now(data: str) -> bool:
@@ -376,19 +446,19 @@ def preparing_now(data: str) -> bool:
         os.close(fd)
 
 
-def start_preparing(data: str, key: str) -> str:
-    """Make sure a detached process prepares the runtime (it outlives a short session); say what is going on."""
+def start_preparing(data: str, key: str, since: float | None = None) -> str:
+    """Make sure a detached process prepares the runtime (it outlives a short session); say what is going on.
+    `since`: when this session started (a failure from before it is tried again)."""
     import subprocess
 
-    failure = recent_failure(data, key)
+    failure = recent_failure(data, key, since=since)
     if failure:
-        return (f"pinky could not prepare its runtime: {failure}. Log: {log_path(data)}. "
-                "Run `pinky` in the agent's shell (or start a new session in 10 minutes) to try again")
+        return failure_text(data, key, failure)
     if not preparing_now(data):
         os.makedirs(runtime_home(data), exist_ok=True)
         with open(log_path(data), "ab") as log:
             subprocess.Popen([sys.executable, entry_script(), data, "prepare"], cwd=runtime_home(data),
                              stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True,
                              start_new_session=True)
-    return ("pinky is preparing its runtime in the background (the first start after installing or updating "
+    return ("pinky-brain is preparing its runtime in the background (the first start after installing or updating "
             f"the plugin installs its Python packages; log: {log_path(data)})")

@@ -23,6 +23,7 @@ from pinky.base.shown import shown, shown_all
 from pinky.base.validate import MAX_QUESTIONS, MAX_TAGS
 from pinky.errors import PinkyError
 from pinky.kb import KnowledgeBase
+from pinky.mcp import lifeline
 from pinky.mcp.budget import Pages, fit
 from pinky.mcp.sdk import lifespan_state
 
@@ -66,8 +67,13 @@ async def run_core(runtime: Runtime, fn: Callable[[KnowledgeBase], T], *, exclus
                    error: type[Exception] = ToolError) -> T:
     """Run a core call in a worker thread; turn core errors into messages the model can act on."""
     call = runtime.call_exclusive if exclusive else runtime.call
+
+    def checked(kb: KnowledgeBase) -> T:
+        lifeline.check()  # with the knowledge base to ourselves: nothing once the front that relayed it is gone
+        return fn(kb)
+
     try:
-        return await anyio.to_thread.run_sync(call, fn)
+        return await anyio.to_thread.run_sync(call, checked)
     except (PinkyError, OSError) as exc:
         raise error(cause(exc)) from exc
 

@@ -4,16 +4,23 @@ Why: the real server (pinky.mcp.server) imports the MCP SDK and pydantic before 
 takes 0.4 s on a quiet machine and took 6 s on a busy 2-core one, while `claude -p` waits about 5 s for its MCP
 servers and then runs the turn without their tools.
 
-How: the console script starts here, with the standard library only. It spawns the real server at once
-(`python -P -m pinky.mcp.server`, stderr shared) and passes lines between it and the client. While the real
-server is still starting, the front answers `initialize` and `tools/list` itself, from a cache of what the real
-server answered the last time (so the answers cannot differ from its own): $PINKY_HOME/cache/mcp/<install>.json,
-one file per installation and PINKY_TIER, with one answer per protocol version, and valid only while every file
-of the pinky package and the SDK's packages keeps its size and mtime. The real server's own answer to the
-client's `initialize` is then dropped (the client has one), and the front asks it for `tools/list` once: when
-the answer differs from the cache (an edit the key missed), the cache is rewritten and, if the cached list was
-served, `notifications/tools/list_changed` makes the client list again. Without a valid cache (the first start
-of an install or after an update) everything is relayed, and the cache is written for the next start.
+How: the console script starts here, with the standard library only. It answers `initialize` and `tools/list`
+itself, from a cache of what the real server answered the last time (so the answers cannot differ from its own):
+$PINKY_HOME/cache/mcp/<install>.json, one file per installation and PINKY_TIER, with one answer per protocol
+version, and valid only while every file of the pinky package and the SDK's packages keeps its size and mtime.
+Only then does it start the real server (`python -P -m pinky.mcp.server`, stderr shared): when the cached tool
+list is out, on the first message the cache cannot answer, or IDLE_START seconds after a cached `initialize`
+(the two processes would otherwise compete for the CPU while the client waits for its tool list; with stdin
+closed at once none is started). It passes lines between the real server and the client from then on. The real
+server gets the client's `initialize` (its own answer is dropped: the client has one) and the front asks it for
+`tools/list` once: when the answer differs from the cache (an edit the key missed), the cache is rewritten and,
+if the cached list was served, `notifications/tools/list_changed` makes the client list again. Without a valid
+cache (the first start of an install or after an update) everything is relayed, and the cache is written for the
+next start.
+
+The cache is trusted only as a regular file owned by this user and writable by nobody else, opened without
+following a link or waiting on a FIFO, whose answers match the SHA-256 kept in its first line; anything else is
+ignored (everything relayed) and rewritten. The real server dies with the front (pinky.mcp.lifeline).
 
 Arguments (--help, --version) go to the real server's main() in this process.
 """
@@ -26,9 +33,14 @@ import threading
 
 from pinky.base.locations import ENV_HOME, ENV_TIER, default_home
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
+CACHE_MAGIC = b"pinky-mcp-cache"
+MAX_CACHE_BYTES = 4 << 20
 PROBE_ID = "pinky-front-tools-list"  # the id of the front's own tools/list request to the real server
 SDK_PACKAGES = ("mcp", "mcp_types", "pydantic", "pydantic_core")  # what else shapes the answers
+TIERS = ("", "read", "write", "admin")  # PINKY_TIER values the real server takes (pinky.mcp.tiers; "": the default)
+IDLE_START = 0.3  # seconds after a cached initialize with nothing more from the client: start the real server
+CHUNK = 1 << 16
 
 TYPE_CHECKING = False  # not typing's: importing typing took a third of the front's start (mypy knows the name)
 if TYPE_CHECKING:
@@ -52,6 +64,17 @@ def _crc(text: str) -> str:
     import zlib
 
     return f"{zlib.crc32(text.encode('utf-8', 'surrogatepass')):08x}{len(text):x}"
+
+
+def _sha256(data: bytes) -> str:
+    try:  # hashlib itself costs milliseconds to import, on the path to the first answer
+        from _sha2 import sha256  # type: ignore[import-not-found]  # Python >= 3.12
+    except ImportError:
+        try:
+            from _sha256 import sha256  # type: ignore[import-not-found]  # Python 3.11
+        except ImportError:
+            from hashlib import sha256
+    return str(sha256(data).hexdigest())
 
 
 def package_signature(folders: list[str]) -> str:
@@ -108,17 +131,46 @@ def current_signature() -> str:
 
 
 def read_cache(path: str, signature: str) -> dict:
-    """{"initialize": {version: result}, "tools": {version: result}} when the file is valid for `signature`."""
+    """{"initialize": {version: result}, "tools": {version: result}} when the file is one to trust (see the
+    module's docstring) and valid for `signature`; else {}."""
     import json
 
+    data = _read_trusted(path)
+    magic, _, rest = data.partition(b" ")
+    digest, _, body = rest.partition(b"\n")
+    if magic != CACHE_MAGIC or digest.decode("ascii", "replace") != _sha256(body):
+        return {}
     try:
-        with open(path, encoding="utf-8") as handle:
-            cache = json.load(handle)
-    except (OSError, ValueError):
+        cache = json.loads(body)
+    except ValueError:
         return {}
     if not isinstance(cache, dict) or cache.get("format") != CACHE_FORMAT or cache.get("signature") != signature:
         return {}
     return {part: cache[part] for part in ("initialize", "tools") if isinstance(cache.get(part), dict)}
+
+
+def _read_trusted(path: str) -> bytes:
+    """The file's bytes when it is a regular file of this user's that no one else may write; else b""."""
+    import stat
+
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return b""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o022 or info.st_size > MAX_CACHE_BYTES or (
+                hasattr(os, "geteuid") and info.st_uid != os.geteuid()):
+            return b""
+        chunks = []
+        while chunk := os.read(fd, CHUNK):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
 
 
 def write_cache(path: str, signature: str, answers: dict) -> None:
@@ -126,25 +178,31 @@ def write_cache(path: str, signature: str, answers: dict) -> None:
 
     from pinky.base.fileio import atomic_write
 
+    body = json.dumps({"format": CACHE_FORMAT, "signature": signature, **answers}).encode()
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        atomic_write(path, json.dumps({"format": CACHE_FORMAT, "signature": signature, **answers}))
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        atomic_write(path, CACHE_MAGIC + f" {_sha256(body)}\n".encode() + body, mode=0o600, durable=False)
     except OSError as exc:  # only a cache: the next start relays again
         sys.stderr.write(f"pinky-mcp: could not write {path}: {exc}\n")
 
 
 # --- the relay --------------------------------------------------------------------------------------------
 
+SERVED, HELD = "served", "held"  # what answer() did with a line: answered it, or answered it and keeps it
+
 
 class Front:
     """The relay between the client (stdin/stdout) and the real server (a child process); see the module's
-    docstring. The client's lines are read on the main thread, the real server's on another."""
+    docstring. The client's lines are read on the main thread (which alone starts the real server), the real
+    server's on another."""
 
     def __init__(self) -> None:
         self.path, self.signature = cache_path(), current_signature()
         self.lock = threading.Lock()  # guards the state below and the client's output
         self.child_lock = threading.Lock()  # one writer at a time on the real server's input
-        self.child: subprocess.Popen[bytes] | None = None  # the real server
+        self.child: subprocess.Popen[bytes] | None = None  # the real server, once started
+        self.held: list[bytes] = []  # the client's lines read before the real server started
+        self.start_by: float | None = None  # when to start the real server if the client says nothing more
         self.watching = True  # until the real server answered the front's own tools/list
         self.probed = threading.Event()  # set then
         self.version: str | None = None  # the protocol version the client asked for in initialize
@@ -155,19 +213,15 @@ class Front:
         self.cache: dict = {}
 
     def serve(self) -> int:
-        import subprocess
-
-        self.child = subprocess.Popen([sys.executable, "-P", "-m", "pinky.mcp.server"], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, bufsize=0)
-        threading.Thread(target=self.relay, daemon=True).start()
         self.cache = read_cache(self.path, self.signature)
+        if (os.environ.get(ENV_TIER) or "").strip().lower() not in TIERS:
+            self.start_child()  # it says what is wrong and exits, even to a client that says nothing
         try:
-            for line in sys.stdin.buffer:
-                if self.watching and (b'"initialize"' in line or b'"tools/list"' in line) and self.answer(line):
-                    continue
-                self.to_child(line)
-            if self.init_id is not None:
-                self.probed.wait()  # the client is done; the cache may still need the real server's answer
+            self.read_client()
+            if self.child is None:
+                return 0  # the client only initialized (answered from the cache), or said nothing at all
+            if self.init_id is not None and not self.answered_init:
+                self.probed.wait()  # the client is done; the cache still needs the real server's answers
         except KeyboardInterrupt:
             pass
         finally:
@@ -178,21 +232,84 @@ class Front:
             pass
         return 0
 
-    def answer(self, line: bytes) -> bool:
-        """Note an initialize request (and answer it from the cache); answer tools/list from the cache while
-        the real server starts. True when the line must not go to the real server."""
+    def read_client(self) -> None:
+        """The client's messages, until its end of input; a partial line is kept until it is complete."""
+        pending = b""
+        while True:
+            if self.child is None and self.start_by is not None and not self.readable(self.start_by):
+                self.start_child()
+            chunk = os.read(0, CHUNK)
+            if not chunk:
+                break
+            if self.child is not None and not self.watching and not pending:
+                self.to_child(chunk)  # the common case: passed on as read
+                continue
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                self.from_client(line + b"\n")
+        if pending.strip():
+            self.from_client(pending)
+
+    @staticmethod
+    def readable(deadline: float) -> bool:
+        import select
+        import time
+
+        wait = deadline - time.monotonic()
+        return wait > 0 and bool(select.select([0], [], [], wait)[0])
+
+    def from_client(self, line: bytes) -> None:
+        verdict = None
+        if self.watching and (b'"initialize"' in line or b'"tools/list"' in line):
+            verdict = self.answer(line)
+        if self.child is not None:
+            if verdict != SERVED:
+                self.to_child(line)
+            return
+        if verdict != SERVED:
+            self.held.append(line)
+        if verdict == SERVED or (verdict != HELD and b'"id"' in line):
+            self.start_child()  # the tools are listed, or a request the real server must answer
+        elif self.start_by is None:
+            import time
+
+            self.start_by = time.monotonic() + IDLE_START
+
+    def start_child(self) -> None:
+        """Start the real server (it dies with this process: pinky.mcp.lifeline) and give it the lines held."""
+        import subprocess
+
+        from pinky.mcp.lifeline import open_lifeline
+
+        env = dict(os.environ)
+        lifeline = open_lifeline(env)
+        try:
+            self.child = subprocess.Popen([sys.executable, "-P", "-m", "pinky.mcp.server"], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, bufsize=0, env=env, pass_fds=(lifeline,))
+        finally:
+            os.close(lifeline)
+        threading.Thread(target=self.relay, daemon=True).start()
+        held, self.held = self.held, []
+        for line in held:
+            self.to_child(line)
+
+    def answer(self, line: bytes) -> str | None:
+        """Note an initialize request and answer it from the cache (HELD: the real server needs it too); answer
+        tools/list from the cache (SERVED) while the real server has not answered the front's own."""
         import json
 
         try:
             message = json.loads(line)
         except ValueError:
-            return False
+            return None
         if not isinstance(message, dict) or "id" not in message:
-            return False
+            return None
         method, params = message.get("method"), message.get("params") or {}
         if not isinstance(params, dict):
-            return False
+            return None
         with self.lock:
+            if not self.watching:
+                return None
             if method == "initialize" and self.init_id is None:
                 self.init_id = message["id"]
                 self.version = str(params.get("protocolVersion") or "")
@@ -200,37 +317,46 @@ class Front:
                 if cached is not None:
                     self.send({"jsonrpc": "2.0", "id": message["id"], "result": cached})
                     self.answered_init = True
-                return False  # the real server needs it too
+                    return HELD
+                return None
             if method == "tools/list" and self.version is not None and "cursor" not in params:
                 cached = self.cache.get("tools", {}).get(self.version)
                 if cached is not None:
                     self.send({"jsonrpc": "2.0", "id": message["id"], "result": cached})
                     self.served_tools = cached
-                    return True
-        return False
+                    return SERVED
+        return None
 
     def relay(self) -> None:
-        """Copy the real server's lines to the client, keeping back its answers to the initialize the front
+        """Copy the real server's output to the client, keeping back its answers to the initialize the front
         answered and to the front's own tools/list; when the real server exits, so does this process."""
-        import json
-
         assert self.child is not None and self.child.stdout is not None
-        for line in self.child.stdout:
-            if self.watching and line.startswith(b"{") and b'"id"' in line:
-                try:
-                    message = json.loads(line)
-                except ValueError:
-                    message = None
-                if isinstance(message, dict) and self.kept_back(message):
-                    continue
-            with self.lock:
-                sys.stdout.buffer.write(line)
-                sys.stdout.buffer.flush()
-        sys.stdout.flush()
+        fd, pending = self.child.stdout.fileno(), b""
+        while chunk := os.read(fd, CHUNK):
+            if not self.watching and not pending:
+                self.emit(chunk)  # the common case: passed on as read
+                continue
+            *lines, pending = (pending + chunk).split(b"\n")
+            kept = [line + b"\n" for line in lines if not self.kept_back(line)]
+            if not self.watching:
+                kept.append(pending)
+                pending = b""
+            self.emit(b"".join(kept))
+        self.emit(pending)
         sys.stderr.flush()
         os._exit(self.child.wait())
 
-    def kept_back(self, message: dict) -> bool:
+    def kept_back(self, line: bytes) -> bool:
+        import json
+
+        if not (self.watching and line.startswith(b"{") and b'"id"' in line):
+            return False
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return False
+        if not isinstance(message, dict):
+            return False
         with self.lock:
             if self.init_id is not None and message.get("id") == self.init_id and "initialize" not in self.fresh:
                 self.fresh["initialize"] = message.get("result")
@@ -261,24 +387,41 @@ class Front:
 
     def send(self, message: dict) -> None:
         """A message to the client (called under the lock)."""
-        sys.stdout.buffer.write(json_line(message))
-        sys.stdout.buffer.flush()
+        _write_all(1, json_line(message))
 
-    def to_child(self, line: bytes) -> None:
+    def emit(self, data: bytes) -> None:
+        """The real server's output to the client."""
+        if data:
+            with self.lock:
+                _write_all(1, data)
+
+    def to_child(self, data: bytes) -> None:
         assert self.child is not None and self.child.stdin is not None
         with self.child_lock:
             try:
-                self.child.stdin.write(line)
+                _write_all(self.child.stdin.fileno(), data)
             except (BrokenPipeError, ValueError):
                 pass  # it exited: relay() ends this process with its exit code
 
     def close_child_input(self) -> None:
-        assert self.child is not None and self.child.stdin is not None
+        if self.child is None or self.child.stdin is None:
+            return
         with self.child_lock:
             try:
                 self.child.stdin.close()
             except BrokenPipeError:
                 pass
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view):]
+        except BrokenPipeError:
+            if fd == 1:  # the client has gone: so does this process, and with it the real server
+                os._exit(0)
+            raise
 
 
 def json_line(message: dict) -> bytes:

@@ -31,6 +31,7 @@ from pinky.app.runtime import Runtime
 from pinky.base.locations import ENV_LOG, ENV_TIER, start_folder
 from pinky.config import Config, load_config
 from pinky.errors import PinkyError
+from pinky.mcp import lifeline
 from pinky.mcp import text as mcp_text
 from pinky.mcp.common import with_cause
 from pinky.mcp.prompts import PROMPTS, arguments_problem
@@ -203,6 +204,7 @@ def main() -> None:
             print(f"pinky-mcp: it takes no arguments, got {arg!r}; see `pinky-mcp --help`", file=sys.stderr)
             raise SystemExit(2)
         return
+    lifeline.hold()  # started by the front: die with it
     try:
         config = load_config(cwd=start_folder(os.environ))
         tier = tier_from_env()
