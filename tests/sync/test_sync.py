@@ -33,11 +33,11 @@ def remote(tmp_path: Path) -> str:
 
 
 def files(root: Path) -> dict[str, bytes]:
-    """Every working-tree file except .git, as relative path -> bytes."""
+    """Every working-tree file except .git and the machine's own .pinky (locks), as relative path -> bytes."""
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and ".git" not in p.relative_to(root).parts
+        if p.is_file() and not {".git", ".pinky"} & set(p.relative_to(root).parts)
     }
 
 

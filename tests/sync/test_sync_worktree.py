@@ -32,7 +32,7 @@ def test_checkout_writes_changes_removes_deletions_and_restages(repo: Repo) -> N
     old = snapshot(repo, head_sha(repo))
     new = {"keep.md": old["keep.md"], "edit.md": (FILE, blobs.write(b"v2")),
            "bin/run.sh": (EXECUTABLE, blobs.write(b"#!/bin/sh\n"))}
-    assert checkout(repo, old, new) == ["bin/run.sh", "edit.md", "old/gone.md"]
+    assert checkout(repo, old, new) == (["bin/run.sh", "edit.md", "old/gone.md"], [])
     assert (root / "edit.md").read_text() == "v2"
     assert not (root / "old").exists()  # the folder it left empty went too
     assert os.access(root / "bin/run.sh", os.X_OK) and not os.access(root / "edit.md", os.X_OK)
@@ -42,14 +42,41 @@ def test_checkout_writes_changes_removes_deletions_and_restages(repo: Repo) -> N
     assert (staged["add"], staged["modify"], staged["delete"]) == ([b"bin/run.sh"], [b"edit.md"], [b"old/gone.md"])
 
 
-def test_checkout_never_overwrites_a_file_edited_during_the_sync(repo: Repo) -> None:
+def test_checkout_keeps_an_ordinary_file_edited_during_the_sync_and_the_incoming_version_beside_it(
+        repo: Repo) -> None:
     root = Path(repo.path)
     old = snapshot(repo, head_sha(repo))
     new = {**old, "edit.md": (FILE, RepoBlobs(repo).write(b"v2")), "keep.md": (FILE, RepoBlobs(repo).write(b"k2"))}
     (root / "keep.md").write_text("saved a second ago")
-    with pytest.raises(SyncError, match="keep.md changed while syncing"):
-        checkout(repo, old, new)
-    assert (root / "edit.md").read_text() == "v1"  # checked everything before writing anything
+    changed, copies = checkout(repo, old, new, "abcdef12")
+    assert copies == ["keep.conflict-abcdef12.md"] and "keep.conflict-abcdef12.md" in changed
+    assert (root / "keep.md").read_text() == "saved a second ago"  # never replaced: nobody committed it yet
+    assert (root / "keep.conflict-abcdef12.md").read_text() == "k2"
+    assert (root / "edit.md").read_text() == "v2"
+
+
+def test_checkout_unions_an_append_only_file_appended_to_during_the_sync(repo: Repo) -> None:
+    root, blobs = Path(repo.path), RepoBlobs(repo)
+    head = "---\ntitle: Log\nappend_only: true\n---\n\n"
+    (root / "log.md").write_text(head + "- 09:00 first\n")
+    commit_local(repo, b"Test <test@example.org>")
+    old = snapshot(repo, head_sha(repo))
+    new = {**old, "log.md": (FILE, blobs.write((head + "- 09:00 first\n- 10:00 from the other machine\n").encode()))}
+    with open(root / "log.md", "a") as stream:
+        stream.write("- 11:00 appended during the sync\n")
+    changed, copies = checkout(repo, old, new)
+    assert changed == ["log.md"] and copies == []
+    assert (root / "log.md").read_text() == (
+        head + "- 09:00 first\n- 10:00 from the other machine\n- 11:00 appended during the sync\n")
+
+
+def test_checkout_puts_back_a_file_removed_on_the_other_side_but_edited_here(repo: Repo) -> None:
+    root = Path(repo.path)
+    old = snapshot(repo, head_sha(repo))
+    (root / "keep.md").write_text("edited here")
+    new = {p: e for p, e in old.items() if p != "keep.md"}
+    assert checkout(repo, old, new) == (["keep.md"], [])
+    assert (root / "keep.md").read_text() == "edited here"
 
 
 @pytest.mark.parametrize("path", ["../escape.md", ".git/config", "/abs.md", "a//b.md"])

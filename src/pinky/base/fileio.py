@@ -154,9 +154,17 @@ def temp_writer(name: str) -> int | None:
     return int(parts[1]) if len(parts) == 4 and all(p.isdigit() for p in parts[1:]) else None
 
 
-def sweep_temps(folder: str | os.PathLike[str]) -> int:
+def is_temp(name: str) -> bool:
+    """True for a temporary file name of `atomic_write`/`create_new` (`.<name>.<pid>.<thread>.<n>.tmp`): never
+    a note, never committed by sync, removed once its writer is gone."""
+    return temp_writer(name) is not None
+
+
+def sweep_temps(folder: str | os.PathLike[str], max_age: float | None = None) -> int:
     """Remove the temporary files a killed writer left in `folder` (its pid is gone); how many. A writer
-    killed between writing and renaming leaves one: hidden, but litter in a user's tree (git status)."""
+    killed between writing and renaming leaves one: hidden, but litter in a user's tree (git status).
+    With `max_age`, one older than that many seconds goes too, whoever's pid it names (a writer holds its
+    temporary file for milliseconds: an old one is a leftover whose pid was taken again)."""
     removed = 0
     try:
         names = os.listdir(folder)
@@ -166,19 +174,35 @@ def sweep_temps(folder: str | os.PathLike[str]) -> int:
         pid = temp_writer(name)
         if pid is None or pid == os.getpid():
             continue
+        path = os.path.join(folder, name)
+        if pid_alive(pid) and not (max_age is not None and _age(path) > max_age):
+            continue  # its write may be under way
         try:
-            os.kill(pid, 0)
-            continue  # still running (or another user's): its write may be under way
-        except ProcessLookupError:
-            pass
-        except OSError:
-            continue
-        try:
-            os.unlink(os.path.join(folder, name))
+            os.unlink(path)
             removed += 1
         except OSError:
             pass
     return removed
+
+
+def pid_alive(pid: int) -> bool:
+    """True while the process `pid` runs (also another user's, which may not be signalled)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's: alive
+    return True
+
+
+def _age(path: str) -> float:
+    import time
+
+    try:
+        return time.time() - os.stat(path).st_mtime
+    except OSError:
+        return 0.0
 
 
 def unwritable(exc: BaseException) -> bool:
@@ -276,14 +300,43 @@ def write_numbered(directory: str | os.PathLike[str], stem: str, data: bytes | s
 
 
 def append(path: str | os.PathLike[str], data: bytes | str) -> None:
-    """Append in one O_APPEND write followed by fsync: concurrent appenders never interleave inside it."""
+    """Append in one O_APPEND write followed by fsync: concurrent appenders never interleave inside it.
+
+    The write is made under an exclusive flock on the file itself, and only once that file is still the one
+    at `path`: sync replaces a file it merged under the same lock, so a line is never written into a file
+    that has just been replaced (where no one would ever read it)."""
     payload = _as_bytes(data)
-    fd = os.open(os.fspath(path), os.O_WRONLY | os.O_APPEND | _BINARY)
+    target = os.fspath(path)
+    for _ in range(100):
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | _BINARY)
+        try:
+            lock_descriptor(fd)
+            if same_file(fd, target):
+                os.write(fd, payload)
+                os.fsync(fd)
+                return
+        finally:
+            os.close(fd)  # releases the flock
+    raise OSError(errno.EAGAIN, "the file kept being replaced while appending to it", target)
+
+
+def lock_descriptor(fd: int) -> None:
+    """An exclusive flock on an open file, released when it is closed (a no-op where fcntl is missing)."""
     try:
-        os.write(fd, payload)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return
+    fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def same_file(fd: int, path: str | os.PathLike[str]) -> bool:
+    """True when the open file `fd` is still the file at `path` (not replaced or removed since it was opened)."""
+    try:
+        there = os.stat(path)
+    except FileNotFoundError:
+        raise FileNotFoundError(errno.ENOENT, "removed while it was being written", os.fspath(path)) from None
+    here = os.fstat(fd)
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
 
 
 # The reentrant locks each thread holds: path -> how many `with` blocks hold it (see FileLock's `reentrant`).

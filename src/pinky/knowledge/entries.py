@@ -148,12 +148,23 @@ def edit_lock(index: Index, root: str, rel: str) -> FileLock:
     The folder ignores itself in git, also in projects set up before `pinky init` said so. Reentrant in
     a thread: a compound edit (an undo in `pinky.hygiene.curation`) holds the locks of all its notes while
     it calls `update` and `restore`, which take them again."""
-    return root_lock(index, root, f"edit-{entry_id(root, rel)[0]}", reentrant=True)
+    return edit_lock_at(index.root_dir(root), root, rel)
+
+
+def edit_lock_at(root_dir: Path, root: str, rel: str) -> FileLock:
+    """`edit_lock` of the note `rel` in the folder `root_dir` of root `root`, without an index (what sync
+    takes while it replaces a file of the global brain)."""
+    return root_lock_at(root_dir, f"edit-{entry_id(root, rel)[0]}", reentrant=True)
 
 
 def root_lock(index: Index, root: str, name: str, *, blocking: bool = True, reentrant: bool = False) -> FileLock:
     """The lock `name` of a knowledge root, in `<root>/.pinky/locks/` (created, git-ignored, if need be)."""
-    folder = index.root_dir(root) / LOCK_DIR
+    return root_lock_at(index.root_dir(root), name, blocking=blocking, reentrant=reentrant)
+
+
+def root_lock_at(root_dir: Path, name: str, *, blocking: bool = True, reentrant: bool = False) -> FileLock:
+    """`root_lock` of the knowledge folder `root_dir`."""
+    folder = root_dir / LOCK_DIR
     if not folder.is_dir():
         folder.mkdir(parents=True, exist_ok=True)
         create_new(folder.parent / ".gitignore", "# pinky's local files (locks, journals): never committed\n*\n")

@@ -36,17 +36,21 @@ from pinky.base import fileio
 from pinky.base.locations import ENV_GIT_AUTHOR
 from pinky.errors import InvalidInput, SyncError
 from pinky.sync.credentials import remember, split_password
-from pinky.sync.locks import clear_after_dead_push, clear_stale_locks
+from pinky.sync.locks import clear_after_dead_push, clear_stale_locks, clear_stale_temps
 from pinky.sync.merge import UNION_LIMIT_BYTES, conflict_copy_name, list_conflicts, union_merge
 from pinky.sync.remote import Merge, pull, push
 from pinky.sync.repo import (
     commit_local,
     head_commit,
+    head_sha,
     is_fresh,
     open_or_init,
+    remember_conflicts,
     remote_url,
     set_origin,
+    snapshot,
     sync_lock,
+    take_conflicts,
 )
 
 if TYPE_CHECKING:
@@ -109,7 +113,7 @@ def sync(
     notes: list[str | None] = []
     given = remote_url(remote) if remote else None
     with repo, sync_lock(repo), _locked_as_sync_error():
-        notes.append(_cleared_note(_clear_locks(Path(repo.controldir()), started)))
+        notes += _clean_up(repo, started)
         url = given or set_origin(repo, None)
 
         def record() -> None:  # the remote answered: now it may become origin
@@ -121,14 +125,14 @@ def sync(
         held: dict[str, list[str]] = {}
         merge, message, pushed = _exchange(repo, url, fresh, ident, err, record, union_limit, held)
         notes.append(_held_note(held))
-    changed, conflicts = (merge.changed, merge.conflicts) if merge else ([], [])
+        conflicts = take_conflicts(repo)  # this run's, and those of a run that failed after its merge
     notes += [merge.note if merge else None, _push_note(url, pushed)]
     return SyncReport(
         cloned=bool(fresh and url),
         initialised=initialised,
         committed=message is not None,
         commit_message=message,
-        pulled_paths=changed,
+        pulled_paths=merge.changed if merge else [],
         pushed=pushed,
         conflicts=conflicts,
         remote=split_password(url)[0] if url else None,
@@ -142,15 +146,28 @@ def _exchange(repo: Repo, url: str | None, fresh: bool, ident: bytes, err: Binar
               union_limit: int, held: dict[str, list[str]]) -> tuple[Merge | None, str | None, bool]:
     """Commit, pull, commit what the merge added, push: (the merge, the commit message, pushed).
     Files held back from a commit are recorded in ``held``."""
-    merge = pull(repo, url, ident, err, record, union_limit) if fresh and url else None
+    merge = _remembered(repo, pull(repo, url, ident, err, record, union_limit)) if fresh and url else None
     _ensure_gitignore(Path(repo.path))
     message = commit_local(repo, ident, held)
     if url and not fresh:
-        merge = pull(repo, url, ident, err, record, union_limit, held)
+        merge = _remembered(repo, pull(repo, url, ident, err, record, union_limit, held))
     if merge and merge.changed:  # a conflict copy written beside a held-back file: commit it too
         message = commit_local(repo, ident, held) or message
     pushed = push(repo, url, merge, err) if url and merge else False
     return merge, message, pushed
+
+
+def _remembered(repo: Repo, merge: Merge) -> Merge:
+    """Record the merge's conflict copies at once: if a later step fails (the push), the next run lists them."""
+    remember_conflicts(repo, merge.conflicts)
+    return merge
+
+
+def _clean_up(repo: Repo, started: float) -> list[str | None]:
+    """What a killed run left: stale git locks, and temporary files (never committed); a note on each."""
+    swept = clear_stale_temps(Path(repo.path), snapshot(repo, head_sha(repo)))
+    return [_cleared_note(_clear_locks(Path(repo.controldir()), started)),
+            f"removed {swept} temporary file(s) left by an interrupted write" if swept else None]
 
 
 def _clear_locks(control: Path, started: float) -> list[str]:
@@ -181,7 +198,7 @@ def _author_bytes(author: str | None) -> bytes:
 
 @contextmanager
 def _locked_as_sync_error() -> Iterator[None]:
-    """A git lock that a live process holds is one clear line, not a FileLocked traceback."""
+    """A git lock that a live process holds, or an object missing, is one clear line, not a traceback."""
     from dulwich.file import FileLocked
 
     try:
@@ -189,6 +206,12 @@ def _locked_as_sync_error() -> Iterator[None]:
     except FileLocked as exc:
         lock = os.fsdecode(exc.lockfilename)
         raise SyncError(f"{lock} is held by another git process; run sync again when it is done") from None
+    except KeyError as exc:  # dulwich's missing object: a repository that changed under the run
+        sha = exc.args[0] if exc.args else None
+        if not (isinstance(sha, bytes) and re.fullmatch(rb"[0-9a-f]{40}", sha)):
+            raise
+        raise SyncError(f"git object {sha.decode()} is missing (a repository changed during the sync); "
+                        "run sync again") from exc
 
 
 def _held_items(held: dict[str, list[str]]) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Stale git lock files: a `pinky sync` killed mid-write leaves `index.lock` or an
+"""Stale git lock files, and stale temporary files: a `pinky sync` killed mid-write leaves `index.lock` or an
 `objects/xx/<sha>.lock` behind, and dulwich then refuses every later write with FileLocked.
 
 `clear_stale_locks` runs while sync holds its own advisory lock (`pinky-sync.lock`), so no other
@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
+
+from pinky.base import fileio
 
 GRACE_SECONDS = 5.0
 OWN_LOCK = "pinky-sync.lock"  # sync's advisory lock: held by this run, never a git lock
@@ -43,6 +46,27 @@ def clear_stale_locks(controldir: Path, run_started: float | None = None) -> lis
     return removed
 
 
+TEMP_MAX_AGE = 60.0  # seconds: a write holds its temporary file for milliseconds
+
+
+def clear_stale_temps(brain_dir: Path, tracked: Iterable[str]) -> int:
+    """Remove pinky's temporary files (`fileio.is_temp`) a killed write left in the brain, e.g. a sync killed
+    during its checkout: those whose writer is gone or that are older than a minute, and any a commit holds
+    (an older pinky committed them; the next commit removes them everywhere). How many."""
+    removed = 0
+    for rel in tracked:
+        if fileio.is_temp(rel.rpartition("/")[2]):
+            try:
+                (brain_dir / rel).unlink()
+                removed += 1
+            except OSError:
+                pass
+    for folder, dirs, _ in os.walk(brain_dir):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        removed += fileio.sweep_temps(folder, max_age=TEMP_MAX_AGE)
+    return removed
+
+
 def mark_push(controldir: Path, remote: Path) -> Path:
     """Note that this process is about to push into the local repository `remote`. A push writes lock
     files there; if the process is killed they stay, and only this note says whose they were."""
@@ -62,7 +86,7 @@ def clear_after_dead_push(controldir: Path) -> list[str]:
     except (OSError, ValueError):  # no mark, or a garbled one: nothing known, nothing touched
         mark.unlink(missing_ok=True)
         return []
-    if pid != os.getpid() and _alive(pid):
+    if pid != os.getpid() and fileio.pid_alive(pid):
         return []
     remote_dir = Path(remote) if (Path(remote) / "objects").is_dir() else Path(remote) / ".git"
     held = open_files() or set()
@@ -77,16 +101,6 @@ def clear_after_dead_push(controldir: Path) -> list[str]:
             removed.append(f"{remote_dir.name}/{path.relative_to(remote_dir).as_posix()}")
     mark.unlink(missing_ok=True)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def lock_files(controldir: Path) -> list[Path]:

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from dulwich.repo import Repo
 
 
+FETCH_ATTEMPTS = 5
+
+
 @dataclass(frozen=True)
 class Merge:
     """Outcome of bringing the remote branch into the local one."""
@@ -62,12 +65,12 @@ def pull(repo: Repo, url: str, ident: bytes, err: BinaryIO, on_fetched: Callable
     if ours == theirs or _is_ancestor(repo, theirs, ours):
         return Merge([], [], remote_branch, theirs)
     if ours is None or _is_ancestor(repo, ours, theirs):
-        old = snapshot(repo, ours)
-        disk, copies = beside_held(old, snapshot(repo, theirs), held or {}, theirs[:8].decode())
-        changed = checkout(repo, old, disk)
-        advance(repo, ours, theirs, f"pinky sync: fast-forward to {theirs[:8].decode()}")
+        old, short = snapshot(repo, ours), theirs[:8].decode()
+        disk, copies = beside_held(old, snapshot(repo, theirs), held or {}, short)
+        changed, edited = checkout(repo, old, disk, short, union_limit)
+        advance(repo, ours, theirs, f"pinky sync: fast-forward to {short}")
         restage(repo, changed)
-        return Merge(changed, copies, remote_branch, theirs)
+        return Merge(changed, copies + edited, remote_branch, theirs)
     changed, conflicts = _three_way(repo, ours, theirs, remote_branch, ident, union_limit, held or {})
     return Merge(changed, conflicts, remote_branch, theirs)
 
@@ -93,19 +96,38 @@ def beside_held(old: Snapshot, new: Snapshot, held: Mapping[str, object], short:
 
 
 def _fetch(repo: Repo, url: str, err: BinaryIO) -> tuple[dict[Ref, ObjectID], dict[Ref, Ref]]:
-    """Fetch the remote; any transport failure becomes one SyncError line naming the remote."""
+    """Fetch the remote; any transport failure becomes one SyncError line naming the remote.
+
+    A fetch from a repository on this disk reads the remote's refs twice, once to choose what to copy and
+    again for its answer: a push into it in between answers a commit that was never copied (dulwich's
+    KeyError, later). So the answer is checked, and the fetch made again, until every commit it names is here.
+    """
     from dulwich import porcelain
 
     clean, username, password = auth_for(url)
-    try:
-        with _quiet_http():
-            result = porcelain.fetch(
-                repo, clean, outstream=io.StringIO(), errstream=err, username=username, password=password
-            )
-    except Exception as exc:
-        raise SyncError(f"cannot fetch from remote {clean}: {_cause(exc)}") from exc
-    refs = {k: v for k, v in (result.refs or {}).items() if v is not None}
-    return refs, dict(result.symrefs or {})
+    for _ in range(FETCH_ATTEMPTS):
+        try:
+            with _quiet_http():
+                result = porcelain.fetch(
+                    repo, clean, outstream=io.StringIO(), errstream=err, username=username, password=password
+                )
+        except Exception as exc:
+            raise SyncError(f"cannot fetch from remote {clean}: {_cause(exc)}") from exc
+        refs = {k: v for k, v in (result.refs or {}).items() if v is not None}
+        if all(sha in repo.object_store for sha in refs.values()):
+            return refs, dict(result.symrefs or {})
+        _drop_dangling_refs(repo)
+    raise SyncError(f"remote {clean} kept moving while it was fetched (another machine pushing); run sync again")
+
+
+def _drop_dangling_refs(repo: Repo) -> None:
+    """Remove the tracking refs the fetch set to commits it never copied: the next fetch would take them as
+    commits we have, and not copy them again."""
+    from dulwich.refs import Ref
+
+    for name, sha in repo.refs.as_dict(Ref(b"refs/remotes")).items():
+        if sha not in repo.object_store:
+            repo.refs.remove_if_equals(Ref(b"refs/remotes/" + name), sha)
 
 
 def _pick_remote_branch(repo: Repo, refs: dict[Ref, ObjectID], symrefs: dict[Ref, Ref]) -> Ref:
@@ -148,10 +170,10 @@ def _three_way(
     message = f"pinky sync: merge origin/{name} ({len(conflicts)} conflict copies)"
     commit = make_commit(repo, tree, [ours, theirs], message, ident)
     disk, copies = beside_held(ours_snap, merged, held, short)
-    changed = checkout(repo, ours_snap, disk)
+    changed, edited = checkout(repo, ours_snap, disk, short, union_limit)
     advance(repo, ours, commit, message)
     restage(repo, changed)
-    return changed, conflicts + copies
+    return changed, conflicts + copies + edited
 
 
 # --- push ------------------------------------------------------------------------------------------

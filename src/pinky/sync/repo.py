@@ -234,7 +234,8 @@ class RepoBlobs:
 
 
 def commit_local(repo: Repo, ident: bytes, held: dict[str, list[str]] | None = None) -> str | None:
-    """Stage everything (adds, edits, deletions) and commit it; None when nothing changed.
+    """Stage everything (adds, edits, deletions) and commit it; None when nothing changed. pinky's own
+    temporary files (`fileio.is_temp`) are never staged.
 
     A file that would add a credential (pinky.sync.secrets) is held back: left out of the commit and
     unstaged, untouched on disk, and recorded in ``held`` as path -> kinds; the next run looks again."""
@@ -246,6 +247,10 @@ def commit_local(repo: Repo, ident: bytes, held: dict[str, list[str]] | None = N
     head = head_sha(repo)
     staged = _staged(repo)
     before = snapshot(repo, head)
+    temps = [p for p in staged if fileio.is_temp(p.rpartition("/")[2]) and p not in before]
+    if temps:  # a write under way (or a killed one's leftover): never committed
+        repo.get_worktree().unstage(temps)
+        staged = _staged(repo)
     kept = held_back(repo, {p: e for p, e in staged.items() if before.get(p) != e}, before)
     if kept:
         repo.get_worktree().unstage(list(kept))  # the index matches the commit: `git status` shows them
@@ -281,3 +286,39 @@ def _local_message(before: Snapshot, after: Snapshot) -> str:
     paths = added + updated + removed
     shown = ", ".join(paths[:3]) + (", ..." if len(paths) > 3 else "")
     return f"pinky sync: add {len(added)}, update {len(updated)}, remove {len(removed)} ({shown})"
+
+
+# --- conflict copies not yet reported ---------------------------------------------------------------
+
+PENDING_CONFLICTS = "pinky-conflicts"  # in the control dir: copies made by a run that then failed
+
+
+def remember_conflicts(repo: Repo, paths: list[str]) -> None:
+    """Record conflict copies a merge just wrote, before the push that may fail: the run that made them
+    reports them, or else the next one does (`take_conflicts`)."""
+    if not paths:
+        return
+    known = _pending(repo)
+    fileio.atomic_write(_pending_path(repo), "".join(f"{p}\n" for p in dict.fromkeys([*known, *paths])))
+
+
+def take_conflicts(repo: Repo) -> list[str]:
+    """The recorded conflict copies still on disk, and forget them: this run reports them."""
+    known = _pending(repo)
+    if not known:
+        return []
+    root = Path(repo.path)
+    Path(_pending_path(repo)).unlink(missing_ok=True)
+    return [path for path in known if (root / path).is_file()]
+
+
+def _pending_path(repo: Repo) -> str:
+    return os.path.join(repo.controldir(), PENDING_CONFLICTS)
+
+
+def _pending(repo: Repo) -> list[str]:
+    try:
+        with open(_pending_path(repo), encoding="utf-8") as stream:
+            return [line.rstrip("\n") for line in stream if line.strip()]
+    except OSError:
+        return []

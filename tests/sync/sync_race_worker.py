@@ -1,0 +1,98 @@
+"""Processes for tests/sync/test_sync_races.py: syncs of one brain, and a writer appending meanwhile.
+
+    python sync_race_worker.py sync BRAIN REMOTE ROLE ROUNDS    # edit, then sync, ROUNDS times
+    python sync_race_worker.py write STOPFILE BRAIN ...         # append lines until STOPFILE exists
+
+`sync` edits, each round, the ordinary note both sides edit (note/shared.md), the append-only note
+(log/journal.md, one line, acknowledged) and its own share of many guide files (so the other side's
+checkout writes many files), then syncs: one line per run, `ok <json report>`, `err <message>`, or
+`crash <traceback on one line>` for anything but a SyncError. `write` appends a line to each brain's
+journal in turn, through pinky's own append (as the diary does), and prints `ack <line>` after each.
+A plain script, not a test module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+import time
+import traceback
+from pathlib import Path
+
+JOURNAL = "log/journal.md"
+JOURNAL_HEAD = "---\ntitle: Journal\ntype: note\nappend_only: true\n---\n\n# Journal\n\n"
+GUIDES = int(os.environ.get("RACE_GUIDES", "60"))
+
+
+def edit(brain: Path, role: str, n: int) -> str:
+    from pinky.base import fileio
+
+    fileio.atomic_write(brain / "note" / "shared.md", f"---\ntitle: Shared\n---\n\n{role} wrote round {n}\n")
+    for i in range(GUIDES):
+        fileio.atomic_write(brain / "guide" / f"{role}-{i:03d}.md", f"# Guide {role} {i}\n\nround {n}\n")
+    line = f"- 12:00 {role} round {n}"
+    fileio.append(brain / JOURNAL, line + "\n")
+    return line
+
+
+def one_sync(brain: Path, remote: str) -> str:
+    from pinky.errors import SyncError
+    from pinky.sync import sync
+
+    try:
+        report = sync(brain, remote)
+    except SyncError as exc:
+        return "err " + " ".join(str(exc).split())
+    except Exception:
+        return "crash " + " | ".join(traceback.format_exc().splitlines())
+    return "ok " + json.dumps({"conflicts": report.conflicts, "pulled": report.pulled_paths})
+
+
+def syncs(brain: Path, remote: str, role: str, rounds: int) -> None:
+    for n in range(rounds):
+        print("ack", edit(brain, role, n), flush=True)
+        print(one_sync(brain, remote), flush=True)
+
+
+def write(stop: Path, brains: list[Path]) -> None:
+    """Append to each brain's journal every few ms, and at once when a checkout there is seen under way (the
+    other side's first guide file was just replaced): the moment a sync writes the files of a merge."""
+    from pinky.base import fileio
+
+    n, seen = 0, {brain: _inode(brain) for brain in brains}
+    due = dict.fromkeys(brains, 0.0)
+    while not stop.exists():
+        for brain in brains:
+            inode, now = _inode(brain), time.monotonic()
+            if inode == seen[brain] and now < due[brain]:
+                continue
+            seen[brain], due[brain] = inode, now + random.uniform(0.05, 0.5)
+            line = f"- 12:30 writer line {n} into {brain.parent.name}"
+            fileio.append(brain / JOURNAL, line + "\n")
+            print("ack", line, flush=True)
+            n += 1
+        time.sleep(0.0005)
+
+
+def _inode(brain: Path) -> int:
+    other = "b" if brain.parent.name.endswith("a") else "a"
+    try:
+        return os.stat(brain / "guide" / f"{other}-000.md").st_ino
+    except OSError:
+        return 0
+
+
+def main() -> None:
+    mode, args = sys.argv[1], sys.argv[2:]
+    if mode == "sync":
+        syncs(Path(args[0]), args[1], args[2], int(args[3]))
+    elif mode == "write":
+        write(Path(args[0]), [Path(a) for a in args[1:]])
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")
+
+
+if __name__ == "__main__":
+    main()
