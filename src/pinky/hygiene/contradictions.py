@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pinky.hygiene.similar import likely_duplicate_scores, similar_scores
 from pinky.indexing.index import Index
 from pinky.store import hygiene as hq
 
@@ -60,7 +61,6 @@ MAX_ALIGN_DEPTH = 8  # cuts within cuts; a stretch still longer is one replaced 
 # Text compared in one `check`, both sides of every pair (~0.2 s a MB): the pairs past it are left out
 # (`skipped` and a notice say how many), so one check never runs for minutes.
 MAX_CHECK_CHARS = 5_000_000
-MATRIX_BLOCK = 64  # queries a block: 64 x 100,000 chunks of scores is 25 MB
 
 
 @dataclass(frozen=True)
@@ -413,44 +413,6 @@ def _similar_pairs(index: Index, targets: list[Any], rows: dict[str, Any],
     scores = (likely_duplicate_scores(index, targets, rows) if threshold is None
               else similar_scores(index, targets, rows, threshold))
     return {key: f"similar ({score:.2f})" for key, score in scores.items()}
-
-
-def likely_duplicate_scores(index: Index, targets: list[Any], rows: dict[str, Any]) -> dict[tuple[str, str], float]:
-    """(id, id) -> cosine for the pairs the save-time warning would call duplicates, one of them a target:
-    close in meaning (CLOSE_SIMILARITY) and sharing their words, or very close (DUPLICATE_SIMILARITY)."""
-    from pinky.knowledge.duplicates import CLOSE_SIMILARITY, likely_duplicate
-
-    close = similar_scores(index, targets, rows, CLOSE_SIMILARITY)
-    return {(a, b): score for (a, b), score in close.items()
-            if likely_duplicate(score, (rows[a]["title"], rows[a]["body"]), (rows[b]["title"], rows[b]["body"]))}
-
-
-def similar_scores(index: Index, targets: list[Any], rows: dict[str, Any],
-                    threshold: float) -> dict[tuple[str, str], float]:
-    """(id, id) -> cosine for near-duplicates (the dedup similarity), one of them a target.
-
-    Each target's first chunk, as the indexer embedded it, against every chunk of the current
-    entries, in one matrix product per block: nothing is embedded again, and a brain of 5,000 notes
-    is checked in about a second instead of one nearest-neighbour search per entry."""
-    import numpy as np
-
-    stored = hq.chunk_vectors(index.conn)
-    if not stored:
-        return {}
-    owners = np.array([entry for entry, _, _ in stored])
-    matrix = np.vstack([np.frombuffer(blob, dtype=np.float32) for _, _, blob in stored])
-    wanted = {row["id"] for row in targets}
-    firsts = [n for n, (entry, order, _) in enumerate(stored) if order == 0 and entry in wanted]
-    pairs: dict[tuple[str, str], float] = {}
-    for start in range(0, len(firsts), MATRIX_BLOCK):
-        block = firsts[start:start + MATRIX_BLOCK]
-        scores = matrix[block] @ matrix.T  # vectors are L2-normalised: dot = cosine
-        for query, chunk in zip(*np.nonzero(scores >= threshold), strict=True):
-            first, other = str(owners[block[query]]), str(owners[chunk])
-            if first != other and other in rows:
-                key = _ordered(first, other)
-                pairs[key] = max(pairs.get(key, 0.0), float(scores[query, chunk]))
-    return pairs
 
 
 def _ordered(first: str, second: str) -> tuple[str, str]:

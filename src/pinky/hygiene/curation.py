@@ -23,7 +23,7 @@ from typing import Any
 from pinky.base.dates import now_utc
 from pinky.base.shown import shown
 from pinky.errors import Conflict, InvalidInput
-from pinky.hygiene import contradictions
+from pinky.hygiene import similar
 from pinky.indexing.index import Index
 from pinky.knowledge import archive, entries
 from pinky.store import hygiene as hq
@@ -141,8 +141,8 @@ def near_duplicates(index: Index, *, threshold: float | None = None, limit: int 
     if not usable:
         return {"count": 0, "pairs": [], "notice": f"vector search unavailable ({why}): no duplicates found"}
     rows = {r["id"]: r for r in hq.current_entries(index.conn)}
-    scores = (contradictions.likely_duplicate_scores(index, list(rows.values()), rows) if threshold is None
-              else contradictions.similar_scores(index, list(rows.values()), rows, threshold))
+    scores = (similar.likely_duplicate_scores(index, list(rows.values()), rows) if threshold is None
+              else similar.similar_scores(index, list(rows.values()), rows, threshold))
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     pairs = []
     for (first, second), score in ranked[:limit]:
