@@ -145,7 +145,7 @@ def test_the_whole_brain_graph_draws_every_note(page: Any) -> None:
                           "note/old-links", "src/db/pool.py"}  # the code file the note page lists too
     files = page.evaluate("window.pinkyGraph.graphData().nodes.filter(n => n.kind === 'file').map(n => n.id)")
     assert files == ["src/db/pool.py"]
-    assert "1 code files" in page.inner_text("main")
+    assert "5 notes, 1 code file," in page.inner_text("main")
 
 
 def test_the_graph_has_a_legend_for_its_nodes_in_colours_no_relation_uses(page: Any) -> None:
@@ -307,13 +307,14 @@ def test_search_shows_ranks_and_bands_cuts_below_the_floor_and_says_nothing_rele
     weaker = page.locator('#results .hit:not([data-slug="gotcha/pool-timeout"])')
     assert weaker.count() >= 1
     assert all("below the relevance floor" in weaker.nth(i).inner_text() for i in range(weaker.count()))
-    page.click("#weak-hits")
-    page.fill("#q", "kubernetes helm rollback")
+    page.fill("#q", "kubernetes helm rollback")  # a new query hides the weaker hits again
     until(page, "document.querySelector('#results').dataset.query === 'kubernetes helm rollback'")
     assert "Nothing relevant to “kubernetes helm rollback”" in page.inner_text("#results")
     assert page.locator("#results .hit").count() == 0
     page.fill("#q", "pool hang")
     until(page, "document.querySelector('#results').dataset.query === 'pool hang'")
+    assert "Show 2 weaker hits" in page.inner_text("#weak-hits")
+    page.click("#weak-hits")
     slugs = page.evaluate("[...document.querySelectorAll('#results .hit, #history-head')].map(n => n.dataset.slug"
                           " || 'history')")
     assert slugs.index("history") == slugs.index("diary/2026-11-20") - 1 and slugs[-1].startswith("diary/"), slugs

@@ -235,7 +235,7 @@ function searchView(_arg, query) {
   if (query.has("q")) searchState.q = query.get("q");
   const input = el("input", { type: "search", class: "big", placeholder: "Search the brain… (as you type)",
     value: searchState.q, "aria-label": "search", id: "q" });
-  input.addEventListener("input", () => { searchState.q = input.value; perf.keystrokes.push({ q: input.value, t0: performance.now(), t1: null }); runSearch(); });
+  input.addEventListener("input", () => { searchState.q = input.value; searchState.weak = false; perf.keystrokes.push({ q: input.value, t0: performance.now(), t1: null }); runSearch(); });
   const select = (name, options, label) => {
     const node = el("select", { "aria-label": label, id: "f-" + name },
       options.map(([value, text]) => el("option", { value, selected: searchState[name] === value }, text)));
@@ -465,7 +465,7 @@ async function graphView(slug, query) {
       cluster ? el("a", { href: "#/graph" }, el("button", {}, "All clusters")) : null,
       el("span", { class: "small muted" }, data.mode === "clusters" ?
         `${data.total.toLocaleString()} notes in ${data.nodes.length} clusters: click one to open it` :
-        `${countOf(data.nodes, false)} notes, ${countOf(data.nodes, true)} code files, ${data.edges.length.toLocaleString()} links${data.cut ? ` (the ${data.cut.toLocaleString()} least linked notes not drawn)` : ""}`));
+        `${countOf(data.nodes, false, "note")}, ${countOf(data.nodes, true, "code file")}, ${data.edges.length.toLocaleString()} links${data.cut ? ` (the ${data.cut.toLocaleString()} least linked notes not drawn)` : ""}`));
   }
   if (!data.nodes.length) { fill(box, empty("No notes to draw.")); return; }
   nodeLegend(kinds, data.nodes);
@@ -482,7 +482,10 @@ function nodeLegend(box, nodes) {
     kind === "file" ? "code file" : kind)));
 }
 
-const countOf = (nodes, files) => nodes.filter((n) => (n.kind === "file") === files).length.toLocaleString();
+const countOf = (nodes, files, noun) => {
+  const count = nodes.filter((n) => (n.kind === "file") === files).length;
+  return `${count.toLocaleString()} ${noun}${count === 1 ? "" : "s"}`;
+};
 
 function drawGraph(box, data, root, times) {
   const nodes = data.nodes.map((n) => ({ ...n, kind: n.kind || (n.type === "cluster" ? "cluster" : "entry") }));
