@@ -81,13 +81,13 @@ def until(page: Any, expression: str, timeout: float = 20.0) -> Any:
 def test_search_as_you_type_shows_type_scope_staleness_and_why_it_ranked(page: Any) -> None:
     assert page.url.endswith("/#/search") or page.url.endswith("/")  # the token left the address bar
     page.click("#q")
-    page.keyboard.type("postgres poo", delay=30)
-    until(page, "document.querySelector('#results').dataset.query === 'postgres poo'")
+    page.keyboard.type("postgres pool", delay=30)
+    until(page, "document.querySelector('#results').dataset.query === 'postgres pool'")
     hit = page.locator('#results .hit[data-slug="gotcha/pool-timeout"]')
     text = hit.inner_text()
     assert "Pool timeout on shutdown" in text and "gotcha" in text and "project:proj" in text
     parts = hit.locator(".parts").inner_text()  # why it ranked: each side's score and rank
-    assert "full text" in parts and "(#" in parts
+    assert "full text #" in parts and "score" not in hit.inner_text()
     page.fill("#q", "cache flag restart")
     stale = page.locator('#results .hit[data-slug="gotcha/old-cache-flag"]')
     stale.wait_for()
@@ -145,7 +145,7 @@ def test_the_whole_brain_graph_draws_every_note(page: Any) -> None:
                           "note/old-links", "src/db/pool.py"}  # the code file the note page lists too
     files = page.evaluate("window.pinkyGraph.graphData().nodes.filter(n => n.kind === 'file').map(n => n.id)")
     assert files == ["src/db/pool.py"]
-    assert "1 code files" in page.inner_text("main")
+    assert "5 notes, 1 code file," in page.inner_text("main")
 
 
 def test_the_graph_has_a_legend_for_its_nodes_in_colours_no_relation_uses(page: Any) -> None:
@@ -288,3 +288,34 @@ def test_a_note_with_a_malformed_escape_in_a_link_renders_and_its_buttons_work(p
     page.get_by_role("button", name="Verify").click()
     page.wait_for_selector("#toast:not([hidden])")
     assert "verified" in page.inner_text("#toast")
+
+
+def test_search_shows_ranks_and_bands_cuts_below_the_floor_and_says_nothing_relevant(page: Any) -> None:
+    """"postgres shutdown" listed every note down to a negative fused score: now the hits under the prompt
+    hook's relevance floor are hidden behind a button, each hit shows its rank and band (no raw score), a
+    query nothing reaches the floor for says "Nothing relevant", and history comes last with a word why."""
+    page.fill("#q", "postgres shutdown")
+    until(page, "document.querySelector('#results').dataset.query === 'postgres shutdown'")
+    cards = page.locator("#results .hit")
+    assert [cards.nth(i).get_attribute("data-slug") for i in range(cards.count())] == ["gotcha/pool-timeout"]
+    text = page.inner_text("#results")
+    assert "#1" in text and "strong match" in text and "score" not in text
+    assert not any(word.startswith(("-", "−")) and word[1:2].isdigit() for word in text.split())
+    assert "1 relevant of" in page.inner_text("#search-status")
+    page.click("#weak-hits")  # the weaker ones, on request, marked so
+    page.wait_for_selector('#results .hit:nth-of-type(2)')
+    weaker = page.locator('#results .hit:not([data-slug="gotcha/pool-timeout"])')
+    assert weaker.count() >= 1
+    assert all("below the relevance floor" in weaker.nth(i).inner_text() for i in range(weaker.count()))
+    page.fill("#q", "kubernetes helm rollback")  # a new query hides the weaker hits again
+    until(page, "document.querySelector('#results').dataset.query === 'kubernetes helm rollback'")
+    assert "Nothing relevant to “kubernetes helm rollback”" in page.inner_text("#results")
+    assert page.locator("#results .hit").count() == 0
+    page.fill("#q", "pool hang")
+    until(page, "document.querySelector('#results').dataset.query === 'pool hang'")
+    assert "Show 2 weaker hits" in page.inner_text("#weak-hits")
+    page.click("#weak-hits")
+    slugs = page.evaluate("[...document.querySelectorAll('#results .hit, #history-head')].map(n => n.dataset.slug"
+                          " || 'history')")
+    assert slugs.index("history") == slugs.index("diary/2026-11-20") - 1 and slugs[-1].startswith("diary/"), slugs
+    assert "diary lines record what happened" in page.inner_text("#history-head")

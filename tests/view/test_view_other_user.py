@@ -2,7 +2,8 @@
 headless Chromium through $BROWSER on its one-time sign-in link, and `nobody` (via `setpriv --reuid=nobody
 --regid=nogroup --clear-groups`) then tries what any local user can: every API read and raw file with the right
 Host, a change, and the sign-in link read from the browser's command line in /proc. All of it is refused:
-the link on the command line was spent when the browser signed in, and reads need the owner's session."""
+the command line names a page only the owner could read (removed once used), never the code; a link
+printed with `--no-open` works once; reads need the owner's session."""
 
 from __future__ import annotations
 
@@ -48,6 +49,12 @@ except OSError as exc:
     out["cmdline_error"] = str(exc)
 links = re.findall(r"http://127\.0\.0\.1:\d+/login\?code=[A-Za-z0-9_-]+", cmdline)
 out["links"] = links
+out["pages"] = {}
+for page in re.findall(r"file://(/[^\x00]+)", cmdline):
+    try:
+        out["pages"][page] = open(page).read()
+    except OSError as exc:
+        out["pages"][page] = type(exc).__name__
 out["with_link"] = []
 for link in links:
     status, text, cookie = ask("GET", link.split(str(port), 1)[1])
@@ -97,8 +104,11 @@ def opened(tmp_path: Path) -> Iterator[tuple[View, int, list[str]]]:
 def test_another_user_reads_nothing_and_the_link_on_the_browsers_command_line_is_spent(
         opened: tuple[View, int, list[str]]) -> None:
     view, pid, _ = opened
-    with open(f"/proc/{pid}/cmdline", "rb") as own:  # the owner's view of it: the link is there, as on any system
-        assert b"/login?code=" in own.read()
+    with open(f"/proc/{pid}/cmdline", "rb") as own:  # the browser was opened on the owner's sign-in page
+        cmdline = own.read().decode()
+    assert "/login?code=" not in cmdline and "file:///" in cmdline and "sign-in.html" in cmdline
+    page = Path(cmdline.split("file://", 1)[1].split("\0")[0])
+    assert not page.exists() and not page.parent.exists()  # removed once the browser signed in
     result = subprocess.run([*AS_NOBODY, "/usr/bin/python3", "-c", INTRUDER, str(view.port), str(pid)],
                             capture_output=True, text=True, timeout=120, cwd="/")
     assert result.returncode == 0, result.stderr
@@ -108,6 +118,43 @@ def test_another_user_reads_nothing_and_the_link_on_the_browsers_command_line_is
         assert "ool" not in text and "documentation" not in text and "/tmp" not in text, (path, text)
     for token, (status, text) in seen["writes"].items():
         assert status in (401, 403), (token, status, text)
-    assert seen["links"], seen  # nobody did read the link from /proc: it is spent
-    for status, text, cookie in seen["with_link"]:
-        assert status == 403 and cookie is None and "used already" in text, (status, text)
+    assert seen["links"] == [] and seen["with_link"] == [], seen  # no code on the command line
+    assert seen["pages"] and all(text in ("FileNotFoundError", "PermissionError") for text in seen["pages"].values())
+
+
+def test_the_sign_in_page_is_the_owners_alone() -> None:
+    from pinky.view.server import sign_in_page
+
+    page = sign_in_page("http://127.0.0.1:1/login?code=abc&x=<y>")
+    try:
+        assert page.stat().st_mode & 0o777 == 0o600 and page.parent.stat().st_mode & 0o777 == 0o700
+        text = page.read_text()
+        assert 'content="0;url=http://127.0.0.1:1/login?code=abc&amp;x=&lt;y&gt;"' in text
+    finally:
+        shutil.rmtree(page.parent)
+
+
+def test_a_printed_link_works_once_whoever_uses_it(tmp_path: Path) -> None:
+    """With --no-open the link is printed to the owner's terminal; should it leak, it works once only: the
+    second use, by anyone, is refused (and the owner, refused, knows to start again)."""
+    _skip_unless_root_with_setpriv()
+    docs = make_brain(tmp_path / "proj")
+    with running_view(docs.parent, tmp_path / "home") as view:
+        first = subprocess.run([*AS_NOBODY, "/usr/bin/python3", "-c", USE_LINK, view.url], capture_output=True,
+                               text=True, timeout=60, cwd="/")
+        again = subprocess.run([*AS_NOBODY, "/usr/bin/python3", "-c", USE_LINK, view.url], capture_output=True,
+                               text=True, timeout=60, cwd="/")
+    assert first.stdout.startswith("303") and again.stdout.startswith("403"), (first.stdout, again.stdout)
+
+
+USE_LINK = r"""
+import sys, urllib.error, urllib.request
+class Stay(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+try:
+    answer = urllib.request.build_opener(Stay).open(sys.argv[1])
+    print(answer.status)
+except urllib.error.HTTPError as exc:
+    print(exc.code)
+"""

@@ -242,3 +242,18 @@ def test_every_answer_hides_a_credential_a_hand_written_note_holds(served, owner
         assert LEAK.encode() not in text and LEAK[4:20].encode() not in text, path
     _, _, note = request(view, "GET", "/api/note?slug=deploy-token", headers=owner)
     assert json.loads(note)["meta"]["subject"].startswith("the runner token [REDACTED:")
+
+
+def test_a_sign_in_code_works_once_and_not_after_it_expires() -> None:
+    """The exchange itself (`pinky.view.guard.Keys`): a code is redeemed once, a made-up or expired one never,
+    and each sign-in is told to the owner once."""
+    from pinky.view.guard import Keys
+
+    told: list[int] = []
+    keys = Keys(on_sign_in=lambda: told.append(1))
+    code = keys.issue()
+    assert keys.redeem(code) and not keys.redeem(code) and not keys.redeem("guess") and not keys.redeem("")
+    assert told == [1]
+    expired = Keys(ttl=-1.0)
+    assert not expired.redeem(expired.issue())
+    assert keys.session not in (code, keys.form) and len(keys.session) >= 40

@@ -51,9 +51,18 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
         click.echo(f"note: {result.notice}", err=True)
     if not result.hits:
         click.echo("no results")
+    from pinky.app.relevance import relevance
+
+    bands = relevance(kb, query, [hit.slug for hit in result.hits])
+    if result.hits and result.mode != "vector" and all(bands[hit.slug][1] == "weak" for hit in result.hits):
+        click.echo("nothing relevant: no hit reaches the relevance floor (the prompt hook's); the closest:", err=True)
     for rank, hit in enumerate(result.hits, 1):
+        if hit.type == "diary" and rank > 1 and result.hits[rank - 2].type != "diary" and type_ != "diary":
+            click.echo("history comes last: diary lines record what happened, not what holds (--type diary ranks "
+                       "them alone)", err=True)
         where = f"{hit.path}:{hit.line}"
-        gone = f"  (superseded by {hit.superseded_by})" if hit.superseded_by else ""
+        gone = "  (weak: below the relevance floor)" if bands[hit.slug][1] == "weak" and result.mode != "vector" else ""
+        gone += f"  (superseded by {hit.superseded_by})" if hit.superseded_by else ""
         gone += f"  (stale: unverified for {hit.age_days} days; pinky-brain verify {hit.slug})" if hit.stale else ""
         click.echo(f"{rank:>2}. {click.style(hit.title, bold=True)}  [{hit.type}, {hit.scope}]  {hit.slug}{gone}")
         click.echo(f"    {where}{'  § ' + hit.heading if hit.heading else ''}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 
-from pinky.base.locations import ENV_RECALL, ENV_RECALL_CHARS, ENV_RECALL_MIN_SCORE, Locations, env_number
+from pinky.base.locations import ENV_RECALL, ENV_RECALL_CHARS, Locations, env_number
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,11 +57,10 @@ def user_prompt(payload: dict, loc: Locations, state: StateFiles) -> dict | None
 
 
 def _context(conn: object, prompt: str, shown: list[str]) -> tuple[str, list[str]]:
-    from pinky.search.recall import DEFAULT_THRESHOLD, recall, render
+    from pinky.search.recall import floor, recall, render
     from pinky.store.readonly import recall_entries
 
-    threshold = env_number(ENV_RECALL_MIN_SCORE, DEFAULT_THRESHOLD, -100.0, 100.0)
-    found = recall(conn, prompt, threshold=threshold, exclude=set(shown))  # type: ignore[arg-type]
+    found = recall(conn, prompt, threshold=floor(), exclude=set(shown))  # type: ignore[arg-type]
     if not found:
         return "", []
     rows = recall_entries(conn, [r.entry_id for r in found])  # type: ignore[arg-type]

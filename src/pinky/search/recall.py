@@ -93,33 +93,76 @@ def idf(count: int, total: int) -> float:
     return math.log((total - count + 0.5) / (count + 0.5) + 1.0)
 
 
-def candidates(conn: Connection, prompt: str, *, depth: int = DEPTH, absent_weight: float = ABSENT_WEIGHT,
-               missing_penalty: float = MISSING_PENALTY) -> list[Recalled]:
-    """The best BM25 entries for the prompt, each with its relevance score, in BM25 order (one per entry)."""
-    terms = prompt_terms(prompt)
+def floor() -> float:
+    """The relevance floor: the score a note must reach to be recalled on a prompt (PINKY_RECALL_MIN_SCORE,
+    default DEFAULT_THRESHOLD). Search on the page and in the CLI cut at the same floor (`judge`)."""
+    from pinky.base.locations import ENV_RECALL_MIN_SCORE, env_number
+
+    return env_number(ENV_RECALL_MIN_SCORE, DEFAULT_THRESHOLD, -100.0, 100.0)
+
+
+Weighed = tuple[dict[str, float], list[str], float]
+
+
+def _weights(conn: Connection, terms: list[str], absent_weight: float) -> Weighed | None:
+    """Each word's weight (its IDF, 3/4 of it for a word no chunk has), the words some chunk has, and the
+    unit of scores (the weight of a word found in no chunk: the most informative possible); None without
+    words or chunks."""
     chunks = readonly.chunk_total(conn)
     if not terms or not chunks:
-        return []
+        return None
     total = chunks + BACKGROUND_CHUNKS
     counts = readonly.term_chunk_counts(conn, terms)
     weights = {t: idf(n, total) * (1.0 if n else absent_weight) for t, n in counts}
+    return weights, [t for t, n in counts if n], idf(0, total)
+
+
+def _scores(conn: Connection, weighed: Weighed, chunk_ids: list[int],
+            missing_penalty: float) -> dict[int, tuple[float, bool]]:
+    """chunk id -> (relevance score, whether it holds every word)."""
+    weights, present, unit = weighed
     mass = sum(weights.values())
-    present = [t for t, n in counts if n]
+    matched, found = dict.fromkeys(chunk_ids, 0.0), dict.fromkeys(chunk_ids, 0)
+    for term in present if chunk_ids else []:
+        for chunk_id in readonly.chunks_with_term(conn, term, chunk_ids):
+            matched[chunk_id] += weights[term]
+            found[chunk_id] += 1
+    return {c: ((m - missing_penalty * (mass - m)) / unit, found[c] == len(weights)) for c, m in matched.items()}
+
+
+def candidates(conn: Connection, prompt: str, *, depth: int = DEPTH, absent_weight: float = ABSENT_WEIGHT,
+               missing_penalty: float = MISSING_PENALTY) -> list[Recalled]:
+    """The best BM25 entries for the prompt, each with its relevance score, in BM25 order (one per entry)."""
+    weighed = _weights(conn, prompt_terms(prompt), absent_weight)
+    if weighed is None:
+        return []
     best: dict[str, int] = {}
-    for chunk_id, entry_id in readonly.best_chunks(conn, present, depth * 2):
+    for chunk_id, entry_id in readonly.best_chunks(conn, weighed[1], depth * 2):
         best.setdefault(entry_id, chunk_id)
         if len(best) == depth:
             break
     if not best:
         return []
-    matched = dict.fromkeys(best.values(), 0.0)
-    chunk_ids = list(matched)
-    for term in present:
-        for chunk_id in readonly.chunks_with_term(conn, term, chunk_ids):
-            matched[chunk_id] += weights[term]
-    unit = idf(0, total)  # the weight of a word found in no chunk: the most informative possible
-    return [Recalled(entry_id, (matched[chunk] - missing_penalty * (mass - matched[chunk])) / unit, rank)
-            for rank, (entry_id, chunk) in enumerate(best.items())]
+    scores = _scores(conn, weighed, list(dict.fromkeys(best.values())), missing_penalty)
+    return [Recalled(entry_id, scores[chunk][0], rank) for rank, (entry_id, chunk) in enumerate(best.items())]
+
+
+def judge(conn: Connection, query: str, slugs: list[str]) -> dict[str, tuple[float | None, str]]:
+    """slug -> (relevance score, band) of each entry to a search query, by the prompt gate's own measure (its
+    best chunk's score): band `strong` (at or over the floor, every word of the query in one chunk),
+    `relevant` (at or over the floor) or `weak` (under it: search hides it unless asked). An entry that
+    shares no word with the query (or a query of no content words) is weak."""
+    weighed = _weights(conn, prompt_terms(query), ABSENT_WEIGHT)
+    judged: dict[str, tuple[float, str]] = {}  # each slug's best chunk
+    if weighed is not None and slugs:
+        chunks = readonly.chunks_of_slugs(conn, list(dict.fromkeys(slugs)))
+        scores = _scores(conn, weighed, [c for c, _ in chunks], MISSING_PENALTY)
+        for chunk, slug in chunks:
+            if slug not in judged or scores[chunk][0] > judged[slug][0]:
+                judged[slug] = (scores[chunk][0], "strong" if scores[chunk][1] else "relevant")
+    cut = floor()
+    return {slug: (round(judged[slug][0], 3), judged[slug][1] if judged[slug][0] >= cut else "weak")
+            if slug in judged else (None, "weak") for slug in slugs}
 
 
 def clauses(prompt: str) -> list[str]:

@@ -229,6 +229,13 @@ def best_chunks(conn: Connection, terms: list[str], depth: int) -> list[tuple[in
                 (match, depth))
 
 
+def chunks_of_slugs(conn: Connection, slugs: list[str]) -> list[tuple[int, str]]:
+    """(chunk id, entry slug) of every chunk of these entries."""
+    marks = ",".join("?" * len(slugs))
+    return rows(conn, f"SELECT c.id, e.slug FROM chunk c JOIN entry e ON e.id = c.entry_id WHERE e.slug IN ({marks})",
+                tuple(slugs))
+
+
 def chunks_with_term(conn: Connection, term: str, chunk_ids: list[int]) -> set[int]:
     """Which of these chunks contain the word (one doclist walk for all of them)."""
     marks = ",".join("?" * len(chunk_ids))

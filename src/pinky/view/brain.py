@@ -70,9 +70,20 @@ class Brain:
         return self.call(run)
 
     def search(self, query: str, filters: dict[str, Any], limit: int) -> dict[str, Any]:
+        """The search's hits, each with its rank and relevance band (`pinky.search.recall.judge`: the prompt
+        hook's measure and floor); `relevant`: how many reach the floor."""
+        from pinky.app.relevance import relevance
+
         started = time.perf_counter()
-        result = self.call(lambda kb: kb.search(query, limit=limit, explain=True, **filters))
-        return {**result.as_dict(), "ms": round((time.perf_counter() - started) * 1000, 1)}
+
+        def run(kb: KnowledgeBase) -> dict[str, Any]:
+            found = kb.search(query, limit=limit, explain=True, **filters).as_dict()
+            bands = relevance(kb, query, [hit["slug"] for hit in found["hits"]])
+            for rank, hit in enumerate(found["hits"], 1):
+                hit["rank"], (hit["relevance"], hit["band"]) = rank, bands[hit["slug"]]
+            found["relevant"] = sum(hit["band"] != "weak" for hit in found["hits"])
+            return found
+        return {**self.call(run), "ms": round((time.perf_counter() - started) * 1000, 1)}
 
     def recent(self, filters: dict[str, Any], limit: int) -> dict[str, Any]:
         return {"entries": self.call(lambda kb: kb.list_entries(limit=limit, **filters))}

@@ -1,20 +1,19 @@
 """The view's gate: every request is checked before any handler sees it.
 
-The server binds to 127.0.0.1 only, but other users and processes of this machine reach 127.0.0.1 too,
-and a page on another site, or a DNS name rebound to 127.0.0.1, must not read or change the brain
-through it. So every request needs a Host of this server itself (`127.0.0.1:PORT` or `localhost:PORT`:
-a rebound name carries its own), an Origin, when the browser sends one, of this server, and no
-cross-site fetch metadata; and every request but the page's own static files needs proof of the
-owner: this run's session cookie. The owner gets it from a one-time sign-in link (`/login?code=…`),
-opened in the browser or printed to the owner's terminal: the server exchanges a code exactly once,
-within `CODE_TTL` seconds, for an HttpOnly, SameSite=Strict cookie and redirects to the clean `/`;
-a used or expired code never works again (so the code another user may read on the browser's command
-line, in /proc, is spent by the time they read it, and the session secret itself is on no command
-line). A request that changes anything (any method but GET and HEAD) must also carry this session's
-form key in the `X-Pinky-Token` header (the page gets it in its HTML, which only the cookie's holder
-can load; a page of another origin cannot set that header without a CORS preflight, which is never
-approved) and a JSON body. Every answer forbids framing, sniffing, referrers and scripts or styles
-from anywhere but this server (a note's text can never run as a script, even if escaping failed).
+The server binds to 127.0.0.1 only, but other users and processes of this machine reach 127.0.0.1 too, and a
+page on another site, or a DNS name rebound to 127.0.0.1, must not read or change the brain through it. So
+every request needs a Host of this server itself (`127.0.0.1:PORT` or `localhost:PORT`: a rebound name carries
+its own), an Origin, when the browser sends one, of this server, and no cross-site fetch metadata; and every
+request but the page's own static files needs proof of the owner: this run's session cookie. The owner gets it
+from a one-time sign-in link (`/login?code=…`), opened in the browser or printed to the owner's terminal: the
+server exchanges a code exactly once, within `CODE_TTL` seconds, for an HttpOnly, SameSite=Strict cookie and
+redirects to the clean `/`; a used or expired code never works again (the browser is opened on a page only the
+owner can read, never on the code, and the session secret itself is on no command line: `pinky.view.server`).
+A request that changes anything (any method but GET and HEAD) must also carry this session's form key in the
+`X-Pinky-Token` header (the page gets it in its HTML, which only the cookie's holder can load; a page of
+another origin cannot set that header without a CORS preflight, which is never approved) and a JSON body.
+Every answer forbids framing, sniffing, referrers and scripts or styles from anywhere but this server (a
+note's text can never run as a script, even if escaping failed).
 """
 
 from __future__ import annotations

@@ -1,12 +1,18 @@
-"""Run the view: a socket on 127.0.0.1, uvicorn in the foreground, the browser opened on a one-time sign-in link."""
+"""Run the view: a socket on 127.0.0.1, uvicorn in the foreground, the browser opened on a one-time sign-in link
+(through a page only the owner can read)."""
 
 from __future__ import annotations
 
+import html
 import logging
+import os
+import shutil
 import socket
+import tempfile
 import threading
 import webbrowser
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -26,6 +32,20 @@ def bind(port: int) -> socket.socket:
     return sock
 
 
+def sign_in_page(link: str) -> Path:
+    """A page only this user can read (0600, in a fresh 0700 folder) that sends the browser on to `link`: the
+    browser is opened on this file, so its command line (/proc/<pid>/cmdline, readable by every user) names
+    the file, never the one-time code."""
+    folder = Path(tempfile.mkdtemp(prefix="pinky-view-"))
+    path = folder / "sign-in.html"
+    target = html.escape(link, quote=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+        out.write(f'<!doctype html>\n<meta charset="utf-8">\n<meta http-equiv="refresh" content="0;url={target}">\n'
+                  f'<title>pinky-brain view</title>\n<p><a href="{target}">Open pinky-brain view</a></p>\n')
+    return path
+
+
 def serve(config: Config, *, port: int = 0, open_browser: bool = True,
           announce: Callable[[str], None] = print, notify: Callable[[str], None] = print) -> None:
     """Serve the view until Ctrl-C. `announce` gets the line to show once it listens: the one-time sign-in
@@ -40,8 +60,13 @@ def serve(config: Config, *, port: int = 0, open_browser: bool = True,
     sock = bind(port)
     port = sock.getsockname()[1]
     base = f"http://{HOST}:{port}"
-    keys = Keys(on_sign_in=lambda: notify("pinky-brain view: a browser signed in with a one-time link "
-                                          "(that link works no more)"))
+    pages: list[Path] = []  # the sign-in page the browser was opened on, removed once used
+
+    def signed_in() -> None:
+        notify("pinky-brain view: a browser signed in with a one-time link (that link works no more)")
+        _remove(pages)
+
+    keys = Keys(on_sign_in=signed_in)
     runtime = Runtime(config, embed=True, warm_search=True)
     runtime.start()
     app = create_app(Brain(runtime, config), port, keys)
@@ -55,9 +80,11 @@ def serve(config: Config, *, port: int = 0, open_browser: bool = True,
             return
         if open_browser:
             announce(f"{base}/ (opening your browser with a one-time sign-in link)")
-            if webbrowser.open(f"{base}{LOGIN_PATH}?code={keys.issue()}"):
+            pages.append(sign_in_page(f"{base}{LOGIN_PATH}?code={keys.issue()}"))
+            if webbrowser.open(pages[-1].as_uri()):
                 notify("Ctrl-C stops the server.")
                 return
+            _remove(pages)
             announce("no browser opened: open this one-time sign-in link yourself")
         announce(f"{base}{LOGIN_PATH}?code={keys.issue()}")
         notify("It works once, within 10 minutes. Ctrl-C stops the server.")
@@ -68,5 +95,11 @@ def serve(config: Config, *, port: int = 0, open_browser: bool = True,
     except KeyboardInterrupt:  # uvicorn stopped on Ctrl-C and raises it again once it is down: that is the way out
         pass
     finally:
+        _remove(pages)
         runtime.stop()
         sock.close()
+
+
+def _remove(pages: list[Path]) -> None:
+    while pages:
+        shutil.rmtree(pages.pop().parent, ignore_errors=True)

@@ -227,14 +227,15 @@ function route() {
 
 // --- 1. search ------------------------------------------------------------------------------------------
 
-const searchState = { q: "", scope: "", type: "", tag: "", since: "", mode: "hybrid", all: false };
+const searchState = { q: "", scope: "", type: "", tag: "", since: "", mode: "hybrid", all: false, weak: false };
+const BANDS = { strong: "strong match", relevant: "relevant", weak: "weak: below the relevance floor" };
 let searchBox = null;
 
 function searchView(_arg, query) {
   if (query.has("q")) searchState.q = query.get("q");
   const input = el("input", { type: "search", class: "big", placeholder: "Search the brain… (as you type)",
     value: searchState.q, "aria-label": "search", id: "q" });
-  input.addEventListener("input", () => { searchState.q = input.value; perf.keystrokes.push({ q: input.value, t0: performance.now(), t1: null }); runSearch(); });
+  input.addEventListener("input", () => { searchState.q = input.value; searchState.weak = false; perf.keystrokes.push({ q: input.value, t0: performance.now(), t1: null }); runSearch(); });
   const select = (name, options, label) => {
     const node = el("select", { "aria-label": label, id: "f-" + name },
       options.map(([value, text]) => el("option", { value, selected: searchState[name] === value }, text)));
@@ -283,12 +284,41 @@ function showResults(data, state, started) {
   for (const k of perf.keystrokes) if (k.t1 === null && state.q.startsWith(k.q) && k.q.length <= state.q.length) k.t1 = now;
   perf.searches.push({ q: state.q, ms: now - started, server_ms: data.ms || null });
   const items = data.hits || data.entries || [];
-  const what = state.q ? `${items.length} hit${items.length === 1 ? "" : "s"} · ${data.mode} · ${Math.round(now - started)} ms` :
-    `${items.length} most recently changed entries`;
-  fill(searchBox.status, what, data.notice ? el("span", { class: "badge stale" }, data.notice) : "");
-  fill(searchBox.results, ...(items.length ? items.map((item) => hitCard(item, state.q)) : [empty(state.q ? "Nothing found." : "The brain is empty.")]));
+  if (!state.q) {
+    fill(searchBox.status, `${items.length} most recently changed entries`, data.notice ? el("span", { class: "badge stale" }, data.notice) : "");
+    fill(searchBox.results, ...(items.length ? items.map((item) => hitCard(item, "")) : [empty("The brain is empty.")]));
+  } else {
+    showHits(data, items, state, Math.round(now - started));
+  }
   searchBox.results.dataset.query = state.q;
   if (perf.ready === null) perf.ready = performance.now();
+}
+
+/* Hits at or over the relevance floor (the prompt hook's own), weaker ones behind a button; "nothing relevant"
+   when none reaches it; history (diaries) last, and said why. Semantic mode has no floor: it measures words. */
+function showHits(data, items, state, ms) {
+  const floored = data.mode !== "vector";
+  const shown = floored && !searchState.weak ? items.filter((item) => item.band !== "weak") : items;
+  const hidden = items.length - shown.length;
+  fill(searchBox.status, floored ? `${data.relevant} relevant of ${items.length} hit${items.length === 1 ? "" : "s"}` :
+    `${items.length} hit${items.length === 1 ? "" : "s"} (semantic: no relevance floor)`, ` · ${data.mode} · ${ms} ms`,
+  data.notice ? el("span", { class: "badge stale" }, data.notice) : "");
+  const cards = [];
+  shown.forEach((item, i) => {
+    if (item.type === "diary" && i > 0 && shown[i - 1].type !== "diary" && state.type !== "diary") {
+      cards.push(el("div", { class: "history-head", id: "history-head" }, "History comes last: diary lines record what " +
+        "happened, not what holds. Choose the type diary to rank them on their own."));
+    }
+    cards.push(hitCard(item, state.q));
+  });
+  if (!shown.length) cards.push(empty(`Nothing relevant to “${state.q}”.`));
+  if (hidden || searchState.weak) {
+    const more = el("button", { id: "weak-hits" }, searchState.weak ? "Hide the hits below the relevance floor" :
+      `Show ${hidden} weaker hit${hidden === 1 ? "" : "s"} below the relevance floor`);
+    more.addEventListener("click", () => { searchState.weak = !searchState.weak; showHits(data, items, state, ms); });
+    cards.push(el("div", { class: "small muted" }, more));
+  }
+  fill(searchBox.results, ...cards);
 }
 
 function staleBadge(item) {
@@ -300,17 +330,18 @@ function staleBadge(item) {
 function partsLine(parts) {
   if (!parts) return null;
   const names = { full_text: "full text", vector: "vector", second_stage: "e5" };
-  return el("div", { class: "parts", title: "why it ranked: each side's score and rank" },
+  return el("div", { class: "parts", title: "why it ranked: its rank on each side" },
     Object.entries(names).filter(([key]) => parts[key]).map(([key, name]) =>
-      el("span", {}, `${name} ${parts[key].score} (#${parts[key].rank})`)),
+      el("span", {}, `${name} #${parts[key].rank}`)),
     parts.context ? el("span", {}, "context: " + parts.context) : null);
 }
 
 function hitCard(item, query) {
   return el("div", { class: "card hit", dataset: { slug: item.slug } },
     el("div", { class: "row" }, noteLink(item.slug, item.title, "title"), el("span", { class: "spacer" }),
-      item.score !== undefined ? el("span", { class: "mono small muted" }, "score " + item.score.toFixed(3)) : null),
-    el("div", {}, badge(item.type, "type"), badge(item.scope, "scope"), staleBadge(item),
+      item.rank ? el("span", { class: "mono small muted" }, "#" + item.rank) : null),
+    el("div", {}, item.band ? badge(BANDS[item.band], "band " + item.band) : null,
+      badge(item.type, "type"), badge(item.scope, "scope"), staleBadge(item),
       item.superseded_by ? badge("superseded by " + item.superseded_by, "bad") : null,
       (item.tags || []).map((t) => badge("#" + t))),
     item.snippet ? el("div", { class: "snippet" }, highlight(item.snippet, query)) : null,
@@ -434,7 +465,7 @@ async function graphView(slug, query) {
       cluster ? el("a", { href: "#/graph" }, el("button", {}, "All clusters")) : null,
       el("span", { class: "small muted" }, data.mode === "clusters" ?
         `${data.total.toLocaleString()} notes in ${data.nodes.length} clusters: click one to open it` :
-        `${countOf(data.nodes, false)} notes, ${countOf(data.nodes, true)} code files, ${data.edges.length.toLocaleString()} links${data.cut ? ` (the ${data.cut.toLocaleString()} least linked notes not drawn)` : ""}`));
+        `${countOf(data.nodes, false, "note")}, ${countOf(data.nodes, true, "code file")}, ${data.edges.length.toLocaleString()} links${data.cut ? ` (the ${data.cut.toLocaleString()} least linked notes not drawn)` : ""}`));
   }
   if (!data.nodes.length) { fill(box, empty("No notes to draw.")); return; }
   nodeLegend(kinds, data.nodes);
@@ -451,7 +482,10 @@ function nodeLegend(box, nodes) {
     kind === "file" ? "code file" : kind)));
 }
 
-const countOf = (nodes, files) => nodes.filter((n) => (n.kind === "file") === files).length.toLocaleString();
+const countOf = (nodes, files, noun) => {
+  const count = nodes.filter((n) => (n.kind === "file") === files).length;
+  return `${count.toLocaleString()} ${noun}${count === 1 ? "" : "s"}`;
+};
 
 function drawGraph(box, data, root, times) {
   const nodes = data.nodes.map((n) => ({ ...n, kind: n.kind || (n.type === "cluster" ? "cluster" : "entry") }));
