@@ -190,3 +190,35 @@ def slow_sdk_env(folder: Path, seconds: float = 4.0) -> dict[str, str]:
     path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)
     return {"PYTHONPATH": path, "PINKY_TEST_SLOW_SDK": str(seconds),
             "PINKY_TEST_SDK_MARKER": str(folder / "sdk-imported")}
+
+
+# --- processes: which are whose, which still run (Linux /proc) ----------------------------------------------------
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def descendants_of(pid: int) -> list[int]:
+    found = children_of(pid)
+    for child in list(found):
+        found += descendants_of(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether the process runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

@@ -424,6 +424,39 @@ def test_the_server_answers_at_once_and_hands_over_when_the_runtime_is_ready(tmp
     assert not (data / "runtime" / "prepare.log").exists()
 
 
+def test_kill_9_of_the_stand_in_stops_the_real_server(tmp_path: Path, project: Path) -> None:
+    """Issue 29 item 5 for a first session: the stand-in relays to pinky-mcp's front, which relays to the real
+    server; killing the process the client started must end both, or they go on writing what was queued."""
+    from mcp_helpers import alive, descendants_of
+
+    data = tmp_path / "data"
+    env = env_for(data, tmp_path)
+    with preparation_lock(data):
+        server = subprocess.Popen([SH, str(PLUGIN / "runtime" / "run"), "mcp"], env=env, cwd=project,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        client = Client(server)
+        client.request("initialize", **INITIALIZE)
+        client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        linked_runtime(env)
+    assert client.receive() == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+    assert "result" in client.request("tools/call", name="brain_stats", arguments={})  # the real server answers
+    relay = descendants_of(server.pid)
+    assert len(relay) >= 2, relay  # the front and the real server
+    mark = "stand-in-streamed-save"
+    for n in range(1, 201):  # a client streaming saves: most of them wait in the pipes
+        client.send({"jsonrpc": "2.0", "id": f"save-{n}", "method": "tools/call", "params": {
+            "name": "brain_save", "arguments": {"title": f"Streamed note {n}", "body": f"{mark} {n}", "type": "note"}}})
+    while "result" not in client.receive():
+        pass
+    killed = time.time()
+    server.kill()
+    server.wait(timeout=10)
+    wait_for(lambda: not any(alive(pid) for pid in relay), 15, "the front and the real server to end")
+    time.sleep(1)
+    written = [p.stat().st_mtime for p in project.rglob("*.md") if mark in p.read_text(errors="replace")]
+    assert len([when for when in written if when > killed]) <= 1, f"{len(written)} written"
+
+
 def brain_status(env: dict[str, str], project: Path) -> str:
     """The stand-in server's brain_status text, with the preparation lock held (someone prepares)."""
     server = subprocess.Popen([SH, str(PLUGIN / "runtime" / "run"), "mcp"], env=env, cwd=project,

@@ -51,6 +51,7 @@ class PreparingServer:
         self.child = None  # the real server, once started
         self.problem: str | None = None  # why the real server could not be started
         self.version = "?"  # pinky-brain's version, as the real server's initialize answer gives it
+        self.lifeline = -1  # the write end of the real server's lifeline, open as long as this process lives
 
     def serve(self) -> int:
         import threading
@@ -176,8 +177,15 @@ class PreparingServer:
         import subprocess
 
         python = venv_python(self.venv)
-        child = subprocess.Popen([python, entry_script(), self.data, "mcp"],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        # The real server dies with this process, however it ends (pinky.mcp.lifeline): it holds the read end of a
+        # pipe whose write end only this process holds. No pid: this thread ends, which PR_SET_PDEATHSIG watches.
+        lifeline, self.lifeline = os.pipe()
+        env = {**os.environ, "PINKY_MCP_LIFELINE": f"{lifeline}:"}
+        try:
+            child = subprocess.Popen([python, entry_script(), self.data, "mcp"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, env=env, pass_fds=(lifeline,))
+        finally:
+            os.close(lifeline)
         replay = {**(self.initialize or {}), "id": "pinky-launcher-initialize"}
         child.stdin.write(json.dumps(replay).encode() + b"\n")
         child.stdin.flush()

@@ -10,7 +10,7 @@ import signal
 import time
 from pathlib import Path
 
-from mcp_helpers import RawServer, wait_for
+from mcp_helpers import RawServer, alive, children_of, wait_for
 
 MARK = "lifeline-streamed-save"
 
@@ -18,27 +18,6 @@ MARK = "lifeline-streamed-save"
 def saved_notes(root: Path) -> list[float]:
     """When each streamed note was written (its mtime)."""
     return sorted(path.stat().st_mtime for path in root.rglob("*.md") if MARK in path.read_text(errors="replace"))
-
-
-def children_of(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def test_kill_9_of_the_front_stops_its_writes_and_its_child(tmp_path: Path) -> None:

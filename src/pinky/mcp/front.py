@@ -213,6 +213,10 @@ class Front:
         self.cache: dict = {}
 
     def serve(self) -> int:
+        from pinky.mcp import lifeline
+
+        if lifeline.ENV in os.environ:
+            lifeline.hold()  # started by the plugin's stand-in server: die with it, and the real server with us
         self.cache = read_cache(self.path, self.signature)
         if (os.environ.get(ENV_TIER) or "").strip().lower() not in TIERS:
             self.start_child()  # it says what is wrong and exits, even to a client that says nothing

@@ -12,6 +12,10 @@ under the runtime's lock, before it touches the brain: a request the front relay
 carried out. On Linux the child also asks the kernel for SIGKILL when the front's thread that spawned it ends
 (PR_SET_PDEATHSIG; the front spawns on its main thread, which lives as long as the front).
 
+The front holds such a pipe too when the plugin's stand-in server (plugin/runtime/pinky_mcp_standin.py, which
+serves a first session while the runtime is prepared) started it: without the parent's pid, as the stand-in
+spawns from a thread that ends (PR_SET_PDEATHSIG would fire then).
+
 Standard library only: the front imports this before anything else.
 """
 
@@ -20,7 +24,7 @@ from __future__ import annotations
 import os
 import sys
 
-ENV = "PINKY_MCP_LIFELINE"  # "<fd of the pipe's read end>:<pid of the front>"
+ENV = "PINKY_MCP_LIFELINE"  # "<fd of the pipe's read end>:<pid of the parent, for PR_SET_PDEATHSIG, or nothing>"
 GONE_EXIT = 70  # the exit code of a child whose front died (nobody reads it; it shows in a trace)
 
 _fd: int | None = None  # in the child: the pipe's read end
@@ -41,7 +45,7 @@ def hold() -> bool:
     global _fd
     raw = os.environ.pop(ENV, "")  # not for the processes this one starts
     fd_text, _, pid_text = raw.partition(":")
-    if not fd_text.isdigit():
+    if not fd_text.isdigit() or int(fd_text) <= 2 or not _is_pipe(int(fd_text)):
         return False
     _fd = int(fd_text)
     if pid_text.isdigit():
@@ -52,6 +56,15 @@ def hold() -> bool:
     if front_gone():
         _leave()
     return True
+
+
+def _is_pipe(fd: int) -> bool:
+    import stat
+
+    try:
+        return stat.S_ISFIFO(os.fstat(fd).st_mode)
+    except OSError:
+        return False
 
 
 def front_gone() -> bool:
@@ -83,7 +96,7 @@ def _watch() -> None:
 
 
 def _leave() -> None:
-    os.write(2, b"pinky-mcp: the front (the process the client started) has gone; the server stops\n")
+    os.write(2, b"pinky-mcp: the process that started this one has gone; stopping\n")
     os._exit(GONE_EXIT)
 
 
