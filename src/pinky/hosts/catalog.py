@@ -247,6 +247,27 @@ WINDSURF = Host(
     sources=(WINDSURF_DOCS, WINDSURF_MCP, WINDSURF_RULES),
 )
 
+# pinky-mcp's tools, as pinky's own texts (digest, recall, file notes, the capture ask) name them: bare.
+TOOLS = ("brain_briefing", "brain_check", "brain_delete", "brain_export", "brain_feedback", "brain_gaps", "brain_get",
+         "brain_import", "brain_list", "brain_reindex", "brain_related", "brain_research", "brain_save",
+         "brain_search", "brain_stats", "brain_sync", "brain_tags", "brain_update")
+
+
+def named(text: str, found: Host) -> str:
+    """`text` with every bare tool name (brain_save) spelled as `found`'s model must call it (mcp_pinky_brain_save
+    in Gemini CLI), so no host is told a name it cannot call."""
+    if "brain_" not in text or found.tool("{tool}") == "{tool}":
+        return text
+    marks: dict[str, str] = {}
+    for index, tool in enumerate(sorted(TOOLS, key=len, reverse=True)):  # brain_search before a shorter prefix
+        if tool in text:
+            mark = f"\x00{index}\x00"
+            text, marks[mark] = text.replace(tool, mark), found.tool(tool)
+    for mark, spelled in marks.items():
+        text = text.replace(mark, spelled)
+    return text
+
+
 CATALOG: dict[str, Host] = {h.name: h for h in (CLAUDE, CODEX, GEMINI, CURSOR, COPILOT, OPENCODE, WINDSURF)}
 
 
