@@ -146,3 +146,15 @@ def command_paths(command: str) -> tuple[list[str], list[str]]:
         elif program in EDITORS:
             changed += [a for a in args if not a.startswith("-") and a not in changed]
     return read, changed
+
+
+def without_hook_context(text: str) -> str:
+    """`text` without the `<hook_context>…</hook_context>` blocks a host adds to the user's prompt (Gemini CLI puts
+    SessionStart's context in front of the first prompt, and its BeforeAgent hook then sees it as the prompt)."""
+    while "<hook_context>" in text:
+        start = text.index("<hook_context>")
+        end = text.find("</hook_context>", start)
+        if end < 0:
+            return text[:start].strip()
+        text = text[:start] + text[end + len("</hook_context>"):]
+    return text.strip()

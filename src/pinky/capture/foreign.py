@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from pinky.base.shellpaths import command_paths, patch_paths
+from pinky.base.shellpaths import command_paths, patch_paths, without_hook_context
 
 Translate = Callable[[dict], list[dict]]
 SHELL_CALLS = ("exec_command", "shell", "local_shell", "container.exec", "unified_exec", "run_shell_command")
@@ -43,7 +43,9 @@ def _typed(text: object) -> str | None:
     """A prompt the user typed; None for the context a host wraps in tags (`<environment_context>`) or files."""
     if not isinstance(text, str) or not text.strip():
         return None
-    stripped = text.strip()
+    stripped = without_hook_context(text)
+    if not stripped:
+        return None
     if stripped.startswith("<") and stripped.endswith(">") or stripped.startswith("# AGENTS.md instructions"):
         return None
     return stripped

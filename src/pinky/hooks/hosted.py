@@ -35,6 +35,7 @@ def run_hosted(name: str, event: str, raw: dict) -> dict | None:
         payload["session_id"] = f"{name}:{key}-{time.strftime('%Y%m%d')}"
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
     loc = locate(env=os.environ, start=start_folder(os.environ, cwd))  # as pinky.hooks.hook_locations
+    payload.setdefault("cwd", loc.base_dir)  # Windsurf names no folder: the project the hook runs in
     if found.transcript is None and loc.in_project:
         journal(loc, payload, event)
     result = HANDLERS[event](found, payload, loc, raw)
@@ -100,17 +101,27 @@ def _notes(payload: dict, loc: Locations, paths: list[str], *, writing: bool) ->
 
 
 def _pre_read(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
-    text = _notes(payload, loc, payload.get("paths_read") or [], writing=False)
+    """Notes linked to the files the call reads; a shell command that also changes files gets pre-write's checks."""
+    changed = payload.get("paths_changed") or []
+    reason, written = _write_checks(found, payload, loc, changed) if changed else (None, "")
+    if reason:
+        return adapters.deny(found, payload["hook_event_name"], named(reason, found))
+    read = _notes(payload, loc, [p for p in payload.get("paths_read") or [] if p not in changed], writing=False)
+    text = "\n".join(t for t in (read, written) if t)
     return adapters.context(found, payload["hook_event_name"], named(text, found)) if text else None
 
 
 def _pre_write(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
-    changed = payload.get("paths_changed") or []
-    reason = guard(found, payload, loc, changed)
+    reason, text = _write_checks(found, payload, loc, payload.get("paths_changed") or [])
     if reason:
         return adapters.deny(found, payload["hook_event_name"], named(reason, found))
-    text = _notes(payload, loc, changed, writing=True)
     return adapters.context(found, payload["hook_event_name"], named(text, found)) if text else None
+
+
+def _write_checks(found: Host, payload: dict, loc: Locations, changed: list[str]) -> tuple[str | None, str]:
+    """(why the change is refused, or None; the notes linked to the files it changes)."""
+    reason = guard(found, payload, loc, changed)
+    return (reason, "") if reason else (None, _notes(payload, loc, changed, writing=True))
 
 
 def _post_tool(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
@@ -210,10 +221,14 @@ def _as_claude_edit(payload: dict, target: str) -> tuple[str, dict]:
     command = tool_input.get("command") or tool_input.get("cmd") or tool_input.get("input") or ""
     if isinstance(command, str) and "*** " in command:
         return _patch_edit(command, target)
-    if isinstance(tool_input.get("content"), str):
-        return "Write", {"content": tool_input["content"]}
-    return "Edit", {"old_string": str(tool_input.get("old_string") or ""),
-                    "new_string": str(tool_input.get("new_string") or "")}
+    content = tool_input.get("content", tool_input.get("file_text"))
+    if isinstance(content, str):
+        return "Write", {"content": content}
+    def text(*keys: str) -> str:  # Claude's and Gemini's old_string, Copilot's old_str, OpenCode's oldString
+        return next((tool_input[k] for k in keys if isinstance(tool_input.get(k), str)), "")
+
+    return "Edit", {"old_string": text("old_string", "old_str", "oldString"),
+                    "new_string": text("new_string", "new_str", "newString")}
 
 
 def _patch_edit(patch: str, target: str) -> tuple[str, dict]:

@@ -11,7 +11,7 @@ budget is the interpreter's own start.
 
 from __future__ import annotations
 
-from pinky.base.shellpaths import command_paths, patch_paths
+from pinky.base.shellpaths import command_paths, patch_paths, without_hook_context
 from pinky.hosts.catalog import Host
 
 SHELL_TOOLS = ("Bash", "exec_command", "shell", "local_shell", "run_shell_command", "bash", "run_command")
@@ -67,7 +67,7 @@ def normalize(host: Host, event: str, payload: dict) -> dict:
         out["transcript_path"] = transcript
     prompt = _first(payload, "prompt", "initialPrompt") or _first(tool_info, "user_prompt", "prompt")
     if isinstance(prompt, str):
-        out["prompt"] = prompt
+        out["prompt"] = without_hook_context(prompt)
     out["stop_hook_active"] = payload.get("stop_hook_active") is True or bool(payload.get("loop_count"))
     _tool(host, payload, tool_info, out)
     return out

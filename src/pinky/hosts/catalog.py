@@ -121,11 +121,14 @@ CODEX = Host(
     # 0.169.0 knows SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, PreCompact,
     # PostCompact, SessionEnd, SubagentStart, SubagentStop and Stop (the strings in its binary). It has no Read or
     # Write tool: it reads with the shell (tool_name "Bash": exec_command) and edits with apply_patch.
+    # Observed offline: the additionalContext of SessionStart, UserPromptSubmit, PreToolUse and PostToolUse reaches
+    # the model (as developer messages), and Stop's {"decision": "block", "reason": ...} continues the turn with the
+    # reason as the next prompt. PreToolUse alone carries the file notes (PostToolUse would repeat them); a pre-read
+    # of a shell command that changes files (sed -i, apply_patch through the shell) also runs the pre-write checks.
     hooks=(Hook("SessionStart", "session-start", "startup|resume|clear"),
            Hook("UserPromptSubmit", "user-prompt"),
            Hook("PreToolUse", "pre-read", "Bash"),
            Hook("PreToolUse", "pre-write", "apply_patch"),
-           Hook("PostToolUse", "post-tool", "Bash|apply_patch"),
            Hook("Stop", "stop"),
            Hook("PreCompact", "pre-compact")),
     tool_name="mcp__{server}__{tool}",  # offered inside one {"type": "namespace", "name": "mcp__pinky"} tool
