@@ -12,7 +12,7 @@ from host_fixtures import FIXTURES, filled
 from pinky.base.shellpaths import command_paths, patch_paths, without_hook_context
 from pinky.capture.foreign import translator
 from pinky.capture.transcript import summarize
-from pinky.hosts.catalog import CATALOG, CURSOR, GEMINI, HOSTS, PINKY_EVENTS, host, named
+from pinky.hosts.catalog import CATALOG, CURSOR, GEMINI, HOOK_EVENTS, HOSTS, host, named
 from pinky.hosts.rules import BEGIN, END, MAX_CHARS, remove_rules, write_rules
 
 
@@ -90,7 +90,7 @@ def test_the_agents_md_block_is_replaced_whole_and_removed_cleanly(tmp_path: Pat
 def test_every_host_is_declared_with_sources_and_pinky_events() -> None:
     assert tuple(CATALOG) == HOSTS
     for found in CATALOG.values():
-        assert found.hooks and all(h.pinky in PINKY_EVENTS for h in found.hooks)
+        assert found.hooks and all(h.pinky in HOOK_EVENTS for h in found.hooks)
         assert all(limit.source for limit in found.limits)
         assert found.context != "rules" or found.rules_file
     with pytest.raises(ValueError, match="unknown host 'vim'"):
@@ -102,3 +102,13 @@ def test_tool_names_are_spelled_as_each_host_calls_them() -> None:
     assert named(text, GEMINI) == "mcp_pinky_brain_search first; mcp_pinky_brain_save after; mcp_pinky_brain_get <slug>"
     assert named(text, host("codex")).count("mcp__pinky__") == 3
     assert named(text, CURSOR) == text
+
+
+def test_the_capture_ask_a_host_sends_back_as_a_prompt_is_not_an_ask_of_the_user() -> None:
+    from pinky.capture.foreign import ASK_OPENING
+
+    read = translator("gemini", "/p")
+    assert read is not None
+    events = read({"type": "user", "content": [{"text": "fix the retry"}]})
+    events += read({"type": "user", "content": [{"text": f"{ASK_OPENING}: a failing test was fixed. Save it."}]})
+    assert summarize(events).prompts == ("fix the retry",)

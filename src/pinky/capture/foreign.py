@@ -22,6 +22,9 @@ from collections.abc import Callable
 from pinky.base.shellpaths import command_paths, patch_paths, without_hook_context
 
 Translate = Callable[[dict], list[dict]]
+# How pinky's capture ask (pinky.hooks.learned) opens: hosts that continue the agent with it as a new user message
+# (Gemini CLI, Cursor, OpenCode) record it as a prompt, which the diary must not list as something the user asked.
+ASK_OPENING = "pinky: this turn looks like it taught something worth keeping"
 SHELL_CALLS = ("exec_command", "shell", "local_shell", "container.exec", "unified_exec", "run_shell_command")
 
 
@@ -44,7 +47,7 @@ def _typed(text: object) -> str | None:
     if not isinstance(text, str) or not text.strip():
         return None
     stripped = without_hook_context(text)
-    if not stripped:
+    if not stripped or stripped.startswith(ASK_OPENING) or "<hook_prompt" in stripped[:20]:
         return None
     if stripped.startswith("<") and stripped.endswith(">") or stripped.startswith("# AGENTS.md instructions"):
         return None

@@ -18,14 +18,14 @@ import os
 from pinky.base.locations import Locations, locate, start_folder
 from pinky.hooks.state import StateFiles, dumps
 from pinky.hosts import adapters
-from pinky.hosts.catalog import PINKY_EVENTS, Host, host, named
+from pinky.hosts.catalog import HOOK_EVENTS, Host, host, named
 
 
 def run_hosted(name: str, event: str, raw: dict) -> dict | None:
     """Run pinky's `event` for host `name` on the host's payload `raw`; the JSON object to print, or None."""
     found = host(name)
-    if event not in PINKY_EVENTS:
-        raise ValueError(f"unknown event {event!r}; use one of {', '.join(PINKY_EVENTS)}")
+    if event not in HOOK_EVENTS:
+        raise ValueError(f"unknown event {event!r}; use one of {', '.join(HOOK_EVENTS)}")
     payload = adapters.normalize(found, event, raw)
     if "session_id" not in payload:  # Copilot CLI sends none: one session per project folder and day
         import hashlib

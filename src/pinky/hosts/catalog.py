@@ -16,7 +16,7 @@ pinky's own hook events (the `<event>` of `pinky-hooks [--host H] <event>`):
 
 from __future__ import annotations
 
-PINKY_EVENTS = ("session-start", "user-prompt", "pre-read", "pre-write", "post-tool", "stop", "pre-compact",
+HOOK_EVENTS = ("session-start", "user-prompt", "pre-read", "pre-write", "post-tool", "stop", "pre-compact",
                 "session-end")
 HOSTS = ("claude", "codex", "gemini", "cursor", "copilot", "opencode", "windsurf")
 SERVER = "pinky"  # the MCP server's name in every host's config (setup writes it under this name)
