@@ -264,3 +264,20 @@ def test_the_claude_code_hooks_never_import_the_host_layer(root: Path) -> None:
                             env=hook_env(root), timeout=60)
     assert "linked to src/db.py" in result.stdout and result.stderr.endswith("[]")
     assert HOOKS and base(root, "Stop")["cwd"] == str(root)
+
+
+def test_codex_pre_compact_flushes_the_turn_into_the_diary(root: Path, home: Path) -> None:
+    data = payload("codex", "Stop", root, home, hook_event_name="PreCompact", trigger="manual")
+    transcript("codex", "rollout.jsonl", root, home, data["transcript_path"])
+    assert output(run_host("codex", "pre-compact", data, root)) == {}
+    assert "asked: fix the retry in src/db.py" in diary_text(root)
+
+
+def test_what_a_codex_session_did_is_in_the_next_gemini_session_s_digest(root: Path, home: Path) -> None:
+    run_host("gemini", "session-start", payload("gemini", "SessionStart", root, home), root)  # an earlier session
+    stop = payload("codex", "Stop", root, home)
+    transcript("codex", "rollout.jsonl", root, home, stop["transcript_path"])
+    run_host("codex", "stop", stop, root)
+    later = payload("gemini", "SessionStart", root, home, session_id="b0b0b0b0-0000-4000-8000-000000000000")
+    digest = context(run_host("gemini", "session-start", later, root), "SessionStart")
+    assert f"[codex-{stop['session_id'][:8]}] asked: fix the retry in src/db.py" in digest
