@@ -55,29 +55,22 @@ def _session_start(found: Host, payload: dict, loc: Locations, raw: dict) -> dic
     if not isinstance(digest, str):
         return None
     if found.context == "rules":
-        refresh_rules(found, loc, digest)
+        _refresh(found, loc, digest)
         return None
     return adapters.context(found, payload["hook_event_name"], named(digest, found))
 
 
-def refresh_rules(found: Host, loc: Locations, digest: str | None = None) -> str | None:
-    """Write `found`'s always-applied rules file with the session digest (built here when not given)."""
-    if not loc.in_project or found.rules_file is None:
-        return None
-    if digest is None:
-        from pinky.hooks.session import build_digest
+def _refresh(found: Host, loc: Locations, digest: str | None = None) -> None:
+    from pinky.hosts.rules import refresh_rules  # only these hosts write it: not on every hook's path
 
-        digest = build_digest(loc, since=None, session_id="", budget=1500, reverify_days=90)
-    from pinky.hosts.rules import write_rules
-
-    return write_rules(loc.base_dir, found, named(digest, found))
+    refresh_rules(loc, found, digest)
 
 
 def _user_prompt(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
     if found.context == "rules":
         if found.name == "windsurf" and found.rules_file and not os.path.exists(
                 os.path.join(loc.base_dir, found.rules_file)):
-            refresh_rules(found, loc)  # Windsurf has no session start: the first prompt writes the rules file
+            _refresh(found, loc)  # Windsurf has no session start: the first prompt writes the rules file
         return None  # these hosts cannot show the model anything from this hook
     from pinky.hooks.prompt import user_prompt
 
@@ -137,7 +130,7 @@ def _stop(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
     _journal_transcript(found, payload, loc)
     ask = stop(payload, loc, StateFiles(), translate=translator(found.name, payload.get("cwd")))
     if found.context == "rules":
-        refresh_rules(found, loc)  # the next prompt sees what this turn changed
+        _refresh(found, loc)  # the next prompt sees what this turn changed
     if not ask or not isinstance(ask.get("reason"), str):
         return None
     return adapters.ask_once_more(found, named(ask["reason"], found))
@@ -175,7 +168,7 @@ def _session_end(found: Host, payload: dict, loc: Locations, raw: dict) -> dict 
     if written:
         index_files(loc, written)
     if found.context == "rules":
-        refresh_rules(found, loc)
+        _refresh(found, loc)
     return None
 
 

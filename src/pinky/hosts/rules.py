@@ -18,8 +18,9 @@ from __future__ import annotations
 import os
 
 from pinky.base.fileio import atomic_write
+from pinky.base.locations import Locations
 from pinky.base.shown import shown
-from pinky.hosts.catalog import Host
+from pinky.hosts.catalog import Host, named
 
 MAX_CHARS = 2000
 BEGIN = "<!-- pinky-brain:digest:begin (rewritten by pinky-brain's hooks; edit outside this block) -->"
@@ -68,6 +69,20 @@ def write_rules(root: str, host: Host, digest: str) -> str | None:
     if os.path.basename(path) != "AGENTS.md":
         exclude_locally(root, host.rules_file or "")
     return path
+
+
+def refresh_rules(loc: Locations, host: Host, digest: str | None = None) -> str | None:
+    """Write `host`'s rules file in the project `loc` points at, with the session digest (built here when not
+    given), tool names spelled as `host` calls them; the path written, or None (unchanged, not a project, or a host
+    that needs none). What setup calls, and the hooks of those hosts."""
+    if not loc.in_project or host.rules_file is None:
+        return None
+    if digest is None:
+        from pinky.hosts.digest import DEFAULT_DIGEST_CHARS, DEFAULT_REVERIFY_DAYS, build_digest
+
+        digest = build_digest(loc, since=None, session_id="", budget=DEFAULT_DIGEST_CHARS,
+                              reverify_days=DEFAULT_REVERIFY_DAYS)
+    return write_rules(loc.base_dir, host, named(digest, host))
 
 
 def replace_block(text: str, body: str) -> str:
