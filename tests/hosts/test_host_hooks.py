@@ -281,3 +281,8 @@ def test_what_a_codex_session_did_is_in_the_next_gemini_session_s_digest(root: P
     later = payload("gemini", "SessionStart", root, home, session_id="b0b0b0b0-0000-4000-8000-000000000000")
     digest = context(run_host("gemini", "session-start", later, root), "SessionStart")
     assert f"[codex-{stop['session_id'][:8]}] asked: fix the retry in src/db.py" in digest
+
+
+def test_cursor_without_a_session_start_gets_its_rules_file_from_the_first_prompt(root: Path, home: Path) -> None:
+    run_host("cursor", "user-prompt", payload("cursor", "beforeSubmitPrompt", root, home), root)
+    assert "alwaysApply: true" in (root / ".cursor" / "rules" / "pinky-brain.mdc").read_text(encoding="utf-8")

@@ -68,9 +68,8 @@ def _refresh(found: Host, loc: Locations, digest: str | None = None) -> None:
 
 def _user_prompt(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
     if found.context == "rules":
-        if found.name == "windsurf" and found.rules_file and not os.path.exists(
-                os.path.join(loc.base_dir, found.rules_file)):
-            _refresh(found, loc)  # Windsurf has no session start: the first prompt writes the rules file
+        if found.rules_file and not os.path.exists(os.path.join(loc.base_dir, found.rules_file)):
+            _refresh(found, loc)  # no session start (Windsurf; Cursor versions that reject it): the first prompt
         return None  # these hosts cannot show the model anything from this hook
     from pinky.hooks.prompt import user_prompt
 

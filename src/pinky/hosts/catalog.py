@@ -183,7 +183,9 @@ CURSOR = Host(
                   "model from a hook", CURSOR_DOCS),
             Limit("beforeReadFile answers only a permission: linked notes cannot reach the model from a hook",
                   CURSOR_DOCS),
-            Limit("no transcript_path on stop: the diary records only what the hooks saw", CURSOR_DOCS)),
+            Limit("no transcript_path on stop: the diary records only what the hooks saw", CURSOR_DOCS),
+            Limit("some versions reject a sessionStart entry (\"Unknown hook type\"): the first prompt writes the "
+                  "rules file when it is missing", "https://forum.cursor.com/t/unknown-hook-type-sessionstart/149566")),
     sources=(CURSOR_DOCS, CURSOR_RULES),
 )
 
