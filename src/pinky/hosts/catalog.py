@@ -196,7 +196,7 @@ COPILOT = Host(
            Hook("preToolUse", "pre-write"),
            Hook("postToolUse", "post-tool"),
            Hook("sessionEnd", "session-end")),
-    tool_name="{server}-{tool}",
+    tool_name="{server}-{tool}",  # unverified (no Copilot CLI runs offline): what its permission rules show
     mcp_user="~/.copilot/mcp-config.json", mcp_project=None, mcp_format="json", mcp_key="mcpServers",
     hooks_user=None, hooks_project=".github/hooks/pinky-brain.json",
     instructions="AGENTS.md", context="rules", rules_file="AGENTS.md",
