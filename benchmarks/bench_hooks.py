@@ -1,11 +1,12 @@
 """Hook latency on a 10,000-entry brain, measured the way Claude Code runs them: a fresh process per call.
 
-    python benchmarks/bench_hooks.py [--entries 10000] [--runs 30] [--keep DIR]
+    python benchmarks/bench_hooks.py [--entries 10000] [--runs 30] [--keep DIR] [--hosts]
 
 Prints p50/p90 in milliseconds for `python -c pass` (the floor), pre-read, pre-write,
 session-start, user-prompt (recall: a prompt in the brain's own vocabulary, the worst case for
 full-text search, and an everyday one), and the Stop and PreCompact hooks on a 2 MB transcript,
-next to their targets (documentation/HOOKS.md).
+next to their targets (documentation/HOOKS.md). `--hosts` times only the per-prompt and per-tool hooks of Claude Code,
+Codex CLI and Gemini CLI (`pinky-hooks --host ...`), round-robin beside `python -c pass`.
 The brain is built once with the hashing embedder and full-text only (vectors don't matter here).
 """
 
@@ -97,12 +98,55 @@ def report(name: str, xs: list[float], target: str) -> float:
     return p50
 
 
+def host_payloads(root: Path, base: dict) -> list[tuple[str, list[str], bytes]]:
+    """(label, pinky-hooks arguments, stdin) of the per-prompt and per-tool hooks of Claude Code, Codex CLI and Gemini
+    CLI, each host's own payload shape (tests/fixtures/<host>/) on the same linked file and the same prompt."""
+    target, prompt = str(root / "src/mod7/file7.py"), "commit this with a good message"
+    gemini = {**base, "timestamp": "2026-11-28T05:41:19.102Z"}
+    return [
+        ("claude  per-prompt", ["user-prompt"], json.dumps({**base, "hook_event_name": "UserPromptSubmit",
+                                                            "prompt": prompt}).encode()),
+        ("codex   per-prompt", ["--host", "codex", "user-prompt"], json.dumps(
+            {**base, "turn_id": "t1", "hook_event_name": "UserPromptSubmit", "model": "m",
+             "permission_mode": "bypassPermissions", "prompt": prompt}).encode()),
+        ("gemini  per-prompt", ["--host", "gemini", "user-prompt"], json.dumps(
+            {**gemini, "hook_event_name": "BeforeAgent", "prompt": prompt}).encode()),
+        ("claude  per-tool", ["pre-read"], json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Read",
+                                                       "tool_input": {"file_path": target}}).encode()),
+        ("codex   per-tool", ["--host", "codex", "pre-read"], json.dumps(
+            {**base, "turn_id": "t1", "hook_event_name": "PreToolUse", "model": "m",
+             "permission_mode": "bypassPermissions", "tool_name": "Bash",
+             "tool_input": {"command": "cat src/mod7/file7.py"}, "tool_use_id": "call_0"}).encode()),
+        ("gemini  per-tool", ["--host", "gemini", "post-tool"], json.dumps(
+            {**gemini, "hook_event_name": "AfterTool", "tool_name": "read_file", "tool_input": {"file_path": target},
+             "tool_response": {"llmContent": "x = 1", "returnDisplay": ""}}).encode()),
+    ]
+
+
+def hosts_side_by_side(cmd: list[str], root: Path, base: dict, env: dict, runs: int) -> None:
+    """Every host's per-prompt and per-tool hook beside `python -c pass`, run round-robin so that a busy machine
+    slows them all alike; p50 and the ratio to the bare start (budget: <= 1.5x)."""
+    cases = [("python -c pass", [sys.executable, "-c", "pass"], b"")]
+    cases += [(label, cmd + args, stdin) for label, args, stdin in host_payloads(root, base)]
+    times: dict[str, list[float]] = {label: [] for label, _, _ in cases}
+    for _ in range(runs):
+        for label, command, stdin in cases:
+            times[label] += timed(command, stdin, env, root, 1)
+    floor = statistics.median(times["python -c pass"])
+    print(f"{'python -c pass':<28} p50 {floor:7.1f} ms")
+    for label, _, _ in cases[1:]:
+        p50 = record(f"hook {label.split()[0]} {label.split()[1]} p50 ms", statistics.median(times[label]))
+        print(f"{label:<28} p50 {p50:7.1f} ms   = {p50 / floor:.2f}x python -c pass (budget <= 1.5x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--keep", type=Path, help="build (or reuse) the brain in this folder")
     parser.add_argument("--json", type=Path, help="also write the figures to this file (bench_all.py)")
+    parser.add_argument("--hosts", action="store_true",
+                        help="only the per-prompt and per-tool hooks of claude, codex and gemini, side by side")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="pinky-bench-"))
     env = {**os.environ, "PINKY_HOME": str(root / "home"), "PINKY_HASH_EMBED": "1", "CLAUDE_PROJECT_DIR": str(root),
@@ -133,6 +177,10 @@ def main() -> None:
         unlinked.write_text("x = 1\n")
         read_miss = json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Read",
                                 "tool_input": {"file_path": str(unlinked)}}).encode()
+        if args.hosts:
+            hosts_side_by_side(cmd, root, base, env, args.runs)
+            write_figures(args.json)
+            return
         out = subprocess.run(cmd + ["pre-read"], input=read, capture_output=True, env=env, cwd=root).stdout
         print("pre-read context:", json.loads(out)["hookSpecificOutput"]["additionalContext"].count("\n- "),
               "linked entries")

@@ -74,7 +74,9 @@ def ask_reason(evidence: list[Evidence]) -> str:
     from pinky.base.redact import redact
 
     seen = redact("; ".join(e.text for e in evidence[:2]))  # the model's context is no place for a token
-    return (f"pinky: this turn looks like it taught something worth keeping: {seen}. If it is a reusable "
+    from pinky.capture.foreign import ASK_OPENING
+
+    return (f"{ASK_OPENING}: {seen}. If it is a reusable "
             "gotcha, decision or pattern (not a one-off), save it now with brain_save (type, a specific title, "
             "a few lines on cause and fix; files: the code it is about); if not, just stop. "
             "pinky asks this once per session (PINKY_CAPTURE=off turns it off).")
