@@ -3,7 +3,7 @@
 Every project's index holds its own copy of the global brain's rows, and the global brain is written by
 other processes: a save in another project or outside any, `pinky-brain sync`, a hand edit. So each index
 records, in its `meta` table, what the global brain looked like when it last brought those rows up to
-date: `global_signature` (how many notes, and a CRC of every note's relative path, size and mtime)
+date: `global_signature` (how many notes, and the sum of a CRC of each note's relative path, size and mtime)
 and `global_folders` (each folder's mtime and inode). Anyone reading the index compares:
 
 - `walk` (a stat per note, ~3 ms per 1,000 notes) catches everything, an edit made in place included;
@@ -24,39 +24,40 @@ HOOK_WALK_LIMIT = 2000  # notes up to which the per-prompt hook walks them all (
 
 
 def walk(root: str) -> tuple[str, str]:
-    """(signature, folders) of the notes under `root` now, as `meta` keeps them (see the module)."""
+    """(signature, folders) of the notes under `root` now, as `meta` keeps them (see the module). The
+    signature sums each note's CRC, so it does not depend on the order the folders list their files in."""
     import zlib
 
-    crc = count = 0
+    crc = zlib.crc32
+    total = count = 0
     folders: list[str] = []
     stack = [("", root)]
     while stack:
         prefix, folder = stack.pop()
         try:
             info = os.stat(folder)
-            with os.scandir(folder) as listing:
-                items = sorted(listing, key=lambda item: item.name)
+            listing = os.scandir(folder)
         except OSError:
             folders.append(f"0 0 {prefix}")  # missing (no global brain yet) or unreadable: its creation shows
             continue
         folders.append(f"{info.st_mtime_ns} {info.st_ino} {prefix}")
-        lines = []
-        for item in items:
-            name = item.name
-            if not name or name[0] in "._":  # = layout.is_skipped: .git, .archive, .pinky, _templates
-                continue
-            if item.is_dir(follow_symlinks=False):
-                stack.append((prefix + name + "/", item.path))
-            elif name.lower().endswith(".md"):
-                try:
-                    stat = item.stat(follow_symlinks=False)
-                except OSError:
+        with listing:
+            for item in listing:
+                name = item.name
+                if not name or name[0] in "._":  # = layout.is_skipped: .git, .archive, .pinky, _templates
                     continue
-                lines.append(f"{prefix}{name}\0{stat.st_size}\0{stat.st_mtime_ns}\n")
-        crc = zlib.crc32("".join(lines).encode("utf-8", "surrogateescape"), crc)
-        count += len(lines)
-        stack.sort(reverse=True)  # the same order every time, whatever order the folders were listed in
-    return f"{count}:{crc}", "\n".join(folders)
+                if item.is_dir(follow_symlinks=False):
+                    stack.append((prefix + name + "/", item.path))
+                elif name.lower().endswith(".md"):
+                    try:
+                        stat = item.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    line = f"{prefix}{name}\0{stat.st_size}\0{stat.st_mtime_ns}"
+                    total += crc(line.encode("utf-8", "surrogateescape"))
+                    count += 1
+    folders.sort()
+    return f"{count}:{total & 0xFFFFFFFFFFFF:x}", "\n".join(folders)
 
 
 def folders_moved(folders: str, root: str) -> bool:

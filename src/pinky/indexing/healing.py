@@ -33,6 +33,10 @@ T = TypeVar("T")
 C = TypeVar("C", bound=type)
 SQLITE_READONLY = 8
 NOT_HEALED = frozenset({"close", "reindex"})  # reindex heals itself: a full one must not run twice
+# Operations that do not read entries, or report how far the index is behind (drift): they do not walk the
+# global brain first (a CLI command's `is_empty` then its search would walk it twice; the server's fills often).
+NOT_REFRESHED = frozenset({"root_dir", "display_path", "fingerprint", "vector_status", "second_stage", "drift",
+                           "is_empty", "embed_pending", "refine_pending"})
 log = logging.getLogger("pinky")
 
 
@@ -129,14 +133,14 @@ def healed(cls: C) -> C:
     """Class decorator: every public method of `cls` (whose `index` is an Index) runs through `heal`."""
     for name, method in list(vars(cls).items()):
         if inspect.isfunction(method) and not name.startswith("_") and name not in NOT_HEALED:
-            setattr(cls, name, _healing(method))
+            setattr(cls, name, _healing(method, fresh=name not in NOT_REFRESHED))
     return cls
 
 
-def _healing(method: Callable[..., T]) -> Callable[..., T]:
+def _healing(method: Callable[..., T], *, fresh: bool) -> Callable[..., T]:
     @functools.wraps(method)
     def run(self: Any, *args: Any, **kwargs: Any) -> T:
-        return heal(self.index, lambda: method(self, *args, **kwargs))
+        return heal(self.index, lambda: method(self, *args, **kwargs), fresh=fresh)
 
     return run
 
