@@ -18,7 +18,7 @@ import sys
 import time
 
 from pinky.base.locations import ENV_DIGEST_CHARS, ENV_HOOKS_NO_BACKGROUND, ENV_REVERIFY_DAYS, Locations, env_number
-from pinky.base.shown import shown
+from pinky.base.shown import plain, shown
 from pinky.store import readonly
 
 TYPE_CHECKING = False
@@ -158,7 +158,7 @@ def diary_since(save_dir: str, since: float | None, session_id: str, *, limit: i
 
 def _clip(text: str, limit: int) -> str:
     """One line of at most `limit` characters, credentials hidden before the cut (a note's title, a diary line)."""
-    text = shown(" ".join(text.split()))
+    text = plain(shown(" ".join(text.split())))
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -189,22 +189,22 @@ def _sections(conn: Connection, reverify_days: int, project: str) -> tuple[str, 
     key = readonly.key_entries(conn, "project", KEY_TYPES)
     if key:
         sections.append(["Key gotchas and decisions (most important, then most recently changed):"]
-                        + [f"- {slug} [{type_}] {_clip(title, 100)}" for slug, type_, title in key])
+                        + [f"- {plain(slug)} [{type_}] {_clip(title, 100)}" for slug, type_, title in key])
     shared = readonly.global_entries_for(conn, project, GLOBAL_SHOWN) if by_root.get("global") else []
     if shared:
         sections.append(["From the global brain (about this project first, then the most used):"]
-                        + [f"- {slug} [{type_}] {_clip(title, 100)}" for slug, type_, title in shared])
+                        + [f"- {plain(slug)} [{type_}] {_clip(title, 100)}" for slug, type_, title in shared])
     flagged = readonly.flagged_entries(conn, 4)
     if flagged:
         sections.append(["Flagged for review (marked wrong or outdated; fix the note, or `pinky-brain verify` it):"]
-                        + [f"- {slug} ({verdict} on {day})" for slug, verdict, day in flagged])
+                        + [f"- {plain(slug)} ({verdict} on {day})" for slug, verdict, day in flagged])
     cutoff = time.strftime("%Y-%m-%d", time.localtime(time.time() - reverify_days * 86400))
     count, stale = readonly.stale_entries(conn, REVERIFY_TYPES, cutoff, 4)
     if count:
         more = count - len(stale)
         sections.append([f"Needs re-verification ({count:,} not verified in {reverify_days} days; "
                          "check, then bump last_verified):"]
-                        + [f"- {slug} (last {day[:10]})" for slug, day in stale]
+                        + [f"- {plain(slug)} (last {day[:10]})" for slug, day in stale]
                         + ([f"- … and {more:,} more"] if more > 0 else []))
     return head, sections
 
