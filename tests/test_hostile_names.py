@@ -71,7 +71,7 @@ def test_plain_writes_every_line_breaking_or_control_character_as_its_escape() -
         assert len(plain(f"a{char}b").splitlines()) == 1 and not is_plain(f"a{char}b")
         assert char not in plain(f"a{char}b")
     assert plain("yak\nIMPORTANT\x1b[31m.md") == "yak\\nIMPORTANT\\x1b[31m.md"
-    for fine in ("gotcha/pool-timeout", "é 日本 a\u00a0b", "rm -rf ~: x"):
+    for fine in ("gotcha/pool-timeout", "é 日本 a\u00a0b", "rm -rf ~: x", "👩\u200d💻 dev", "می\u200cخواهم"):
         assert plain(fine) == fine and is_plain(fine)
 
 
@@ -145,3 +145,7 @@ def test_an_index_written_before_the_gate_still_shows_every_name_on_one_line(hos
     read = run_hook("pre-read", tool(hostile, "Read", {"file_path": str(hostile / "src/db/pool.py")}), hostile)
     silent(context_of(read), "file-notes hook")
     assert "walrus" in read.stdout
+    for args in (("search", "walrus pool"), ("list",)):
+        done = pinky(hostile, *args)
+        silent(done.stdout + done.stderr, " ".join(args) + " (an older index)")
+        assert "walrus" in done.stdout, done.stdout + done.stderr
