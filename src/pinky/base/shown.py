@@ -64,7 +64,8 @@ def plain(text: str) -> str:
     """`text` as one line that cannot speak for itself: the gate every name pinky shows goes through
     (slug, path, tag, relation, key, project, title). Each control character (a newline, a carriage
     return, NEL, ESC that starts an ANSI code), line or paragraph separator (U+2028, U+2029) and
-    invisible format character (bidi overrides, zero-width marks) is written as its escape (`\\n`,
+    invisible format character (bidi overrides and isolates, a zero-width space; not the joiners words
+    and emoji are made of) is written as its escape (`\\n`,
     `\\x1b`, `\\u2028`), so a file named `yak\\nIMPORTANT: ...md` never becomes a line of its own in the
     agent's context or a terminal, and the name shown still says which file it is. Stdlib, one
     `isprintable` call for an ordinary name."""
@@ -78,9 +79,13 @@ def is_plain(text: str) -> bool:
     return text.isprintable() or plain(text) == text
 
 
+_JOINERS = "\u200c\u200d\xad"  # zero-width (non-)joiner, soft hyphen: parts of words (Persian, emoji)
+
+
 def _blank(char: str) -> bool:
-    """A space that is not a line break (no-break space, ideographic space): shown as it is."""
-    return char > "\x9f" and char.isspace() and char not in "\u2028\u2029"
+    """A space that is not a line break (no-break space, ideographic space), or a joiner inside a word
+    (an emoji sequence, Persian text): shown as it is."""
+    return char > "\x9f" and (char in _JOINERS or (char.isspace() and char not in "\u2028\u2029"))
 
 
 def _escaped(char: str) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from pinky.base.layout import ENTRY_TYPES, folder_type
+from pinky.base.shown import plain
 from pinky.cli.app import cli, config_of, emit_json, open_kb, ready_kb
 from pinky.cli.plugin import claude_options
 
@@ -61,10 +62,12 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
             click.echo("history comes last: diary lines record what happened, not what holds (--type diary ranks "
                        "them alone)", err=True)
         where = f"{hit.path}:{hit.line}"
+        slug = plain(hit.slug)  # names on one line, also from an index written before the gate
         gone = "  (weak: below the relevance floor)" if bands[hit.slug][1] == "weak" and result.mode != "vector" else ""
-        gone += f"  (superseded by {hit.superseded_by})" if hit.superseded_by else ""
-        gone += f"  (stale: unverified for {hit.age_days} days; pinky-brain verify {hit.slug})" if hit.stale else ""
-        click.echo(f"{rank:>2}. {click.style(hit.title, bold=True)}  [{hit.type}, {hit.scope}]  {hit.slug}{gone}")
+        gone += f"  (superseded by {plain(hit.superseded_by)})" if hit.superseded_by else ""
+        gone += f"  (stale: unverified for {hit.age_days} days; pinky-brain verify {slug})" if hit.stale else ""
+        title = click.style(plain(hit.title), bold=True)
+        click.echo(f"{rank:>2}. {title}  [{hit.type}, {plain(hit.scope)}]  {slug}{gone}")
         click.echo(f"    {where}{'  § ' + hit.heading if hit.heading else ''}")
         click.echo(f"    {hit.snippet}")
 
@@ -190,13 +193,13 @@ def get(ctx: click.Context, slug: str, as_json: bool) -> None:
     if as_json:
         emit_json(entry.as_dict())
         return
-    click.echo(click.style(entry.title, bold=True))
-    click.echo(f"{entry.slug}  [{entry.type}, {entry.scope}]  {entry.path}  version {entry.version}")
+    click.echo(click.style(plain(entry.title), bold=True))
+    click.echo(f"{plain(entry.slug)}  [{entry.type}, {plain(entry.scope)}]  {entry.path}  version {entry.version}")
     if entry.tags:
-        click.echo("tags: " + ", ".join(entry.tags))
+        click.echo("tags: " + ", ".join(map(plain, entry.tags)))
     for field in ("supersedes", "superseded_by"):
         if entry.meta.get(field):
-            click.echo(f"{field.replace('_', ' ')}: {entry.meta[field]}")
+            click.echo(f"{field.replace('_', ' ')}: {plain(str(entry.meta[field]))}")
     if entry.redacted:
         _echo_redacted(entry.redacted, "shown as [REDACTED:<kind>], the file still holds them")
     click.echo("")

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from pinky.base.layout import ENTRY_TYPES
+from pinky.base.shown import plain_names
 from pinky.cli.app import cli, emit_json, open_kb
 
 TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
@@ -45,7 +46,7 @@ def list_cmd(ctx: click.Context, type_: str | None, tags: tuple[str, ...], scope
         return
     if not found:
         click.echo("no entries")
-    for item in found:
+    for item in map(plain_names, found):  # names on one line, also from an index written before the gate
         tags_text = f"  #{' #'.join(item['tags'])}" if item["tags"] else ""
         marks = "".join([f"  (stale: {item['age_days']} days)" if item["stale"] else "",
                          f"  (superseded by {item['superseded_by']})" if item["superseded_by"] else ""])

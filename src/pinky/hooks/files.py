@@ -11,7 +11,7 @@ import os
 from stat import S_ISREG  # loaded with os already
 
 from pinky.base.locations import FILE_INDEX_HEADER, Locations, file_index_path
-from pinky.base.shown import shown
+from pinky.base.shown import plain, shown
 
 CRUMB_BYTES = 256 * 1024
 MAX_SHOWN = 8
@@ -50,7 +50,7 @@ def _one_line(body: str, limit: int = 110) -> str:
     for line in body.splitlines():
         text = line.strip().lstrip("#>*- ").strip()
         if text:
-            text = shown(text)
+            text = plain(shown(text))
             return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
     return ""
 
@@ -115,8 +115,9 @@ def _render(heading: str, rows: list, *, with_line: bool) -> str:
     lines = [heading]
     for slug, type_, title, body, why in rows[:MAX_SHOWN]:
         detail = _one_line(body) if with_line else ""
-        title = shown(title)
-        lines.append(f"- {slug} [{type_}, {why}] {title}" + (f" — {detail}" if detail and detail != title else ""))
+        title = plain(shown(title))
+        lines.append(f"- {plain(slug)} [{type_}, {plain(why)}] {title}"
+                     + (f" — {detail}" if detail and detail != title else ""))
     if len(rows) > MAX_SHOWN:
         lines.append(f"- … {len(rows) - MAX_SHOWN} more (brain_search the path to see them)")
     lines.append("Open one with brain_get (MCP) or `pinky-brain get <slug>`.")

@@ -183,6 +183,10 @@ class Index:
 
     def _open(self) -> Database:
         path = self.config.db_path
+        if self.config.db_moved_from is not None:
+            from pinky.indexing.carried import remember_read_only  # what is said here is carried back later
+
+            remember_read_only(self.config)
         if path.suffix.lower() in (".md", ".markdown"):
             # A corrupt index is moved aside and rebuilt; a note passed by mistake must never be.
             raise IndexUnavailable(f"{path} is a markdown file, not an index; pass a path like brain.db")

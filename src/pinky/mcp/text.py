@@ -11,6 +11,7 @@ from typing import Any
 
 from pinky.base.locations import ENV_TIER
 from pinky.base.secret_words import describe
+from pinky.base.shown import plain
 from pinky.errors import PinkyError
 from pinky.mcp.models import BriefingOut, ListOut, ReindexOut, RelatedOut, SearchOut, StatsOut, SyncOut
 
@@ -20,17 +21,17 @@ FULL_BODY_CHARS = 20_000  # one hit's body in brain_search format='full'
 
 
 def one_line(text: str, limit: int = 240) -> str:
-    flat = " ".join(text.split())
+    flat = plain(" ".join(text.split()))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def entry_text(entry: Any, *, body: bool) -> str:
-    lines = [f"{entry.title} [{entry.type}] — {entry.path}",
-             f"slug: {entry.slug} · scope: {entry.scope} · version: {entry.version}"]
+    lines = [f"{plain(entry.title)} [{entry.type}] — {plain(entry.path)}",
+             f"slug: {plain(entry.slug)} · scope: {plain(entry.scope)} · version: {entry.version}"]
     if entry.tags:
-        lines.append("tags: " + ", ".join(entry.tags))
+        lines.append("tags: " + ", ".join(map(plain, entry.tags)))
     if entry.files:
-        lines.append("files: " + ", ".join(entry.files))
+        lines.append("files: " + ", ".join(map(plain, entry.files)))
     if entry.last_verified:
         lines.append(f"last verified: {entry.last_verified}")
     if entry.redacted:

@@ -26,7 +26,7 @@ import math
 import re
 import time
 
-from pinky.base.shown import shown
+from pinky.base.shown import plain, shown
 from pinky.store import readonly
 
 TYPE_CHECKING = False
@@ -207,7 +207,7 @@ HEADER = "pinky recall: brain entries that match this prompt (brain_get <slug> f
 
 
 def _one_line(text: str, limit: int) -> str:
-    text = " ".join(text.split())
+    text = plain(" ".join(text.split()))
     return text if len(text) <= limit else text[: max(limit - 1, 0)].rstrip() + "…"
 
 
@@ -247,6 +247,7 @@ def render(rows: list[tuple], *, budget: int, stale_days: Mapping[str, int | Non
     lines = [HEADER]
     used = len(HEADER)
     for slug, type_, title, body, created, verified in rows:
+        slug = plain(slug)  # a name on one line, whatever an index written before the gate holds
         age = age_note(created, verified, stale_days.get(type_), now)
         tail = f" ({age})" if age else ""
         room = budget - used - 1 - len(f"- {slug} [{type_}] ") - len(tail)
