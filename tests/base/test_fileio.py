@@ -186,6 +186,24 @@ def test_concurrent_appends_never_interleave(tmp_path: Path) -> None:
     assert sorted(target.read_text(encoding="utf-8").splitlines(keepends=True)) == lines
 
 
+def test_append_lands_in_the_file_that_replaced_the_one_it_opened(tmp_path: Path) -> None:
+    """Sync replaces a merged file holding an flock on the old one: an append that opened the old file meanwhile
+    waits, then writes into the new file at the path, never into the replaced one where no one would read it."""
+    import fcntl
+
+    target = tmp_path / "log.md"
+    target.write_text("- old\n", encoding="utf-8")
+    with open(target, "rb") as old:
+        fcntl.flock(old.fileno(), fcntl.LOCK_EX)
+        writer = threading.Thread(target=append, args=(target, "- appended meanwhile\n"))
+        writer.start()
+        writer.join(0.3)  # an append that takes no lock has written into the old file by now
+        atomic_write(target, "- merged\n")
+        fcntl.flock(old.fileno(), fcntl.LOCK_UN)
+        writer.join()
+    assert target.read_text(encoding="utf-8") == "- merged\n- appended meanwhile\n"
+
+
 # --- file_lock -----------------------------------------------------------------------------------------------
 
 

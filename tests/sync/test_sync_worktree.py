@@ -84,3 +84,27 @@ def test_checkout_refuses_unsafe_paths(repo: Repo, path: str) -> None:
     old = snapshot(repo, head_sha(repo))
     with pytest.raises(SyncError, match="unsafe path"):
         checkout(repo, old, {**old, path: (FILE, RepoBlobs(repo).write(b"x"))})
+
+
+def test_checkout_waits_for_an_update_holding_the_note_edit_lock_and_keeps_it(repo: Repo) -> None:
+    """An update (`pinky.knowledge.entries.update`) reads, checks its version and writes under the note's edit
+    lock: a checkout must take the same lock, so it compares with what the update wrote, not with the file
+    before it."""
+    import threading
+
+    from pinky.base.fileio import atomic_write
+    from pinky.knowledge.entries import edit_lock_at
+
+    root = Path(repo.path)
+    old = snapshot(repo, head_sha(repo))
+    new = {**old, "edit.md": (FILE, RepoBlobs(repo).write(b"v2 from the other machine"))}
+    result: list[tuple[list[str], list[str]]] = []
+    with edit_lock_at(root, "global", "edit.md"):
+        worker = threading.Thread(target=lambda: result.append(checkout(repo, old, new, "abcdef12")))
+        worker.start()
+        worker.join(0.5)  # gives a checkout that took no lock the time to replace the file first
+        atomic_write(root / "edit.md", "v1, updated here")
+    worker.join()
+    assert (root / "edit.md").read_text() == "v1, updated here"
+    assert (root / "edit.conflict-abcdef12.md").read_text() == "v2 from the other machine"
+    assert result == [(["edit.md", "edit.conflict-abcdef12.md"], ["edit.conflict-abcdef12.md"])]

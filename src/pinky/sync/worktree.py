@@ -93,10 +93,8 @@ def _merge_edit(repo: Repo, root: Path, path: str, target: Path,
         short, union_limit=union_limit)
     if merged.get(path) != ours:
         _put(repo, target, merged.get(path))
-    for copy in copies:
-        copy_target = _safe_target(root, copy)
-        with _edit_lock(root, copy):
-            _put(repo, copy_target, merged[copy])
+    for copy in copies:  # a new name: no writer to lock out (and its edit lock may be the one held here)
+        _put(repo, _safe_target(root, copy), merged[copy])
     return copies
 
 
