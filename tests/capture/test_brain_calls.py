@@ -70,3 +70,13 @@ def test_short_tool_names() -> None:
     assert short_tool("mcp_pinky_brain_update") == "brain_update"
     assert short_tool("mcp__github__create_issue") == "create_issue"
     assert short_tool("Bash") == "Bash"
+
+
+def test_a_result_recorded_as_structured_output_names_the_note_too() -> None:
+    """Codex records an MCP tool's structured result, after a line of its own, instead of its text."""
+    saved = tool("mcp__pinky__brain_save", title="Retries need jitter", body="Add jitter.")
+    output = 'Wall time: 0.2984 seconds\nOutput:\n{"slug":"gotcha/retries-need-jitter","path":"documentation/' \
+             'gotcha/retries-need-jitter.md","title":"Retries need jitter","version":"3f"}'
+    summary = summarize([prompt("add jitter"), assistant(saved), mcp_result(saved, output)])
+    assert summary.learned == ("saved gotcha/retries-need-jitter “Retries need jitter” "
+                               "(documentation/gotcha/retries-need-jitter.md)",)
