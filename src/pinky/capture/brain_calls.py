@@ -84,5 +84,5 @@ def _structured(text: str) -> tuple[str, str] | None:
         return None
     if not isinstance(value, dict) or not isinstance(value.get("slug"), str):
         return None
-    path = value.get("path") if isinstance(value.get("path"), str) else ""
-    return value["slug"], path
+    path = value.get("path")
+    return value["slug"], path if isinstance(path, str) else ""
