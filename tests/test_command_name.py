@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = sorted(cli.commands)
 # `pinky <a subcommand>` not preceded by a path or a word character: advice that runs Debian's finger clone.
 # (`pinky sync: add 2 ...` is the subject of the commits sync makes, a label rather than a command.)
-BARE = re.compile(r"(?<![\w./-])pinky (" + "|".join(map(re.escape, COMMANDS)) + r")\b(?!:)")
+BARE = re.compile(r"(?<![\w./-])(?<!from )pinky (" + "|".join(map(re.escape, COMMANDS)) + r")\b(?!:)")
 FINGER = "#!/bin/sh\necho 'Login    Name       TTY      Idle  When    Where'\n"  # what /usr/bin/pinky prints
 SQL_COMMENTS = {"pinky.store.migrations"}  # names inside SQL comments of the schema, never shown
 

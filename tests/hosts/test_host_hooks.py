@@ -83,7 +83,7 @@ def test_codex_stop_writes_the_diary_from_the_rollout_naming_codex(root: Path, h
     assert f"[codex-{session}] asked: fix the retry in src/db.py" in diary
     assert f"[codex-{session}] files: src/db.py" in diary
     assert "commands: cat src/db.py; apply_patch" in diary
-    assert "mcp__pinky__brain_save×1" in diary
+    assert "brain_save×1" in diary and "learned: saved gotcha/retries-need-jitter" in diary
     run_host("codex", "stop", stop, root)
     assert diary_text(root) == diary  # read from the stored offset: nothing twice
 

@@ -41,6 +41,7 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
         pinky-brain search "timeout al cerrar el pool de postgres" --type gotcha --limit 5
     """
     kb = ready_kb(ctx)
+    from pinky.app.relevance import relevance
     from pinky.kb import SearchRequest  # the core's own modules load with the index, not with --help
 
     result = kb.search(SearchRequest(query, limit=limit, scope=scope, project=project_filter, type=type_, tags=tags,
@@ -52,8 +53,6 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
         click.echo(f"note: {result.notice}", err=True)
     if not result.hits:
         click.echo("no results")
-    from pinky.app.relevance import relevance
-
     bands = relevance(kb, query, [hit.slug for hit in result.hits])
     if result.hits and result.mode != "vector" and all(bands[hit.slug][1] == "weak" for hit in result.hits):
         click.echo("nothing relevant: no hit reaches the relevance floor (the prompt hook's); the closest:", err=True)

@@ -17,6 +17,7 @@ from pinky.store import readonly
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from sqlite3 import Connection
 
 DEFAULT_DIGEST_CHARS = 1500
@@ -57,12 +58,10 @@ def _clip(text: str, limit: int) -> str:
 
 
 def build_digest(loc: Locations, *, since: float | None, session_id: str, budget: int,
-                 reverify_days: int) -> str:
-    from pinky.hooks.fresh import fresh_connection
-
+                 reverify_days: int, refresh: Callable[[Connection], Connection | None] | None = None) -> str:
     conn = readonly.connect_ro(loc.read_db)
-    if conn is not None:  # once a session: every note of the global brain looked at
-        conn = fresh_connection(loc, conn, walk_limit=None)
+    if conn is not None and refresh is not None:  # the hooks': the global brain as it is on disk now
+        conn = refresh(conn)
     sections: list[list[str]] = []
     if conn is None:
         head = "pinky brain: no index yet; `pinky-brain reindex` is building it in the background."
