@@ -1,24 +1,29 @@
-"""The default tokenizer's vocabulary as one memory-mapped file, read only where a text looks.
+"""The default tokenizer's vocabulary as one file, read in one go and looked up in place.
 
 The library's tokenizer keeps two tables: a dict of ~250,000 prefixes (piece id + 1 for a piece, 0 for a
 prefix that only keeps the walk going) and a list of 128,000 pieces. Rebuilding them from any file costs
 ~0.2 s, a third of a one-shot `pinky search`, and a query looks at a few dozen entries. Here they are an
 open-addressing hash table (CRC-32 of the key's UTF-8, linear probing, at most half full) and two string
-blobs with their offsets; `MappedPrefixes.get` and `MappedPieces[i]` read the pages they need. Same
+blobs with their offsets; `MappedPrefixes.get` and `MappedPieces[i]` look up the bytes in place. Same
 answers as the dict and the list, so the same tokens: the cache's probe vectors check it bit for bit.
+
+The file is read whole into this process's memory (8 MB, a few ms) and checked against the CRC-32 its
+header holds before anything is looked up: a damaged file (bytes flipped, truncated) is refused with a
+ValueError, and the cache rebuilds it, instead of an IndexError in the tokenizer or silently other tokens.
+It is not memory-mapped: another process truncating a mapped file kills the reader with SIGBUS (a running
+pinky-mcp), while a private copy cannot change under it.
 """
 
 from __future__ import annotations
 
-import mmap
 import sys
 from array import array
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from zlib import crc32
 
-MAGIC = b"PNKVOC1" + sys.byteorder[0].encode()  # the arrays are in this machine's byte order
-_HEADER = 5  # counts after the magic: keys, slots, pieces, key bytes, piece bytes (uint64 each)
+MAGIC = b"PNKVOC2" + sys.byteorder[0].encode()  # the arrays are in this machine's byte order
+_HEADER = 6  # after the magic: keys, slots, pieces, key bytes, piece bytes, CRC-32 of the rest (uint64 each)
 
 
 def write(path: Path, prefixes: dict[str, int], pieces: Sequence[str]) -> None:
@@ -34,11 +39,15 @@ def write(path: Path, prefixes: dict[str, int], pieces: Sequence[str]) -> None:
     key_offsets, key_blob = _packed(keys)
     piece_offsets, piece_blob = _packed(piece.encode("utf-8") for piece in pieces)
     values = array("i", prefixes.values())
-    header = array("Q", [len(keys), slots, len(piece_offsets) - 1, len(key_blob), len(piece_blob)])
     if table.itemsize != 4 or values.itemsize != 4:
         raise OSError("this platform's C int is not 32 bits")
+    body = (table, key_offsets, values, piece_offsets, key_blob, piece_blob)
+    checksum = 0
+    for part in body:
+        checksum = crc32(part, checksum)
+    header = array("Q", [len(keys), slots, len(piece_offsets) - 1, len(key_blob), len(piece_blob), checksum])
     with open(path, "wb") as handle:
-        for part in (MAGIC, header, table, key_offsets, values, piece_offsets, key_blob, piece_blob):
+        for part in (MAGIC, header, *body):
             handle.write(part)
 
 
@@ -52,15 +61,17 @@ def _packed(strings: Iterable[bytes]) -> tuple[array[int], bytes]:
 
 
 def read(path: Path) -> tuple[MappedPrefixes, MappedPieces]:
-    """The two tables of a file `write` made; ValueError when it is not one."""
-    with open(path, "rb") as handle:
-        data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    """The two tables of a file `write` made; ValueError when it is not one, or not whole and as written."""
+    data = path.read_bytes()  # a private copy: nothing another process does to the file can reach it
+    at = len(MAGIC) + 8 * _HEADER
     if data[:len(MAGIC)] != MAGIC:
         raise ValueError(f"{path.name} is not a vocabulary of this format and byte order")
+    if len(data) < at:
+        raise ValueError(f"{path.name} is truncated")
     view = memoryview(data)
-    at = len(MAGIC)
-    n_keys, n_slots, n_pieces, key_bytes, piece_bytes = view[at:at + 8 * _HEADER].cast("Q")
-    at += 8 * _HEADER
+    n_keys, n_slots, n_pieces, key_bytes, piece_bytes, checksum = view[len(MAGIC):at].cast("Q")
+    if crc32(view[at:]) != checksum:
+        raise ValueError(f"{path.name} is damaged: its bytes do not match the checksum written with them")
     parts = []
     for count in (n_slots, n_keys + 1, n_keys, n_pieces + 1):
         parts.append(view[at:at + 4 * count])
@@ -78,7 +89,7 @@ class MappedPrefixes:
 
     __slots__ = ("_blob", "_mask", "_offsets", "_slots", "_start", "_values")
 
-    def __init__(self, slots: memoryview, offsets: memoryview, values: memoryview, blob: mmap.mmap,
+    def __init__(self, slots: memoryview, offsets: memoryview, values: memoryview, blob: bytes,
                  start: int) -> None:
         self._slots, self._offsets, self._values = slots, offsets, values
         self._blob, self._start, self._mask = blob, start, len(slots) - 1
@@ -116,7 +127,7 @@ class MappedPrefixes:
 class MappedPieces(Sequence[str]):
     """The tokenizer's list of pieces (id -> text), read-only."""
 
-    def __init__(self, offsets: memoryview, blob: mmap.mmap, start: int) -> None:
+    def __init__(self, offsets: memoryview, blob: bytes, start: int) -> None:
         self._offsets, self._blob, self._start = offsets, blob, start
 
     def __len__(self) -> int:

