@@ -65,6 +65,7 @@ PATTERNS: dict[tuple[str, str], tuple[str, ...]] = {
     ("pinky.hygiene.evergreen", "_PATTERNS"): ("1,000 ", "1.5 ", "a.py:", "lines 1 to ", "abcdef1"),
     ("pinky.text.lexical", "_TOKEN"): (),
     ("pinky.search.history", "HISTORY"): ("3 ", "last ", "what did ", "2026-", "2026-w", "nov 3"),
+    ("pinky.sync", "_OBJECT_ID"): (),
     ("pinky.search.recall", "_CLAUSE_BREAK"): (". ", ".\n", "?", "\n"),
     ("pinky.capture.brain_calls", "_BRAIN_TOOL"): ("_brain_", "brain_save_", "__brain_update"),
     ("pinky.capture.brain_calls", "_ANSWER"): ("Saved a → ", "Saved a → b,", "Updated  → "),

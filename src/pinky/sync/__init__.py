@@ -60,6 +60,7 @@ __all__ = ["SyncReport", "conflict_copy_name", "head_commit", "list_conflicts", 
 
 DEFAULT_AUTHOR = "pinky <pinky@localhost>"
 IGNORED = ("brain.db*", ".pinky/")
+_OBJECT_ID = re.compile(rb"[0-9a-f]{40}")  # what dulwich's KeyError for a missing object holds
 _AUTHOR = re.compile(r"(?<![^<>\n])[^<>\n]+ <[^<>\n]*>")  # Name <email>, as git writes it
 
 
@@ -208,7 +209,7 @@ def _locked_as_sync_error() -> Iterator[None]:
         raise SyncError(f"{lock} is held by another git process; run sync again when it is done") from None
     except KeyError as exc:  # dulwich's missing object: a repository that changed under the run
         sha = exc.args[0] if exc.args else None
-        if not (isinstance(sha, bytes) and re.fullmatch(rb"[0-9a-f]{40}", sha)):
+        if not (isinstance(sha, bytes) and _OBJECT_ID.fullmatch(sha)):
             raise
         raise SyncError(f"git object {sha.decode()} is missing (a repository changed during the sync); "
                         "run sync again") from exc
