@@ -13,12 +13,22 @@ MATRIX_BLOCK = 64  # queries a block: 64 x 100,000 chunks of scores is 25 MB
 
 def likely_duplicate_scores(index: Index, targets: list[Any], rows: dict[str, Any]) -> dict[tuple[str, str], float]:
     """(id, id) -> cosine for the pairs the save-time warning would call duplicates, one of them a target:
-    close in meaning (CLOSE_SIMILARITY) and sharing their words, or very close (DUPLICATE_SIMILARITY)."""
-    from pinky.knowledge.duplicates import CLOSE_SIMILARITY, likely_duplicate
+    close in meaning (CLOSE_SIMILARITY) and sharing their words, or very close (DUPLICATE_SIMILARITY). Each
+    note's words are read once, however many pairs it is in (700 notes on one topic make 245,000 pairs)."""
+    from pinky.knowledge.duplicates import CLOSE_SIMILARITY, close_words_suffice, content_words, word_overlap
+
+    words: dict[str, frozenset[str]] = {}
+
+    def of(entry: str) -> frozenset[str]:
+        if entry not in words:
+            words[entry] = content_words(rows[entry]["title"], rows[entry]["body"])
+        return words[entry]
+
+    def likely(pair: tuple[str, str], score: float) -> bool:
+        return close_words_suffice(score, lambda: word_overlap(of(pair[0]), of(pair[1])))
 
     close = similar_scores(index, targets, rows, CLOSE_SIMILARITY)
-    return {(a, b): score for (a, b), score in close.items()
-            if likely_duplicate(score, (rows[a]["title"], rows[a]["body"]), (rows[b]["title"], rows[b]["body"]))}
+    return {pair: score for pair, score in close.items() if likely(pair, score)}
 
 
 def similar_scores(index: Index, targets: list[Any], rows: dict[str, Any],

@@ -15,6 +15,8 @@ Stdlib only, pure: the callers bring the cosine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pinky.search.recall import prompt_terms
 
 DUPLICATE_SIMILARITY = 0.8  # this close in meaning is a duplicate whatever the words
@@ -40,8 +42,14 @@ def word_overlap(first: frozenset[str], second: frozenset[str]) -> float:
 
 def likely_duplicate(cosine: float, first: tuple[str, str], second: tuple[str, str]) -> bool:
     """Whether two notes, (title, body) each, at `cosine` apart in meaning, say the same thing."""
+    return close_words_suffice(cosine, lambda: word_overlap(content_words(*first), content_words(*second)))
+
+
+def close_words_suffice(cosine: float, overlap: Callable[[], float]) -> bool:
+    """`likely_duplicate` with the notes' word overlap computed only when the cosine leaves it to the words
+    (a caller judging many pairs passes the overlap of word sets it computed once per note)."""
     if cosine >= DUPLICATE_SIMILARITY:
         return True
     if cosine < CLOSE_SIMILARITY:
         return False
-    return word_overlap(content_words(*first), content_words(*second)) >= WORD_OVERLAP
+    return overlap() >= WORD_OVERLAP
