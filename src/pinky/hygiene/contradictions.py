@@ -360,9 +360,13 @@ def pairs_to_compare(index: Index, slug: str | None = None, *, threshold: float 
         for key, reason in similar.items():
             pairs.setdefault(key, reason)
 
+    sides: dict[str, dict[str, str]] = {}  # one per entry, however many pairs it is in
+
     def side(row: Any) -> dict[str, str]:
-        return {"slug": row["slug"], "path": index.display_path(row["root"], row["path"]), "title": row["title"],
-                "body": row["body"]}
+        if row["id"] not in sides:
+            sides[row["id"]] = {"slug": row["slug"], "path": index.display_path(row["root"], row["path"]),
+                                "title": row["title"], "body": row["body"]}
+        return sides[row["id"]]
 
     listed = []
     for (first, second), reason in sorted(pairs.items(), key=lambda kv: sorted(rows[i]["slug"] for i in kv[0])):
