@@ -63,8 +63,8 @@ def serve(config: Config, *, port: int = 0, open_browser: bool = True,
     pages: list[Path] = []  # the sign-in page the browser was opened on, removed once used
 
     def signed_in() -> None:
+        _remove(pages)  # before saying so: whoever reads the line finds the page gone
         notify("pinky-brain view: a browser signed in with a one-time link (that link works no more)")
-        _remove(pages)
 
     keys = Keys(on_sign_in=signed_in)
     runtime = Runtime(config, embed=True, warm_search=True)
