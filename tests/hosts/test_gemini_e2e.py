@@ -1,0 +1,64 @@
+"""Gemini CLI 0.61.0, the real one from npm, headless and offline against tests/model_stand_in.py: a fresh HOME
+with the user's own settings.json, then only the documented `pinky-brain setup gemini`, then one `gemini -p`
+session that saves a note. What the model was sent is read from the stand-in's request log."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from host_support import World, brain_tools, diary_today, find_cli, new_world
+from host_worlds import GEMINI_ENV, NEEDS_HOSTS, configure, gemini_command
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+KNOWN = ("Staging deploys need the VPN up", "Run `vpn up` before `make deploy-staging`, or it times out.")
+PROMPT = "Remember why the pool hangs on shutdown."
+SAVE = {"title": "PG pool hangs on shutdown", "type": "gotcha", "tags": ["postgres"],
+        "body": "Call pool.close(timeout=5) before the process exits, or it hangs."}
+
+
+@pytest.fixture(scope="module")
+def gemini(request: pytest.FixtureRequest) -> str:
+    return find_cli(request, "gemini")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory, gemini: str) -> World:
+    world = new_world(tmp_path_factory.mktemp("gemini-e2e"), ("gemini",), KNOWN)
+    configure(world, "gemini")
+    world.session("save", [{"tool": "brain_save", "wait": 30, "input": SAVE}], gemini_command(gemini, PROMPT),
+                  GEMINI_ENV)
+    return world
+
+
+def declared(body: dict) -> list[str]:
+    return [d.get("name", "") for tool in body.get("tools") or [] for d in tool.get("functionDeclarations") or []]
+
+
+def test_gemini_is_offered_the_brain_tools(world: World) -> None:
+    session = world.sessions["save"]
+    assert session.returncode == 0, session.stderr[-3000:]
+    offered = {name for r in session.main for name in declared(r["body"]) if name.startswith("mcp_pinky_")}
+    assert sorted(offered) == sorted(f"mcp_pinky_{name}" for name in brain_tools()), sorted(offered)
+
+
+def test_gemini_is_shown_a_note_title_at_session_start(world: World) -> None:
+    first = world.sessions["save"].main[0]["body"]
+    assert KNOWN[0] in json.dumps(first["contents"], ensure_ascii=False), json.dumps(first["contents"])[-3000:]
+
+
+def test_a_scripted_brain_save_lands_in_the_project(world: World) -> None:
+    session = world.sessions["save"]
+    saved = world.project / "documentation" / "gotcha" / "pg-pool-hangs-on-shutdown.md"
+    assert saved.is_file(), session.stderr[-3000:]
+    assert "pool.close(timeout=5)" in saved.read_text()
+    assert not list((world.home / ".pinky").rglob("pg-pool-hangs-on-shutdown.md"))
+
+
+@NEEDS_HOSTS
+def test_the_after_agent_hook_writes_the_diary_from_the_gemini_chat(world: World) -> None:
+    diary = diary_today(world.project)
+    entry = next((block for block in re.split(r"\n(?=#)", diary) if PROMPT in block), "")
+    assert entry, diary[-2000:]
+    assert re.search(r"\bgemini\b", entry, re.IGNORECASE), entry
