@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("search",),        # ranking
     ("knowledge",),     # entries: save, get, update, archive, supersession
     ("capture",),       # diary, transcript, recorder, rollup
+    ("hosts",),         # the agent hosts: catalog, payload adapters, their transcripts, the rules file
     ("hygiene", "graph"),
     ("evaluation", "maintenance", "briefing"),
     ("research",),
@@ -44,8 +45,8 @@ LAYER_OF = {unit: n for n, units in enumerate(LAYERS) for unit in units}
 # What an adapter may import from the core: the KnowledgeBase and the facades, the pure layers below them, and
 # the application services; anything else is named below with the reason it may.
 ADAPTER_REACH = ("pinky.kb", "pinky.config", "pinky.errors", "pinky.base", "pinky.text", "pinky.app",
-                 "pinky.capture", "pinky.evaluation", "pinky.research", "pinky.hygiene.api", "pinky.graph.api",
-                 "pinky.graph.render")
+                 "pinky.capture", "pinky.hosts", "pinky.evaluation", "pinky.research", "pinky.hygiene.api",
+                 "pinky.graph.api", "pinky.graph.render")
 ADAPTER_EXCEPTIONS = {
     ("pinky.hooks", "pinky.store.readonly"): "the hot hooks read a read-only connection: no KnowledgeBase to load",
     ("pinky.hooks", "pinky.search.recall"): "recall on every prompt, through that read-only connection",

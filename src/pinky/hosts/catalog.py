@@ -1,0 +1,258 @@
+"""One declaration per agent host: what pinky-brain needs to know to reach it, and what it cannot do.
+
+Stdlib only and free of imports, so the hooks' fast path (`pinky-hooks --host <host> <event>`) and setup can both
+read it. Every fact names its source: the host's own documentation, its source code, or what was observed with the
+real CLI offline (../shared/tools/README.md in the project's working notes: Codex CLI 0.169.0, Gemini CLI 0.61.0).
+
+pinky's own hook events (the `<event>` of `pinky-hooks [--host H] <event>`):
+  session-start  the session digest                  user-prompt  recall for the prompt
+  pre-read       notes linked to a file being read   pre-write    linked gotchas before a change, the guard on the
+                                                                  host's instructions file
+  post-tool      notes linked to the files a tool touched (hosts whose pre-tool output cannot reach the model, and
+                 hosts without Read/Write tools: Codex's shell and apply_patch)
+  stop           diary from the host's transcript + the capture ask      pre-compact  the compaction checkpoint
+  session-end    (added by hosts-core) the diary, for hosts whose last event carries no way to continue
+"""
+
+from __future__ import annotations
+
+PINKY_EVENTS = ("session-start", "user-prompt", "pre-read", "pre-write", "post-tool", "stop", "pre-compact",
+                "session-end")
+HOSTS = ("claude", "codex", "gemini", "cursor", "copilot", "opencode", "windsurf")
+SERVER = "pinky"  # the MCP server's name in every host's config (setup writes it under this name)
+
+SHARED_README = "../shared/tools/README.md (observed with the real CLI, offline)"
+CLAUDE_SPEC = "../shared/design/claude-code-plugin.md (observed with Claude Code 2.1.197)"
+CODEX_DOCS = "https://developers.openai.com/codex/hooks"
+CODEX_SOURCE = "https://github.com/openai/codex (codex-rs/hooks; event names in the 0.169.0 binary)"
+GEMINI_DOCS = "https://geminicli.com/docs/hooks/reference"
+CURSOR_DOCS = "https://cursor.com/docs/agent/hooks"
+CURSOR_RULES = "https://cursor.com/docs/context/rules"
+COPILOT_DOCS = "https://docs.github.com/en/copilot/reference/hooks-configuration"
+COPILOT_CLI_DOCS = "https://docs.github.com/en/copilot/reference/copilot-cli-reference/cli-hooks-reference"
+OPENCODE_DOCS = "https://opencode.ai/docs/plugins/"
+OPENCODE_MCP = "https://opencode.ai/docs/mcp-servers/"
+WINDSURF_DOCS = "https://docs.windsurf.com/windsurf/cascade/hooks"
+WINDSURF_MCP = "https://docs.windsurf.com/windsurf/cascade/mcp"
+WINDSURF_RULES = "https://docs.windsurf.com/windsurf/cascade/memories#rules"
+
+
+class Hook:
+    """One hook to register: the host's event (with its matcher, if the host has matchers) -> pinky's event."""
+
+    __slots__ = ("event", "matcher", "pinky")
+
+    def __init__(self, event: str, pinky: str, matcher: str | None = None) -> None:
+        self.event, self.pinky, self.matcher = event, pinky, matcher
+
+    def __repr__(self) -> str:
+        return f"Hook({self.event!r} -> {self.pinky!r}, matcher={self.matcher!r})"
+
+
+class Limit:
+    """Something the host cannot do, and where that fact comes from."""
+
+    __slots__ = ("source", "text")
+
+    def __init__(self, text: str, source: str) -> None:
+        self.text, self.source = text, source
+
+
+class Host:
+    """How pinky-brain reaches one agent host.
+
+    `tool_name` formats an MCP tool's name as the model sees it ({tool} is e.g. brain_save). `mcp_user`/`mcp_project`
+    and `hooks_user`/`hooks_project` are config files (`~` is the user's home; project paths are relative to the
+    repository's root; None: the host has none). `mcp_key` is where servers live inside that file. `context` says how
+    hook output reaches the model: "hookSpecificOutput" (Claude-shaped additionalContext), or "rules" (it cannot:
+    pinky keeps an always-applied rules file current instead, `rules_file`). `stop_continue` is the JSON shape that
+    asks the agent for one more turn at stop (None: the host has none)."""
+
+    __slots__ = ("context", "display", "hooks", "hooks_project", "hooks_user", "instructions", "limits",
+                 "mcp_format", "mcp_key", "mcp_project", "mcp_user", "name", "read_tools", "rules_file", "shell_tools",
+                 "sources", "stop_continue", "tool_name", "transcript", "write_tools")
+
+    def __init__(self, name: str, display: str, *, hooks: tuple[Hook, ...], tool_name: str, mcp_user: str | None,
+                 mcp_project: str | None, mcp_format: str, mcp_key: str, hooks_user: str | None,
+                 hooks_project: str | None, instructions: str | None, context: str, stop_continue: str | None,
+                 rules_file: str | None = None, read_tools: tuple[str, ...] = (), write_tools: tuple[str, ...] = (),
+                 shell_tools: tuple[str, ...] = (), transcript: str | None = None,
+                 limits: tuple[Limit, ...] = (), sources: tuple[str, ...] = ()) -> None:
+        self.name, self.display, self.hooks, self.tool_name = name, display, hooks, tool_name
+        self.mcp_user, self.mcp_project, self.mcp_format, self.mcp_key = mcp_user, mcp_project, mcp_format, mcp_key
+        self.hooks_user, self.hooks_project, self.instructions = hooks_user, hooks_project, instructions
+        self.context, self.stop_continue, self.rules_file = context, stop_continue, rules_file
+        self.read_tools, self.write_tools, self.shell_tools = read_tools, write_tools, shell_tools
+        self.transcript, self.limits, self.sources = transcript, limits, sources
+
+    def tool(self, tool: str) -> str:
+        """The name the model calls `tool` (brain_save, ...) by in this host."""
+        return self.tool_name.format(server=SERVER, tool=tool)
+
+    def host_events(self, pinky_event: str) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(h.event for h in self.hooks if h.pinky == pinky_event))
+
+    def __repr__(self) -> str:
+        return f"Host({self.name!r})"
+
+
+CLAUDE = Host(
+    "claude", "Claude Code",
+    hooks=(Hook("SessionStart", "session-start", "startup|resume|clear|compact"),
+           Hook("UserPromptSubmit", "user-prompt"),
+           Hook("PreToolUse", "pre-read", "Read"),
+           Hook("PreToolUse", "pre-write", "Write|Edit|MultiEdit|NotebookEdit"),
+           Hook("Stop", "stop"),
+           Hook("PreCompact", "pre-compact")),
+    # The plugin's server is `plugin:pinky:pinky` (mcp__plugin_pinky_pinky__*); a user/project .mcp.json entry is
+    # mcp__pinky__*. The plugin's own text names tools bare (brain_save), which the model resolves in either case.
+    tool_name="mcp__plugin_{server}_{server}__{tool}",
+    mcp_user="~/.claude.json", mcp_project=".mcp.json", mcp_format="json", mcp_key="mcpServers",
+    hooks_user="~/.claude/settings.json", hooks_project=".claude/settings.json",
+    instructions="CLAUDE.md", context="hookSpecificOutput",
+    stop_continue='{"decision": "block", "reason": ASK}',
+    read_tools=("Read",), write_tools=("Write", "Edit", "MultiEdit", "NotebookEdit"), shell_tools=("Bash",),
+    transcript="~/.claude/projects/<cwd with non-alphanumerics as ->/<session_id>.jsonl",
+    sources=(CLAUDE_SPEC,),
+)
+
+CODEX = Host(
+    "codex", "Codex CLI",
+    # 0.169.0 knows SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, PreCompact,
+    # PostCompact, SessionEnd, SubagentStart, SubagentStop and Stop (the strings in its binary). It has no Read or
+    # Write tool: it reads with the shell (tool_name "Bash": exec_command) and edits with apply_patch.
+    hooks=(Hook("SessionStart", "session-start", "startup|resume|clear"),
+           Hook("UserPromptSubmit", "user-prompt"),
+           Hook("PreToolUse", "pre-read", "Bash"),
+           Hook("PreToolUse", "pre-write", "apply_patch"),
+           Hook("PostToolUse", "post-tool", "Bash|apply_patch"),
+           Hook("Stop", "stop"),
+           Hook("PreCompact", "pre-compact")),
+    tool_name="mcp__{server}__{tool}",  # offered inside one {"type": "namespace", "name": "mcp__pinky"} tool
+    mcp_user="~/.codex/config.toml", mcp_project=".codex/config.toml", mcp_format="toml", mcp_key="mcp_servers",
+    hooks_user="~/.codex/hooks.json", hooks_project=".codex/hooks.json",
+    instructions="AGENTS.md", context="hookSpecificOutput",
+    stop_continue='{"decision": "block", "reason": ASK}',
+    shell_tools=("Bash", "exec_command", "shell", "local_shell"), write_tools=("apply_patch",),
+    transcript="$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<session_id>.jsonl (CODEX_HOME defaults to ~/.codex)",
+    limits=(Limit("hooks run only once the user has trusted them (the TUI records the trust in config.toml); "
+                  "`codex exec --dangerously-bypass-hook-trust` skips the check", SHARED_README),
+            Limit("no Read/Write tools: file notes come from paths parsed out of shell commands and apply_patch "
+                  "headers, so a file read by a script pinky cannot parse brings no notes", CODEX_SOURCE)),
+    sources=(SHARED_README, CODEX_DOCS, CODEX_SOURCE),
+)
+
+GEMINI = Host(
+    "gemini", "Gemini CLI",
+    hooks=(Hook("SessionStart", "session-start", "startup|resume|clear"),
+           Hook("BeforeAgent", "user-prompt"),
+           Hook("BeforeTool", "pre-write", "write_file|replace"),
+           Hook("AfterTool", "post-tool", "read_file|read_many_files|write_file|replace|run_shell_command"),
+           Hook("AfterAgent", "stop"),
+           Hook("PreCompress", "pre-compact")),
+    tool_name="mcp_{server}_{tool}",
+    mcp_user="~/.gemini/settings.json", mcp_project=".gemini/settings.json", mcp_format="json", mcp_key="mcpServers",
+    hooks_user="~/.gemini/settings.json", hooks_project=".gemini/settings.json",
+    instructions="GEMINI.md", context="hookSpecificOutput",
+    stop_continue='{"decision": "deny", "reason": ASK}',  # AfterAgent: deny = retry with the reason as the prompt
+    read_tools=("read_file", "read_many_files"), write_tools=("write_file", "replace"),
+    shell_tools=("run_shell_command",),
+    transcript="~/.gemini/tmp/<project>/chats/session-*.jsonl",
+    limits=(Limit("BeforeTool output cannot carry context to the model (it can only block or rewrite the call): "
+                  "file notes arrive with AfterTool, after the file was read", GEMINI_DOCS),),
+    sources=(SHARED_README, GEMINI_DOCS),
+)
+
+CURSOR = Host(
+    "cursor", "Cursor",
+    hooks=(Hook("sessionStart", "session-start"),
+           Hook("beforeSubmitPrompt", "user-prompt"),
+           Hook("beforeReadFile", "pre-read"),
+           Hook("afterFileEdit", "post-tool"),
+           Hook("stop", "stop"),
+           Hook("preCompact", "pre-compact")),
+    tool_name="{tool}",  # the agent sees an MCP tool by its own name; Cursor shows the server beside it
+    mcp_user="~/.cursor/mcp.json", mcp_project=".cursor/mcp.json", mcp_format="json", mcp_key="mcpServers",
+    hooks_user="~/.cursor/hooks.json", hooks_project=".cursor/hooks.json",
+    instructions="AGENTS.md", context="rules", rules_file=".cursor/rules/pinky-brain.mdc",
+    stop_continue='{"followup_message": ASK}',  # submitted as the next user message, capped by loop_limit
+    limits=(Limit("beforeSubmitPrompt can only block the prompt (continue/user_message): recall cannot reach the "
+                  "model from a hook", CURSOR_DOCS),
+            Limit("beforeReadFile answers only a permission: linked notes cannot reach the model from a hook",
+                  CURSOR_DOCS),
+            Limit("no transcript_path on stop: the diary records only what the hooks saw", CURSOR_DOCS)),
+    sources=(CURSOR_DOCS, CURSOR_RULES),
+)
+
+COPILOT = Host(
+    "copilot", "GitHub Copilot CLI",
+    hooks=(Hook("sessionStart", "session-start"),
+           Hook("userPromptSubmitted", "user-prompt"),
+           Hook("preToolUse", "pre-write"),
+           Hook("postToolUse", "post-tool"),
+           Hook("sessionEnd", "session-end")),
+    tool_name="{server}-{tool}",
+    mcp_user="~/.copilot/mcp-config.json", mcp_project=None, mcp_format="json", mcp_key="mcpServers",
+    hooks_user=None, hooks_project=".github/hooks/pinky-brain.json",
+    instructions="AGENTS.md", context="rules", rules_file="AGENTS.md",
+    stop_continue=None,
+    limits=(Limit("sessionStart and userPromptSubmitted output is ignored: the digest lives in a marked block of "
+                  "AGENTS.md instead, recall cannot reach the model", COPILOT_DOCS),
+            Limit("only preToolUse output is read (permissionDecision allow/deny): file notes cannot reach the "
+                  "model", COPILOT_DOCS),
+            Limit("no stop hook that can continue the agent, and no transcript path: no capture ask; the diary "
+                  "records what the hooks saw", COPILOT_CLI_DOCS)),
+    sources=(COPILOT_DOCS, COPILOT_CLI_DOCS),
+)
+
+OPENCODE = Host(
+    "opencode", "OpenCode",
+    # OpenCode has no command hooks: a JS plugin (written by setup) runs `pinky-hooks --host opencode <event>` from
+    # its hooks and sends the same Claude-shaped JSON on stdin; the host events named here are the plugin's.
+    hooks=(Hook("session.created", "session-start"),
+           Hook("chat.message", "user-prompt"),
+           Hook("tool.execute.before", "pre-write", "edit|write|patch"),
+           Hook("tool.execute.after", "post-tool", "read|edit|write|patch|bash"),
+           Hook("session.idle", "stop"),
+           Hook("experimental.session.compacting", "pre-compact")),
+    tool_name="{server}_{tool}",
+    mcp_user="~/.config/opencode/opencode.json", mcp_project="opencode.json", mcp_format="json", mcp_key="mcp",
+    hooks_user="~/.config/opencode/plugins/pinky-brain.js", hooks_project=".opencode/plugins/pinky-brain.js",
+    instructions="AGENTS.md", context="plugin",
+    stop_continue='{"followup_message": ASK}',  # the plugin sends it as a prompt with client.session.prompt
+    read_tools=("read",), write_tools=("edit", "write", "patch"), shell_tools=("bash",),
+    limits=(Limit("hooks are JS plugin functions, not commands: the plugin pinky writes relays each event to "
+                  "pinky-hooks", OPENCODE_DOCS),),
+    sources=(OPENCODE_DOCS, OPENCODE_MCP),
+)
+
+WINDSURF = Host(
+    "windsurf", "Windsurf (Cascade)",
+    hooks=(Hook("pre_user_prompt", "user-prompt"),
+           Hook("pre_read_code", "pre-read"),
+           Hook("post_read_code", "post-tool"),
+           Hook("post_write_code", "post-tool"),
+           Hook("post_run_command", "post-tool"),
+           Hook("post_cascade_response", "stop")),
+    tool_name="{tool}",
+    mcp_user="~/.codeium/windsurf/mcp_config.json", mcp_project=None, mcp_format="json", mcp_key="mcpServers",
+    hooks_user="~/.codeium/windsurf/hooks.json", hooks_project=".windsurf/hooks.json",
+    instructions="AGENTS.md", context="rules", rules_file=".windsurf/rules/pinky-brain.md",
+    stop_continue=None,
+    limits=(Limit("hooks cannot add context: pre-hooks only block (exit 2), post-hooks are observers; the digest "
+                  "lives in an always-on rule instead, recall and file notes cannot reach the model", WINDSURF_DOCS),
+            Limit("no session-start hook: the rules file is refreshed by the hooks that do run", WINDSURF_DOCS),
+            Limit("no compaction hook and no way to continue Cascade after a response: no checkpoint, no capture "
+                  "ask", WINDSURF_DOCS)),
+    sources=(WINDSURF_DOCS, WINDSURF_MCP, WINDSURF_RULES),
+)
+
+CATALOG: dict[str, Host] = {h.name: h for h in (CLAUDE, CODEX, GEMINI, CURSOR, COPILOT, OPENCODE, WINDSURF)}
+
+
+def host(name: str) -> Host:
+    """The host called `name`; ValueError naming the known ones otherwise."""
+    found = CATALOG.get(name)
+    if found is None:
+        raise ValueError(f"unknown host {name!r}; use one of {', '.join(HOSTS)}")
+    return found
