@@ -9,10 +9,11 @@ so the sessions still run; the tests that need the command itself are marked xfa
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
-from host_support import World
+from host_support import VENV_BIN, World
 
 try:
     from pinky.cli import cli as _cli
@@ -20,12 +21,16 @@ try:
     HAS_SETUP = "setup" in getattr(_cli, "commands", {})
 except ImportError:  # pragma: no cover - the package is installed in the test venv
     HAS_SETUP = False
-try:
-    import pinky.hosts.catalog  # noqa: F401  (hosts-core's host layer: `pinky-hooks --host <host> <event>`)
 
-    HAS_HOSTS = True
-except ImportError:
-    HAS_HOSTS = False
+
+def hooks_know_hosts() -> bool:
+    """Whether this checkout's `pinky-hooks` takes `--host <host>` (hosts-core's host layer)."""
+    probe = subprocess.run([str(VENV_BIN / "pinky-hooks"), "--host", "codex", "session-start"], input="{}",
+                           capture_output=True, text=True, timeout=60, cwd=VENV_BIN)
+    return "unknown event '--host'" not in probe.stderr
+
+
+HAS_HOSTS = hooks_know_hosts()
 
 NEEDS_SETUP = pytest.mark.xfail(not HAS_SETUP, strict=True,
                                 reason="needs `pinky-brain setup <host>` (branch hosts-setup, not merged yet)")
@@ -162,3 +167,23 @@ def opencode_command(opencode: str, prompt: str) -> list[str]:
 def claude_command(claude: str, prompt: str) -> list[str]:
     return [claude, "-p", prompt, "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits",
             "--allowedTools", "mcp__pinky__*"]
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder`, by relative path, with its bytes."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def setup_round_trip(world: World, host: str, folder: Path) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """`pinky-brain setup <host>` twice, then `--remove`: (the folder after the first run, after the second),
+    asserting that each run succeeds and that --remove gives back the bytes there were before."""
+    before = snapshot(folder)
+    runs = []
+    for _ in range(2):
+        done = world.pinky("setup", host)
+        assert done.returncode == 0, done.stdout + done.stderr
+        runs.append(snapshot(folder))
+    removed = world.pinky("setup", host, "--remove")
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    assert snapshot(folder) == before
+    return runs[0], runs[1]

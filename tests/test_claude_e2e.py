@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 
 import pytest
 from claude_support import OFFLINE_ENV, find_claude
+from host_support import loopback_only
 
 REPO = Path(__file__).resolve().parents[1]
 STAND_IN = Path(__file__).resolve().parent / "messages_stand_in.py"
@@ -56,15 +56,6 @@ def wheelhouse(request: pytest.FixtureRequest, claude_cli: str) -> Path:
                         f"{result.stderr.strip().splitlines()[-1:]}")
         (folder / ".complete").write_text("")
     return folder
-
-
-def loopback_only() -> list[str]:
-    """The command prefix that confines a process to a network namespace with loopback only, if allowed."""
-    if shutil.which("unshare") is None or shutil.which("ip") is None:
-        return []
-    prefix = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"]
-    probe = subprocess.run([*prefix, "true"], capture_output=True)
-    return prefix if probe.returncode == 0 else []
 
 
 @dataclass

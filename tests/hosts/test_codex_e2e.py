@@ -6,10 +6,21 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 
 import pytest
 from host_support import World, brain_tools, diary_today, find_cli, new_world
-from host_worlds import CODEX_ENV, NEEDS_HOSTS, codex_command, configure
+from host_worlds import (
+    CODEX_CONFIG,
+    CODEX_ENV,
+    NEEDS_HOSTS,
+    NEEDS_SETUP,
+    codex_command,
+    codex_home,
+    configure,
+    setup_round_trip,
+    write_user_config,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 KNOWN = ("Staging deploys need the VPN up", "Run `vpn up` before `make deploy-staging`, or it times out.")
@@ -62,3 +73,33 @@ def test_the_stop_hook_writes_the_diary_from_the_codex_rollout(world: World) -> 
     entry = next((block for block in re.split(r"\n(?=#)", diary) if PROMPT in block), "")
     assert entry, diary[-2000:]
     assert re.search(r"\bcodex\b", entry, re.IGNORECASE), entry
+
+
+USER_HOOKS = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send 'codex is done'"}]}]}}
+
+
+@NEEDS_SETUP
+def test_setup_twice_changes_nothing_keeps_the_users_config_and_remove_restores_it(
+        tmp_path_factory: pytest.TempPathFactory, codex: str) -> None:
+    world = new_world(tmp_path_factory.mktemp("codex-setup"), ("codex",), KNOWN)
+    write_user_config(world, "codex")
+    (codex_home(world) / "hooks.json").write_text(json.dumps(USER_HOOKS, indent=2) + "\n")
+    first, second = setup_round_trip(world, "codex", codex_home(world))
+    assert second == first, "a second `pinky-brain setup codex` changed the files"
+    config = first["config.toml"].decode()
+    for line in CODEX_CONFIG.splitlines():
+        if line.lstrip().startswith("#") or "#" in line:
+            assert line in config, f"the user's comment was lost: {line!r}"
+    parsed, original = tomllib.loads(config), tomllib.loads(CODEX_CONFIG)
+    assert parsed["mcp_servers"]["notes"] == original["mcp_servers"]["notes"]
+    assert parsed["model_providers"] == original["model_providers"] and parsed["model"] == original["model"]
+    assert "pinky" in parsed["mcp_servers"]
+    hooks = json.loads(first["hooks.json"])["hooks"]
+    assert USER_HOOKS["hooks"]["Stop"][0] in hooks["Stop"], hooks
+    assert {"SessionStart", "UserPromptSubmit", "Stop"} <= set(hooks)
+
+    again = world.pinky("setup", "codex")  # the real CLI reads the merged config: both servers
+    assert again.returncode == 0, again.stderr
+    listed = world.run([codex, "mcp", "list", "--json"])
+    assert listed.returncode == 0, listed.stderr
+    assert {"notes", "pinky"} <= {server["name"] for server in json.loads(listed.stdout)}, listed.stdout

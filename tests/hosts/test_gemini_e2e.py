@@ -9,7 +9,16 @@ import re
 
 import pytest
 from host_support import World, brain_tools, diary_today, find_cli, new_world
-from host_worlds import GEMINI_ENV, NEEDS_HOSTS, configure, gemini_command
+from host_worlds import (
+    GEMINI_ENV,
+    GEMINI_SETTINGS,
+    NEEDS_HOSTS,
+    NEEDS_SETUP,
+    configure,
+    gemini_command,
+    setup_round_trip,
+    write_user_config,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 KNOWN = ("Staging deploys need the VPN up", "Run `vpn up` before `make deploy-staging`, or it times out.")
@@ -62,3 +71,23 @@ def test_the_after_agent_hook_writes_the_diary_from_the_gemini_chat(world: World
     entry = next((block for block in re.split(r"\n(?=#)", diary) if PROMPT in block), "")
     assert entry, diary[-2000:]
     assert re.search(r"\bgemini\b", entry, re.IGNORECASE), entry
+
+
+@NEEDS_SETUP
+def test_setup_twice_changes_nothing_keeps_the_users_settings_and_remove_restores_them(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    world = new_world(tmp_path_factory.mktemp("gemini-setup"), ("gemini",), KNOWN)
+    write_user_config(world, "gemini")
+    settings = world.home / ".gemini" / "settings.json"
+    mine = {"hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}
+    settings.write_text(json.dumps({**GEMINI_SETTINGS, **mine}, indent=2) + "\n")
+    first, second = setup_round_trip(world, "gemini", settings.parent)
+    assert second == first, "a second `pinky-brain setup gemini` changed the files"
+    merged = json.loads(first["settings.json"])
+    for key, value in GEMINI_SETTINGS.items():
+        if key != "mcpServers":
+            assert merged[key] == value, key
+    assert merged["mcpServers"]["notes"] == GEMINI_SETTINGS["mcpServers"]["notes"]
+    assert "pinky" in merged["mcpServers"]
+    assert mine["hooks"]["AfterAgent"][0] in merged["hooks"]["AfterAgent"]
+    assert {"SessionStart", "BeforeAgent", "AfterAgent"} <= set(merged["hooks"])
