@@ -14,7 +14,10 @@ offered tool exactly or as the part after "__" or "_" of an MCP tool's prefixed 
 inside the namespace `mcp__pinky`; Gemini: `mcp_pinky_brain_save`; OpenCode: `pinky_brain_save`). The step
 is the number of tool calls already in the conversation. A request that offers no tools (a router, a title)
 gets text and does not advance the script; a request asking for JSON (Gemini's `responseMimeType`) gets the
-smallest object its schema allows.
+smallest object its schema allows. That matters: Gemini CLI's model router asks for
+{"complexity_reasoning", "complexity_score"} before every turn and retries an answer that does not parse five
+times with backoff, which made a session take ~90 s instead of ~12 s (measured: the same session with "Done." as
+the router's answer, 1 min 28 s and five router requests 7-22 s apart).
 
 What each CLI needs (checked with Codex CLI 0.169.0, Gemini CLI 0.61.0, opencode-ai 1.18.33):
 - OpenAI Responses, POST /v1/responses (Codex): server-sent events response.created,

@@ -33,7 +33,7 @@ BASE_PYTHON = getattr(sys, "_base_executable", sys.executable)
 TOOLS = "mcp__plugin_pinky_pinky__*"
 SLUG = "pg-pool-hangs-on-shutdown"
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(1)]
 
 
 @pytest.fixture(scope="module")
@@ -47,14 +47,18 @@ def wheelhouse(request: pytest.FixtureRequest, claude_cli: str) -> Path:
     digest = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()[:12]
     tag = f"{sys.implementation.cache_tag}-{digest}"
     folder = Path(request.config.cache.mkdir(f"pinky-wheelhouse-{tag}"))
-    if not (folder / ".complete").exists():
-        result = subprocess.run([sys.executable, "-m", "pip", "download", "--disable-pip-version-check",
-                                 "--dest", str(folder), str(REPO), "hatchling"],
-                                capture_output=True, text=True, timeout=900)
-        if result.returncode:
-            pytest.skip(f"could not download the wheels (is the package registry reachable?): "
-                        f"{result.stderr.strip().splitlines()[-1:]}")
-        (folder / ".complete").write_text("")
+    import fcntl
+
+    with open(folder / ".download.lock", "w") as lock:  # test_claude_readme.py's process wants it too
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".complete").exists():
+            result = subprocess.run([sys.executable, "-m", "pip", "download", "--disable-pip-version-check",
+                                     "--dest", str(folder), str(REPO), "hatchling"],
+                                    capture_output=True, text=True, timeout=900)
+            if result.returncode:
+                pytest.skip(f"could not download the wheels (is the package registry reachable?): "
+                            f"{result.stderr.strip().splitlines()[-1:]}")
+            (folder / ".complete").write_text("")
     return folder
 
 

@@ -22,7 +22,7 @@ from host_worlds import (
     write_user_config,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(6)]
 KNOWN = ("Staging deploys need the VPN up", "Run `vpn up` before `make deploy-staging`, or it times out.")
 PROMPT = "Remember why the pool hangs on shutdown."
 SAVE = {"title": "PG pool hangs on shutdown", "type": "gotcha", "tags": ["postgres"],

@@ -9,7 +9,7 @@ import pytest
 from host_support import World, brain_tools, find_cli, new_world
 from host_worlds import OPENCODE_ENV, configure, opencode_command
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(4)]
 KNOWN = ("Staging deploys need the VPN up", "Run `vpn up` before `make deploy-staging`, or it times out.")
 SAVE = {"title": "PG pool hangs on shutdown", "type": "gotcha", "tags": ["postgres"],
         "body": "Call pool.close(timeout=5) before the process exits, or it hangs."}

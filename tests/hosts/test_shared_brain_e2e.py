@@ -16,7 +16,7 @@ from host_worlds import (
     gemini_command,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(3)]
 KNOWN = ("Staging deploys need the VPN up", "Run `vpn up` before `make deploy-staging`, or it times out.")
 SAVED = {"title": "Flaky login test needs a frozen clock", "type": "gotcha", "tags": ["tests"],
          "body": "test_login compares token expiry to now(): freeze the clock or it fails at midnight."}
