@@ -99,7 +99,11 @@ def format_line(at: Time | datetime, session: str, kind: str, text: str) -> str:
 
 
 def short_session(session_id: str) -> str:
-    """The session tag: the first 8 characters of the id that cannot break the line format."""
+    """The session tag: the first 8 characters of the id that cannot break the line format. A session of
+    another host than Claude Code is `<host>:<id>` and its tag names the host: `codex-01a220a9`."""
+    host, colon, rest = session_id.partition(":")
+    if colon and host.isalpha() and host.islower() and len(host) <= 12:
+        return f"{host}-{short_session(rest)}"
     return "".join(c for c in session_id if c in _SESSION_CHARS)[:8] or "unknown"
 
 

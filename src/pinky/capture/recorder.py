@@ -148,12 +148,13 @@ class _Moved(Exception):
 
 
 def record(transcript_path: Path, save_dir: Path, tracks: Sequence[Track], *, now: datetime | None = None,
-           budget: float | None = None) -> list[Path]:
+           budget: float | None = None, translate: Callable[[dict], list[dict]] | None = None) -> list[Path]:
     """Read the transcript once from the earliest track's offset, feeding each track the lines from its
     own offset on, and write batch by batch; return the diary files written to.
 
     `budget`: seconds after which reading stops at the next line and the rest is left for the next
-    run. A missing transcript counts as nothing new."""
+    run. A missing transcript counts as nothing new. `translate` reads another host's transcript: each
+    line becomes the Claude Code events it stands for (`pinky.capture.foreign`)."""
     try:
         transcript = Transcript(transcript_path)
     except NotFound:
@@ -167,9 +168,10 @@ def record(transcript_path: Path, save_dir: Path, tracks: Sequence[Track], *, no
         done = True
         try:
             for start, _, item in transcript.lines(min(track.offset for track in tracks)):
-                for track in tracks:
-                    if start >= track.offset:
-                        track.feed(start, item)
+                for event in (translate(item) if translate is not None and isinstance(item, dict) else (item,)):
+                    for track in tracks:
+                        if start >= track.offset:
+                            track.feed(start, event)
                 clock = time.monotonic()
                 if budget is not None and clock - started >= budget:
                     done = False

@@ -107,20 +107,32 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(args: list[str]) -> int:
+    host = ""
+    if args and args[0].startswith("--host"):  # another agent host than Claude Code: pinky.hooks.hosted
+        host, args = (args[0][7:], args[1:]) if args[0].startswith("--host=") else (
+            args[1] if len(args) > 1 else "", args[2:])
+        host = "" if host == "claude" else host or "?"
     event = args[0] if args else ""
     if event in ("-h", "--help", ""):
-        sys.stderr.write("usage: pinky-hooks {" + ",".join(EVENTS) + "}  (reads the hook JSON on stdin)\n")
+        sys.stderr.write("usage: pinky-hooks [--host HOST] {" + ",".join(EVENTS)
+                         + "}  (reads the hook JSON on stdin)\n")
         return 0
     real_stdout = sys.stdout
     sys.stdout = sys.stderr  # a stray print anywhere below must not corrupt the hook's JSON
     try:
-        result = run(event, _read_payload())
+        if host:
+            from pinky.hooks.hosted import run_hosted
+
+            result = run_hosted(host, event, _read_payload())
+        else:
+            result = run(event, _read_payload())
         out = dumps(_shown(result)) if result else ""
     except BaseException as exc:  # fail open, whatever it was (KeyboardInterrupt and SystemExit included)
         if isinstance(exc, SystemExit) and not exc.code:
             return 0
         message = " ".join(str(exc).split())[:300]
-        sys.stderr.write(f"pinky-hooks {event}: {type(exc).__name__}: {message} (ignored; the action proceeds)\n")
+        where = f"--host {host} {event}" if host else event
+        sys.stderr.write(f"pinky-hooks {where}: {type(exc).__name__}: {message} (ignored; the action proceeds)\n")
         return 0
     finally:
         sys.stdout = real_stdout

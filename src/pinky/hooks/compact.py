@@ -15,10 +15,13 @@ from pinky.base.locations import Locations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pinky.hooks.state import StateFiles
 
 
-def pre_compact(payload: dict, loc: Locations, state: StateFiles) -> None:
+def pre_compact(payload: dict, loc: Locations, state: StateFiles,
+                translate: Callable[[dict], list[dict]] | None = None) -> None:
     session_id, transcript = payload.get("session_id"), payload.get("transcript_path")
     if not isinstance(session_id, str) or not session_id or not isinstance(transcript, str) or not transcript:
         return
@@ -33,6 +36,6 @@ def pre_compact(payload: dict, loc: Locations, state: StateFiles) -> None:
     checkpoints = OffsetStore(Path(os.path.join(loc.state_dir, "hooks", "checkpoint-offsets.json")))
     tracks = [TurnTrack(OffsetStore(Path(offsets_path(loc))), session_id, path),
               CheckpointTrack(checkpoints, session_id, path)]
-    written = record(path, Path(loc.save_dir), tracks, budget=record_budget())  # one pass for both
+    written = record(path, Path(loc.save_dir), tracks, budget=record_budget(), translate=translate)  # one pass
     if written:
         index_files(loc, written)

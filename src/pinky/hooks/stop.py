@@ -25,6 +25,8 @@ from pinky.base.locations import ENV_HOOKS_NO_BACKGROUND, ENV_RECORD_SECONDS, Lo
 
 TYPE_CHECKING = False  # `typing` is not loaded on the hooks' path
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pinky.hooks.state import StateFiles
 
 
@@ -51,8 +53,10 @@ def record_budget() -> float:
     return seconds
 
 
-def stop(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
-    """Record the turn in the diary; return the capture ask (`decision: block`) or None."""
+def stop(payload: dict, loc: Locations, state: StateFiles, translate: Callable[[dict], list[dict]] | None = None,
+         ) -> dict | None:
+    """Record the turn in the diary; return the capture ask (`decision: block`) or None. `translate` reads another
+    host's transcript (`pinky.capture.foreign`)."""
     if payload.get("hook_event_name") == "SubagentStop":
         return None
     session_id, transcript = payload.get("session_id"), payload.get("transcript_path")
@@ -68,7 +72,7 @@ def stop(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
 
     path, timeline = Path(os.path.expanduser(transcript)), Timeline()
     turns = TurnTrack(OffsetStore(Path(offsets_path(loc))), session_id, path, listeners=[timeline.add])
-    written = record(path, Path(loc.save_dir), [turns], budget=record_budget())
+    written = record(path, Path(loc.save_dir), [turns], budget=record_budget(), translate=translate)
     # While Claude continues because a Stop hook asked it to, record the turn but never ask again.
     ask, notes = capture_turn(payload, loc, state, timeline, continuing=payload.get("stop_hook_active") is True)
     noted = append_notes(Path(loc.save_dir), session_id, [("capture", text) for text in notes])

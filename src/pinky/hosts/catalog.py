@@ -121,11 +121,14 @@ CODEX = Host(
     # 0.169.0 knows SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, PreCompact,
     # PostCompact, SessionEnd, SubagentStart, SubagentStop and Stop (the strings in its binary). It has no Read or
     # Write tool: it reads with the shell (tool_name "Bash": exec_command) and edits with apply_patch.
+    # Observed offline: the additionalContext of SessionStart, UserPromptSubmit, PreToolUse and PostToolUse reaches
+    # the model (as developer messages), and Stop's {"decision": "block", "reason": ...} continues the turn with the
+    # reason as the next prompt. PreToolUse alone carries the file notes (PostToolUse would repeat them); a pre-read
+    # of a shell command that changes files (sed -i, apply_patch through the shell) also runs the pre-write checks.
     hooks=(Hook("SessionStart", "session-start", "startup|resume|clear"),
            Hook("UserPromptSubmit", "user-prompt"),
            Hook("PreToolUse", "pre-read", "Bash"),
            Hook("PreToolUse", "pre-write", "apply_patch"),
-           Hook("PostToolUse", "post-tool", "Bash|apply_patch"),
            Hook("Stop", "stop"),
            Hook("PreCompact", "pre-compact")),
     tool_name="mcp__{server}__{tool}",  # offered inside one {"type": "namespace", "name": "mcp__pinky"} tool
@@ -246,6 +249,27 @@ WINDSURF = Host(
                   "ask", WINDSURF_DOCS)),
     sources=(WINDSURF_DOCS, WINDSURF_MCP, WINDSURF_RULES),
 )
+
+# pinky-mcp's tools, as pinky's own texts (digest, recall, file notes, the capture ask) name them: bare.
+TOOLS = ("brain_briefing", "brain_check", "brain_delete", "brain_export", "brain_feedback", "brain_gaps", "brain_get",
+         "brain_import", "brain_list", "brain_reindex", "brain_related", "brain_research", "brain_save",
+         "brain_search", "brain_stats", "brain_sync", "brain_tags", "brain_update")
+
+
+def named(text: str, found: Host) -> str:
+    """`text` with every bare tool name (brain_save) spelled as `found`'s model must call it (mcp_pinky_brain_save
+    in Gemini CLI), so no host is told a name it cannot call."""
+    if "brain_" not in text or found.tool("{tool}") == "{tool}":
+        return text
+    marks: dict[str, str] = {}
+    for index, tool in enumerate(sorted(TOOLS, key=len, reverse=True)):  # brain_search before a shorter prefix
+        if tool in text:
+            mark = f"\x00{index}\x00"
+            text, marks[mark] = text.replace(tool, mark), found.tool(tool)
+    for mark, spelled in marks.items():
+        text = text.replace(mark, spelled)
+    return text
+
 
 CATALOG: dict[str, Host] = {h.name: h for h in (CLAUDE, CODEX, GEMINI, CURSOR, COPILOT, OPENCODE, WINDSURF)}
 

@@ -1,0 +1,156 @@
+"""Each host's hook payload in, pinky's Claude-shaped payload out; pinky's answer in, the host's output contract out.
+
+`normalize` turns what a host sends on stdin into the payload pinky's hook operations read (Claude Code's shape:
+`session_id`, `transcript_path`, `cwd`, `prompt`, `tool_name`, `tool_input`, `stop_hook_active`), and adds the files
+the tool call reads and changes (`paths_read`, `paths_changed`), parsed out of shell commands and patches where the
+host has no Read/Write tools. A session id becomes `<host>:<id>`, so state files never mix hosts and every diary line
+names its host. The output functions shape context, a denial, the capture ask and a plain acknowledgement as each
+host documents them (the catalog names the sources). Stdlib only, nothing loaded at import: the per-tool hooks'
+budget is the interpreter's own start.
+"""
+
+from __future__ import annotations
+
+from pinky.base.shellpaths import command_paths, patch_paths, without_hook_context
+from pinky.hosts.catalog import Host
+
+SHELL_TOOLS = ("Bash", "exec_command", "shell", "local_shell", "run_shell_command", "bash", "run_command")
+PATH_KEYS = ("file_path", "absolute_path", "path", "filePath", "notebook_path")
+
+
+def _first(payload: dict, *keys: str) -> object:
+    for key in keys:
+        value = payload.get(key)
+        if value not in (None, "", [], {}):
+            return value
+    return None
+
+
+def _loads(value: object) -> dict:
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str) and value.strip().startswith("{"):
+        import json  # only Copilot CLI sends arguments as a JSON string; its hooks show the model nothing
+
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+    return {}
+
+
+def host_event_name(host: Host, event: str, payload: dict) -> str:
+    """The host's own name of the event being handled (hookEventName in Claude-shaped output)."""
+    named = _first(payload, "hook_event_name", "agent_action_name")
+    if isinstance(named, str):
+        return named
+    names = host.host_events(event)
+    return names[0] if names else event
+
+
+def normalize(host: Host, event: str, payload: dict) -> dict:
+    """The Claude-shaped payload pinky's hook operations read, from `host`'s own."""
+    info = payload.get("tool_info")
+    tool_info: dict = info if isinstance(info, dict) else {}
+    roots = payload.get("workspace_roots")
+    cwd = _first(payload, "cwd") or _first(tool_info, "cwd") or (roots[0] if isinstance(roots, list) and roots
+                                                                  else None)
+    session = _first(payload, "session_id", "conversation_id", "trajectory_id", "sessionId")
+    out: dict = {"hook_event_name": host_event_name(host, event, payload)}
+    if isinstance(cwd, str):
+        out["cwd"] = cwd
+    if isinstance(session, str):
+        out["session_id"] = f"{host.name}:{session}"
+    transcript = _first(payload, "transcript_path", "transcriptPath")
+    if isinstance(transcript, str):
+        out["transcript_path"] = transcript
+    prompt = _first(payload, "prompt", "initialPrompt") or _first(tool_info, "user_prompt", "prompt")
+    if isinstance(prompt, str):
+        out["prompt"] = without_hook_context(prompt)
+    out["stop_hook_active"] = payload.get("stop_hook_active") is True or bool(payload.get("loop_count"))
+    _tool(host, payload, tool_info, out)
+    return out
+
+
+def _tool(host: Host, payload: dict, tool_info: dict, out: dict) -> None:
+    """tool_name, tool_input and the files the call reads and changes."""
+    name = _first(payload, "tool_name", "toolName", "tool")
+    tool_input = _loads(_first(payload, "tool_input", "toolArgs", "args")) or dict(tool_info)
+    if not name and isinstance(payload.get("file_path"), str):  # Cursor's beforeReadFile / afterFileEdit
+        tool_input = {"file_path": payload["file_path"]}
+        name = "Edit" if "edits" in payload else "Read"
+    if not name and tool_info:  # Windsurf: the action names the tool
+        action = str(payload.get("agent_action_name") or "")
+        name = "Bash" if "command" in action else "Edit" if "write" in action else "Read" if "read" in action else ""
+        if "command_line" in tool_info:
+            tool_input = {"command": tool_info["command_line"]}
+    if not isinstance(name, str) or not name:
+        return
+    out["tool_name"], out["tool_input"] = name, tool_input
+    read, changed = paths_of(name, tool_input, host)
+    out["paths_read"], out["paths_changed"] = read, changed
+
+
+def paths_of(name: str, tool_input: dict, host: Host) -> tuple[list[str], list[str]]:
+    """(files read, files changed) by one tool call, as the call names them."""
+    command = tool_input.get("command") or tool_input.get("cmd")
+    if isinstance(command, list):
+        command = " ".join(str(part) for part in command)
+    if name in SHELL_TOOLS or name in host.shell_tools:
+        return command_paths(command) if isinstance(command, str) else ([], [])
+    if name == "apply_patch" or name == "patch":
+        patch = command if isinstance(command, str) else tool_input.get("input") or tool_input.get("patch")
+        return [], patch_paths(patch) if isinstance(patch, str) else []
+    path = _first(tool_input, *PATH_KEYS)
+    paths = [path] if isinstance(path, str) else []
+    many = tool_input.get("paths") or tool_input.get("file_paths")
+    if isinstance(many, list):
+        paths += [p for p in many if isinstance(p, str)]
+    lowered = name.lower()
+    if name in host.write_tools or any(w in lowered for w in ("write", "edit", "replace", "patch")):
+        return [], paths
+    return paths, []
+
+
+# --- the host's output -------------------------------------------------------------------------------
+
+
+def context(host: Host, host_event: str, text: str) -> dict | None:
+    """`text` shown to the model, in the shape `host` reads; None where its hooks cannot show anything."""
+    if not text or host.context not in ("hookSpecificOutput", "plugin"):
+        return None
+    return {"hookSpecificOutput": {"hookEventName": host_event, "additionalContext": text}}
+
+
+def deny(host: Host, host_event: str, reason: str) -> dict:
+    """Refuse the tool call with `reason` for the model."""
+    if host.name == "gemini":
+        return {"decision": "deny", "reason": reason}
+    if host.name == "copilot":
+        return {"permissionDecision": "deny", "permissionDecisionReason": reason}
+    if host.name == "cursor":
+        return {"permission": "deny", "agent_message": reason, "user_message": reason}
+    return {"hookSpecificOutput": {"hookEventName": host_event, "permissionDecision": "deny",
+                                   "permissionDecisionReason": reason}}
+
+
+def ask_once_more(host: Host, reason: str) -> dict | None:
+    """The capture ask at stop: what makes `host` continue the agent with `reason`; None where it cannot."""
+    if host.stop_continue is None:
+        return None
+    if host.name in ("cursor", "opencode"):
+        return {"followup_message": reason}
+    if host.name == "gemini":
+        return {"decision": "deny", "reason": reason}
+    return {"decision": "block", "reason": reason}
+
+
+def acknowledge(host: Host, host_event: str) -> dict | None:
+    """What a host expects when pinky has nothing to add (most accept no output at all)."""
+    if host.name == "cursor":
+        if host_event == "beforeSubmitPrompt":
+            return {"continue": True}
+        if host_event in ("beforeReadFile", "preToolUse", "beforeShellExecution", "beforeMCPExecution"):
+            return {"permission": "allow"}
+    return None
