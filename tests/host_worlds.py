@@ -9,11 +9,10 @@ so the sessions still run; the tests that need the command itself are marked xfa
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
-from host_support import VENV_BIN, World
+from host_support import World
 
 try:
     from pinky.cli import cli as _cli
@@ -23,20 +22,8 @@ except ImportError:  # pragma: no cover - the package is installed in the test v
     HAS_SETUP = False
 
 
-def hooks_know_hosts() -> bool:
-    """Whether this checkout's `pinky-hooks` takes `--host <host>` (hosts-core's host layer)."""
-    probe = subprocess.run([str(VENV_BIN / "pinky-hooks"), "--host", "codex", "session-start"], input="{}",
-                           capture_output=True, text=True, timeout=60, cwd=VENV_BIN)
-    return "unknown event '--host'" not in probe.stderr
-
-
-HAS_HOSTS = hooks_know_hosts()
-
 NEEDS_SETUP = pytest.mark.xfail(not HAS_SETUP, strict=True,
                                 reason="needs `pinky-brain setup <host>` (branch hosts-setup, not merged yet)")
-NEEDS_HOSTS = pytest.mark.xfail(not HAS_HOSTS, strict=True,
-                                reason="needs `pinky-hooks --host <host>` reading that host's transcript "
-                                       "(branch hosts-core, not merged yet)")
 
 # --- Codex CLI: $CODEX_HOME/config.toml (CODEX_HOME defaults to ~/.codex), TOML with the user's comments ------
 CODEX_CONFIG = """\
@@ -103,7 +90,7 @@ def write_user_config(world: World, host: str) -> None:
 def hook_entries(events: dict[str, str], host: str) -> dict[str, list[dict[str, object]]]:
     """Claude-Code-shaped hook entries; Gemini CLI counts a hook's `timeout` in milliseconds (the others'
     defaults are in seconds and fit)."""
-    flag = f"--host {host} " if HAS_HOSTS else ""
+    flag = "" if host == "claude" else f"--host {host} "
     limit = {"timeout": 30_000} if host == "gemini" else {}
     return {name: [{"hooks": [{"type": "command", "command": f"pinky-hooks {flag}{event}", **limit}]}]
             for name, event in events.items()}
