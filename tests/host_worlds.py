@@ -153,7 +153,7 @@ def opencode_command(opencode: str, prompt: str) -> list[str]:
 
 def claude_command(claude: str, prompt: str) -> list[str]:
     return [claude, "-p", prompt, "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits",
-            "--allowedTools", "mcp__pinky__*"]
+            "--allowedTools", "mcp__pinky__*", "Bash(sleep:*)"]  # sleep: the stand-in's wait for a server
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

@@ -4,6 +4,8 @@ for each, offline against tests/model_stand_in.py."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from host_support import World, find_cli, new_world
 from host_worlds import (
@@ -33,7 +35,8 @@ def world(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReque
     assert saved.returncode == 0, saved.stderr[-3000:]
     world.session("gemini", [], gemini_command(clis["gemini"], "What should I know before touching login?"),
                   GEMINI_ENV)
-    world.session("claude", [], claude_command(clis["claude"], "What should I know before touching login?"),
+    search = {"tool": "brain_search", "wait": 30, "input": {"query": "login test clock"}}
+    world.session("claude", [search], claude_command(clis["claude"], "What should I know before touching login?"),
                   {**CLAUDE_ENV, "CLAUDE_CONFIG_DIR": str(world.home / ".claude")})
     return world
 
@@ -44,7 +47,9 @@ def test_the_codex_session_saved_the_note(world: World) -> None:
 
 @pytest.mark.parametrize("host", ["gemini", "claude"])
 def test_the_next_session_on_another_host_is_shown_the_note(world: World, host: str) -> None:
+    """Gemini's first request carries it (the session digest); Claude Code's, or its brain_search result."""
     session = world.sessions[host]
     assert session.returncode == 0, session.stderr[-3000:]
     assert session.main, f"{host} sent the stand-in no request with tools"
-    assert SAVED["title"] in session.shown(), session.shown()[-3000:]
+    shown = session.shown() if host == "claude" else json.dumps(session.main[0]["body"], ensure_ascii=False)
+    assert SAVED["title"] in shown, shown[-3000:]
