@@ -174,3 +174,27 @@ def test_json_output(env: dict[str, str]) -> None:
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["host"] == "codex" and {f["created"] for f in data["files"]} == {True}
+
+
+def test_codex_trust_is_recorded_for_exactly_pinkys_hooks(env: dict[str, str]) -> None:
+    """Codex runs a hooks.json hook only when config.toml holds its trusted hash under [hooks.state."<path>:<event
+    label>:<group>:<handler>"] (checked with the real Codex 0.169 offline: with the record `codex exec` ran the
+    hooks, without it none ran); the user's own hook is not trusted on their behalf."""
+    codex = Path(env["CODEX_HOME"])
+    user_hooks = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}
+    (codex / "hooks.json").write_text(json.dumps(user_hooks, indent=2) + "\n")
+    (codex / "config.toml").write_text(CODEX_CONFIG)
+    assert pinky(env, "setup", "codex").returncode == 0
+    states = tomllib.loads((codex / "config.toml").read_text())["hooks"]["state"]
+    hooks = json.loads((codex / "hooks.json").read_text())["hooks"]
+    path = str(codex / "hooks.json")
+    ours = {f"{path}:{event}:{g}:0" for name, event in (("SessionStart", "session_start"),
+                                                         ("UserPromptSubmit", "user_prompt_submit"),
+                                                         ("PreToolUse", "pre_tool_use"), ("Stop", "stop"),
+                                                         ("PreCompact", "pre_compact"))
+            for g, group in enumerate(hooks[name]) if "pinky-hooks" in group["hooks"][0]["command"]}
+    assert set(states) == ours and f"{path}:stop:0:0" not in states and f"{path}:stop:1:0" in states
+    assert all(state["trusted_hash"].startswith("sha256:") for state in states.values())
+    assert len({state["trusted_hash"] for state in states.values()}) == len(states)
+    assert pinky(env, "setup", "codex", "--remove").returncode == 0
+    assert "hooks" not in tomllib.loads((codex / "config.toml").read_text())

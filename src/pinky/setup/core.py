@@ -8,12 +8,12 @@ otherwise it takes out only pinky's entries (and deletes a file setup created on
 
 from __future__ import annotations
 
+import copy
 import difflib
 import hashlib
 import json
 import os
 import stat
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,8 @@ from pinky.hosts.catalog import SERVER, Host
 from pinky.setup import entries, formats
 
 STATE_FILE = "files.json"
+TRUST_STEP = ("Codex runs project hooks once you trust them: start `codex` in the repository once and accept "
+              "pinky-brain's hooks (or run `codex exec --dangerously-bypass-hook-trust`)")
 
 
 @dataclass
@@ -82,7 +84,7 @@ def read_bytes(path: str) -> bytes | None:
         raise InvalidInput(f"{path} is a folder, not a config file; pinky-brain changed nothing") from None
 
 
-Edit = Callable[[Any], None]
+Edit = formats.Edit
 
 
 def edit_json(path: str, before: bytes | None, edits: list[Edit]) -> bytes | None:
@@ -157,6 +159,16 @@ def hooks_edit(host: Host, folder: str, remove: bool) -> Edit:
     return apply
 
 
+def codex_trust_edit(hooks_path: str, edit: Edit) -> Edit:
+    """Codex's trust of the hooks setup writes (recorded in the user's config.toml), and only of those."""
+    from pinky.setup.codex_trust import our_states, trust_edit
+
+    old = formats.load_json(hooks_path, (read_bytes(hooks_path) or b"").decode("utf-8"))
+    new = copy.deepcopy(old)
+    edit(new)
+    return trust_edit(our_states(hooks_path, old), our_states(hooks_path, new))
+
+
 def opencode_plugin(folder: str) -> bytes:
     from pinky.setup.opencode import plugin_text
 
@@ -189,6 +201,10 @@ def plan(host: Host, *, project: str | None = None, remove: bool = False, folder
     elif host.hooks:
         result.notes.append(f"{host.display} has no {'project' if project else 'user'}-level hooks config: "
                             f"run `pinky-brain setup {host.name} {'' if project else '--project'}`".rstrip() + "`")
+    if host.name == "codex" and hooks_path and mcp_path and not project:
+        per_file[mcp_path].append(codex_trust_edit(hooks_path, hooks_edit(host, folder, remove)))
+    elif host.name == "codex" and not remove:
+        result.notes.append(TRUST_STEP)
     for path, edits in per_file.items():
         before = read_bytes(path)
         editor = edit_toml if fmt[path] == "toml" else edit_json
@@ -273,11 +289,4 @@ def summary(result: Plan) -> list[str]:
             lines.append(f"created {change.path}")
         else:
             lines.append(f"updated {change.path}")
-    notes = list(result.notes)
-    if result.host.name == "codex" and not result.remove:
-        notes.append(TRUST_STEP)
-    return lines + notes
-
-
-TRUST_STEP = ("Codex runs these hooks once you trust them: start `codex` once and accept them (or run "
-              "`codex exec --dangerously-bypass-hook-trust`)")
+    return lines + result.notes

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from pinky.errors import InvalidInput
+
+Edit = Callable[[Any], None]
 
 
 def load_json(path: str, text: str) -> dict[str, Any]:
@@ -82,3 +85,37 @@ def drop_toml_table(doc: Any, parent: str, name: str) -> None:
         del section[name]
         if not plain(section):
             del doc[parent]
+
+
+def set_nested(doc: Any, parents: tuple[str, ...], name: str, values: dict[str, Any]) -> None:
+    """`doc[p1][p2]...[name]` = `values`, the parents created as super tables (`[p1.p2."name"]`)."""
+    import tomlkit
+
+    section = doc
+    for parent in parents:
+        if parent not in section:
+            section.add(parent, tomlkit.table(is_super_table=True))
+        section = section[parent]
+    current = section.get(name)
+    if current is not None and plain(current) == values:
+        return
+    table = tomlkit.table()
+    for key, value in values.items():
+        table.add(key, value)
+    section[name] = table
+
+
+def drop_nested(doc: Any, parents: tuple[str, ...], name: str) -> None:
+    """Delete `doc[p1]...[name]`, and each parent left empty by it."""
+    chain = [doc]
+    for parent in parents:
+        if parent not in chain[-1]:
+            return
+        chain.append(chain[-1][parent])
+    if name not in chain[-1]:
+        return
+    del chain[-1][name]
+    for index in range(len(parents) - 1, -1, -1):
+        if plain(chain[index + 1]):
+            break
+        del chain[index][parents[index]]
