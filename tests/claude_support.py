@@ -3,41 +3,22 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
+from host_support import OFFLINE_ENV as HOST_OFFLINE_ENV
+from host_support import PINNED, find_cli
 
-CLAUDE_VERSION = "2.1.197"  # the version design/claude-code-plugin.md was checked against on Node 20
-OFFLINE_ENV = {"DISABLE_TELEMETRY": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-               "DISABLE_AUTOUPDATER": "1", "DISABLE_ERROR_REPORTING": "1", "MCP_CONNECTION_NONBLOCKING": "0"}
+CLAUDE_VERSION = PINNED["claude"][1]  # the version design/claude-code-plugin.md was checked against on Node 20
+OFFLINE_ENV = HOST_OFFLINE_ENV["claude"]
 
 
 def find_claude(request: pytest.FixtureRequest) -> str:
-    """`claude` on PATH; or, with PINKY_TEST_CLAUDE=1, installed from the npm registry once into pytest's
-    cache folder (reused by later runs); else the test is skipped."""
+    """`claude` on PATH; or, with PINKY_TEST_CLAUDE=1 or PINKY_TEST_HOSTS=1, installed from the npm registry once
+    into pytest's cache folder (reused by later runs); else the test is skipped."""
     found = shutil.which("claude")
-    if found:
-        return found
-    if os.environ.get("PINKY_TEST_CLAUDE") != "1":
-        pytest.skip("the claude CLI is not installed (set PINKY_TEST_CLAUDE=1 to install it from npm)")
-    if shutil.which("npm") is None:
-        pytest.skip("PINKY_TEST_CLAUDE=1 needs npm")
-    prefix = Path(request.config.cache.mkdir(f"claude-code-{CLAUDE_VERSION}"))
-    binary = prefix / "node_modules" / ".bin" / "claude"
-    if not binary.exists():
-        import fcntl
-
-        with open(prefix / ".install.lock", "w") as lock:  # test processes run in parallel: one installs
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not binary.exists():
-                subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
-                                f"@anthropic-ai/claude-code@{CLAUDE_VERSION}"], check=True, capture_output=True,
-                               timeout=600)
-    return str(binary)
+    return found if found else find_cli(request, "claude")
 
 
 def tool_definitions(tools: list[dict[str, Any]], server: str = "pinky") -> list[dict[str, Any]]:

@@ -9,7 +9,14 @@ import pytest
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """`faults_long` tests (hundreds of MB, many pathological notes) run only with PINKY_FAULTS_LONG=1."""
+    """Files of real agent CLI sessions (marker `host_cli(rank)`) come first, lowest rank first: they mostly wait
+    on their CLIs, so under `make test` (one file per process) they overlap the rest of the suite instead of
+    ending it. `faults_long` tests (hundreds of MB, many pathological notes) run only with PINKY_FAULTS_LONG=1."""
+    def rank(item: pytest.Item) -> int:
+        marker = item.get_closest_marker("host_cli")
+        return marker.args[0] if marker and marker.args else (99 if marker is None else 50)
+
+    items.sort(key=rank)  # stable: the order within a file and among the other files stays
     if os.environ.get("PINKY_FAULTS_LONG") == "1":
         return
     skip = pytest.mark.skip(reason="an expensive fault variant: set PINKY_FAULTS_LONG=1 to run it")

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 
 import pytest
 from claude_support import OFFLINE_ENV, find_claude
+from host_support import loopback_only
 
 REPO = Path(__file__).resolve().parents[1]
 STAND_IN = Path(__file__).resolve().parent / "messages_stand_in.py"
@@ -33,7 +33,7 @@ BASE_PYTHON = getattr(sys, "_base_executable", sys.executable)
 TOOLS = "mcp__plugin_pinky_pinky__*"
 SLUG = "pg-pool-hangs-on-shutdown"
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(1)]
 
 
 @pytest.fixture(scope="module")
@@ -47,24 +47,19 @@ def wheelhouse(request: pytest.FixtureRequest, claude_cli: str) -> Path:
     digest = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()[:12]
     tag = f"{sys.implementation.cache_tag}-{digest}"
     folder = Path(request.config.cache.mkdir(f"pinky-wheelhouse-{tag}"))
-    if not (folder / ".complete").exists():
-        result = subprocess.run([sys.executable, "-m", "pip", "download", "--disable-pip-version-check",
-                                 "--dest", str(folder), str(REPO), "hatchling"],
-                                capture_output=True, text=True, timeout=900)
-        if result.returncode:
-            pytest.skip(f"could not download the wheels (is the package registry reachable?): "
-                        f"{result.stderr.strip().splitlines()[-1:]}")
-        (folder / ".complete").write_text("")
+    import fcntl
+
+    with open(folder / ".download.lock", "w") as lock:  # test_claude_readme.py's process wants it too
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".complete").exists():
+            result = subprocess.run([sys.executable, "-m", "pip", "download", "--disable-pip-version-check",
+                                     "--dest", str(folder), str(REPO), "hatchling"],
+                                    capture_output=True, text=True, timeout=900)
+            if result.returncode:
+                pytest.skip(f"could not download the wheels (is the package registry reachable?): "
+                            f"{result.stderr.strip().splitlines()[-1:]}")
+            (folder / ".complete").write_text("")
     return folder
-
-
-def loopback_only() -> list[str]:
-    """The command prefix that confines a process to a network namespace with loopback only, if allowed."""
-    if shutil.which("unshare") is None or shutil.which("ip") is None:
-        return []
-    prefix = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"]
-    probe = subprocess.run([*prefix, "true"], capture_output=True)
-    return prefix if probe.returncode == 0 else []
 
 
 @dataclass

@@ -36,7 +36,7 @@ README = (REPO / "README.md").read_text(encoding="utf-8")
 PLACEHOLDER = "<this repository's URL>"
 FINGER = "#!/bin/sh\necho 'Login    Name       TTY      Idle  When    Where'\n"
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(2)]
 
 
 def sh_blocks(heading: str) -> list[str]:

@@ -1,0 +1,176 @@
+"""Per host: the user's own configuration before pinky-brain (their model provider, another MCP server, their
+settings and comments), the documented set-up, and the headless session command pointed at the stand-in.
+
+The set-up is `pinky-brain setup <host>`. Until that command exists in this checkout, `configure` writes what
+../shared/tools/README.md found to work by hand (an MCP entry for `pinky-mcp`, hooks running `pinky-hooks`),
+so the sessions still run; the tests that need the command itself are marked xfail(strict) by NEEDS_SETUP.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from host_support import World
+
+try:
+    from pinky.cli import cli as _cli
+
+    HAS_SETUP = "setup" in getattr(_cli, "commands", {})
+except ImportError:  # pragma: no cover - the package is installed in the test venv
+    HAS_SETUP = False
+
+
+NEEDS_SETUP = pytest.mark.xfail(not HAS_SETUP, strict=True,
+                                reason="needs `pinky-brain setup <host>` (branch hosts-setup, not merged yet)")
+
+# --- Codex CLI: $CODEX_HOME/config.toml (CODEX_HOME defaults to ~/.codex), TOML with the user's comments ------
+CODEX_CONFIG = """\
+# My Codex settings. The model runs behind our gateway.
+model = "stand-in"
+model_provider = "standin"  # see below
+
+[model_providers.standin]
+name = "stand-in"
+base_url = "http://127.0.0.1:9/v1"  # the sessions pass the stand-in's port with -c
+env_key = "STANDIN_KEY"
+wire_api = "responses"
+supports_websockets = false
+
+# A server of my own, switched off for now.
+[mcp_servers.notes]
+command = "notes-server"
+args = ["--read-only"]
+enabled = false
+"""
+CODEX_HOOKS = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt", "Stop": "stop"}
+
+# --- Gemini CLI: ~/.gemini/settings.json --------------------------------------------------------------------
+GEMINI_SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+    "privacy": {"usageStatisticsEnabled": False},
+    "ui": {"theme": "GitHub"},
+    "mcp": {"excluded": ["notes"]},
+    "mcpServers": {"notes": {"command": "notes-server", "args": ["--read-only"]}},
+}
+GEMINI_HOOKS = {"SessionStart": "session-start", "BeforeAgent": "user-prompt", "AfterAgent": "stop"}
+
+# --- OpenCode: ~/.config/opencode/opencode.json, an OpenAI-compatible provider --------------------------------
+OPENCODE_CONFIG = {
+    "$schema": "https://opencode.ai/config.json",
+    "provider": {"standin": {"npm": "@ai-sdk/openai-compatible", "name": "stand-in",
+                             "options": {"baseURL": "{env:STANDIN_URL}", "apiKey": "x"},
+                             "models": {"stand-in": {"name": "stand-in", "tool_call": True}}}},
+    "model": "standin/stand-in",
+    "autoupdate": False,
+    "share": "disabled",
+}
+
+
+def codex_home(world: World) -> Path:
+    return world.home / ".codex"
+
+
+def write_user_config(world: World, host: str) -> None:
+    """What the user had before installing pinky-brain."""
+    if host == "codex":
+        codex_home(world).mkdir(parents=True, exist_ok=True)
+        (codex_home(world) / "config.toml").write_text(CODEX_CONFIG, encoding="utf-8")
+    elif host == "gemini":
+        (world.home / ".gemini").mkdir(parents=True, exist_ok=True)
+        (world.home / ".gemini" / "settings.json").write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n")
+    elif host == "opencode":
+        folder = world.home / ".config" / "opencode"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "opencode.json").write_text(json.dumps(OPENCODE_CONFIG, indent=2) + "\n")
+
+
+def hook_entries(events: dict[str, str], host: str) -> dict[str, list[dict[str, object]]]:
+    """Claude-Code-shaped hook entries; Gemini CLI counts a hook's `timeout` in milliseconds (the others'
+    defaults are in seconds and fit)."""
+    flag = "" if host == "claude" else f"--host {host} "
+    limit = {"timeout": 30_000} if host == "gemini" else {}
+    return {name: [{"hooks": [{"type": "command", "command": f"pinky-hooks {flag}{event}", **limit}]}]
+            for name, event in events.items()}
+
+
+def configure_by_hand(world: World, host: str) -> None:
+    """The entries ../shared/tools/README.md found to work, for a checkout without `pinky-brain setup`."""
+    if host == "codex":
+        with open(codex_home(world) / "config.toml", "a", encoding="utf-8") as config:
+            config.write('\n[mcp_servers.pinky]\ncommand = "pinky-mcp"\n')
+        (codex_home(world) / "hooks.json").write_text(json.dumps({"hooks": hook_entries(CODEX_HOOKS, host)}))
+    elif host == "gemini":
+        path = world.home / ".gemini" / "settings.json"
+        settings = json.loads(path.read_text())
+        settings["mcpServers"]["pinky"] = {"command": "pinky-mcp"}
+        settings["hooks"] = hook_entries(GEMINI_HOOKS, host)
+        path.write_text(json.dumps(settings, indent=2) + "\n")
+    elif host == "opencode":
+        path = world.home / ".config" / "opencode" / "opencode.json"
+        config = json.loads(path.read_text())
+        config["mcp"] = {"pinky": {"type": "local", "command": ["pinky-mcp"], "enabled": True}}
+        path.write_text(json.dumps(config, indent=2) + "\n")
+    elif host == "claude":
+        settings = world.home / ".claude" / "settings.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps({"hooks": hook_entries({"SessionStart": "session-start"}, "claude")}))
+        done = world.pinky("setup-claude")
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def configure(world: World, host: str) -> None:
+    """The user's own config, then the documented set-up (`pinky-brain setup <host>`, or by hand without it)."""
+    write_user_config(world, host)
+    if not HAS_SETUP:
+        configure_by_hand(world, host)
+        return
+    done = world.pinky("setup", host)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def codex_command(codex: str, prompt: str) -> list[str]:
+    trust = [] if HAS_SETUP else ["--dangerously-bypass-hook-trust"]  # setup records the trust of its hooks
+    return [codex, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", *trust,
+            "-c", 'model_providers.standin.base_url="http://127.0.0.1:{port}/v1"', prompt]
+
+
+CODEX_ENV = {"STANDIN_KEY": "stand-in-key"}
+GEMINI_ENV = {"GEMINI_API_KEY": "stand-in-key", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:{port}"}
+OPENCODE_ENV = {"STANDIN_URL": "http://127.0.0.1:{port}/v1"}
+CLAUDE_ENV = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}", "ANTHROPIC_API_KEY": "sk-ant-stand-in"}
+
+
+def gemini_command(gemini: str, prompt: str) -> list[str]:
+    return [gemini, "-p", prompt, "--yolo"]
+
+
+def opencode_command(opencode: str, prompt: str) -> list[str]:
+    return [opencode, "run", prompt]
+
+
+def claude_command(claude: str, prompt: str) -> list[str]:
+    return [claude, "-p", prompt, "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits",
+            "--allowedTools", "mcp__pinky__*", "Bash(sleep:*)"]  # sleep: the stand-in's wait for a server
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder`, by relative path, with its bytes."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def setup_round_trip(world: World, host: str, folder: Path) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """`pinky-brain setup <host>` twice, then `--remove`: (the folder after the first run, after the second),
+    asserting that each run succeeds and that --remove gives back the bytes there were before."""
+    before = snapshot(folder)
+    runs = []
+    for _ in range(2):
+        done = world.pinky("setup", host)
+        assert done.returncode == 0, done.stdout + done.stderr
+        runs.append(snapshot(folder))
+    removed = world.pinky("setup", host, "--remove")
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    assert snapshot(folder) == before
+    return runs[0], runs[1]

@@ -1,0 +1,103 @@
+"""Codex CLI 0.169.0, the real one from npm, headless and offline against tests/model_stand_in.py: a fresh HOME
+with the user's own config.toml, then only the documented `pinky-brain setup codex`, then one `codex exec`
+session that saves a note. What the model was sent is read from the stand-in's request log."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+
+import pytest
+from host_support import World, brain_tools, diary_today, find_cli, new_world
+from host_worlds import (
+    CODEX_CONFIG,
+    CODEX_ENV,
+    NEEDS_SETUP,
+    codex_command,
+    codex_home,
+    configure,
+    setup_round_trip,
+    write_user_config,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(6)]
+KNOWN = ("Staging deploys need the VPN up", "Run `vpn up` before `make deploy-staging`, or it times out.")
+PROMPT = "Remember why the pool hangs on shutdown."
+SAVE = {"title": "PG pool hangs on shutdown", "type": "gotcha", "tags": ["postgres"],
+        "body": "Call pool.close(timeout=5) before the process exits, or it hangs."}
+
+
+@pytest.fixture(scope="module")
+def codex(request: pytest.FixtureRequest) -> str:
+    return find_cli(request, "codex")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory, codex: str) -> World:
+    world = new_world(tmp_path_factory.mktemp("codex-e2e"), ("codex",), KNOWN)
+    configure(world, "codex")
+    world.session("save", [{"tool": "brain_save", "wait": 30, "input": SAVE}], codex_command(codex, PROMPT),
+                  CODEX_ENV)
+    return world
+
+
+def test_codex_is_offered_the_brain_tools(world: World) -> None:
+    session = world.sessions["save"]
+    assert session.returncode == 0, session.stderr[-3000:]
+    spaces = {tool.get("name"): tool for r in session.main for tool in r["body"]["tools"]
+              if tool.get("type") == "namespace"}
+    assert "mcp__pinky" in spaces, sorted(spaces)
+    assert sorted(tool["name"] for tool in spaces["mcp__pinky"]["tools"]) == sorted(brain_tools())
+
+
+def test_codex_is_shown_a_note_title_at_session_start(world: World) -> None:
+    first = world.sessions["save"].main[0]["body"]
+    assert KNOWN[0] in json.dumps(first["input"], ensure_ascii=False), json.dumps(first["input"])[-3000:]
+
+
+def test_a_scripted_brain_save_lands_in_the_project(world: World) -> None:
+    session = world.sessions["save"]
+    results = [item for r in session.main for item in r["body"]["input"]
+               if item.get("type") == "function_call_output"]
+    saved = world.project / "documentation" / "gotcha" / "pg-pool-hangs-on-shutdown.md"
+    assert saved.is_file(), (results, session.stderr[-2000:])
+    assert "pool.close(timeout=5)" in saved.read_text()
+    assert not list((world.home / ".pinky").rglob("pg-pool-hangs-on-shutdown.md"))
+
+
+def test_the_stop_hook_writes_the_diary_from_the_codex_rollout(world: World) -> None:
+    diary = diary_today(world.project)
+    asked = [line for line in diary.splitlines() if PROMPT in line]
+    assert asked, diary[-2000:]
+    assert any(re.search(r"\bcodex\b", line, re.IGNORECASE) for line in asked), asked  # the host's tag
+
+
+USER_HOOKS = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send 'codex is done'"}]}]}}
+
+
+@NEEDS_SETUP
+def test_setup_twice_changes_nothing_keeps_the_users_config_and_remove_restores_it(
+        tmp_path_factory: pytest.TempPathFactory, codex: str) -> None:
+    world = new_world(tmp_path_factory.mktemp("codex-setup"), ("codex",), KNOWN)
+    write_user_config(world, "codex")
+    (codex_home(world) / "hooks.json").write_text(json.dumps(USER_HOOKS, indent=2) + "\n")
+    first, second = setup_round_trip(world, "codex", codex_home(world))
+    assert second == first, "a second `pinky-brain setup codex` changed the files"
+    config = first["config.toml"].decode()
+    for line in CODEX_CONFIG.splitlines():
+        if line.lstrip().startswith("#") or "#" in line:
+            assert line in config, f"the user's comment was lost: {line!r}"
+    parsed, original = tomllib.loads(config), tomllib.loads(CODEX_CONFIG)
+    assert parsed["mcp_servers"]["notes"] == original["mcp_servers"]["notes"]
+    assert parsed["model_providers"] == original["model_providers"] and parsed["model"] == original["model"]
+    assert "pinky" in parsed["mcp_servers"]
+    hooks = json.loads(first["hooks.json"])["hooks"]
+    assert USER_HOOKS["hooks"]["Stop"][0] in hooks["Stop"], hooks
+    assert {"SessionStart", "UserPromptSubmit", "Stop"} <= set(hooks)
+
+    again = world.pinky("setup", "codex")  # the real CLI reads the merged config: both servers
+    assert again.returncode == 0, again.stderr
+    listed = world.run([codex, "mcp", "list", "--json"])
+    assert listed.returncode == 0, listed.stderr
+    assert {"notes", "pinky"} <= {server["name"] for server in json.loads(listed.stdout)}, listed.stdout
