@@ -198,3 +198,27 @@ def test_codex_trust_is_recorded_for_exactly_pinkys_hooks(env: dict[str, str]) -
     assert len({state["trusted_hash"] for state in states.values()}) == len(states)
     assert pinky(env, "setup", "codex", "--remove").returncode == 0
     assert "hooks" not in tomllib.loads((codex / "config.toml").read_text())
+
+
+def doctor(env: dict[str, str]) -> dict[str, dict[str, str]]:
+    done = pinky(env, "doctor", "--json")
+    return {check["name"]: check for check in json.loads(done.stdout)["checks"]}
+
+
+def test_doctor_has_a_section_per_host_set_up(env: dict[str, str]) -> None:
+    assert not [name for name in doctor(env) if name.startswith(("Codex CLI", "Gemini CLI"))]
+    assert pinky(env, "setup", "codex").returncode == 0
+    checks = doctor(env)
+    assert checks["Codex CLI: MCP server"]["status"] == "ok"
+    assert checks["Codex CLI: hooks"]["status"] == "ok" and "all trusted" in checks["Codex CLI: hooks"]["detail"]
+    assert "not installed" in checks["Codex CLI: version"]["detail"]  # no codex on this PATH
+    assert "apply_patch" in checks["Codex CLI: limits"]["detail"]
+    assert not [name for name in checks if name.startswith("Gemini CLI")]
+
+    config = Path(env["CODEX_HOME"]) / "config.toml"
+    config.write_text(config.read_text().replace("trusted_hash = \"sha256:", "trusted_hash = \"sha256:0", 1))
+    hooks = doctor(env)["Codex CLI: hooks"]
+    assert hooks["status"] == "warn" and "1 not trusted" in hooks["detail"] and "setup codex" in hooks["fix"]
+    mcp = Path(env["HOME"]) / "bin" / "pinky-mcp"
+    config.write_text(config.read_text().replace(str(BIN / "pinky-mcp"), str(mcp)))
+    assert doctor(env)["Codex CLI: MCP server"]["status"] == "error"

@@ -10,10 +10,7 @@ import sys
 import click
 
 from pinky.cli.app import cli, emit_json
-
-HOSTS = ("claude", "codex", "gemini", "cursor", "copilot", "opencode", "windsurf")  # pinky.hosts.catalog.HOSTS
-COMMANDS = {"claude": "claude", "codex": "codex", "gemini": "gemini", "cursor": "cursor-agent",
-            "copilot": "copilot", "opencode": "opencode", "windsurf": "windsurf"}
+from pinky.hosts.catalog import HOSTS
 
 
 def repository_root(start: str) -> str:
@@ -47,6 +44,7 @@ def setup_host(host: str, project: bool, remove: bool, dry_run: bool, as_json: b
     """
     from pinky.hosts.catalog import host as find_host
     from pinky.setup import core
+    from pinky.setup.entries import COMMANDS
 
     found = find_host(host)
     result = core.plan(found, project=repository_root(os.getcwd()) if project else None, remove=remove)

@@ -18,6 +18,9 @@ from pinky.hosts.catalog import Host
 
 HOOKS_COMMAND = "pinky-hooks"
 MCP_COMMAND = "pinky-mcp"
+# The program each host is started by (`shutil.which` of it: installed or not; `<it> --version` in doctor)
+COMMANDS = {"claude": "claude", "codex": "codex", "gemini": "gemini", "cursor": "cursor-agent",
+            "copilot": "copilot", "opencode": "opencode", "windsurf": "windsurf"}
 GEMINI_TIMEOUT_MS = 30_000  # Gemini CLI counts a hook's timeout in milliseconds
 TIMEOUT_S = 30
 
