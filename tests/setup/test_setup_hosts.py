@@ -222,3 +222,13 @@ def test_doctor_has_a_section_per_host_set_up(env: dict[str, str]) -> None:
     mcp = Path(env["HOME"]) / "bin" / "pinky-mcp"
     config.write_text(config.read_text().replace(str(BIN / "pinky-mcp"), str(mcp)))
     assert doctor(env)["Codex CLI: MCP server"]["status"] == "error"
+
+
+def test_a_config_folder_that_is_a_file_is_one_clear_line(env: dict[str, str]) -> None:
+    folder = Path(env["HOME"]) / ".gemini"
+    folder.rmdir()
+    folder.write_text("not a folder")
+    done = pinky(env, "setup", "gemini")
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "cannot read" in done.stderr and "settings.json" in done.stderr
+    assert folder.read_text() == "not a folder"

@@ -82,6 +82,8 @@ def read_bytes(path: str) -> bytes | None:
         return None
     except IsADirectoryError:
         raise InvalidInput(f"{path} is a folder, not a config file; pinky-brain changed nothing") from None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path} ({exc.strerror}); pinky-brain changed nothing") from None
 
 
 Edit = formats.Edit
@@ -254,27 +256,37 @@ def apply(result: Plan, env: dict[str, str] | None = None) -> None:
     state = load_state(spath)
     if result.remove:
         restore_originals(result, state)
-    for change in result.changes:
-        if change.changed:
-            check_writable(change)
-    for change in result.changes:
-        if not change.changed:
-            continue
-        if change.after is None:
-            os.unlink(change.path)
-            state.pop(change.path, None)
-            continue
-        mode = stat.S_IMODE(os.stat(change.path).st_mode) if change.before is not None else 0o644
-        atomic_write(change.path, change.after, mode=mode)
-        if result.remove:
-            state.pop(change.path, None)
-            continue
-        record = state.get(change.path)
-        if record is None or digest(change.before) != record.get("written"):
-            record = {"original": None if change.before is None else change.before.decode("utf-8")}
-        record["written"] = digest(change.after)
-        state[change.path] = record
-    atomic_write(spath, json.dumps(state, indent=2, sort_keys=True) + "\n", durable=False)
+    changed = [change for change in result.changes if change.changed]
+    for change in changed:
+        check_writable(change)
+    done: list[str] = []
+    try:
+        for change in changed:
+            write_one(result, change, state)
+            done.append(change.path)
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {change.path} ({exc.strerror}); pinky-brain changed "
+                           f"{', '.join(done) or 'nothing'}") from None
+    finally:
+        atomic_write(spath, json.dumps(state, indent=2, sort_keys=True) + "\n", durable=False)
+
+
+def write_one(result: Plan, change: Change, state: dict[str, Any]) -> None:
+    """Write (or delete) one file and keep its record: the original bytes, and a digest of what was written."""
+    if change.after is None:
+        os.unlink(change.path)
+        state.pop(change.path, None)
+        return
+    mode = stat.S_IMODE(os.stat(change.path).st_mode) if change.before is not None else 0o644
+    atomic_write(change.path, change.after, mode=mode)
+    if result.remove:
+        state.pop(change.path, None)
+        return
+    record = state.get(change.path)
+    if record is None or digest(change.before) != record.get("written"):
+        record = {"original": None if change.before is None else change.before.decode("utf-8")}
+    record["written"] = digest(change.after)
+    state[change.path] = record
 
 
 def summary(result: Plan) -> list[str]:
