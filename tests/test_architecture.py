@@ -36,6 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("research",),
     ("kb",),            # the KnowledgeBase: the one API of the front ends
     ("sync",),
+    ("setup",),         # pinky-brain setup <host>: the hosts' MCP and hook config
     ("app",),           # runtime, doctor, init, Claude Code setup
     ("view",),          # pinky view's web page: a front end, one layer below the CLI that starts it
     ("cli", "mcp", "hooks"),
@@ -46,7 +47,7 @@ LAYER_OF = {unit: n for n, units in enumerate(LAYERS) for unit in units}
 # the application services; anything else is named below with the reason it may.
 ADAPTER_REACH = ("pinky.kb", "pinky.config", "pinky.errors", "pinky.base", "pinky.text", "pinky.app",
                  "pinky.capture", "pinky.hosts", "pinky.evaluation", "pinky.research", "pinky.hygiene.api",
-                 "pinky.graph.api", "pinky.graph.render")
+                 "pinky.graph.api", "pinky.graph.render", "pinky.setup")
 ADAPTER_EXCEPTIONS = {
     ("pinky.hooks", "pinky.store.readonly"): "the hot hooks read a read-only connection: no KnowledgeBase to load",
     ("pinky.hooks", "pinky.search.recall"): "recall on every prompt, through that read-only connection",

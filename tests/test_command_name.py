@@ -180,6 +180,33 @@ def test_install_cli_of_a_pip_install_links_the_console_script(tmp_path: Path) -
     assert found.returncode == 0 and found.stdout.startswith("nothing to do: the shell already finds"), found
 
 
+def test_install_cli_writes_the_mcp_and_hooks_launchers_a_hosts_config_runs(tmp_path: Path, project: Path) -> None:
+    """Issue 31 item 8: pinky-mcp and pinky-hooks beside pinky-brain, for the plugin and for a pip install, so the
+    commands `pinky-brain setup <host>` writes keep working across updates."""
+    home, copy, env = claude_layout(tmp_path)
+    done = shell(env, str(copy / "bin" / "pinky-brain"), "install-cli")
+    assert done.returncode == 0, done.stderr
+    folder = home / ".local" / "bin"
+    for name in ("pinky-mcp", "pinky-hooks"):
+        launcher = folder / name
+        assert launcher.is_file() and os.access(launcher, os.X_OK), name
+        assert f"wrote {launcher}" in done.stdout
+    hook = subprocess.run([str(folder / "pinky-hooks"), "--host", "codex", "user-prompt"], env=env, cwd=project,
+                          input=json.dumps({"session_id": "s", "cwd": str(project), "prompt": "pool",
+                                            "hook_event_name": "UserPromptSubmit"}),
+                          capture_output=True, text=True, timeout=120)
+    assert hook.returncode == 0, hook.stderr
+    assert shell(env, str(copy / "bin" / "pinky-brain"), "install-cli").stdout.startswith("already there:")
+
+    script = Path(sys.executable).with_name("pinky-brain")
+    if script.is_file():
+        pip = tmp_path / "pip-bin"
+        linked = shell({**env, "HOME": str(tmp_path)}, str(script), "install-cli", "--dir", str(pip))
+        assert linked.returncode == 0, linked.stderr
+        assert os.readlink(pip / "pinky-hooks") == str(script.with_name("pinky-hooks"))
+        assert os.readlink(pip / "pinky-mcp") == str(script.with_name("pinky-mcp"))
+
+
 def test_the_session_start_digest_offers_install_cli_once(tmp_path: Path, project: Path) -> None:
     env = {"CLAUDE_PLUGIN_ROOT": str(PLUGIN), "PATH": shadowed_path(tmp_path)}
     first = run_hook("session-start", base(project, "SessionStart", source="startup"), project, **env)

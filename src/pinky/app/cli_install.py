@@ -48,8 +48,11 @@ if [ ! -f "$plugin/bin/pinky-brain" ]; then
         "pinky@pinky-market), or remove this launcher ($0)" >&2
     exit 1
 fi
-exec sh "$plugin/bin/pinky-brain" "$@"
+exec sh "$plugin/{target}"{mode} "$@"
 """
+# The commands a host's config runs (pinky-brain setup <host>), written beside pinky-brain (issue 31 item 8):
+# for the plugin through its runtime launcher, for pip/pipx/uv as links to the console scripts.
+COMPANIONS = {"pinky-mcp": "mcp", "pinky-hooks": "hooks"}  # name -> the plugin's runtime/run mode
 
 
 @dataclass
@@ -102,8 +105,10 @@ def this_cli(program: str | None = None, executable: str | None = None) -> tuple
     return "script", str(script.absolute())
 
 
-def launcher_text(root: str) -> str:
-    return LAUNCHER.format(mark=LAUNCHER_MARK, root="'" + root.replace("'", "'\\''") + "'")
+def launcher_text(root: str, mode: str | None = None) -> str:
+    """The launcher of the plugin's bin/pinky-brain, or with `mode` (mcp, hooks) of its runtime in that mode."""
+    return LAUNCHER.format(mark=LAUNCHER_MARK, root="'" + root.replace("'", "'\\''") + "'",
+                           target="runtime/run" if mode else f"bin/{NAME}", mode=f" {mode}" if mode else "")
 
 
 def install_cli(directory: str | None = None, *, force: bool = False, program: str | None = None,
@@ -122,11 +127,28 @@ def install_cli(directory: str | None = None, *, force: bool = False, program: s
     else:
         changed = _link(target, source, force)
         result = Installed(str(target), source, "link", changed, False)
+    result.notes.extend(install_companions(folder, kind, source, force))
     result.on_path, result.path_line = path_status(folder)
     first = on_path(NAME)
     if result.on_path and first and os.path.realpath(first) != os.path.realpath(target):
         result.notes.append(f"but {first} comes first on PATH, so `{NAME}` runs that one")
     return result
+
+
+def install_companions(folder: Path, kind: str, source: str, force: bool) -> list[str]:
+    """pinky-mcp and pinky-hooks beside pinky-brain, so a host's config (pinky-brain setup) runs commands that
+    survive updates; one line per command written."""
+    done = []
+    for name, mode in COMPANIONS.items():
+        target = folder / name
+        if kind == "plugin":
+            if _write_launcher(target, launcher_text(source, mode), force):
+                done.append(f"wrote {target}, a launcher for the plugin's `{mode}` runtime")
+            continue
+        script = str(Path(source).with_name(name))
+        if os.path.isfile(script) and _link(target, script, force):
+            done.append(f"linked {target} -> {script}")
+    return done
 
 
 def _check_folder(folder: Path) -> None:

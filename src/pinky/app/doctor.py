@@ -371,4 +371,10 @@ def run_checks(kb: KnowledgeBase, *, full: bool = False) -> list[Check]:
         results += claude_checks(kb.config)
     except Exception as exc:
         results.append(Check("claude code integration", "error", f"check failed: {exc}"))
+    try:
+        from pinky.app.host_doctor import host_checks
+
+        results += host_checks()
+    except Exception as exc:
+        results.append(Check("agent hosts", "error", f"check failed: {exc}"))
     return results

@@ -15,6 +15,7 @@ from pinky.base.command import NAME
 from pinky.cli import core as _core  # noqa: F401  (registers the commands)
 from pinky.cli import evaluate as _evaluate  # noqa: F401  (pinky eval)
 from pinky.cli import graph as _graph  # noqa: F401  (pinky graph, timeline, link, unlink, mv)
+from pinky.cli import hosts_setup as _hosts_setup  # noqa: F401  (pinky setup <host>)
 from pinky.cli import hygiene as _hygiene  # noqa: F401  (pinky tags, verify, feedback, prune, gaps, check)
 from pinky.cli import listing as _listing  # noqa: F401  (pinky list, pinky edit)
 from pinky.cli import plugin as _plugin  # noqa: F401  (pinky setup-claude, install-cli)

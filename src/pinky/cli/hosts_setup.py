@@ -1,0 +1,67 @@
+"""`pinky-brain setup <host>`: register pinky-brain's MCP server and hooks in an agent host's own config (a thin
+adapter over pinky.setup.core)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import click
+
+from pinky.cli.app import cli, emit_json
+from pinky.hosts.catalog import HOSTS
+
+
+def repository_root(start: str) -> str:
+    """The folder holding .git (or pinky.toml) above `start`; `start` itself when there is none."""
+    folder = os.path.abspath(start)
+    while True:
+        if any(os.path.exists(os.path.join(folder, mark)) for mark in (".git", "pinky.toml")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return os.path.abspath(start)
+        folder = parent
+
+
+@cli.command("setup")
+@click.argument("host", type=click.Choice(HOSTS))
+@click.option("--project", is_flag=True, help="Write the repository's own config (.codex/, .gemini/, ...) instead "
+              "of the user's.")
+@click.option("--remove", is_flag=True, help="Take out what setup wrote (the original bytes when nothing else "
+              "changed).")
+@click.option("--dry-run", is_flag=True, help="Print the change as a unified diff and write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
+def setup_host(host: str, project: bool, remove: bool, dry_run: bool, as_json: bool) -> None:
+    """Register pinky-brain's MCP server (pinky-mcp) and its hooks (pinky-hooks --host HOST) in HOST's config,
+    merged with what is there; idempotent. User level unless --project.
+
+    Example:
+
+        pinky-brain setup codex
+        pinky-brain setup gemini --dry-run
+    """
+    from pinky.hosts.catalog import host as find_host
+    from pinky.setup import core
+    from pinky.setup.entries import COMMANDS
+
+    found = find_host(host)
+    result = core.plan(found, project=repository_root(os.getcwd()) if project else None, remove=remove)
+    if dry_run:
+        diff = "".join(change.diff() for change in result.changes if change.changed)
+        if as_json:
+            emit_json({**result.as_dict(), "dry_run": True, "diff": diff})
+        else:
+            click.echo(diff or "nothing to change", nl=not diff)
+        return
+    core.apply(result)
+    if not remove and shutil.which(COMMANDS[host]) is None:
+        click.echo(f"pinky-brain: {found.display} is not installed here (no `{COMMANDS[host]}` on PATH); its config "
+                   "is written for when it is", err=True)
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    for line in core.summary(result):
+        click.echo(line)
+    sys.stdout.flush()
