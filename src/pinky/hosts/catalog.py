@@ -138,8 +138,9 @@ CODEX = Host(
     stop_continue='{"decision": "block", "reason": ASK}',
     shell_tools=("Bash", "exec_command", "shell", "local_shell"), write_tools=("apply_patch",),
     transcript="$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<session_id>.jsonl (CODEX_HOME defaults to ~/.codex)",
-    limits=(Limit("hooks run only once the user has trusted them (the TUI records the trust in config.toml); "
-                  "`codex exec --dangerously-bypass-hook-trust` skips the check", SHARED_README),
+    limits=(Limit("hooks run only once trusted (a `[hooks.state]` hash per hook in config.toml): `pinky-brain setup "
+                  "codex` records it for the user-level hooks it writes; hooks written with --project must be "
+                  "accepted once in the codex TUI", SHARED_README),
             Limit("no Read/Write tools: file notes come from paths parsed out of shell commands and apply_patch "
                   "headers, so a file read by a script pinky cannot parse brings no notes", CODEX_SOURCE)),
     sources=(SHARED_README, CODEX_DOCS, CODEX_SOURCE),
