@@ -66,6 +66,8 @@ PATTERNS: dict[tuple[str, str], tuple[str, ...]] = {
     ("pinky.text.lexical", "_TOKEN"): (),
     ("pinky.search.history", "HISTORY"): ("3 ", "last ", "what did ", "2026-", "2026-w", "nov 3"),
     ("pinky.sync", "_OBJECT_ID"): (),
+    ("pinky.setup.codex_trust", "_WORD_START"): ("A", "aB"),
+    ("pinky.setup.formats", "_FIRST_INDENT"): ("{\n ", "{ \t", "{\r\n\t"),
     ("pinky.search.recall", "_CLAUSE_BREAK"): (". ", ".\n", "?", "\n"),
     ("pinky.capture.brain_calls", "_BRAIN_TOOL"): ("_brain_", "brain_save_", "__brain_update"),
     ("pinky.capture.brain_calls", "_ANSWER"): ("Saved a → ", "Saved a → b,", "Updated  → "),

@@ -21,11 +21,12 @@ from pinky.setup import entries, formats
 
 DEFAULT_TIMEOUT = 600
 NO_MATCHER = ("UserPromptSubmit", "Stop")
+_WORD_START = re.compile(r"(?<!^)(?=[A-Z])")
 
 
 def label(event: str) -> str:
     """SessionStart -> session_start (Codex's key label for an event)."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
+    return _WORD_START.sub("_", event).lower()
 
 
 def hook_hash(event: str, matcher: str | None, handler: dict[str, Any]) -> str:

@@ -27,9 +27,11 @@ def load_json(path: str, text: str) -> dict[str, Any]:
     return data
 
 
+_FIRST_INDENT = re.compile(r"^\{[ \t]*\r?\n([ \t]+)\S")
+
 def json_indent(text: str) -> int | str:
     """The indentation the file uses (its first indented line), 2 for a new or flat file."""
-    found = re.search(r"^\{[ \t]*\r?\n([ \t]+)\S", text)
+    found = _FIRST_INDENT.search(text)
     if not found:
         return 2
     lead = found.group(1)
