@@ -297,6 +297,10 @@ def _store_skipped(index: Index, source: SourceFile, reason: str, old: eq.Indexe
 def _store_changed(index: Index, source: SourceFile, doc: Document, prepared: Prepared | None,
                    old: eq.IndexedFile | None, report: ReindexReport, has_vec: bool) -> None:
     eq.forget_skipped(index.conn, source.root, source.rel)
+    if prepared is not None and old is None:  # new to this reindex: another writer may have stored it meanwhile
+        now = eq.indexed_files_by_id(index.conn, prepared.row["id"])
+        if now is not None and now.content_hash == prepared.row["content_hash"]:
+            prepared = None  # a save's own indexing: its chunks (and their ids) stay as they are
     if prepared is None:  # the same bytes as indexed (seen in _parse_batch): only the stat changed
         eq.touch_entry(index.conn, entry_id(source.root, source.rel), source.mtime_ns, source.size)
         report.unchanged += 1

@@ -45,7 +45,7 @@ from pinky.store import hygiene as hq
 from pinky.store import quality as qs
 from pinky.store import retrieval as rq
 from pinky.store import vectors as vq
-from pinky.store.connect import write_transaction
+from pinky.store.connect import read_snapshot, write_transaction
 from pinky.text.lexical import (
     FEEDBACK_DOCS,
     add_scores,
@@ -163,15 +163,37 @@ def search(index: Index, request: SearchRequest) -> SearchResult:
     `context_file`: the file the caller works on; entries linked to it rank a little higher
     (pinky.search.context_rank). `hypothetical`: a draft answer written by the caller (HyDE); the vector
     side searches with it (see semantic_hits), full text with the query alone. `explain`: each hit carries
-    `parts`, what each side scored it (explain_parts)."""
+    `parts`, what each side scored it (explain_parts).
+
+    Every read runs in one snapshot: re-storing a note gives its chunks new ids, and a note another
+    connection re-stored between the ranking and the reading of its rows would otherwise be lost."""
+    query = clean_text(request.query, "query", MAX_QUERY_CHARS)
+    with read_snapshot(index.conn):
+        found = _find(index, request, query)
+    if request.record_usage and index.config.telemetry:
+        if found.ranked:
+            _record_usage(index, found.ranked, query)
+        if gaps.is_weak(*found.strength):
+            gaps.record(index, query, max(found.strength))
+    return SearchResult(found.hits, found.mode, found.notice)
+
+
+@dataclass(frozen=True)
+class _Found:
+    hits: list[Hit]
+    mode: str
+    notice: str | None
+    ranked: list[str]  # the entries ranked, best first
+    strength: tuple[float, float]  # match_strength, for the gap log
+
+
+def _find(index: Index, request: SearchRequest, query: str) -> _Found:
     filters = filters_for(index, request)
-    query, hypothetical, mode = request.query, request.hypothetical, request.mode
-    context_file, record_usage, explain = request.context_file, request.record_usage, request.explain
-    query = clean_text(query, "query", MAX_QUERY_CHARS)
+    hypothetical, context_file = request.hypothetical, request.context_file
     if hypothetical is not None:
         hypothetical = clean_text(hypothetical, "hypothetical", MAX_HYPOTHETICAL_CHARS)
     limit = validate_limit(request.limit)
-    mode = canonical_mode(mode)
+    mode = canonical_mode(request.mode)
     second_stage = mode != "bm25" and _second_stage_ready(index)
     # A one-shot search starts the second stage's query now, on one core: loading the model and its first
     # query (~60 ms, mostly page faults on the weights) run beside the full-text and first-stage work. A
@@ -200,16 +222,12 @@ def search(index: Index, request: SearchRequest) -> SearchResult:
     boosts = context_rank.boosts_for(index, context_file) if context_file else {}
     ranked = fuse(index, query, lexical, vector, limit, boosts, refined)
     whys = {chunk: boosts[entry].why for entry, _, chunk in ranked if entry in boosts}
-    parts = explain_parts(lexical, vector, refined, boosts) if explain else {}
+    parts = explain_parts(lexical, vector, refined, boosts) if request.explain else {}
     hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query, whys,
                     {chunk: parts[entry] for entry, _, chunk in ranked if entry in parts})
-    if record_usage and index.config.telemetry:
-        if ranked:
-            _record_usage(index, [entry for entry, _, _ in ranked], query)
-        coverage, similarity = match_strength(index, query, lexical, vector)
-        if gaps.is_weak(coverage, similarity):
-            gaps.record(index, query, max(coverage, similarity))
-    return SearchResult(hits, ran, notice)
+    wanted = request.record_usage and index.config.telemetry
+    strength = match_strength(index, query, lexical, vector) if wanted else (1.0, 1.0)
+    return _Found(hits, ran, notice, [entry for entry, _, _ in ranked], strength)
 
 
 def explain_parts(lexical: list[Candidate], vector: list[Candidate], refined: list[Candidate] | None,

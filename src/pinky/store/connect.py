@@ -283,7 +283,11 @@ def _journal_mode(conn: Any, mode: str) -> bool:
 
 @contextmanager
 def read_snapshot(conn: Any) -> Iterator[None]:
-    """One consistent view across several reads (WAL: writers carry on meanwhile)."""
+    """One consistent view across several reads (WAL: writers carry on meanwhile). Inside a transaction
+    already, that transaction is the snapshot: nothing is begun or ended here."""
+    if conn.in_transaction:
+        yield
+        return
     conn.execute("BEGIN")
     try:
         yield
