@@ -1,7 +1,7 @@
 """What seeing the global brain as it is on disk costs: a project beside a 10,000-note global brain.
 
     python benchmarks/bench_global_fresh.py [--notes 10000] [--runs 15] [--before /work/main/.venv/bin]
-                                            [--keep DIR]
+                                            [--keep DIR] [--corpus soup|eval] [--data ../shared/eval]
 
 Times, as whole processes and in turn (one run of each, then the next round, so the machine's load
 falls on all alike), a bare `python -c pass`, the per-prompt hook (`pinky-hooks user-prompt`, the
@@ -10,6 +10,11 @@ and with the interpreter of `--before` (a checkout without the change, e.g. the 
 .venv), on the same brain. Prints medians and each one's ratio to the bare start, pair by pair.
 Then the one-off cost after a change: a note added to the global brain, and the first hook (after)
 that takes it in. The hashing embedder: the walk's cost does not depend on the model.
+
+`--corpus soup` (the default) writes notes of 120 words drawn from 25: every word of the prompt is in
+nearly every note, the worst case for the hook's word counts. `--corpus eval` takes the global brain from
+real text instead (SciFact abstracts and CoSQA functions from ../shared/eval, 11,450 notes at most) and
+cycles the prompt through real queries of both sets and everyday asks, one per round.
 """
 
 from __future__ import annotations
@@ -32,10 +37,30 @@ WORDS = ("pool timeout retry cache index vector query schema migration lock thre
          "config deploy build release worker queue session cookie header proxy encoder").split()
 
 
-def build(root: Path, notes: int) -> None:
+EVERYDAY = ["run the tests and fix whatever fails", "commit this with a good message", "why is the CI red?",
+            "add logging to the retry loop", "migrate the config to TOML", "is this thread safe?"]
+
+
+def eval_notes(data: Path) -> list[dict[str, str]]:
+    """Both sets' notes, each under a folder named after its set (their file names overlap)."""
+    return [{**note, "path": f"{name}/{note['path']}"} for name in ("scifact", "cosqa")
+            for note in map(json.loads, (data / name / "notes.jsonl").read_text(encoding="utf-8").splitlines())]
+
+
+def eval_prompts(data: Path, count: int = 24) -> list[str]:
+    queries = [[json.loads(line)["query"] for line in (data / name / "queries.jsonl").read_text(
+        encoding="utf-8").splitlines()[:count // 3] if line.strip()] for name in ("scifact", "cosqa")]
+    return [q for trio in zip(queries[0], queries[1], EVERYDAY * count, strict=False) for q in trio]
+
+
+def build(root: Path, notes: int, corpus: str, data: Path) -> None:
     rng = random.Random(11)
     brain = root / "home" / "brain"
-    for i in range(notes):
+    for note in eval_notes(data)[:notes] if corpus == "eval" else []:
+        path = brain / note["path"]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(note["markdown"], encoding="utf-8")
+    for i in range(notes if corpus == "soup" else 0):
         kind = TYPES[i % len(TYPES)]
         path = brain / kind / f"global-{i:05d}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -85,29 +110,36 @@ def main() -> None:
     parser.add_argument("--before", type=Path, default=Path("/work/main/.venv/bin"),
                         help="the bin folder of an install without the change")
     parser.add_argument("--keep", type=Path, help="build (or reuse) the brain in this folder")
+    parser.add_argument("--corpus", choices=("soup", "eval"), default="soup")
+    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "eval")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="pinky-bench-fresh-"))
     env = environment(root)
     project = root / "project"
     if not (project / "brain.db").exists():
         started = time.perf_counter()
-        build(root, args.notes)
-        print(f"built a project beside a {args.notes:,}-note global brain in {time.perf_counter() - started:.0f} s")
+        build(root, args.notes, args.corpus, args.data)
+        print(f"built a project beside a {args.notes:,}-note global brain ({args.corpus}) in "
+              f"{time.perf_counter() - started:.0f} s")
     for folder in (HERE, args.before):
         compile_all(folder / "python")
-    prompt = json.dumps({"session_id": "bench-fresh", "transcript_path": str(root / "t.jsonl"),
-                         "cwd": str(project), "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
-                         "prompt": "Why does the worker queue time out on deploy?"}).encode()
-    commands = {"python -c pass": ([sys.executable, "-c", "pass"], b"")}
+    asks = eval_prompts(args.data) if args.corpus == "eval" else ["Why does the worker queue time out on deploy?"]
+
+    def prompt(session: str, ask: str) -> bytes:
+        return json.dumps({"session_id": session, "transcript_path": str(root / "t.jsonl"), "cwd": str(project),
+                           "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
+                           "prompt": ask}).encode()
+
+    commands = {"python -c pass": [sys.executable, "-c", "pass"]}
     for label, folder in (("before", args.before), ("after", HERE)):
-        commands[f"hook user-prompt, {label}"] = ([str(folder / "pinky-hooks"), "user-prompt"], prompt)
-        search = [str(folder / "pinky-brain"), "search", "worker queue timeout"]
-        commands[f"pinky-brain search, {label}"] = (search, b"")
-    for cmd, stdin in commands.values():  # warm the page cache and the index's state once
-        once(cmd, stdin, env, project)
+        commands[f"hook user-prompt, {label}"] = [str(folder / "pinky-hooks"), "user-prompt"]
+        commands[f"pinky-brain search, {label}"] = [str(folder / "pinky-brain"), "search", "worker queue timeout"]
+    for name, cmd in commands.items():  # warm the page cache and the index's state once
+        once(cmd, prompt("warm", asks[0]) if "hook" in name else b"", env, project)
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
-    for _ in range(args.runs):
-        for name, (cmd, stdin) in commands.items():
+    for run in range(args.runs):  # a session of its own per hook and round: each recalls what it finds
+        for name, cmd in commands.items():
+            stdin = prompt(f"bench-{run}-{name}", asks[run % len(asks)]) if "hook" in name else b""
             times[name].append(once(cmd, stdin, env, project))
     bare = times["python -c pass"]
     print(f"\n{args.runs} rounds, in turn; medians; ratio = median of (command / the bare start of its round)")
@@ -118,12 +150,13 @@ def main() -> None:
             ratio = statistics.median(x[side] / max(b[side], 0.1) for x, b in zip(xs, bare, strict=True))
             cells.append(f"{statistics.median(x[side] for x in xs):8.1f} ms   {ratio:5.2f}x")
         print(f"{name:<32} {'   '.join(cells)}")
-    hook_cmd, _ = commands["hook user-prompt, after"]
+    hook_cmd = commands["hook user-prompt, after"]
     first = []
     for n in range(min(5, args.runs)):
         note = root / "home" / "brain" / "note" / f"added-{time.time_ns()}-{n}.md"
+        note.parent.mkdir(parents=True, exist_ok=True)
         note.write_text(f"# Added {n}\n\nA note added between two prompts.\n", encoding="utf-8")
-        first.append(once(hook_cmd, prompt, env, project))
+        first.append(once(hook_cmd, prompt(f"added-{n}", asks[0]), env, project))
     wall, cpu = (statistics.median(x[side] for x in first) for side in (0, 1))
     print(f"first hook after a global note was added: wall {wall:.1f} ms, CPU {cpu:.1f} ms "
           f"(median of {len(first)}: it takes the change in, once)")

@@ -12,7 +12,19 @@ from hook_helpers import base, context_of, run_hook
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
-from pinky.search.recall import HEADER, age_note, candidates, clauses, gist, prompt_terms, recall, render
+from pinky.search.recall import (
+    HEADER,
+    age_note,
+    asks,
+    candidates,
+    clauses,
+    gist,
+    needed_terms,
+    prompt_terms,
+    recall,
+    render,
+    words,
+)
 from pinky.store.readonly import connect_ro
 
 NOTES = {
@@ -237,3 +249,66 @@ def test_hook_output_is_one_json_object(brain: Path) -> None:
     result = run_hook("user-prompt", prompt_payload(brain, "docker build cannot resolve hosts on the VPN"), brain)
     out = json.loads(result.stdout)
     assert set(out) == {"hookSpecificOutput"} and out["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+
+
+# --- only what can clear the gate is looked for ------------------------------------------------------
+
+
+def test_needed_terms_leave_out_the_words_that_cannot_lift_a_chunk_alone() -> None:
+    weights = {"pool": 5.0, "the": 0.1, "worker": 0.2, "zebra": 4.0}  # zebra: in no chunk
+    weighed = (weights, ["pool", "the", "worker"], 6.0)
+    # a chunk of "the" and "worker" only: (0.3 - 0.5 * 9.0) / 6 < 0; with "pool" too: (5.3 - 0.5 * 4.0) / 6 = 0.55
+    assert needed_terms(weighed, 0.5, 0.5) == ["pool"]
+    assert needed_terms(weighed, 0.5, 0.6) == []  # not even all three together reach it
+    assert needed_terms(weighed, 0.5, None) == ["pool", "the", "worker"]  # no floor: every word
+    assert needed_terms(weighed, 0.5, -1.0) == ["pool", "the", "worker"]
+
+
+def test_a_prompt_of_words_every_note_holds_recalls_nothing_without_a_full_text_pass(tmp_path: Path) -> None:
+    """A word in most notes scores next to nothing; a full-text pass over all its chunks (24 ms at 10,000 notes)
+    was spent to find that out on every prompt."""
+    root = tmp_path / "proj"
+    write_note(root, "pinky.toml", "")
+    for i in range(60):
+        write_note(root, f"documentation/note/n{i}.md", f"# Note {i}\n\nThe worker queue and the deploy step {i}.\n")
+    write_note(root, "documentation/gotcha/tz.md", "# Timezones in CI\n\nCI runs in UTC: set TZ before the suite.\n")
+    with KnowledgeBase(load_config(cwd=root)) as kb:
+        kb.reindex(embed=False)
+    conn = connect_ro(str(root / "brain.db"))
+    assert conn is not None
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    try:
+        assert recall(conn, "why does the worker queue stall on deploy when migrations lag behind replicas?") == []
+        assert not [s for s in statements if "bm25(" in s]
+        found = recall(conn, "the worker queue runs in UTC on CI: set TZ?")  # rare words still found
+    finally:
+        conn.close()
+    assert len(found) == 1 and [s for s in statements if "bm25(" in s]
+
+
+def test_words_and_asks_cut_as_the_regular_expressions_did() -> None:
+    """The prompt hook no longer imports `re`: its word and ask splitting are string methods, and must cut every
+    text as `\\w+` and `(?<=[.?!;])\\s+|\\n+` did (each ask's spaces made single)."""
+    import random
+    import re
+
+    alphabet = "aZ_9é漢ß²٣ .?!;,-'\"\t\r\n\x0b\x1c\x85\u2028\u00a0\u200b" + "ab" * 6
+    rng = random.Random(7)
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        assert words(text) == re.findall(r"\w+", text), repr(text)
+        expected = [" ".join(part.split()) for part in re.split(r"(?<=[.?!;])\s+|\n+", text) if part.strip()]
+        assert asks(text) == expected, repr(text)
+
+
+@pytest.mark.parametrize("day", ["2026-11-20", "2024-02-29", "2023-02-29", "2026-13-01", "2026-04-31", "2026-00-10",
+                                 "20261120xx", "2026/11/20", "2026-1-200", "abcd-ef-gh", "2026-11-2٣", "0999-01-01"])
+def test_ages_are_counted_from_the_day_strptime_reads(day: str) -> None:
+    now = time.time()
+    try:
+        expected = max(0, int((now - time.mktime(time.strptime(day, "%Y-%m-%d"))) // 86400))
+    except ValueError:
+        assert age_note(day, None, None, now) == ""
+    else:
+        assert age_note(day, None, None, now) == ("written today" if expected == 0 else f"written {expected} d ago")

@@ -8,12 +8,13 @@ bugs; a status goes stale within a month; diaries are history and never stale.
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Mapping
-
-from pinky.base.dates import parse_day
 from pinky.base.layout import ENTRY_TYPES
 from pinky.errors import InvalidInput
+
+TYPE_CHECKING = False  # the prompt hook imports this module: no `typing`, no `re` (through dates) at its start
+if TYPE_CHECKING:
+    import datetime as dt
+    from collections.abc import Mapping
 
 ENV_STALE_DAYS = "PINKY_STALE_DAYS"
 DEFAULT_STALE_DAYS: dict[str, int | None] = {
@@ -47,6 +48,8 @@ def parse_stale_days(text: str | None) -> dict[str, int | None]:
 
 def age_days(last_verified: str | None, created: str | None, today: dt.date) -> int | None:
     """Whole days since the entry was last confirmed (verified, else created); None when neither is known."""
+    from pinky.base.dates import parse_day
+
     day = parse_day(last_verified) or parse_day(created)
     return None if day is None else max(0, (today - day).days)
 

@@ -23,7 +23,6 @@ Stdlib only.
 from __future__ import annotations
 
 import math
-import re
 import time
 
 from pinky.base.shown import plain, shown
@@ -46,9 +45,8 @@ MAX_TERMS = 32
 # words (a background of other text), so a small brain still tells a rare word from a missing one.
 BACKGROUND_CHUNKS = 1000
 
-_WORD = re.compile(r"\w+", re.UNICODE)
 # Where one ask ends and the next begins: a sentence's end followed by space, or a line break.
-_CLAUSE_BREAK = re.compile(r"(?<=[.?!;])\s+|\n+")
+_CLAUSE_END = (".", "?", "!", ";")
 MIN_CLAUSE_TERMS = 4  # a short ask ("also add type hints") matches some note of a large brain too easily
 MAX_CLAUSES = 4  # each clause costs one more round of queries in a hook with a 150 ms budget
 # A clause judged alone leaves out less than the whole prompt, so it must clear a higher bar: its score
@@ -81,10 +79,30 @@ class Recalled:
         return f"Recalled({self.entry_id!r}, score={self.score:.3f}, rank={self.rank})"
 
 
+class _Spaces(dict):
+    """`str.translate`'s table that leaves the words of a text with spaces between them: a word character (what
+    the regular expression `\\w` matches: `str.isalnum()` or `_`) stays, any other becomes a space. Filled as
+    characters are met, so a text is translated at C speed. Not `re`: importing it costs the prompt hook ~5 ms,
+    a third of the interpreter's own start."""
+
+    def __missing__(self, code: int) -> int:
+        char = chr(code)
+        self[code] = kept = code if char.isalnum() or char == "_" else 32
+        return kept
+
+
+_SPACES = _Spaces()
+
+
+def words(text: str) -> list[str]:
+    """The runs of word characters in `text` (as `re.findall(r"\\w+", text)`)."""
+    return text.translate(_SPACES).split()
+
+
 def prompt_terms(prompt: str, limit: int = MAX_TERMS) -> list[str]:
     """The prompt's distinct content words, lowercased, in order; a pasted log is cut first."""
-    words = (w.lower() for w in _WORD.findall(prompt[:MAX_PROMPT_CHARS]))
-    kept = (w for w in words if len(w) > 1 and w not in STOPWORDS and not (w.isdigit() and len(w) < 3))
+    words_of = (w.lower() for w in words(prompt[:MAX_PROMPT_CHARS]))
+    kept = (w for w in words_of if len(w) > 1 and w not in STOPWORDS and not (w.isdigit() and len(w) < 3))
     return list(dict.fromkeys(kept))[:limit]
 
 
@@ -130,14 +148,36 @@ def _scores(conn: Connection, weighed: Weighed, chunk_ids: list[int],
     return {c: ((m - missing_penalty * (mass - m)) / unit, found[c] == len(weights)) for c, m in matched.items()}
 
 
+def needed_terms(weighed: Weighed, missing_penalty: float, at_least: float | None) -> list[str]:
+    """The words of which a chunk must hold one to score `at_least` (None: every word some chunk has).
+
+    A chunk's score grows with the weight of the words it holds, so one holding only the least informative
+    words, all of them, scores the most such a chunk can: while that falls short, those words cannot lift a
+    chunk over the floor alone, and the full-text query need not walk their long doclists (a word most notes
+    hold costs a BM25 pass over most of the brain). [] when even every word together falls short."""
+    weights, present, unit = weighed
+    if at_least is None:
+        return present
+    mass = sum(weights.values())
+    ordered = sorted(present, key=lambda t: weights[t])
+    low = 0.0
+    for n, term in enumerate(ordered):
+        low += weights[term]
+        if (low - missing_penalty * (mass - low)) / unit >= at_least:
+            return [t for t in present if t in set(ordered[n:])]  # the prompt's order: BM25's ties stay
+    return []
+
+
 def candidates(conn: Connection, prompt: str, *, depth: int = DEPTH, absent_weight: float = ABSENT_WEIGHT,
-               missing_penalty: float = MISSING_PENALTY) -> list[Recalled]:
-    """The best BM25 entries for the prompt, each with its relevance score, in BM25 order (one per entry)."""
+               missing_penalty: float = MISSING_PENALTY, at_least: float | None = None) -> list[Recalled]:
+    """The best BM25 entries for the prompt, each with its relevance score, in BM25 order (one per entry);
+    with `at_least`, only entries that can reach that score are looked for (needed_terms)."""
     weighed = _weights(conn, prompt_terms(prompt), absent_weight)
     if weighed is None:
         return []
     best: dict[str, int] = {}
-    for chunk_id, entry_id in readonly.best_chunks(conn, weighed[1], depth * 2):
+    for chunk_id, entry_id in readonly.best_chunks(conn, needed_terms(weighed, missing_penalty, at_least),
+                                                   depth * 2):
         best.setdefault(entry_id, chunk_id)
         if len(best) == depth:
             break
@@ -168,25 +208,42 @@ def judge(conn: Connection, query: str, slugs: list[str]) -> dict[str, tuple[flo
 def clauses(prompt: str) -> list[str]:
     """The prompt's sentences (or lines) that say enough on their own to be judged alone: at least
     MIN_CLAUSE_TERMS content words each, at most MAX_CLAUSES of them; [] when the prompt is one clause."""
-    parts = [part for part in (p.strip() for p in _CLAUSE_BREAK.split(prompt[:MAX_PROMPT_CHARS])) if part]
+    parts = asks(prompt[:MAX_PROMPT_CHARS])
     if len(parts) < 2:
         return []
     return [part for part in parts if len(prompt_terms(part)) >= MIN_CLAUSE_TERMS][:MAX_CLAUSES]
 
 
-def relevance(conn: Connection, prompt: str) -> list[Recalled]:
+def asks(text: str) -> list[str]:
+    """`text` cut where one ask ends and the next begins (after a sentence's end and a space, and at each line
+    break), each part's spaces made single; no empty part."""
+    parts: list[str] = []
+    for line in text.split("\n"):
+        ask: list[str] = []
+        for word in line.split():
+            ask.append(word)
+            if word.endswith(_CLAUSE_END):
+                parts.append(" ".join(ask))
+                ask = []
+        if ask:
+            parts.append(" ".join(ask))
+    return parts
+
+
+def relevance(conn: Connection, prompt: str, at_least: float | None = None) -> list[Recalled]:
     """Each candidate entry with its best relevance to the whole prompt or to any one of its clauses.
 
     Judged whole, a prompt of two asks ("Why does the pool hang at shutdown? Also shrink the cache.") scores
     every note low for all the words of the other ask it leaves out; judged per clause, the note one ask is
-    about scores as it would alone, less CLAUSE_MARGIN. Best first; a one-clause prompt keeps BM25's order."""
-    found = candidates(conn, prompt)
+    about scores as it would alone, less CLAUSE_MARGIN. Best first; a one-clause prompt keeps BM25's order.
+    `at_least`: only entries that can score that much are looked for (needed_terms)."""
+    found = candidates(conn, prompt, at_least=at_least)
     parts = clauses(prompt)
     if not parts:
         return found
     best = {c.entry_id: c for c in found}
     for part in parts:
-        for c in candidates(conn, part):
+        for c in candidates(conn, part, at_least=None if at_least is None else at_least + CLAUSE_MARGIN):
             c.score -= CLAUSE_MARGIN
             if c.entry_id not in best or c.score > best[c.entry_id].score:
                 best[c.entry_id] = c
@@ -197,7 +254,7 @@ def recall(conn: Connection, prompt: str, *, threshold: float = DEFAULT_THRESHOL
            exclude: frozenset[str] | set[str] = frozenset()) -> list[Recalled]:
     """The entries (at most `limit`) whose relevance to the prompt, or to one of its clauses, reaches
     `threshold`."""
-    passed = [c for c in relevance(conn, prompt) if c.score >= threshold and c.entry_id not in exclude]
+    passed = [c for c in relevance(conn, prompt, threshold) if c.score >= threshold and c.entry_id not in exclude]
     return passed[:limit]
 
 
@@ -226,9 +283,8 @@ def age_note(created: object, verified: object, stale_after: int | None, now: fl
     day = verified if isinstance(verified, str) and verified else created
     if not isinstance(day, str) or len(day) < 10:
         return ""
-    try:
-        then = time.mktime(time.strptime(day[:10], "%Y-%m-%d"))
-    except ValueError:
+    then = _midnight(day[:10])
+    if then is None:
         return ""
     days = max(0, int(((time.time() if now is None else now) - then) // 86400))
     what = "verified" if isinstance(verified, str) and verified else "written"
@@ -236,6 +292,22 @@ def age_note(created: object, verified: object, stale_after: int | None, now: fl
     if stale_after is not None and days > stale_after:
         return f"{what} {when}, may be stale"
     return f"{what} {when}"
+
+
+_MONTH_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _midnight(day: str) -> float | None:
+    """The local midnight starting a 'YYYY-MM-DD' day, as `time.mktime(time.strptime(day, "%Y-%m-%d"))`; None
+    for anything else. Not strptime: it loads `locale` and `re` (~5 ms) into the prompt hook."""
+    year, month, date = day[:4], day[5:7], day[8:10]
+    if len(day) != 10 or day[4] + day[7] != "--" or not (year + month + date).isdigit():
+        return None
+    y, m, d = int(year), int(month), int(date)
+    leap = y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
+    if not (1 <= m <= 12 and 1 <= d <= _MONTH_DAYS[m - 1]) or (m == 2 and d == 29 and not leap):
+        return None
+    return time.mktime((y, m, d, 0, 0, 0, 0, 0, -1))
 
 
 def render(rows: list[tuple], *, budget: int, stale_days: Mapping[str, int | None],
