@@ -41,8 +41,7 @@ from pinky.text.markdown import Document, file_names_mentioned
 log = logging.getLogger("pinky.indexing.indexer")
 
 WRITE_BATCH = 1000
-BULK_WRITE_BATCH = 10_000  # notes per transaction in a large rebuild: every commit rewrites the index pages
-#                            its random-order keys touched; 100,000 notes wrote 2.8 GB at 1,000, 1.3 GB at this
+BULK_WRITE_BATCH = 10_000  # notes per transaction in a large rebuild (100,000 notes wrote 2.8 GB at 1,000, 1.3 at this)
 BULK_FILES = 500  # from this many changed files on, write for volume (store.connect.bulk_writes)
 
 
@@ -206,8 +205,7 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
 
 def _kept_under_unreadable(known: dict[tuple[str, str], eq.IndexedFile],
                            prefixes: list[tuple[str, str]]) -> set[tuple[str, str]]:
-    """Entries inside a folder the scan could not list: not seen, but not gone either (a permission
-    slip must not drop them from the index)."""
+    """Entries inside a folder the scan could not list: not seen, but not gone either (a permission slip)."""
     return {key for key in known for root, prefix in prefixes if key[0] == root and key[1].startswith(prefix)}
 
 
@@ -228,7 +226,7 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
             keys |= keys_of(conn, [old.id for old in removed])
             for old in removed:
                 eq.delete_entry(conn, old.id, has_vec)
-                report.removed += 1
+            report.removed += len(removed)
     total = len(changed)
     for start in range(0, total, batch):
         step = (lambda n, at=start: progress("parse", at + n, total)) if progress else None
@@ -297,10 +295,8 @@ def _store_skipped(index: Index, source: SourceFile, reason: str, old: eq.Indexe
 def _store_changed(index: Index, source: SourceFile, doc: Document, prepared: Prepared | None,
                    old: eq.IndexedFile | None, report: ReindexReport, has_vec: bool) -> None:
     eq.forget_skipped(index.conn, source.root, source.rel)
-    if prepared is not None and old is None:  # new to this reindex: another writer may have stored it meanwhile
-        now = eq.indexed_files_by_id(index.conn, prepared.row["id"])
-        if now is not None and now.content_hash == prepared.row["content_hash"]:
-            prepared = None  # a save's own indexing: its chunks (and their ids) stay as they are
+    if prepared is not None and old is None and eq.holds(index.conn, prepared.row["id"], prepared.row["content_hash"]):
+        prepared = None  # new to this reindex, but a save stored these bytes meanwhile: its chunks keep their ids
     if prepared is None:  # the same bytes as indexed (seen in _parse_batch): only the stat changed
         eq.touch_entry(index.conn, entry_id(source.root, source.rel), source.mtime_ns, source.size)
         report.unchanged += 1

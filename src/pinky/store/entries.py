@@ -38,6 +38,12 @@ def indexed_files_by_id(conn: Any, entry_id: str) -> IndexedFile | None:
     return IndexedFile(*row) if row else None
 
 
+def holds(conn: Any, entry_id: str, content_hash: str) -> bool:
+    """Whether the entry is stored with these bytes."""
+    return conn.execute("SELECT 1 FROM entry WHERE id = ? AND content_hash = ?", (entry_id, content_hash)).fetchone() \
+        is not None
+
+
 def links_pending(conn: Any) -> set[tuple[str, str]]:
     """(root, path) of the notes stored by a reindex that did not live to write their links."""
     return {(r[0], r[1]) for r in conn.execute(
