@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from host_support import World
+from host_support import World, find_cli, new_world
 
 try:
     from pinky.cli import cli as _cli
@@ -174,3 +174,24 @@ def setup_round_trip(world: World, host: str, folder: Path) -> tuple[dict[str, b
     assert removed.returncode == 0, removed.stdout + removed.stderr
     assert snapshot(folder) == before
     return runs[0], runs[1]
+
+
+# --- the session every host's own e2e file starts with -----------------------------------------------------------
+
+KNOWN = ("Staging deploys need the VPN up", "Run `vpn up` before `make deploy-staging`, or it times out.")
+PROMPT = "Remember why the pool hangs on shutdown."
+SAVE = {"title": "PG pool hangs on shutdown", "type": "gotcha", "tags": ["postgres"],
+        "body": "Call pool.close(timeout=5) before the process exits, or it hangs."}
+SESSIONS = {"codex": (codex_command, CODEX_ENV), "gemini": (gemini_command, GEMINI_ENV),
+            "opencode": (opencode_command, OPENCODE_ENV)}
+
+
+def saving_world(factory: pytest.TempPathFactory, request: pytest.FixtureRequest, host: str) -> World:
+    """A fresh HOME whose brain knows KNOWN, the user's own config of `host`, the documented set-up, then one
+    headless session of the real CLI (as `sessions["save"]`) in which the model asks for a `brain_save` of SAVE."""
+    world = new_world(factory.mktemp(f"{host}-e2e"), (host,), KNOWN)
+    configure(world, host)
+    command, env = SESSIONS[host]
+    world.session("save", [{"tool": "brain_save", "wait": 30, "input": SAVE}],
+                  command(find_cli(request, host), PROMPT), env)
+    return world

@@ -12,20 +12,16 @@ import pytest
 from host_support import World, brain_tools, diary_today, find_cli, new_world
 from host_worlds import (
     CODEX_CONFIG,
-    CODEX_ENV,
+    KNOWN,
     NEEDS_SETUP,
-    codex_command,
+    PROMPT,
     codex_home,
-    configure,
+    saving_world,
     setup_round_trip,
     write_user_config,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(6)]
-KNOWN = ("Staging deploys need the VPN up", "Run `vpn up` before `make deploy-staging`, or it times out.")
-PROMPT = "Remember why the pool hangs on shutdown."
-SAVE = {"title": "PG pool hangs on shutdown", "type": "gotcha", "tags": ["postgres"],
-        "body": "Call pool.close(timeout=5) before the process exits, or it hangs."}
 
 
 @pytest.fixture(scope="module")
@@ -34,12 +30,8 @@ def codex(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory, codex: str) -> World:
-    world = new_world(tmp_path_factory.mktemp("codex-e2e"), ("codex",), KNOWN)
-    configure(world, "codex")
-    world.session("save", [{"tool": "brain_save", "wait": 30, "input": SAVE}], codex_command(codex, PROMPT),
-                  CODEX_ENV)
-    return world
+def world(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> World:
+    return saving_world(tmp_path_factory, request, "codex")
 
 
 def test_codex_is_offered_the_brain_tools(world: World) -> None:

@@ -10,20 +10,16 @@ import re
 import pytest
 from host_support import World, brain_tools, diary_today, find_cli, new_world
 from host_worlds import (
-    GEMINI_ENV,
     GEMINI_SETTINGS,
+    KNOWN,
     NEEDS_SETUP,
-    configure,
-    gemini_command,
+    PROMPT,
+    saving_world,
     setup_round_trip,
     write_user_config,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(5)]
-KNOWN = ("Staging deploys need the VPN up", "Run `vpn up` before `make deploy-staging`, or it times out.")
-PROMPT = "Remember why the pool hangs on shutdown."
-SAVE = {"title": "PG pool hangs on shutdown", "type": "gotcha", "tags": ["postgres"],
-        "body": "Call pool.close(timeout=5) before the process exits, or it hangs."}
 
 
 @pytest.fixture(scope="module")
@@ -32,12 +28,8 @@ def gemini(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory, gemini: str) -> World:
-    world = new_world(tmp_path_factory.mktemp("gemini-e2e"), ("gemini",), KNOWN)
-    configure(world, "gemini")
-    world.session("save", [{"tool": "brain_save", "wait": 30, "input": SAVE}], gemini_command(gemini, PROMPT),
-                  GEMINI_ENV)
-    return world
+def world(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> World:
+    return saving_world(tmp_path_factory, request, "gemini")
 
 
 def declared(body: dict) -> list[str]:

@@ -6,23 +6,15 @@ binary, so nothing is fetched), here tests/model_stand_in.py. A fresh HOME, the 
 from __future__ import annotations
 
 import pytest
-from host_support import World, brain_tools, find_cli, new_world
-from host_worlds import OPENCODE_ENV, configure, opencode_command
+from host_support import World, brain_tools
+from host_worlds import saving_world
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(4)]
-KNOWN = ("Staging deploys need the VPN up", "Run `vpn up` before `make deploy-staging`, or it times out.")
-SAVE = {"title": "PG pool hangs on shutdown", "type": "gotcha", "tags": ["postgres"],
-        "body": "Call pool.close(timeout=5) before the process exits, or it hangs."}
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> World:
-    opencode = find_cli(request, "opencode")
-    world = new_world(tmp_path_factory.mktemp("opencode-e2e"), ("opencode",), KNOWN)
-    configure(world, "opencode")
-    world.session("save", [{"tool": "brain_save", "wait": 30, "input": SAVE}],
-                  opencode_command(opencode, "Remember why the pool hangs on shutdown."), OPENCODE_ENV)
-    return world
+    return saving_world(tmp_path_factory, request, "opencode")
 
 
 def test_opencode_is_offered_the_brain_tools(world: World) -> None:
