@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 import time
 
-from pinky.base.shown import plain, shown
 from pinky.store import readonly
 
 TYPE_CHECKING = False
@@ -264,6 +263,8 @@ HEADER = "pinky recall: brain entries that match this prompt (brain_get <slug> f
 
 
 def _one_line(text: str, limit: int) -> str:
+    from pinky.base.shown import plain
+
     text = plain(" ".join(text.split()))
     return text if len(text) <= limit else text[: max(limit - 1, 0)].rstrip() + "…"
 
@@ -316,6 +317,8 @@ def render(rows: list[tuple], *, budget: int, stale_days: Mapping[str, int | Non
     every search hit says) — cut to fit `budget` chars: the gist shrinks first, then the title.
     rows: (slug, type, title, body, created, last_verified).
     '' when not even one line fits."""
+    from pinky.base.shown import plain, shown  # here: most prompts recall nothing and render nothing
+
     lines = [HEADER]
     used = len(HEADER)
     for slug, type_, title, body, created, verified in rows:
