@@ -1,12 +1,14 @@
 """Hook latency on a 10,000-entry brain, measured the way Claude Code runs them: a fresh process per call.
 
-    python benchmarks/bench_hooks.py [--entries 10000] [--runs 30] [--keep DIR] [--hosts]
+    python benchmarks/bench_hooks.py [--entries 10000] [--runs 30] [--keep DIR] [--hosts [--before BIN] [--hogs N]]
 
 Prints p50/p90 in milliseconds for `python -c pass` (the floor), pre-read, pre-write,
 session-start, user-prompt (recall: a prompt in the brain's own vocabulary, the worst case for
 full-text search, and an everyday one), and the Stop and PreCompact hooks on a 2 MB transcript,
 next to their targets (documentation/HOOKS.md). `--hosts` times only the per-prompt and per-tool hooks of Claude Code,
-Codex CLI and Gemini CLI (`pinky-hooks --host ...`), round-robin beside `python -c pass`.
+Codex CLI and Gemini CLI (`pinky-hooks --host ...`), round-robin beside `python -c pass`; with `--before BIN` (the
+bin folder of another install, e.g. the main branch's .venv/bin) each beside that install's own, and with `--hogs N`
+while N processes spin on the CPU (a busy machine: two hogs on two cores).
 The brain is built once with the hashing embedder and full-text only (vectors don't matter here).
 """
 
@@ -123,11 +125,16 @@ def host_payloads(root: Path, base: dict) -> list[tuple[str, list[str], bytes]]:
     ]
 
 
-def hosts_side_by_side(cmd: list[str], root: Path, base: dict, env: dict, runs: int) -> None:
-    """Every host's per-prompt and per-tool hook beside `python -c pass`, run round-robin so that a busy machine
-    slows them all alike; p50 and the ratio to the bare start (budget: <= 1.5x)."""
+def hosts_side_by_side(cmd: list[str], root: Path, base: dict, env: dict, runs: int,
+                       before: list[str] | None = None) -> None:
+    """Every host's per-prompt and per-tool hook beside `python -c pass` (and beside the same hook of the install
+    `before`), run round-robin so that a busy machine slows them all alike; p50 and the ratio to the bare start
+    (budget: <= 1.5x), and to the hook before."""
     cases = [("python -c pass", [sys.executable, "-c", "pass"], b"")]
-    cases += [(label, cmd + args, stdin) for label, args, stdin in host_payloads(root, base)]
+    for label, args, stdin in host_payloads(root, base):
+        cases.append((label, cmd + args, stdin))
+        if before:
+            cases.append((f"{label} (before)", before + args, stdin))
     times: dict[str, list[float]] = {label: [] for label, _, _ in cases}
     for _ in range(runs):
         for label, command, stdin in cases:
@@ -135,8 +142,17 @@ def hosts_side_by_side(cmd: list[str], root: Path, base: dict, env: dict, runs: 
     floor = statistics.median(times["python -c pass"])
     print(f"{'python -c pass':<28} p50 {floor:7.1f} ms")
     for label, _, _ in cases[1:]:
-        p50 = record(f"hook {label.split()[0]} {label.split()[1]} p50 ms", statistics.median(times[label]))
-        print(f"{label:<28} p50 {p50:7.1f} ms   = {p50 / floor:.2f}x python -c pass (budget <= 1.5x)")
+        p50 = statistics.median(times[label])
+        if not label.endswith("(before)"):
+            record(f"hook {label.split()[0]} {label.split()[1]} p50 ms", p50)
+        than_before = f"   = {p50 / statistics.median(times[label + ' (before)']):.3f}x before" \
+            if before and not label.endswith("(before)") else ""
+        print(f"{label:<37} p50 {p50:7.1f} ms   = {p50 / floor:.2f}x python -c pass (budget <= 1.5x){than_before}")
+
+
+def start_hogs(count: int) -> list[subprocess.Popen]:
+    """`count` processes that spin on the CPU until killed: a machine busy with other work."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
 
 
 def main() -> None:
@@ -145,6 +161,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--keep", type=Path, help="build (or reuse) the brain in this folder")
     parser.add_argument("--json", type=Path, help="also write the figures to this file (bench_all.py)")
+    parser.add_argument("--before", type=Path, help="with --hosts: the bin folder of the install to compare with")
+    parser.add_argument("--hogs", type=int, default=0, help="with --hosts: this many CPU hogs run meanwhile")
     parser.add_argument("--hosts", action="store_true",
                         help="only the per-prompt and per-tool hooks of claude, codex and gemini, side by side")
     args = parser.parse_args()
@@ -178,7 +196,17 @@ def main() -> None:
         read_miss = json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Read",
                                 "tool_input": {"file_path": str(unlinked)}}).encode()
         if args.hosts:
-            hosts_side_by_side(cmd, root, base, env, args.runs)
+            hogs = start_hogs(args.hogs)
+            try:
+                before = [str(args.before / "pinky-hooks")] if args.before else None
+                if args.before:  # its bytecode too, as an installed package ships it
+                    subprocess.run([str(args.before / "python"), "-c", "import compileall, pathlib, pinky; "
+                                    "compileall.compile_dir(pathlib.Path(pinky.__file__).parent, quiet=1)"], check=True)
+                print(f"{args.runs} rounds, {args.hogs} CPU hog(s) running")
+                hosts_side_by_side(cmd, root, base, env, args.runs, before)
+            finally:
+                for hog in hogs:
+                    hog.kill()
             write_figures(args.json)
             return
         out = subprocess.run(cmd + ["pre-read"], input=read, capture_output=True, env=env, cwd=root).stdout
