@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import os
 import shutil
 import string
 import sys
@@ -287,3 +288,22 @@ def nonlinear(work: Callable[[str], Any], units: tuple[str, ...]) -> list[str]:
         if large > RATIO * max(small, FLOOR):
             slow.append(f"{unit!r} x {n:,} chars: {small * 1000:.1f} ms, x {2 * n:,}: {large * 1000:.1f} ms")
     return slow
+
+
+# --- the fault suites: a short variant in CI, a long one on demand --------------------------------------------------
+
+FAULTS_LONG = os.environ.get("PINKY_FAULTS_LONG") == "1"
+
+
+def rounds(short: Any, long: Any) -> list[Any]:
+    """A short variant (CI) and a long one, run only with PINKY_FAULTS_LONG=1, as parameters of a fault test."""
+    import pytest
+
+    skip = pytest.mark.skipif(not FAULTS_LONG, reason="the long fault suite runs with PINKY_FAULTS_LONG=1")
+    return [pytest.param(short, id="short"), pytest.param(long, id="long", marks=[pytest.mark.faults_long, skip])]
+
+
+def report(capsys: Any, line: str) -> None:
+    """A figure of a fault test, printed past pytest's capture: what the long suites are read for."""
+    with capsys.disabled():
+        print(f"\n[faults] {line}", flush=True)

@@ -22,28 +22,18 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
-from helpers import console_script, damage, deleted_files_open, notes
+from helpers import console_script, damage, deleted_files_open, notes, report, rounds
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
 
-LONG = os.environ.get("PINKY_FAULTS_LONG") == "1"
 WORKER = Path(__file__).with_name("fault_worker.py")
 CLEAN = {"new": [], "changed": [], "deleted": []}
 
 
-def rounds(short: int, long: int) -> list[Any]:
-    """A short variant (CI) and a long one, run only with PINKY_FAULTS_LONG=1."""
-    skip = pytest.mark.skipif(not LONG, reason="the long fault suite runs with PINKY_FAULTS_LONG=1")
-    return [pytest.param(short, id="short"), pytest.param(long, id="long", marks=[pytest.mark.faults_long, skip])]
 
-
-def report(capsys: pytest.CaptureFixture[str], line: str) -> None:
-    with capsys.disabled():
-        print(f"\n[faults] {line}", flush=True)
 
 
 def worker(project: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:

@@ -20,25 +20,18 @@ import pytest
 from dulwich import porcelain
 from dulwich.objects import Blob, Commit
 from dulwich.repo import Repo
+from helpers import report, rounds
 
 from pinky.base.layout import is_note
 from pinky.errors import SyncError
 from pinky.sync import list_conflicts, sync
 
-LONG = os.environ.get("PINKY_FAULTS_LONG") == "1"
 WORKER = Path(__file__).with_name("sync_race_worker.py")
 JOURNAL = "log/journal.md"
 JOURNAL_HEAD = "---\ntitle: Journal\ntype: note\nappend_only: true\n---\n\n# Journal\n\n"
 
 
-def rounds(short: int, long: int) -> list[Any]:
-    skip = pytest.mark.skipif(not LONG, reason="the long fault suite runs with PINKY_FAULTS_LONG=1")
-    return [pytest.param(short, id="short"), pytest.param(long, id="long", marks=[pytest.mark.faults_long, skip])]
 
-
-def report(capsys: pytest.CaptureFixture[str], line: str) -> None:
-    with capsys.disabled():
-        print(f"\n[faults] {line}", flush=True)
 
 
 def start(*args: str) -> subprocess.Popen[str]:
