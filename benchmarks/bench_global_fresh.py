@@ -1,7 +1,7 @@
 """What seeing the global brain as it is on disk costs: a project beside a 10,000-note global brain.
 
     python benchmarks/bench_global_fresh.py [--notes 10000] [--runs 15] [--before /work/main/.venv/bin]
-                                            [--keep DIR] [--corpus soup|eval] [--data ../shared/eval]
+                                            [--keep DIR] [--corpus soup|eval] [--data ../shared/eval] [--hogs N]
 
 Times, as whole processes and in turn (one run of each, then the next round, so the machine's load
 falls on all alike), a bare `python -c pass`, the per-prompt hook (`pinky-hooks user-prompt`, the
@@ -14,7 +14,8 @@ that takes it in. The hashing embedder: the walk's cost does not depend on the m
 `--corpus soup` (the default) writes notes of 120 words drawn from 25: every word of the prompt is in
 nearly every note, the worst case for the hook's word counts. `--corpus eval` takes the global brain from
 real text instead (SciFact abstracts and CoSQA functions from ../shared/eval, 11,450 notes at most) and
-cycles the prompt through real queries of both sets and everyday asks, one per round.
+cycles the prompt through real queries of both sets and everyday asks, one per round. `--hogs N`: N processes
+spin on the CPU meanwhile (a busy machine: two hogs on two cores).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(sys.executable).parent
 TYPES = ("gotcha", "decision", "pattern", "bug", "guide", "note")
@@ -103,6 +105,28 @@ def compile_all(python: Path) -> None:
                     "compileall.compile_dir(pathlib.Path(pinky.__file__).parent, quiet=1)"], check=True)
 
 
+def timed_rounds(runs: int, commands: dict[str, list[str]], asks: list[str], prompt: Any,
+                 times: dict[str, list[tuple[float, float]]], env: dict[str, str], project: Path) -> None:
+    """Every command once a round, in turn; a session of its own per hook and round: each recalls what it finds."""
+    for run in range(runs):
+        for name, cmd in commands.items():
+            stdin = prompt(f"bench-{run}-{name}", asks[run % len(asks)]) if "hook" in name else b""
+            times[name].append(once(cmd, stdin, env, project))
+
+
+def report(runs: int, hogs: int, times: dict[str, list[tuple[float, float]]]) -> None:
+    bare = times["python -c pass"]
+    print(f"\n{runs} rounds, in turn, {hogs} CPU hog(s) running; medians; ratio = median of (command / the bare "
+          "start of its round)")
+    print(f"{'':<32} {'wall':>8}        {'ratio':>5}    {'CPU':>8}        {'ratio':>5}")
+    for name, xs in times.items():
+        cells = []
+        for side in (0, 1):
+            ratio = statistics.median(x[side] / max(b[side], 0.1) for x, b in zip(xs, bare, strict=True))
+            cells.append(f"{statistics.median(x[side] for x in xs):8.1f} ms   {ratio:5.2f}x")
+        print(f"{name:<32} {'   '.join(cells)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notes", type=int, default=10_000)
@@ -111,6 +135,7 @@ def main() -> None:
                         help="the bin folder of an install without the change")
     parser.add_argument("--keep", type=Path, help="build (or reuse) the brain in this folder")
     parser.add_argument("--corpus", choices=("soup", "eval"), default="soup")
+    parser.add_argument("--hogs", type=int, default=0, help="CPU hogs running while the commands are timed")
     parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "eval")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="pinky-bench-fresh-"))
@@ -137,19 +162,13 @@ def main() -> None:
     for name, cmd in commands.items():  # warm the page cache and the index's state once
         once(cmd, prompt("warm", asks[0]) if "hook" in name else b"", env, project)
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
-    for run in range(args.runs):  # a session of its own per hook and round: each recalls what it finds
-        for name, cmd in commands.items():
-            stdin = prompt(f"bench-{run}-{name}", asks[run % len(asks)]) if "hook" in name else b""
-            times[name].append(once(cmd, stdin, env, project))
-    bare = times["python -c pass"]
-    print(f"\n{args.runs} rounds, in turn; medians; ratio = median of (command / the bare start of its round)")
-    print(f"{'':<32} {'wall':>8}        {'ratio':>5}    {'CPU':>8}        {'ratio':>5}")
-    for name, xs in times.items():
-        cells = []
-        for side in (0, 1):
-            ratio = statistics.median(x[side] / max(b[side], 0.1) for x, b in zip(xs, bare, strict=True))
-            cells.append(f"{statistics.median(x[side] for x in xs):8.1f} ms   {ratio:5.2f}x")
-        print(f"{name:<32} {'   '.join(cells)}")
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.hogs)]
+    try:
+        timed_rounds(args.runs, commands, asks, prompt, times, env, project)
+    finally:
+        for hog in hogs:
+            hog.kill()
+    report(args.runs, args.hogs, times)
     hook_cmd = commands["hook user-prompt, after"]
     first = []
     for n in range(min(5, args.runs)):
