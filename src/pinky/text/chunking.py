@@ -58,6 +58,8 @@ def heading(line: str) -> tuple[int, str] | None:
 def _fence_end(lines: list[str], start: int, marker: str) -> int:
     """Index one past the closing fence (or the end, for an unclosed fence)."""
     for i in range(start + 1, len(lines)):
+        if marker[0] not in lines[i]:  # most lines of a code block: no need to ask the pattern
+            continue
         match = _FENCE.match(lines[i])
         if match and match.group(1)[0] == marker[0] and len(match.group(1)) >= len(marker):
             if not lines[i].strip()[len(match.group(1)):].strip():
@@ -79,8 +81,8 @@ def _blocks(body: str, first_line: int) -> list[_Block]:
     i = 0
     while i < len(lines):
         line = lines[i]
-        fence = _FENCE.match(line)
-        title = heading(line)
+        fence = _FENCE.match(line) if "`" in line or "~" in line else None
+        title = heading(line) if not fence and "#" in line else None
         if fence:
             flush()
             end = _fence_end(lines, i, fence.group(1))
