@@ -155,9 +155,9 @@ def prefill(kb, folder: Path, dataset: str) -> None:  # type: ignore[no-untyped-
     the model's window), `<dataset>.notes.jsonl` `<note path>\t<float32 hex>` (whole notes, for the rest)."""
     import numpy as np
 
-    from pinky.embed.embedding import QUALITY_WINDOW_WORDS, embed_input, quality_input, text_hash
     from pinky.store import quality as qs
     from pinky.store.connect import write_transaction
+    from pinky.text.model_input import QUALITY_WINDOW_WORDS, embed_input, quality_input, text_hash
 
     by_chunk, by_note = (load_quality_vectors(folder / f"{dataset}{suffix}.jsonl") for suffix in ("", ".notes"))
     rows = kb.index.conn.execute("SELECT c.id, c.hash, e.path, e.title, c.heading, c.text, e.body FROM chunk c "

@@ -22,21 +22,20 @@ ADAPTERS = ("pinky.cli", "pinky.hooks", "pinky.mcp", "pinky.view", "pinky.__main
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "__init__"),
     ("base",),          # stdlib only: locations, layout, files, dates, checks, redaction (the hooks' hot path)
-    ("text",),          # markdown, links, chunks, the FTS vocabulary
+    ("text",),          # markdown, links, chunks, the FTS vocabulary, what a model reads of a chunk and its hash
     ("config",),
-    ("embed",),         # the embedders and their runtime
-    ("store",),         # all SQL
+    ("capture",),       # diary, transcript, recorder, rollup: files the hooks write, no index
+    ("embed", "store"),  # the embedders and their runtime; all SQL (neither needs the other)
     ("indexing",),      # markdown -> index
     ("search",),        # ranking
     ("knowledge",),     # entries: save, get, update, archive, supersession
-    ("capture",),       # diary, transcript, recorder, rollup
+    ("sync",),          # git sync of the global brain: files and commits, no index
     ("hosts",),         # the agent hosts: catalog, payload adapters, their transcripts, the rules file
+    ("setup",),         # pinky-brain setup <host>: the hosts' MCP and hook config
     ("hygiene", "graph"),
     ("evaluation", "maintenance", "briefing"),
     ("research",),
     ("kb",),            # the KnowledgeBase: the one API of the front ends
-    ("sync",),
-    ("setup",),         # pinky-brain setup <host>: the hosts' MCP and hook config
     ("app",),           # runtime, doctor, init, Claude Code setup
     ("view",),          # pinky view's web page: a front end, one layer below the CLI that starts it
     ("cli", "mcp", "hooks"),

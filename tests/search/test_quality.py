@@ -73,7 +73,7 @@ def test_stored_vectors_keep_their_direction_in_a_quarter_of_the_bytes() -> None
 
 
 def test_the_model_reads_a_note_whole_only_while_it_fits_its_window() -> None:
-    from pinky.embed.embedding import QUALITY_WINDOW_WORDS, embed_input, quality_input
+    from pinky.text.model_input import QUALITY_WINDOW_WORDS, embed_input, quality_input
 
     fits = " ".join(["word"] * QUALITY_WINDOW_WORDS)
     assert quality_input("T", "H", "chunk", fits) == embed_input("T", "", fits)

@@ -97,7 +97,7 @@ def entry_row(source: SourceFile, doc: Document, slug: str, default_project: str
 
 def chunk_rows(doc: Document, chunk_words: int, *, idents: bool = True) -> list[dict[str, Any]]:
     """The chunk rows of a note; `idents=False` leaves out their identifier parts (most of the time spent)."""
-    from pinky.embed.embedding import embed_input
+    from pinky.text.model_input import embed_input
 
     rows = []
     chunks = chunk_markdown(doc.body, target_words=chunk_words, first_line=doc.body_line)

@@ -104,7 +104,7 @@ def _embed_missing(index: Index, rows: list[tuple[int, str, str, str, str]],
     wanted)` after each model call (EMBED_BATCH texts)."""
     import numpy as np
 
-    from pinky.embed.embedding import embed_input
+    from pinky.text.model_input import embed_input
 
     missing: dict[str, str] = {}
     for _cid, chash, title, heading, text in rows:

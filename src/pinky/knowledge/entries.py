@@ -412,7 +412,7 @@ def similar(index: Index, slug: str, *, threshold: float | None = None, limit: i
     row = find(index, slug)
     if not index.vector_status()[0]:
         return []
-    from pinky.embed.embedding import embed_input
+    from pinky.text.model_input import embed_input
 
     query = index.embedder.embed([embed_input(row["title"], "", row["body"][:4000])])[0].astype("float32")
     if not query.any():

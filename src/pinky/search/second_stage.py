@@ -25,13 +25,14 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from pinky.embed.embedding import QUALITY_WINDOW_WORDS, combined_vector, quality_input, text_hash
+from pinky.embed.embedding import combined_vector
 from pinky.embed.embedding import fingerprint as vector_fingerprint
 from pinky.errors import PinkyError
 from pinky.store import quality as qs
 from pinky.store import retrieval as rq
 from pinky.store.connect import write_transaction
 from pinky.store.quality import DIMS, quantize
+from pinky.text.model_input import QUALITY_WINDOW_WORDS, quality_input, text_hash
 
 if TYPE_CHECKING:
     from concurrent.futures import Future

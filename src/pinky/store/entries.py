@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from pinky.base.layout import slug_candidates
-from pinky.embed.embedding import quality_input, text_hash
 from pinky.store import quality
 from pinky.store.graph import replace_note_links
 from pinky.store.vectors import (
@@ -21,6 +20,7 @@ from pinky.store.vectors import (
 )
 from pinky.text.fts import FTS_COLUMNS
 from pinky.text.linkrefs import LinkRef, link_row
+from pinky.text.model_input import quality_input, text_hash
 
 
 class IndexedFile(NamedTuple):  # a tuple: 100,000 of them are built on every reindex (~3x cheaper)
