@@ -36,7 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("evaluation", "maintenance", "briefing"),
     ("research",),
     ("kb",),            # the KnowledgeBase: the one API of the front ends
-    ("app",),           # runtime, doctor, init, Claude Code setup
+    ("runtime", "services"),  # the long-running process; what the front ends share over kb: doctor, sync
     ("view",),          # pinky view's web page: a front end, one layer below the CLI that starts it
     ("cli", "mcp", "hooks"),
     ("__main__",),
@@ -44,9 +44,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 LAYER_OF = {unit: n for n, units in enumerate(LAYERS) for unit in units}
 # What an adapter may import from the core: the KnowledgeBase and the facades, the pure layers below them, and
 # the application services; anything else is named below with the reason it may.
-ADAPTER_REACH = ("pinky.kb", "pinky.config", "pinky.errors", "pinky.base", "pinky.text", "pinky.app",
-                 "pinky.capture", "pinky.hosts", "pinky.evaluation", "pinky.research", "pinky.hygiene.api",
-                 "pinky.graph.api", "pinky.graph.render", "pinky.setup")
+ADAPTER_REACH = ("pinky.kb", "pinky.config", "pinky.errors", "pinky.base", "pinky.text", "pinky.services",
+                 "pinky.runtime", "pinky.capture", "pinky.hosts", "pinky.evaluation", "pinky.research",
+                 "pinky.hygiene.api", "pinky.graph.api", "pinky.graph.render", "pinky.setup")
 ADAPTER_EXCEPTIONS = {
     ("pinky.hooks", "pinky.store.readonly"): "the hot hooks read a read-only connection: no KnowledgeBase to load",
     ("pinky.hooks", "pinky.search.recall"): "recall on every prompt, through that read-only connection",

@@ -138,7 +138,7 @@ def test_a_20_mb_one_line_note_reindexes_in_a_moment(kb: KnowledgeBase, shape: s
 
 def test_an_oversized_note_keeps_its_whole_version_and_is_listed_by_doctor(
         project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pinky.app.doctor import run_checks
+    from pinky.services.doctor import run_checks
     from pinky.text.markdown import content_hash
 
     monkeypatch.setenv("PINKY_MAX_NOTE_BYTES", "4096")

@@ -256,7 +256,7 @@ def test_malformed_file_is_indexed_and_reported(kb: KnowledgeBase, project: Path
     report = kb.reindex()
     assert report.added == 3 and not report.errors
     assert slugs(kb.search("kubernetes ingress")) == ["broken"]
-    assert any("broken.md" in line and "malformed" in line for line in kb.malformed())
+    assert any("broken.md" in line and "malformed" in line for line in kb.health.malformed())
 
 
 def test_hidden_and_template_files_are_not_indexed(kb: KnowledgeBase, project: Path) -> None:

@@ -38,7 +38,7 @@ GENERIC = (*BASIC, "1", "\n ")
 
 # (module, global) -> units of its own to repeat: prefixes and near misses of what it matches.
 PATTERNS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("pinky.app.brain_sync", "_URL_SECRET"): ("://", "://a:", "://:"),
+    ("pinky.services.brain_sync", "_URL_SECRET"): ("://", "://a:", "://:"),
     ("pinky.capture.evidence", "_ENV_ASSIGN"): ("A=",),
     ("pinky.capture.evidence", "_EXIT_CODE"): ("Exit code ", "\t"),
     ("pinky.capture.evidence", "_ERROR_LINE"): ("error[", "Error"),
@@ -256,7 +256,6 @@ def _failed_then_fixed(output: str) -> list[dict]:
 def _scanners() -> dict[str, tuple[Callable[[str], Any], tuple[str, ...]]]:
     """name -> (work on one text, the units to repeat): every function that reads text a user or an agent
     wrote, end to end, with the patterns above and the loops around them."""
-    from pinky.app import brain_sync
     from pinky.base import redact
     from pinky.capture import checkpoint, transcript
     from pinky.capture import evidence as capture
@@ -265,6 +264,7 @@ def _scanners() -> dict[str, tuple[Callable[[str], Any], tuple[str, ...]]]:
     from pinky.knowledge import classify, entries
     from pinky.search import gaps, recall
     from pinky.search import hybrid as search
+    from pinky.services import brain_sync
     from pinky.text import breadcrumbs, chunking, lexical, linkrefs, markdown
     return {
         # the rules are timed one by one above: here, the shapes of the defect (a body of newlines)

@@ -10,16 +10,16 @@ from pathlib import Path
 import pytest
 from claude_support import OFFLINE_ENV, find_claude
 
-from pinky.app.claude_setup import (
+from pinky.config import load_config
+from pinky.errors import InvalidInput
+from pinky.hooks import EVENTS
+from pinky.hygiene.evergreen import find_volatile
+from pinky.setup.claude_setup import (
     ALLOW_RULES,
     CLAUDE_MD_SNIPPET,
     extend_init,
     merge_mcp_json,
 )
-from pinky.config import load_config
-from pinky.errors import InvalidInput
-from pinky.hooks import EVENTS
-from pinky.hygiene.evergreen import find_volatile
 
 REPO = Path(__file__).resolve().parents[1]
 

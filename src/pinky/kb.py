@@ -229,11 +229,7 @@ class KnowledgeBase:
         """quick_check (`full`: integrity_check, then every row against its file): None when sound, else the damage."""
         return healing.verify(self.index, full=full)
 
-    def malformed(self) -> list[str]:
-        return maintenance.malformed(self.index)
-
-    def oversized(self) -> list[str]:
-        return maintenance.oversized(self.index)
-
-    def skipped(self) -> list[str]:
-        return maintenance.skipped(self.index)
+    @property
+    def health(self) -> maintenance.IndexHealth:
+        """What `pinky-brain doctor` reads of the index: schema, FTS5, stored vectors, links, unreadable notes."""
+        return maintenance.IndexHealth(self.index)

@@ -1,4 +1,5 @@
-"""Looking after the index: its size and health (`stats`), garbage collection, unreadable notes."""
+"""Looking after the index: its size (`stats`), garbage collection, and its health as `pinky-brain doctor` reads it
+(`IndexHealth`: schema, FTS5, stored vectors, links, unreadable notes)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from pinky.indexing.index import Index
 from pinky.indexing.sources import ALSO, TOO_LARGE
 from pinky.search import second_stage as quality
 from pinky.store import entries as eq
+from pinky.store import graph as gq
+from pinky.store import migrations as mig
 from pinky.store import vectors as vq
-from pinky.store.connect import write_transaction
+from pinky.store.connect import has_fts5, write_transaction
 
 # An entry no search has returned for this long (and not changed since) is reported as unused:
 # knowledge nobody retrieves is a candidate for pruning (usage telemetry, plan §8.6).
@@ -54,19 +57,57 @@ def gc(index: Index) -> dict[str, int]:
     return removed
 
 
-def malformed(index: Index) -> list[str]:
-    """Notes indexed despite a problem in their text (bad YAML, an unknown type), with the problem."""
-    return [f"{index.display_path(r, p)}: {e}" for r, p, e in eq.parse_errors(index.conn)
-            if not e.startswith(TOO_LARGE) or ALSO in e]
+class IndexHealth:
+    """What `pinky-brain doctor` asks of the index (`KnowledgeBase.health`), each a question of its own so one
+    that fails leaves the others answered."""
 
+    def __init__(self, index: Index) -> None:
+        self.index = index
 
-def oversized(index: Index) -> list[str]:
-    """Notes over PINKY_MAX_NOTE_BYTES, indexed by their title and first bytes only."""
-    return [f"{index.display_path(r, p)}: {e.split(ALSO)[0].removeprefix(TOO_LARGE)}"
-            for r, p, e in eq.parse_errors(index.conn) if e.startswith(TOO_LARGE)]
+    def fts5(self) -> bool:
+        """Whether this SQLite build has full-text search."""
+        return has_fts5(self.index.db)
 
+    def corruption(self) -> str | None:
+        """The damage found when this run opened the index (it was moved aside and a fresh one started)."""
+        return self.index.corruption
 
-def skipped(index: Index) -> list[str]:
-    """Files named .md that are not notes (binary, not UTF-8, special files, links out of their root),
-    with the reason; never indexed (links and special files never even opened)."""
-    return [f"{index.display_path(f.root, f.path)}: {f.reason}" for f in eq.skipped_files(index.conn).values()]
+    def migrations(self) -> tuple[list[str], list[str]]:
+        """The migrations applied to this index, in order, and every one this version knows."""
+        return mig.applied(self.index.conn), list(mig.KNOWN)
+
+    def stored_vectors(self) -> tuple[str | None, str | None]:
+        """The fingerprint and the embedder the stored vectors were made with (None before the first)."""
+        conn = self.index.conn
+        return vq.get_meta(conn, "fingerprint"), vq.get_meta(conn, "embedder")
+
+    def pending_vectors(self) -> int:
+        """Chunks still without a vector."""
+        return vq.count_pending(self.index.conn)
+
+    def unresolved_links(self) -> list[tuple[Any, ...]]:
+        """Links that name no entry: (root, path, line, target, kind) of a note's, (None, file, line, target,
+        "breadcrumb") of code."""
+        return [tuple(row) for row in gq.unresolved_links(self.index.conn)]
+
+    def link_count(self) -> int:
+        return gq.link_count(self.index.conn)
+
+    def breadcrumb_count(self) -> int:
+        return gq.breadcrumb_count(self.index.conn)
+
+    def malformed(self) -> list[str]:
+        """Notes indexed despite a problem in their text (bad YAML, an unknown type), with the problem."""
+        return [f"{self.index.display_path(r, p)}: {e}" for r, p, e in eq.parse_errors(self.index.conn)
+                if not e.startswith(TOO_LARGE) or ALSO in e]
+
+    def oversized(self) -> list[str]:
+        """Notes over PINKY_MAX_NOTE_BYTES, indexed by their title and first bytes only."""
+        return [f"{self.index.display_path(r, p)}: {e.split(ALSO)[0].removeprefix(TOO_LARGE)}"
+                for r, p, e in eq.parse_errors(self.index.conn) if e.startswith(TOO_LARGE)]
+
+    def skipped(self) -> list[str]:
+        """Files named .md that are not notes (binary, not UTF-8, special files, links out of their root),
+        with the reason; never indexed (links and special files never even opened)."""
+        index = self.index
+        return [f"{index.display_path(f.root, f.path)}: {f.reason}" for f in eq.skipped_files(index.conn).values()]

@@ -216,7 +216,7 @@ def test_pre_write_denies_volatile_facts_in_claude_md(brain: Path) -> None:
 
 
 def test_pre_write_allows_evergreen_claude_md(brain: Path) -> None:
-    from pinky.app.claude_setup import CLAUDE_MD_SNIPPET
+    from pinky.setup.claude_setup import CLAUDE_MD_SNIPPET
 
     payload = tool(brain, "Edit", {"file_path": str(brain / "CLAUDE.md"), "old_string": "",
                                    "new_string": CLAUDE_MD_SNIPPET, "replace_all": False})

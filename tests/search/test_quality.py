@@ -347,7 +347,7 @@ def test_a_plain_reindex_fills_a_few_chunks_itself(tmp_path: Path, monkeypatch: 
 
 
 def test_the_background_upkeep_fills_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pinky.app.runtime import Runtime
+    from pinky.runtime.process import Runtime
 
     monkeypatch.setenv("PINKY_QUALITY", "e5")
     write_note(tmp_path / "documentation", "bug/leak.md", LEAK)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pinky.indexing import indexer
+from pinky.indexing import indexer, note_rows
 from pinky.indexing.index import Index
 from pinky.indexing.sources import Skipped, parse_file, source_at
 from pinky.store import entries as eq
@@ -104,8 +104,8 @@ def _differs(index: Index, row: tuple[Any, ...], stored: list[tuple[int, bytes, 
         return False
     if (doc.content_hash, doc.title, doc.body) != (content_hash, _text(title), _text(body)):
         return True
-    wanted = [(c["ord"], c["heading"], c["text"], c["hash"]) for c in indexer.chunk_rows(doc, index.config.chunk_words,
-                                                                                       idents=False)]
+    rows = note_rows.chunk_rows(doc, index.config.chunk_words, idents=False)
+    wanted = [(c["ord"], c["heading"], c["text"], c["hash"]) for c in rows]
     return wanted != [(order, _text(heading), _text(text), digest) for order, heading, text, digest in stored]
 
 

@@ -1,4 +1,4 @@
-"""pinky.app.project (`pinky init`): the marker, templates, .gitignore and .gitattributes, only ever added."""
+"""pinky.setup.project (`pinky init`): the marker, templates, .gitignore and .gitattributes, only ever added."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pinky.app.project import MARKER_TEXT, default_root, git_top, init_project, write_marker
 from pinky.base.layout import ENTRY_TYPES
 from pinky.base.locations import read_marker
+from pinky.setup.project import MARKER_TEXT, default_root, git_top, init_project, write_marker
 
 IGNORE = ["brain.db", "brain.db-*", "brain.db.corrupt", "documentation/.pinky/"]
 UNION = "documentation/diary/** merge=union"

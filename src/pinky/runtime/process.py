@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pinky.config import Config
     from pinky.kb import KnowledgeBase
 
-log = logging.getLogger("pinky.app.runtime")
+log = logging.getLogger("pinky.runtime.process")
 T = TypeVar("T")
 
 ROOT_CHECK_S = 10.0  # how often the upkeep thread looks for knowledge folders created after start
