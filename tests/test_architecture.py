@@ -54,6 +54,13 @@ ADAPTER_EXCEPTIONS = {
     ("pinky.mcp", "pinky.hygiene.contradictions"): "the size bound brain_check's output schema states",
 }
 MAX_FLAT_MODULES = 10
+# Modules near the cap (400-450 lines), and why they are not split yet: cli/core.py, knowledge/entries.py,
+# mcp/models.py and search/hybrid.py are being reshaped by issue 32's item 1 (one declaration per operation), which
+# shrinks them; store/migrations.py is history, appended to and never edited; base/redact.py (the credential
+# patterns and their one scanner), mcp/front.py (the stdlib relay, one process loop), graph/linkedit.py (one edit of
+# a note's links, with its undo), hygiene/contradictions.py (one comparison), indexing/index.py (the Index class)
+# capture/transcript.py (one streaming reader) and base/fileio.py (atomic files and locks) each hold one concern
+# whose parts call each other: a split would leave two halves that import each other's privates.
 MAX_MODULE_LINES = 450
 MAX_FUNCTION_LINES = 60
 MAX_FACADE_LINES = 200
@@ -190,9 +197,8 @@ def test_adapters_reach_the_core_through_the_knowledge_base_and_the_facades() ->
 def test_few_modules_are_left_at_the_top_of_the_package() -> None:
     flat = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(flat) <= MAX_FLAT_MODULES, flat
-    new_inits = [p for p in PACKAGE.glob("*/__init__.py") if p.parent.name not in ("cli", "hooks", "store", "sync")
-                 and p.read_text(encoding="utf-8").strip()]
-    assert new_inits == [], "a folder's __init__.py stays empty: import its modules by their names"
+    inits = [p for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE and p.read_text(encoding="utf-8").strip()]
+    assert inits == [], "a folder's __init__.py stays empty: import its modules by their names"
 
 
 def test_a_cycle_would_be_found() -> None:

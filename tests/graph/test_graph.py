@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from helpers import write_note
 
-from pinky.cli import cli
+from pinky.cli.main import cli
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
 from pinky.services.doctor import run_checks

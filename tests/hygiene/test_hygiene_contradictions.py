@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from mcp_helpers import in_process
 
-from pinky.cli import cli
+from pinky.cli.main import cli
 from pinky.config import load_config
 from pinky.hygiene.contradictions import contradicts, differences, overlap
 from pinky.kb import KnowledgeBase

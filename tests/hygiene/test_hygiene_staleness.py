@@ -13,7 +13,7 @@ from helpers import write_note
 from mcp_helpers import in_process
 
 from pinky.base.staleness import DEFAULT_STALE_DAYS, age_days, is_stale, parse_stale_days
-from pinky.cli import cli
+from pinky.cli.main import cli
 from pinky.config import load_config
 from pinky.errors import InvalidInput
 from pinky.kb import KnowledgeBase

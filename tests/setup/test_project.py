@@ -119,7 +119,7 @@ def test_default_root_falls_back_to_the_start(tmp_path: Path) -> None:
 
 def test_pinky_init_from_a_subfolder_of_a_git_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Like `git init`: the current folder, with a note that the repository's top is elsewhere."""
-    from pinky.cli import cli
+    from pinky.cli.main import cli
 
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)

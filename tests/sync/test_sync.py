@@ -13,7 +13,8 @@ from dulwich import porcelain
 from dulwich.repo import Repo
 
 from pinky.errors import InvalidInput, SyncError
-from pinky.sync import list_conflicts, sync, union_merge
+from pinky.sync.merge import list_conflicts, union_merge
+from pinky.sync.run import sync
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 DAY = "2026-11-20"
@@ -364,7 +365,7 @@ def test_remote_flag_updates_origin_and_author(tmp_path: Path, remote: str, monk
 SUBPROCESS_SCRIPT = """
 import sys
 from pathlib import Path
-from pinky.sync import sync
+from pinky.sync.run import sync
 a, b, remote = (Path(p) for p in sys.argv[1:4])
 sync(a, str(remote))                       # clone of an empty remote + push
 (a / "diary").mkdir()

@@ -23,7 +23,8 @@ from dulwich.repo import Repo
 
 from pinky.base.layout import is_note
 from pinky.errors import SyncError
-from pinky.sync import list_conflicts, sync
+from pinky.sync.merge import list_conflicts
+from pinky.sync.run import sync
 
 LONG = os.environ.get("PINKY_FAULTS_LONG") == "1"
 WORKER = Path(__file__).with_name("sync_race_worker.py")
@@ -143,7 +144,8 @@ def test_concurrent_syncs_report_every_conflict_copy_and_fail_in_one_line(
 
 # --- item 9: a sync killed during its checkout ---------------------------------------------------------------
 
-KILLED_SYNC = "import sys; from pathlib import Path; from pinky.sync import sync; sync(Path(sys.argv[1]), sys.argv[2])"
+KILLED_SYNC = ("import sys; from pathlib import Path; from pinky.sync.run import sync; "
+               "sync(Path(sys.argv[1]), sys.argv[2])")
 
 
 def temp_files(root: Path) -> list[str]:

@@ -209,7 +209,7 @@ def _malformed(kb: KnowledgeBase) -> Check:
 
 def _sync(kb: KnowledgeBase) -> Check:
     """Unresolved sync conflict copies (global brain and project), and a brain repo without a remote."""
-    from pinky.sync import list_conflicts
+    from pinky.sync.merge import list_conflicts
 
     brain = kb.config.global_dir
     copies = [p for root in kb.config.roots().values() for p in list_conflicts(root)]
