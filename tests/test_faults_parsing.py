@@ -102,17 +102,17 @@ def test_a_pathological_body_saves_at_once(kb: KnowledgeBase, name: str, body: s
 def test_slow_work_happens_before_the_write_lock(kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunking, hashing and finding mentions run outside BEGIN IMMEDIATE: another process waiting for
     the lock never waits for them (it failed with 'database is locked' after 60 s)."""
-    from pinky.indexing import indexer
+    from pinky.indexing import note_rows
 
     seen: list[bool] = []
     for name in ("chunk_rows", "file_names_mentioned"):
-        real = getattr(indexer, name)
+        real = getattr(note_rows, name)
 
         def spy(*args: Any, _real: Any = real, **kwargs: Any) -> Any:
             seen.append(kb.db.conn.in_transaction)
             return _real(*args, **kwargs)
 
-        monkeypatch.setattr(indexer, name, spy)
+        monkeypatch.setattr(note_rows, name, spy)
     kb.save("Spied save", "Some text naming src/db/pool.py.")
     write_note(kb.config.save_dir, "note/by-hand.md", "# By hand\n\nText naming app/main.py.\n")
     kb.reindex()

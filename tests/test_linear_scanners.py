@@ -59,7 +59,7 @@ PATTERNS: dict[tuple[str, str], tuple[str, ...]] = {
     ("pinky.hygiene.contradictions", "_TOKEN"): ("1.", "1,", "v1.", "a'"),
     ("pinky.base.dates", "_SPAN"): (" 1",),
     ("pinky.embed.embedding", "_TOKEN"): (),
-    ("pinky.embed.embedding", "_NON_SPACE"): (),
+    ("pinky.text.model_input", "_NON_SPACE"): (),
     ("pinky.knowledge.entries", "_NON_SLUG"): (),
     ("pinky.hygiene.evergreen", "_LIMIT_BEFORE"): ("under ", "than ~ "),
     ("pinky.hygiene.evergreen", "_PATTERNS"): ("1,000 ", "1.5 ", "a.py:", "lines 1 to ", "abcdef1"),
