@@ -396,7 +396,7 @@ def test_sync_writes_nothing_to_stdout(tmp_path: Path, remote: str) -> None:
 
 
 def test_import_does_not_load_dulwich() -> None:
-    code = "import sys, pinky.sync; print(sorted(m for m in sys.modules if m.startswith('dulwich')))"
+    code = "import sys, pinky.sync.run; print(sorted(m for m in sys.modules if m.startswith('dulwich')))"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True,
         env={**os.environ, "PYTHONPATH": str(SRC)},
