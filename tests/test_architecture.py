@@ -217,6 +217,18 @@ def test_sql_is_written_only_in_store() -> None:
     assert outside == []
 
 
+def _modules_writing(query: str) -> set[str]:
+    return {name for name, tree in TREES.items() for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and " ".join(node.value.split()) == query}
+
+
+def test_the_hooks_and_the_search_count_the_corpus_with_one_query() -> None:
+    """store/readonly.py (the hooks) once repeated the counts store/retrieval.py wrote for the search: one
+    definition each now, in store/corpus.py, which both connections call."""
+    for query in ("SELECT count(*) FROM chunk", "SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?"):
+        assert _modules_writing(query) == {"pinky.store.corpus"}, query
+
+
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_modules_and_functions_stay_small(name: str) -> None:
     lines = len(MODULES[name].read_text(encoding="utf-8").splitlines())

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from helpers import add_entry, migrated_database
 
+from pinky.store import corpus
 from pinky.store import retrieval as rq
 from pinky.store import vectors as vq
 from pinky.store.connect import Database
@@ -90,7 +91,7 @@ def test_chunk_ids_matching_and_chunk_entries(db: Database, brain: dict[str, str
     assert len(ids) == 2
     assert rq.chunk_entries(db.conn, ids) == dict.fromkeys(ids, brain["gotcha/pool"])
     assert rq.chunk_entries(db.conn, []) == {}
-    assert len(rq.chunk_ids_matching(db.conn, rq.Filters())) == rq.chunk_count(db.conn) == 5
+    assert len(rq.chunk_ids_matching(db.conn, rq.Filters())) == corpus.chunk_total(db.conn) == 5
 
 
 # --- full text -------------------------------------------------------------------------------------------------
@@ -124,7 +125,7 @@ def test_fts_title_weight_changes_the_ranking(db: Database) -> None:
 
 
 def test_term_counts_are_stemmed_like_the_index(db: Database, brain: dict[str, str]) -> None:
-    assert rq.term_chunk_counts(db.conn, ["pools", "retry", "absent", 'say "hi"']) == [
+    assert corpus.term_chunk_counts(db.conn, ["pools", "retry", "absent", 'say "hi"']) == [
         ("pools", 3), ("retry", 1), ("absent", 0), ('say "hi"', 0)]
     first_pool_chunk = rq.chunk_ids_matching(db.conn, rq.Filters(type="gotcha"))[0]
     assert rq.terms_matching_chunk(db.conn, first_pool_chunk, ["hangs", "pool", "retry"]) == 2

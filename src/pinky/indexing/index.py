@@ -25,6 +25,7 @@ from pinky.base.locations import can_hold
 from pinky.base.shown import plain
 from pinky.config import Config
 from pinky.errors import IndexUnavailable, InvalidInput, NotInProject, PinkyError
+from pinky.store import corpus
 from pinky.store import migrations as mig
 from pinky.store import quality as qs
 from pinky.store import retrieval as rq
@@ -371,7 +372,7 @@ class Index:
         conn = self.conn
         version = (id(conn), rq.data_version(conn), conn.total_changes)
         if self._chunk_total is None or self._chunk_total[0] != version:
-            self._chunk_total = (version, rq.chunk_count(conn))
+            self._chunk_total = (version, corpus.chunk_total(conn))
         return self._chunk_total[1]
 
     def vector_status(self) -> tuple[bool, str]:

@@ -41,6 +41,7 @@ from pinky.search.fusion import (
 )
 from pinky.search.history import asks_for_history, history_last
 from pinky.search.request import SearchRequest, filters_for
+from pinky.store import corpus
 from pinky.store import hygiene as hq
 from pinky.store import quality as qs
 from pinky.store import retrieval as rq
@@ -269,7 +270,7 @@ def lexical_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidat
     settings = index.config.fusion
     terms = lexical_terms(query, settings.split_identifiers)
     if len(terms) > 1:
-        terms = informative_terms(rq.term_chunk_counts(conn, terms), index.chunk_total())
+        terms = informative_terms(corpus.term_chunk_counts(conn, terms), index.chunk_total())
     match = match_expression(terms)
     if not match:
         return []
@@ -290,8 +291,8 @@ def _with_feedback(index: Index, hits: list[Candidate], terms: list[str], filter
     texts = rq.chunk_texts(index.conn, [chunk for _, _, chunk in hits[:FEEDBACK_DOCS]])
     candidates = feedback_candidates(texts, set(terms))
     common = [word for word, count in candidates.items() if count >= 2]
-    corpus = dict(rq.term_chunk_counts(index.conn, common))
-    expansion = match_expression(feedback_terms(candidates, corpus, index.chunk_total()))
+    counts = dict(corpus.term_chunk_counts(index.conn, common))
+    expansion = match_expression(feedback_terms(candidates, counts, index.chunk_total()))
     if not expansion:
         return hits
     return add_scores(hits, rq.fts_hits(index.conn, expansion, filters, settings.depth, settings.field_weights),

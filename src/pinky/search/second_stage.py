@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any, cast
 from pinky.embed.embedding import combined_vector
 from pinky.embed.embedding import fingerprint as vector_fingerprint
 from pinky.errors import PinkyError
+from pinky.store import corpus
 from pinky.store import quality as qs
-from pinky.store import retrieval as rq
 from pinky.store.connect import write_transaction
 from pinky.store.quality import DIMS, quantize
 from pinky.text.model_input import QUALITY_WINDOW_WORDS, quality_input, text_hash
@@ -316,4 +316,4 @@ def summary(index: Index) -> dict[str, Any]:
     conn = index.conn
     current = available and qs.fingerprint(conn) == fingerprint(index.config)
     return {"available": available, "why": why, "model": MODEL if available else None,
-            "chunks": qs.count(conn) if current else 0, "total": rq.chunk_count(conn) if available else 0}
+            "chunks": qs.count(conn) if current else 0, "total": corpus.chunk_total(conn) if available else 0}

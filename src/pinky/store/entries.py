@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from pinky.base.layout import slug_candidates
-from pinky.store import quality
+from pinky.store import corpus, quality
 from pinky.store.graph import replace_note_links
 from pinky.store.vectors import (
     VEC_TABLE,
@@ -237,7 +237,7 @@ def counts(conn: Any) -> dict[str, int]:
     one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
     return {
         "entries": one("SELECT count(*) FROM entry"),
-        "chunks": one("SELECT count(*) FROM chunk"),
+        "chunks": corpus.chunk_total(conn),
         "vectors": one("SELECT count(*) FROM chunk WHERE has_vector = 1"),
         "pending_vectors": one("SELECT count(*) FROM chunk WHERE has_vector = 0"),
         "cached_embeddings": one("SELECT count(*) FROM embedding_cache"),
