@@ -201,6 +201,13 @@ def test_few_modules_are_left_at_the_top_of_the_package() -> None:
     assert inits == [], "a folder's __init__.py stays empty: import its modules by their names"
 
 
+def test_the_doctor_asks_the_core_through_the_knowledge_base() -> None:
+    """services/doctor.py once read kb.db.conn with the store's queries; it asks KnowledgeBase.health now."""
+    assert sorted(dep for dep in GRAPH["pinky.services.doctor"] if dep.startswith("pinky.store")) == []
+    source = MODULES["pinky.services.doctor"].read_text(encoding="utf-8")
+    assert ".conn" not in source
+
+
 def test_a_cycle_would_be_found() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
 
