@@ -208,6 +208,30 @@ def test_the_doctor_asks_the_core_through_the_knowledge_base() -> None:
     assert ".conn" not in source
 
 
+def short_store_aliases(tree: ast.Module) -> list[str]:
+    """`from pinky.store import retrieval as rq`: a module read under a two-letter name is a name to learn."""
+    return [f"{alias.name} as {alias.asname}" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+            and (node.module or "").startswith("pinky.store") for alias in node.names
+            if alias.asname and len(alias.asname) <= 3]
+
+
+def test_store_modules_go_by_their_full_names() -> None:
+    files = {p: ast.parse(p.read_text(encoding="utf-8")) for folder in ("src", "tests", "benchmarks")
+             for p in sorted((ROOT / folder).rglob("*.py"))}
+    assert {str(p.relative_to(ROOT)): found for p, tree in files.items() if (found := short_store_aliases(tree))} == {}
+    assert short_store_aliases(ast.parse("from pinky.store import vectors as vq")) == ["vectors as vq"]
+
+
+def test_no_module_is_imported_under_another_modules_name() -> None:
+    """search/second_stage.py was imported `as quality` beside store/quality.py: two things under one name."""
+    names = {name.rpartition(".")[2] for name, path in MODULES.items() if path.name != "__init__.py"}
+    borrowed = sorted(f"{name}: {node.module}.{alias.name} as {alias.asname}" for name, tree in TREES.items()
+                      for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+                      and node.module.startswith("pinky") for alias in node.names
+                      if alias.asname in names and alias.asname != alias.name)
+    assert borrowed == []
+
+
 def test_a_cycle_would_be_found() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
 

@@ -66,10 +66,9 @@ def assert_whole(project: Path, new: str, notes: int, code_files: int) -> None:
     assert not list((docs / JOURNAL_DIR).glob("*")), "a rename journal was left behind"
     with KnowledgeBase(load_config()) as kb:
         kb.reindex()
-        from pinky.store import graph as gq
-
+        from pinky.store import link_queries
         moved = kb.index.conn.execute("SELECT id FROM entry WHERE slug = ?", (new,)).fetchone()[0]
-        inbound = gq.links_to(kb.index.conn, [moved], None, -1)
+        inbound = link_queries.links_to(kb.index.conn, [moved], None, -1)
         assert len({r["source_id"] for r in inbound if r["source_id"]}) == notes
         assert len({r["source_file"] for r in inbound if r["source_file"]}) == code_files
         from pinky.services.doctor import _breadcrumbs, _links, _renames  # the checks that matter here (all: seconds)

@@ -11,7 +11,7 @@ from helpers import write_note
 from pinky.config import load_config
 from pinky.errors import Conflict, IndexUnavailable, InvalidInput, NotFound
 from pinky.kb import KnowledgeBase
-from pinky.store import vectors as vq
+from pinky.store import vectors as store_vectors
 
 POOL = """---
 title: Postgres pool hangs on shutdown
@@ -347,7 +347,7 @@ def test_a_process_without_sqlite_vec_can_still_update_notes(project: Path, monk
         assert report.chunks_embedded == 1
         stats = kb.stats()
         assert stats["vectors"] == stats["chunks"] == 1
-        assert vq.vector_rows(kb.db.conn) == 1
+        assert store_vectors.vector_rows(kb.db.conn) == 1
 
 
 def test_a_note_passed_as_the_index_is_refused_not_rebuilt(kb: KnowledgeBase, project: Path) -> None:

@@ -18,8 +18,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_helpers import hermetic_config, in_process
 
 from pinky.config import load_config
-from pinky.mcp import hygiene as mcp_hygiene
-from pinky.mcp import research as mcp_research
+from pinky.mcp import hygiene_tools as mcp_hygiene
+from pinky.mcp import research_tools as mcp_research
 from pinky.mcp import tools as mcp_tools
 from pinky.mcp.tiers import TIERS, TOOL_TIERS, tier_of, tools_for
 from pinky.mcp.tools import ServerState, save_target

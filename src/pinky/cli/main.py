@@ -14,13 +14,13 @@ import click
 from pinky.base.command import NAME
 from pinky.cli import core as _core  # noqa: F401  (registers the commands)
 from pinky.cli import evaluate as _evaluate  # noqa: F401  (pinky eval)
-from pinky.cli import graph as _graph  # noqa: F401  (pinky graph, timeline, link, unlink, mv)
+from pinky.cli import graph_commands as _graph_commands  # noqa: F401  (pinky graph, timeline, link, unlink, mv)
 from pinky.cli import hosts_setup as _hosts_setup  # noqa: F401  (pinky setup <host>)
-from pinky.cli import hygiene as _hygiene  # noqa: F401  (pinky tags, verify, feedback, prune, gaps, check)
+from pinky.cli import hygiene_commands as _hygiene_commands  # noqa: F401  (pinky tags, verify, feedback, prune, gaps, check)
 from pinky.cli import listing as _listing  # noqa: F401  (pinky list, pinky edit)
 from pinky.cli import plugin as _plugin  # noqa: F401  (pinky setup-claude, install-cli)
 from pinky.cli import reindex as _reindex  # noqa: F401  (pinky reindex)
-from pinky.cli import research as _research  # noqa: F401  (pinky research)
+from pinky.cli import research_command as _research_command  # noqa: F401  (pinky research)
 from pinky.cli import sync as _sync  # noqa: F401  (pinky sync, pinky rollup)
 from pinky.cli import view as _view  # noqa: F401  (pinky view)
 from pinky.cli.app import ReaderGone, cli

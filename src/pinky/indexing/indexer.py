@@ -27,9 +27,9 @@ from pinky.indexing.linkresolve import NoteLinks, keys_of, resolve_links, write_
 from pinky.indexing.note_rows import Prepared, prepare_document
 from pinky.indexing.sources import Skipped, SourceFile, file_hash, parse_file, scan, source_at, unreadable_prefix
 from pinky.indexing.vector_fill import Progress, embed_pending
-from pinky.store import entries as eq
-from pinky.store import graph as gq
-from pinky.store import vectors as vq
+from pinky.store import entries as store_entries
+from pinky.store import link_queries
+from pinky.store import vectors as store_vectors
 from pinky.store.connect import bulk_writes, write_transaction
 from pinky.text.markdown import Document
 
@@ -72,9 +72,10 @@ def _skip_message(index: Index, root: str, rel: str, reason: str) -> str:
 def store_document(conn: Any, prepared: Prepared, has_vec_table: bool, *, links: bool = True) -> None:
     """Upsert one prepared file (caller holds the write transaction); `links=False` leaves its links to the caller."""
     row = prepared.row
-    if eq.slug_taken(conn, row["slug"], row["id"]):
+    if store_entries.slug_taken(conn, row["slug"], row["id"]):
         row = {**row, "slug": f"{row['slug']}-{row['id'][:4]}"}
-    eq.upsert_entry(conn, row, prepared.links if links else None, prepared.mentions, prepared.chunks, has_vec_table)
+    store_entries.upsert_entry(conn, row, prepared.links if links else None, prepared.mentions, prepared.chunks,
+                               has_vec_table)
 
 
 # --- bringing the index up to date ---------------------------------------------------------------------
@@ -91,8 +92,8 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
     db = index.db
     has_vec = index.prepare_vectors() if embed else index.vectors_writable()
     mine = (lambda kept: {k: v for k, v in kept.items() if k[0] == only}) if only else (lambda kept: kept)
-    known, skipped = mine(eq.indexed_files(db.conn)), mine(eq.skipped_files(db.conn))
-    pending = eq.links_pending(db.conn)  # stored by a reindex killed before it wrote their links
+    known, skipped = mine(store_entries.indexed_files(db.conn)), mine(store_entries.skipped_files(db.conn))
+    pending = store_entries.links_pending(db.conn)  # stored by a reindex killed before it wrote their links
     seen: set[tuple[str, str]] = set()
     changed: list[SourceFile] = []
     unreadable: list[tuple[str, str]] = []
@@ -117,7 +118,7 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
     if gone:  # a write transaction only when there is something to write: a no-op reindex takes no lock
         with write_transaction(db.conn):
             for key in gone:
-                eq.forget_skipped(db.conn, *key)
+                store_entries.forget_skipped(db.conn, *key)
     bulk = len(changed) >= BULK_FILES
     with bulk_writes(db.conn, empty=not known) if bulk else contextlib.nullcontext():
         _apply_changes(index, changed, removed, known, report, has_vec, progress,
@@ -127,9 +128,9 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
         if report.added or report.updated or report.removed or not os.path.exists(_file_index(index)):
             refresh_file_index(index)
         if embed and has_vec:
-            if vq.vector_rows(db.conn) != eq.counts(db.conn)["vectors"]:
+            if store_vectors.vector_rows(db.conn) != store_entries.counts(db.conn)["vectors"]:
                 with write_transaction(db.conn):
-                    vq.drop_orphan_vectors(db.conn)
+                    store_vectors.drop_orphan_vectors(db.conn)
             report.chunks_embedded = embed_pending(index, progress)
         elif not db.vec_available:
             report.vectors = f"unavailable: {db.vec_error}"
@@ -137,15 +138,15 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
     return report
 
 
-def _kept_under_unreadable(known: dict[tuple[str, str], eq.IndexedFile],
+def _kept_under_unreadable(known: dict[tuple[str, str], store_entries.IndexedFile],
                            prefixes: list[tuple[str, str]]) -> set[tuple[str, str]]:
     """Entries inside a folder the scan could not list: not seen, but not gone either (a permission
     slip must not drop them from the index)."""
     return {key for key in known for root, prefix in prefixes if key[0] == root and key[1].startswith(prefix)}
 
 
-def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.IndexedFile],
-                   known: dict[tuple[str, str], eq.IndexedFile], report: ReindexReport,
+def _apply_changes(index: Index, changed: list[SourceFile], removed: list[store_entries.IndexedFile],
+                   known: dict[tuple[str, str], store_entries.IndexedFile], report: ReindexReport,
                    has_vec: bool, progress: Progress | None, batch: int = WRITE_BATCH,
                    force: Collection[tuple[str, str]] = ()) -> None:
     """Store the changed files a batch (one transaction) at a time, then every stored note's links in one
@@ -160,7 +161,7 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
         with write_transaction(conn):
             keys |= keys_of(conn, [old.id for old in removed])
             for old in removed:
-                eq.delete_entry(conn, old.id, has_vec)
+                store_entries.delete_entry(conn, old.id, has_vec)
                 report.removed += 1
     total = len(changed)
     for start in range(0, total, batch):
@@ -180,19 +181,19 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
                     if prepared is not None:
                         row = prepared.row
                         written[row["id"]] = (row["root"], row["path"], row["content_hash"], prepared.links)
-            eq.mark_links_pending(conn, [eid for eid in ids if eid in written], True)
+            store_entries.mark_links_pending(conn, [eid for eid in ids if eid in written], True)
         if progress:
             progress("parse", min(start + batch, total), total)
     if keys or touched:  # once, after every batch: a link may name a note of a later batch
         with write_transaction(conn):
             write_note_links(conn, written, keys | keys_of(conn, touched))
-            eq.mark_links_pending(conn, list(written), False)
+            store_entries.mark_links_pending(conn, list(written), False)
 
 
 Parsed = tuple[SourceFile, Document | Skipped, Prepared | None]
 
 
-def _parse_batch(index: Index, batch: list[SourceFile], known: dict[tuple[str, str], eq.IndexedFile],
+def _parse_batch(index: Index, batch: list[SourceFile], known: dict[tuple[str, str], store_entries.IndexedFile],
                  report: ReindexReport, force: Collection[tuple[str, str]],
                  step: Callable[[int], None] | None = None) -> list[Parsed]:
     """Parse, chunk and hash a batch outside any transaction: readers and writers keep going.
@@ -219,23 +220,24 @@ def _parse_batch(index: Index, batch: list[SourceFile], known: dict[tuple[str, s
     return parsed
 
 
-def _store_skipped(index: Index, source: SourceFile, reason: str, old: eq.IndexedFile | None,
+def _store_skipped(index: Index, source: SourceFile, reason: str, old: store_entries.IndexedFile | None,
                    has_vec: bool) -> None:
     """Record why the file is not indexed; an entry it used to be leaves the index (caller holds the transaction)."""
     if old is not None:
-        eq.delete_entry(index.conn, old.id, has_vec)
-    eq.record_skipped(index.conn, eq.SkippedFile(source.root, source.rel, source.mtime_ns, source.size, reason))
+        store_entries.delete_entry(index.conn, old.id, has_vec)
+    store_entries.record_skipped(index.conn, store_entries.SkippedFile(source.root, source.rel, source.mtime_ns,
+                                                                       source.size, reason))
 
 
 def _store_changed(index: Index, source: SourceFile, doc: Document, prepared: Prepared | None,
-                   old: eq.IndexedFile | None, report: ReindexReport, has_vec: bool) -> None:
-    eq.forget_skipped(index.conn, source.root, source.rel)
+                   old: store_entries.IndexedFile | None, report: ReindexReport, has_vec: bool) -> None:
+    store_entries.forget_skipped(index.conn, source.root, source.rel)
     if prepared is not None and old is None:  # new to this reindex: another writer may have stored it meanwhile
-        now = eq.indexed_files_by_id(index.conn, prepared.row["id"])
+        now = store_entries.indexed_files_by_id(index.conn, prepared.row["id"])
         if now is not None and now.content_hash == prepared.row["content_hash"]:
             prepared = None  # a save's own indexing: its chunks (and their ids) stay as they are
     if prepared is None:  # the same bytes as indexed (seen in _parse_batch): only the stat changed
-        eq.touch_entry(index.conn, entry_id(source.root, source.rel), source.mtime_ns, source.size)
+        store_entries.touch_entry(index.conn, entry_id(source.root, source.rel), source.mtime_ns, source.size)
         report.unchanged += 1
         return
     store_document(index.conn, prepared, has_vec, links=False)
@@ -259,7 +261,7 @@ def index_files(index: Index, paths: list[Path]) -> ReindexReport:
         if source is not None:
             changed.append(source)
     known = {(s.root, s.rel): old for s in changed
-             if (old := eq.indexed_files_by_id(index.conn, entry_id(s.root, s.rel))) is not None}
+             if (old := store_entries.indexed_files_by_id(index.conn, entry_id(s.root, s.rel))) is not None}
     _apply_changes(index, changed, [], known, report, index.vectors_writable(), None)
     if report.added or report.updated:
         refresh_file_index(index)
@@ -276,12 +278,12 @@ def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
     conn = index.conn
     has_vec = index.prepare_vectors() if embed else index.vectors_writable()
     eid = entry_id(root, rel)
-    linked_before = gq.linked_file_names(conn, eid)
+    linked_before = link_queries.linked_file_names(conn, eid)
     source = source_at(root, index.root_dir(root), rel, path)
     if source is None:
         with write_transaction(conn):
             keys = keys_of(conn, [eid])
-            eq.delete_entry(conn, eid, has_vec)
+            store_entries.delete_entry(conn, eid, has_vec)
             resolve_links(conn, keys=keys)
         if linked_before:
             refresh_file_index(index)
@@ -291,30 +293,30 @@ def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
     except Skipped as why:
         with write_transaction(conn):
             keys = keys_of(conn, [eid])
-            _store_skipped(index, source, str(why), eq.indexed_files_by_id(conn, eid), has_vec)
+            _store_skipped(index, source, str(why), store_entries.indexed_files_by_id(conn, eid), has_vec)
             resolve_links(conn, keys=keys)
         return None
-    known = eq.entry_by(conn, "id", eid)
+    known = store_entries.entry_by(conn, "id", eid)
     if known is not None and known["content_hash"] == doc.content_hash:
         # Already indexed (e.g. a watcher reporting our own save): keep chunks and vectors.
         with write_transaction(conn):
-            eq.touch_entry(conn, eid, source.mtime_ns, source.size)
+            store_entries.touch_entry(conn, eid, source.mtime_ns, source.size)
         return str(known["slug"])
     prepared = prepare_document(source, doc, index.config.project, index.config.chunk_words)
     with write_transaction(conn):
         keys = keys_of(conn, [eid])
-        eq.forget_skipped(conn, root, rel)
+        store_entries.forget_skipped(conn, root, rel)
         store_document(conn, prepared, has_vec)
         resolve_links(conn, sources=[eid], keys=keys | keys_of(conn, [eid]))
     if doc.parse_error:
         log.warning("%s: %s", index.display_path(root, rel), doc.parse_error)
     # The hooks' list of linked file names changes only if this entry's names did (a diary
     # line or an edited paragraph usually leaves them alone): skip the rewrite otherwise.
-    if gq.linked_file_names(conn, eid) != linked_before or not os.path.exists(_file_index(index)):
+    if link_queries.linked_file_names(conn, eid) != linked_before or not os.path.exists(_file_index(index)):
         refresh_file_index(index)
     if embed and has_vec:
         embed_pending(index)
-    row = eq.entry_by(conn, "id", eid)
+    row = store_entries.entry_by(conn, "id", eid)
     return str(row["slug"]) if row else None
 
 
@@ -350,7 +352,7 @@ def refresh_file_index(index: Index) -> None:
         log.warning("%s", exc)
         return
     with file_lock(path + ".lock"):
-        text = FILE_INDEX_HEADER + "\n" + "".join(f"{n}\n" for n in sorted(gq.linked_file_names(index.conn)))
+        text = FILE_INDEX_HEADER + "\n" + "".join(f"{n}\n" for n in sorted(link_queries.linked_file_names(index.conn)))
         try:
             if read_regular(path).decode("utf-8", errors="replace") == text:
                 return
@@ -361,8 +363,8 @@ def refresh_file_index(index: Index) -> None:
 
 def drift(index: Index) -> dict[str, list[str]]:
     """Markdown files the index does not reflect yet (new, changed, or deleted)."""
-    known = eq.indexed_files(index.conn)
-    skipped = eq.skipped_files(index.conn)
+    known = store_entries.indexed_files(index.conn)
+    skipped = store_entries.skipped_files(index.conn)
     out: dict[str, list[str]] = {"new": [], "changed": [], "deleted": []}
     seen = set()
     for source in scan(index.config.roots()):

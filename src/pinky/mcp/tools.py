@@ -25,7 +25,7 @@ from pinky.base.shown import shown_all
 from pinky.base.validate import MAX_BODY_CHARS, MAX_HYPOTHETICAL_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
 from pinky.config import Config
 from pinky.kb import KnowledgeBase, SaveRequest, SearchRequest
-from pinky.mcp import graph as mcp_graph
+from pinky.mcp import graph_tools as mcp_graph
 from pinky.mcp import text as mcp_text
 from pinky.mcp.budget import Pages
 from pinky.mcp.common import (

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 from pinky.base.layout import slug_candidates
 from pinky.store import corpus, quality
-from pinky.store.graph import replace_note_links
+from pinky.store.link_queries import replace_note_links
 from pinky.store.vectors import (
     VEC_TABLE,
     bump_vector_generation,
