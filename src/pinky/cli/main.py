@@ -12,7 +12,7 @@ import sys
 import click
 
 from pinky.base.command import NAME
-from pinky.cli import core as _core  # noqa: F401  (registers the commands)
+from pinky.cli import essentials as _essentials  # noqa: F401  (registers the commands)
 from pinky.cli import evaluate as _evaluate  # noqa: F401  (pinky eval)
 from pinky.cli import graph_commands as _graph_commands  # noqa: F401  (pinky graph, timeline, link, unlink, mv)
 from pinky.cli import hosts_setup as _hosts_setup  # noqa: F401  (pinky setup <host>)
