@@ -37,8 +37,7 @@ def load(base: Path) -> tuple[object, np.ndarray, np.ndarray, str]:
     os.environ["PINKY_HOME"] = str(base / "home")
     from pinky.config import load_config
     from pinky.kb import KnowledgeBase
-    from pinky.store import vectors as vq
-
+    from pinky.store import vectors as store_vectors
     project = base / "project"
     probe = load_config(db=project / "brain.db", save_dir=project / "documentation")
     import sqlite3
@@ -50,7 +49,7 @@ def load(base: Path) -> tuple[object, np.ndarray, np.ndarray, str]:
     else:
         os.environ.pop("PINKY_HASH_EMBED", None)
     kb = KnowledgeBase(load_config(db=project / "brain.db", save_dir=project / "documentation"))
-    rows = vq.all_vectors(kb.index.conn)
+    rows = store_vectors.all_vectors(kb.index.conn)
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
     return kb, ids, matrix, embedder

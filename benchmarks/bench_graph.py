@@ -141,10 +141,9 @@ def main() -> None:
                             (indexer, "resolve_links")]:
             watch.wrap(owner, name)
         linked_s, kb = full_reindex(linked, watch)
-        from pinky.store import graph as gq
-
-        rows = gq.link_count(kb.db.conn)
-        unresolved = len(gq.unresolved_links(kb.db.conn))
+        from pinky.store import link_queries
+        rows = link_queries.link_count(kb.db.conn)
+        unresolved = len(link_queries.unresolved_links(kb.db.conn))
         print(f"full reindex:   {plain_s:6.2f} s without links, {linked_s:6.2f} s with {rows:,} link rows (best of 2) "
               f"({unresolved} unresolved): +{(linked_s - plain_s) / plain_s * 100:.1f} %")
         print(f"link code:      {watch.seconds:6.2f} s inside the linked reindex "

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 DAY = "2026-11-26"
-SYNC = "import sys; from pathlib import Path; from pinky.sync import sync; sync(Path(sys.argv[1]), *sys.argv[2:])"
+SYNC = "import sys; from pathlib import Path; from pinky.sync.run import sync; sync(Path(sys.argv[1]), *sys.argv[2:])"
 
 
 def run_sync(brain: Path, remote: str | None = None) -> tuple[float, float]:

@@ -42,13 +42,12 @@ def main() -> int:
         from pinky.config import load_config
         from pinky.evaluation.metrics import mrr_at, recall_at
         from pinky.kb import KnowledgeBase
-        from pinky.search import second_stage as quality
-
+        from pinky.search import second_stage
         figures: dict[str, dict[str, dict[str, float]]] = {}
         with KnowledgeBase(load_config()) as kb:
             kb.reindex()
             stages = [("", kb.config)]
-            if quality.summary(kb.index)["available"]:  # the second stage as a user gets it once filled
+            if second_stage.summary(kb.index)["available"]:  # the second stage as a user gets it once filled
                 kb.refine_pending()
                 stages = [(" (USE only)", dataclasses.replace(kb.config, quality="off")), (" (with e5)", kb.config)]
             for (label, config), mode in [(stage, mode) for stage in stages for mode in MODES]:

@@ -33,8 +33,9 @@ def main() -> None:
     import numpy as np
 
     from pinky.config import load_config
-    from pinky.embed.embedding import embed_input, get_embedder
+    from pinky.embed.embedding import get_embedder
     from pinky.knowledge.duplicates import likely_duplicate
+    from pinky.text.model_input import embed_input
 
     pairs = load(args.pairs)
     notes = sorted({tuple(side) for pair in pairs for side in (pair["a"], pair["b"])})

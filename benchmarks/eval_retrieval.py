@@ -124,14 +124,14 @@ def quality_rows(kb, dataset: str, queries: list[dict], args: argparse.Namespace
     match, the rest on all cores), then vector-only and hybrid at each --quality-weight and share."""
     config = dataclasses.replace(kb.config, quality="e5")
     kb.config = config
-    from pinky.search import second_stage as quality
-
-    quality.prepare(kb.index)
+    from pinky.search import second_stage as second_stage_retriever
+    second_stage_retriever.prepare(kb.index)
     if args.quality_vectors:
         prefill(kb, args.quality_vectors, dataset)
     started = time.perf_counter()
     made = kb.refine_pending(progress=lambda done, total: print(f"\r{dataset}: e5 {done}/{total}", end="",
-                                                                  file=sys.stderr), threads=quality.all_cores())
+                                                                file=sys.stderr),
+                             threads=second_stage_retriever.all_cores())
     if made:
         print(f"\n{dataset}: e5 vectors for {made} chunks in {time.perf_counter() - started:.0f}s "
               f"({made / (time.perf_counter() - started):.1f}/s)", file=sys.stderr)
@@ -155,9 +155,9 @@ def prefill(kb, folder: Path, dataset: str) -> None:  # type: ignore[no-untyped-
     the model's window), `<dataset>.notes.jsonl` `<note path>\t<float32 hex>` (whole notes, for the rest)."""
     import numpy as np
 
-    from pinky.embed.embedding import QUALITY_WINDOW_WORDS, embed_input, quality_input, text_hash
-    from pinky.store import quality as qs
+    from pinky.store import quality as store_quality
     from pinky.store.connect import write_transaction
+    from pinky.text.model_input import QUALITY_WINDOW_WORDS, embed_input, quality_input, text_hash
 
     by_chunk, by_note = (load_quality_vectors(folder / f"{dataset}{suffix}.jsonl") for suffix in ("", ".notes"))
     rows = kb.index.conn.execute("SELECT c.id, c.hash, e.path, e.title, c.heading, c.text, e.body FROM chunk c "
@@ -170,9 +170,9 @@ def prefill(kb, folder: Path, dataset: str) -> None:  # type: ignore[no-untyped-
         if vector is not None and (whole or passage == embed_input(title, heading, text)):
             known.append((chunk_id, chunk_hash, text_hash(passage), vector))
     if known:
-        blobs = qs.quantize(np.vstack([np.frombuffer(v, dtype=np.float32) for *_, v in known]))
+        blobs = store_quality.quantize(np.vstack([np.frombuffer(v, dtype=np.float32) for *_, v in known]))
         with write_transaction(kb.index.conn):
-            qs.store(kb.index.conn, [(*row[:3], blob) for row, blob in zip(known, blobs, strict=True)])
+            store_quality.store(kb.index.conn, [(*row[:3], blob) for row, blob in zip(known, blobs, strict=True)])
     print(f"{dataset}: {len(known)} of {len(rows)} second-stage vectors from {folder}", file=sys.stderr)
 
 

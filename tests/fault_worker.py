@@ -82,7 +82,7 @@ def main() -> None:
             kb.reindex(full=n % 2 == 0)
             ack("reindex", n)
         elif operation == "sync":
-            from pinky.app.brain_sync import sync_global
+            from pinky.services.brain_sync import sync_global
 
             kb.save(f"Fault sync {n}", f"papaya{n} saved then synced", scope="global")
             sync_global(kb, args[0] if n == start else None)

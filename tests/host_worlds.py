@@ -15,7 +15,7 @@ import pytest
 from host_support import World, find_cli, new_world
 
 try:
-    from pinky.cli import cli as _cli
+    from pinky.cli.main import cli as _cli
 
     HAS_SETUP = "setup" in getattr(_cli, "commands", {})
 except ImportError:  # pragma: no cover - the package is installed in the test venv

@@ -138,8 +138,8 @@ async def in_process(root: Path, tier: str = "write", *, mode: str = "legacy",
     behind the SDK's in-memory client. The server's lifespan starts and stops the runtime."""
     from mcp import Client
 
-    from pinky.app.runtime import Runtime
     from pinky.mcp.server import build_server
+    from pinky.runtime.process import Runtime
 
     runtime = Runtime(hermetic_config(root, **overrides))
     app = build_server(runtime, tier)

@@ -52,7 +52,7 @@ def test_a_note_that_turns_binary_leaves_the_index(project: Path) -> None:
         assert kb.search("zebrafish").hits
         note.write_bytes(b"\x00" * 64)
         assert kb.index_file(note) is None
-        assert not kb.search("zebrafish").hits and "binary" in kb.skipped()[0]
+        assert not kb.search("zebrafish").hits and "binary" in kb.health.skipped()[0]
 
 
 def test_an_unknown_type_is_indexed_as_a_note_with_a_warning(project: Path) -> None:

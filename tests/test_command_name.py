@@ -20,7 +20,7 @@ from helpers import console_script
 from hook_helpers import base, run_hook
 from test_plugin_runtime import PLUGIN, env_for, linked_runtime
 
-from pinky.cli import cli
+from pinky.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = sorted(cli.commands)

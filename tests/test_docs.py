@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 import pytest
 
-from pinky.cli import cli
+from pinky.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI_DOC = (ROOT / "documentation" / "CLI.md").read_text(encoding="utf-8")

@@ -96,7 +96,7 @@ def test_reindex_reads_nothing_outside_and_opens_no_special_file(project: Path, 
         again = kb.reindex()  # skipped files are named again, never read
         assert (again.added, again.unchanged, sorted(again.errors)) == (0, 2, sorted(report["errors"]))
         assert kb.drift() == {"new": [], "changed": [], "deleted": []}
-        from pinky.app.doctor import run_checks
+        from pinky.services.doctor import run_checks
 
         unreadable = next(c for c in run_checks(kb) if c.name == "unreadable files")
         assert unreadable.status == "warn" and "note/pipe.md" in unreadable.detail
@@ -112,7 +112,7 @@ def test_indexing_one_special_or_outside_file_records_it_as_skipped(project: Pat
     code = ("import json; from pathlib import Path; from pinky.kb import KnowledgeBase\n"
             "kb = KnowledgeBase()\n"
             "print(json.dumps([kb.index_file(Path('documentation/note') / n) for n in ('zero.md', 'secret.md', "
-            "'pipe.md')] + kb.skipped()))")
+            "'pipe.md')] + kb.health.skipped()))")
     result = guarded(["-c", code], project)
     assert result.returncode == 0, result.stderr
     slugs_and_skipped = json.loads(result.stdout)

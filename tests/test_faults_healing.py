@@ -102,7 +102,7 @@ def test_kill_9_at_random_moments(project: Path, remote: str, operation: str, co
 def _sync_after_a_kill(kb: KnowledgeBase, remote: str) -> None:
     """The next sync after a kill must work with no manual step: the git locks the killed run left in
     the brain, and those its push left in the local remote, are cleared by pinky.sync.locks."""
-    from pinky.app.brain_sync import sync_global
+    from pinky.services.brain_sync import sync_global
 
     sync_global(kb)
 

@@ -15,7 +15,7 @@ from helpers import console_script, write_note
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
-from pinky.store import graph as gq
+from pinky.store import link_queries
 
 KILLED_BEFORE_LINKS = """
 import os, signal
@@ -30,7 +30,7 @@ KnowledgeBase(load_config()).reindex()
 def backlinks(slug: str) -> int:
     with KnowledgeBase(load_config()) as kb:
         target = kb.index.conn.execute("SELECT id FROM entry WHERE slug = ?", (slug,)).fetchone()[0]
-        return len({r["source_id"] for r in gq.links_to(kb.index.conn, [target], None, -1) if r["source_id"]})
+        return len({r["source_id"] for r in link_queries.links_to(kb.index.conn, [target], None, -1) if r["source_id"]})
 
 
 def test_links_of_notes_stored_by_a_killed_reindex_are_written_by_the_next(project: Path) -> None:

@@ -102,17 +102,17 @@ def test_a_pathological_body_saves_at_once(kb: KnowledgeBase, name: str, body: s
 def test_slow_work_happens_before_the_write_lock(kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunking, hashing and finding mentions run outside BEGIN IMMEDIATE: another process waiting for
     the lock never waits for them (it failed with 'database is locked' after 60 s)."""
-    from pinky.indexing import indexer
+    from pinky.indexing import note_rows
 
     seen: list[bool] = []
     for name in ("chunk_rows", "file_names_mentioned"):
-        real = getattr(indexer, name)
+        real = getattr(note_rows, name)
 
         def spy(*args: Any, _real: Any = real, **kwargs: Any) -> Any:
             seen.append(kb.db.conn.in_transaction)
             return _real(*args, **kwargs)
 
-        monkeypatch.setattr(indexer, name, spy)
+        monkeypatch.setattr(note_rows, name, spy)
     kb.save("Spied save", "Some text naming src/db/pool.py.")
     write_note(kb.config.save_dir, "note/by-hand.md", "# By hand\n\nText naming app/main.py.\n")
     kb.reindex()
@@ -138,7 +138,7 @@ def test_a_20_mb_one_line_note_reindexes_in_a_moment(kb: KnowledgeBase, shape: s
 
 def test_an_oversized_note_keeps_its_whole_version_and_is_listed_by_doctor(
         project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pinky.app.doctor import run_checks
+    from pinky.services.doctor import run_checks
     from pinky.text.markdown import content_hash
 
     monkeypatch.setenv("PINKY_MAX_NOTE_BYTES", "4096")

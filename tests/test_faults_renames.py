@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 from helpers import console_script, write_note
 
-from pinky.cli import cli
+from pinky.cli.main import cli
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
 
@@ -66,13 +66,12 @@ def assert_whole(project: Path, new: str, notes: int, code_files: int) -> None:
     assert not list((docs / JOURNAL_DIR).glob("*")), "a rename journal was left behind"
     with KnowledgeBase(load_config()) as kb:
         kb.reindex()
-        from pinky.store import graph as gq
-
+        from pinky.store import link_queries
         moved = kb.index.conn.execute("SELECT id FROM entry WHERE slug = ?", (new,)).fetchone()[0]
-        inbound = gq.links_to(kb.index.conn, [moved], None, -1)
+        inbound = link_queries.links_to(kb.index.conn, [moved], None, -1)
         assert len({r["source_id"] for r in inbound if r["source_id"]}) == notes
         assert len({r["source_file"] for r in inbound if r["source_file"]}) == code_files
-        from pinky.app.doctor import _breadcrumbs, _links, _renames  # the checks that matter here (all: seconds)
+        from pinky.services.doctor import _breadcrumbs, _links, _renames  # the checks that matter here (all: seconds)
 
         checks = {c.name: c for c in (_links(kb), _breadcrumbs(kb), _renames(kb))}
         assert checks["note links"].status == "ok", checks["note links"].detail
@@ -190,7 +189,7 @@ def test_an_unreadable_journal_is_reported_not_trusted(project: Path) -> None:
     with KnowledgeBase(load_config()) as kb:
         kb.reindex()
         assert kb.graph.finish_moves() == []
-        from pinky.app.doctor import run_checks
+        from pinky.services.doctor import run_checks
 
         renames = next(c for c in run_checks(kb) if c.name == "renames")
     assert renames.status == "warn" and "unreadable journal" in renames.detail and "abc.json" in renames.detail

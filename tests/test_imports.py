@@ -18,14 +18,14 @@ def loaded_after(code: str) -> set[str]:
 
 
 def test_importing_the_cli_stays_light() -> None:
-    loaded = loaded_after("import pinky.cli")
+    loaded = loaded_after("import pinky.cli.main")
     assert not loaded & set(HEAVY), loaded & set(HEAVY)
 
 
 def test_a_cli_stats_call_does_not_load_the_embedder(tmp_path) -> None:  # type: ignore[no-untyped-def]
     code = (
         f"import os; os.chdir({str(tmp_path)!r})\n"
-        "from click.testing import CliRunner\nfrom pinky.cli import cli\n"
+        "from click.testing import CliRunner\nfrom pinky.cli.main import cli\n"
         "r = CliRunner().invoke(cli, ['stats', '--json']); assert r.exit_code == 0, r.output"
     )
     loaded = loaded_after(code)
@@ -34,7 +34,7 @@ def test_a_cli_stats_call_does_not_load_the_embedder(tmp_path) -> None:  # type:
 
 def test_opening_the_index_does_not_import_numpy(tmp_path) -> None:  # type: ignore[no-untyped-def]
     code = (
-        "from pathlib import Path\nfrom pinky.store import open_database\n"
+        "from pathlib import Path\nfrom pinky.store.connect import open_database\n"
         f"db = open_database(Path({str(tmp_path / 'b.db')!r})); assert db.vec_available, db.vec_error"
     )
     assert "numpy" not in loaded_after(code)

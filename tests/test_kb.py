@@ -11,7 +11,7 @@ from helpers import write_note
 from pinky.config import load_config
 from pinky.errors import Conflict, IndexUnavailable, InvalidInput, NotFound
 from pinky.kb import KnowledgeBase
-from pinky.store import vectors as vq
+from pinky.store import vectors as store_vectors
 
 POOL = """---
 title: Postgres pool hangs on shutdown
@@ -256,7 +256,7 @@ def test_malformed_file_is_indexed_and_reported(kb: KnowledgeBase, project: Path
     report = kb.reindex()
     assert report.added == 3 and not report.errors
     assert slugs(kb.search("kubernetes ingress")) == ["broken"]
-    assert any("broken.md" in line and "malformed" in line for line in kb.malformed())
+    assert any("broken.md" in line and "malformed" in line for line in kb.health.malformed())
 
 
 def test_hidden_and_template_files_are_not_indexed(kb: KnowledgeBase, project: Path) -> None:
@@ -347,7 +347,7 @@ def test_a_process_without_sqlite_vec_can_still_update_notes(project: Path, monk
         assert report.chunks_embedded == 1
         stats = kb.stats()
         assert stats["vectors"] == stats["chunks"] == 1
-        assert vq.vector_rows(kb.db.conn) == 1
+        assert store_vectors.vector_rows(kb.db.conn) == 1
 
 
 def test_a_note_passed_as_the_index_is_refused_not_rebuilt(kb: KnowledgeBase, project: Path) -> None:

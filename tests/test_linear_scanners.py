@@ -38,7 +38,7 @@ GENERIC = (*BASIC, "1", "\n ")
 
 # (module, global) -> units of its own to repeat: prefixes and near misses of what it matches.
 PATTERNS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("pinky.app.brain_sync", "_URL_SECRET"): ("://", "://a:", "://:"),
+    ("pinky.services.brain_sync", "_URL_SECRET"): ("://", "://a:", "://:"),
     ("pinky.capture.evidence", "_ENV_ASSIGN"): ("A=",),
     ("pinky.capture.evidence", "_EXIT_CODE"): ("Exit code ", "\t"),
     ("pinky.capture.evidence", "_ERROR_LINE"): ("error[", "Error"),
@@ -59,13 +59,13 @@ PATTERNS: dict[tuple[str, str], tuple[str, ...]] = {
     ("pinky.hygiene.contradictions", "_TOKEN"): ("1.", "1,", "v1.", "a'"),
     ("pinky.base.dates", "_SPAN"): (" 1",),
     ("pinky.embed.embedding", "_TOKEN"): (),
-    ("pinky.embed.embedding", "_NON_SPACE"): (),
+    ("pinky.text.model_input", "_NON_SPACE"): (),
     ("pinky.knowledge.entries", "_NON_SLUG"): (),
     ("pinky.hygiene.evergreen", "_LIMIT_BEFORE"): ("under ", "than ~ "),
     ("pinky.hygiene.evergreen", "_PATTERNS"): ("1,000 ", "1.5 ", "a.py:", "lines 1 to ", "abcdef1"),
     ("pinky.text.lexical", "_TOKEN"): (),
     ("pinky.search.history", "HISTORY"): ("3 ", "last ", "what did ", "2026-", "2026-w", "nov 3"),
-    ("pinky.sync", "_OBJECT_ID"): (),
+    ("pinky.sync.run", "_OBJECT_ID"): (),
     ("pinky.setup.codex_trust", "_WORD_START"): ("A", "aB"),
     ("pinky.setup.formats", "_FIRST_INDENT"): ("{\n ", "{ \t", "{\r\n\t"),
     ("pinky.capture.brain_calls", "_BRAIN_TOOL"): ("_brain_", "brain_save_", "__brain_update"),
@@ -119,7 +119,7 @@ PATTERNS: dict[tuple[str, str], tuple[str, ...]] = {
     ("pinky.capture.rollup", "_MONTH_RE"): ("2024-",),
     ("pinky.capture.rollup", "_SPECIFIC_RE"): (),
     ("pinky.capture.rollup", "_LIST_BREAK"): (", ",),
-    ("pinky.sync", "_AUTHOR"): ("a <", "a <b", "a b <"),
+    ("pinky.sync.run", "_AUTHOR"): ("a <", "a <b", "a b <"),
     ("pinky.sync.merge", "_CONFLICT_RE"): (".conflict-abcdefa", ".conflict-abcdefa."),
     ("pinky.sync.remote", "_HTTP_REASON"): ("Caused by X(", "Caused by X('Y(", ")", "'"),
     ("pinky.capture.transcript", "_SYNTHETIC_PROMPT"): ("<a-", " <a-b"),
@@ -255,7 +255,6 @@ def _failed_then_fixed(output: str) -> list[dict]:
 def _scanners() -> dict[str, tuple[Callable[[str], Any], tuple[str, ...]]]:
     """name -> (work on one text, the units to repeat): every function that reads text a user or an agent
     wrote, end to end, with the patterns above and the loops around them."""
-    from pinky.app import brain_sync
     from pinky.base import redact
     from pinky.capture import checkpoint, transcript
     from pinky.capture import evidence as capture
@@ -264,6 +263,7 @@ def _scanners() -> dict[str, tuple[Callable[[str], Any], tuple[str, ...]]]:
     from pinky.knowledge import classify, entries
     from pinky.search import gaps, recall
     from pinky.search import hybrid as search
+    from pinky.services import brain_sync
     from pinky.text import breadcrumbs, chunking, lexical, linkrefs, markdown
     return {
         # the rules are timed one by one above: here, the shapes of the defect (a body of newlines)

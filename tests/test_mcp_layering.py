@@ -46,12 +46,15 @@ def imports_of(tree: ast.Module) -> set[str]:
 
 
 def test_the_scan_sees_the_modules_it_judges() -> None:
-    assert {"pinky.app.runtime", "pinky.kb", "pinky.mcp.server", "pinky.mcp.sdk", "pinky.cli.core"} <= set(MODULES)
-    assert {"pinky.mcp.tools", "pinky.app.runtime", "mcp.server.mcpserver"} <= imports_of(MODULES["pinky.mcp.server"])
-    assert {"pinky.mcp.text", "pinky.mcp.graph"} <= imports_of(MODULES["pinky.mcp.tools"])  # `from pinky import x`
-    assert {"pinky.mcp.hygiene", "pinky.mcp.research"} <= imports_of(MODULES["pinky.mcp.tiers"])
+    assert {"pinky.runtime.process", "pinky.kb", "pinky.mcp.server", "pinky.mcp.sdk",
+            "pinky.cli.essentials"} <= set(MODULES)
+    assert {"pinky.mcp.tools", "pinky.runtime.process", "mcp.server.mcpserver"} <= \
+        imports_of(MODULES["pinky.mcp.server"])
+    assert {"pinky.mcp.text",
+            "pinky.mcp.graph_tools"} <= imports_of(MODULES["pinky.mcp.tools"])  # `from pinky import x`
+    assert {"pinky.mcp.hygiene_tools", "pinky.mcp.research_tools"} <= imports_of(MODULES["pinky.mcp.tiers"])
     assert "pinky.mcp.sdk" in imports_of(MODULES["pinky.mcp.common"])
-    assert "pinky.app.runtime" in imports_of(MODULES["pinky.cli.core"])  # lazy, inside a function
+    assert "pinky.runtime.process" in imports_of(MODULES["pinky.cli.essentials"])  # lazy, inside a function
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if is_core(n)))
@@ -79,7 +82,7 @@ def test_the_server_name_is_written_once() -> None:
                                    ("pinky.mcp.server", "SERVER_NAME")]
 
 
-@pytest.mark.parametrize("name", sorted(n for n in MODULES if is_mcp(n) or n == "pinky.app.runtime"))
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if is_mcp(n) or n == "pinky.runtime.process"))
 def test_environment_names_come_from_locations(name: str) -> None:
     for node in ast.walk(MODULES[name]):
         if isinstance(node, ast.ImportFrom) and node.module == "pinky.config":

@@ -10,16 +10,16 @@ from pathlib import Path
 import pytest
 from claude_support import OFFLINE_ENV, find_claude
 
-from pinky.app.claude_setup import (
+from pinky.config import load_config
+from pinky.errors import InvalidInput
+from pinky.hooks.dispatch import EVENTS
+from pinky.hygiene.evergreen import find_volatile
+from pinky.setup.claude_setup import (
     ALLOW_RULES,
     CLAUDE_MD_SNIPPET,
     extend_init,
     merge_mcp_json,
 )
-from pinky.config import load_config
-from pinky.errors import InvalidInput
-from pinky.hooks import EVENTS
-from pinky.hygiene.evergreen import find_volatile
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -108,7 +108,7 @@ def test_the_snippet_itself_is_evergreen() -> None:
 def test_setup_claude_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from click.testing import CliRunner
 
-    from pinky.cli import cli
+    from pinky.cli.main import cli
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "documentation").mkdir()

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from pinky.config import load_config
-from pinky.hooks import EVENTS
+from pinky.hooks.dispatch import EVENTS
 from pinky.kb import KnowledgeBase
 
 REPO = Path(__file__).resolve().parents[1]

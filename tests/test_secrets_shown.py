@@ -113,7 +113,7 @@ def test_a_hot_hook_loads_the_redactor_only_for_a_line_that_may_hold_a_secret(br
     loaded = {}
     for name in ("plain", "deploy"):
         dump = tmp_path / f"{name}.txt"
-        code = ("import sys\nfrom pinky.hooks import main\nrc = main(['pre-read'])\n"
+        code = ("import sys\nfrom pinky.hooks.dispatch import main\nrc = main(['pre-read'])\n"
                 f"open({str(dump)!r}, 'w').write(' '.join(sorted(sys.modules)))")
         payload = tool(brain, "Read", {"file_path": str(brain / f"src/{name}.py")})
         done = subprocess.run([sys.executable, "-c", code], input=json.dumps(payload), capture_output=True, text=True,

@@ -37,8 +37,8 @@ from pinky_runtime_lookup import (
 )
 
 # mode -> (program name, module whose main() the console script of pyproject.toml [project.scripts] calls)
-ENTRY_POINTS = {"cli": ("pinky", "pinky.cli"), "mcp": ("pinky-mcp", "pinky.mcp.front"),
-                "hooks": ("pinky-hooks", "pinky.hooks")}
+ENTRY_POINTS = {"cli": ("pinky", "pinky.cli.main"), "mcp": ("pinky-mcp", "pinky.mcp.front"),
+                "hooks": ("pinky-hooks", "pinky.hooks.dispatch")}
 MODES = (*ENTRY_POINTS, "prepare", "info")
 
 

@@ -109,7 +109,8 @@ def build(venv: str, package: str, home: str, out, progress: "Progress") -> None
              " (pip needs the package index, or PIP_INDEX_URL / PIP_FIND_LINKS / pip.conf pointing at a mirror"
              " or a wheelhouse that also holds hatchling)", progress.pip_line)
     progress.step("check")
-    _run([venv_python(venv), "-c", "import pinky.cli, pinky.hooks, pinky.mcp.server"], out, "import check")
+    imports = "import pinky.cli.main, pinky.hooks.dispatch, pinky.mcp.server"
+    _run([venv_python(venv), "-c", imports], out, "import check")
 
 
 def _run(command: list[str], out, what: str, hint: str = "",  # noqa: ANN001 - a text stream

@@ -1,6 +1,6 @@
 """`python -m pinky` runs the CLI."""
 
-from pinky.cli import main
+from pinky.cli.main import main
 
 if __name__ == "__main__":
     main()

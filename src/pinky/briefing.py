@@ -16,7 +16,7 @@ from pinky.base.shown import shown
 from pinky.capture.diary import read_diary
 from pinky.hygiene.review import needs_review
 from pinky.indexing.index import Index
-from pinky.store import entries as eq
+from pinky.store import entries as store_entries
 
 # A page holds at most this many of each list (new, updated, diary lines): the same for all three, so
 # the next page starts at one offset for every list.
@@ -29,7 +29,7 @@ def briefing(index: Index, since: str, compact: bool = True, offset: int = 0) ->
     """New and updated entries since `since`, and the diary lines written since then (newest first);
     `offset` skips that many of each list (the next page), `truncated` says more follow."""
     moment = parse_since(since)
-    rows = eq.changed_since(index.conn, to_ns(moment), moment.astimezone(dt.UTC).date().isoformat())
+    rows = store_entries.changed_since(index.conn, to_ns(moment), moment.astimezone(dt.UTC).date().isoformat())
     new: list[tuple[dt.datetime, dict[str, Any]]] = []
     updated: list[tuple[dt.datetime, dict[str, Any]]] = []
     for row in rows:

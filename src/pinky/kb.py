@@ -26,8 +26,7 @@ from pinky.knowledge import archive, entries
 from pinky.knowledge.archive import SeveralVersions
 from pinky.knowledge.entries import Entry, SaveRequest
 from pinky.search import hybrid as search
-from pinky.search import listing
-from pinky.search import second_stage as quality
+from pinky.search import listing, second_stage
 from pinky.search.hybrid import Hit, SearchResult
 from pinky.search.request import SearchRequest, Selection, filters_for
 from pinky.store.connect import Database
@@ -111,12 +110,12 @@ class KnowledgeBase:
         """Second-stage vectors (second_stage.refine_pending: limit, progress, threads; `threads="all"` for every
         core this process may use); how many got one."""
         if options.get("threads") == "all":
-            options["threads"] = quality.all_cores()
-        return quality.refine_pending(self.index, **options)
+            options["threads"] = second_stage.all_cores()
+        return second_stage.refine_pending(self.index, **options)
 
     def second_stage(self) -> dict[str, Any]:
         """Whether the second stage can rank, why not, and how many chunks have its vectors."""
-        return quality.summary(self.index)
+        return second_stage.summary(self.index)
 
     def drift(self) -> dict[str, list[str]]:
         """Markdown files the index does not reflect yet (new, changed, deleted)."""
@@ -229,11 +228,7 @@ class KnowledgeBase:
         """quick_check (`full`: integrity_check, then every row against its file): None when sound, else the damage."""
         return healing.verify(self.index, full=full)
 
-    def malformed(self) -> list[str]:
-        return maintenance.malformed(self.index)
-
-    def oversized(self) -> list[str]:
-        return maintenance.oversized(self.index)
-
-    def skipped(self) -> list[str]:
-        return maintenance.skipped(self.index)
+    @property
+    def health(self) -> maintenance.IndexHealth:
+        """What `pinky-brain doctor` reads of the index: schema, FTS5, stored vectors, links, unreadable notes."""
+        return maintenance.IndexHealth(self.index)

@@ -23,7 +23,7 @@ from pinky.knowledge import entries
 from pinky.search import gaps
 from pinky.search import hybrid as search
 from pinky.search.request import SearchRequest
-from pinky.store import hygiene as hq
+from pinky.store import hygiene_queries
 
 CHARS_PER_TOKEN = 4
 DEFAULT_TOKENS = 2000
@@ -100,7 +100,7 @@ def _gaps(index: Index, topic: str) -> list[dict[str, Any]]:
     """Open gaps (searches that found nothing good) made mostly of the topic's words."""
     words = gaps.word_hashes(topic)
     return [{"query": row["query"], "count": row["count"], "last_seen": row["last_seen"]}
-            for row in hq.open_gap_terms(index.conn) if gaps.answers(json.loads(row["terms"]), words)]
+            for row in hygiene_queries.open_gap_terms(index.conn) if gaps.answers(json.loads(row["terms"]), words)]
 
 
 def _diary(index: Index, topic: str, top: list[dict[str, Any]]) -> list[dict[str, Any]]:

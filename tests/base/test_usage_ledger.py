@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 from helpers import console_script, usage_watched_since, write_note
 
-from pinky.cli import cli
+from pinky.cli.main import cli
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
 

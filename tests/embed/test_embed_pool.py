@@ -14,7 +14,7 @@ from pinky.embed.embed_pool import EmbedPool, auto_workers
 from pinky.errors import InvalidInput
 from pinky.indexing import vector_fill
 from pinky.kb import KnowledgeBase
-from pinky.store import vectors as vq
+from pinky.store import vectors as store_vectors
 
 
 def test_workers_embed_exactly_what_this_process_would(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -40,7 +40,7 @@ def test_a_large_reindex_uses_the_pool_and_stores_every_vector(tmp_path: Path,
     with KnowledgeBase(load_config(cwd=tmp_path)) as kb:
         report = kb.reindex()
         assert used == [40] and report.chunks_embedded == 40
-        assert vq.count_pending(kb.index.conn) == 0
+        assert store_vectors.count_pending(kb.index.conn) == 0
         assert kb.search("pool 7", mode="vector").hits
 
 
@@ -81,5 +81,5 @@ def test_when_the_workers_cannot_start_this_process_embeds(tmp_path: Path, monke
     monkeypatch.setattr(spawn, "_python_exe", os.fsencode(tmp_path / "no-such-python"))  # spawning fails for real
     with KnowledgeBase(load_config(cwd=tmp_path)) as kb:
         assert kb.reindex().chunks_embedded == 5
-        assert vq.count_pending(kb.index.conn) == 0
+        assert store_vectors.count_pending(kb.index.conn) == 0
     assert "embedding workers failed" in caplog.text

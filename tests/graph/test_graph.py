@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 from helpers import write_note
 
-from pinky.app.doctor import run_checks
-from pinky.cli import cli
+from pinky.cli.main import cli
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
+from pinky.services.doctor import run_checks
 
 POOL = """---
 title: PG pool hangs

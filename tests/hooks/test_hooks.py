@@ -150,7 +150,7 @@ def test_pre_read_injects_nothing_when_nothing_is_linked(brain: Path) -> None:
 
 
 def _modules_after_hook(event: str, payload: dict, root: Path, dump: Path) -> set[str]:
-    code = (f"import sys\nfrom pinky.hooks import main\nrc = main([{event!r}])\n"
+    code = (f"import sys\nfrom pinky.hooks.dispatch import main\nrc = main([{event!r}])\n"
             f"open({str(dump)!r}, 'w').write(repr(sorted(sys.modules)))\nsys.exit(rc)")
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root), "PINKY_HOOKS_NO_BACKGROUND": "1"}
     result = subprocess.run([sys.executable, "-c", code], input=json.dumps(payload), text=True,
@@ -216,7 +216,7 @@ def test_pre_write_denies_volatile_facts_in_claude_md(brain: Path) -> None:
 
 
 def test_pre_write_allows_evergreen_claude_md(brain: Path) -> None:
-    from pinky.app.claude_setup import CLAUDE_MD_SNIPPET
+    from pinky.setup.claude_setup import CLAUDE_MD_SNIPPET
 
     payload = tool(brain, "Edit", {"file_path": str(brain / "CLAUDE.md"), "old_string": "",
                                    "new_string": CLAUDE_MD_SNIPPET, "replace_all": False})
@@ -415,7 +415,7 @@ def test_the_hook_path_never_imports_heavy_modules(brain: Path, event: str, payl
         "compact": base(brain, "PreCompact", trigger="auto", custom_instructions=""),
     }
     dump = tmp_path / "modules.json"
-    code = (f"import sys\nfrom pinky.hooks import main\nrc = main([{event!r}])\n"
+    code = (f"import sys\nfrom pinky.hooks.dispatch import main\nrc = main([{event!r}])\n"
             f"open({str(dump)!r}, 'w').write(repr(sorted(sys.modules)))\nsys.exit(rc)")
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(brain), "PINKY_HOOKS_NO_BACKGROUND": "1"}
     result = subprocess.run([sys.executable, "-c", code], input=json.dumps(payloads[payload_kind]), text=True,

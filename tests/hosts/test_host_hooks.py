@@ -257,7 +257,7 @@ def test_host_claude_is_the_claude_code_path_byte_for_byte(root: Path) -> None:
 
 
 def test_the_claude_code_hooks_never_import_the_host_layer(root: Path) -> None:
-    probe = ("import sys; from pinky.hooks import main; main(['pre-read']); "
+    probe = ("import sys; from pinky.hooks.dispatch import main; main(['pre-read']); "
              "sys.stderr.write(repr(sorted(m for m in sys.modules if m.startswith('pinky.hosts'))))")
     data = json.dumps(tool(root, "Read", {"file_path": str(root / "src" / "db.py")}))
     result = subprocess.run([sys.executable, "-c", probe], input=data, capture_output=True, text=True, cwd=root,

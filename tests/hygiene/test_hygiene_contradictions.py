@@ -12,11 +12,11 @@ import pytest
 from click.testing import CliRunner
 from mcp_helpers import in_process
 
-from pinky.app.doctor import run_checks
-from pinky.cli import cli
+from pinky.cli.main import cli
 from pinky.config import load_config
 from pinky.hygiene.contradictions import contradicts, differences, overlap
 from pinky.kb import KnowledgeBase
+from pinky.services.doctor import run_checks
 
 PAIRS = Path(__file__).resolve().parents[2] / "benchmarks" / "contradiction_pairs.jsonl"
 

@@ -15,11 +15,11 @@ from click.testing import CliRunner
 from helpers import usage_watched_since, write_note
 from mcp_helpers import in_process
 
-from pinky.app.doctor import run_checks
-from pinky.cli import cli
+from pinky.cli.main import cli
 from pinky.config import load_config
 from pinky.errors import InvalidInput
 from pinky.kb import KnowledgeBase
+from pinky.services.doctor import run_checks
 from pinky.store import readonly
 
 OLD = "2025-01-10"

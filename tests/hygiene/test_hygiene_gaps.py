@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from mcp_helpers import in_process
 
-from pinky.cli import cli
+from pinky.cli.main import cli
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
 from pinky.search.gaps import answers, is_weak, query_hash, word_hashes

@@ -12,12 +12,12 @@ from click.testing import CliRunner
 from helpers import write_note
 from mcp_helpers import in_process
 
-from pinky.app.doctor import run_checks
 from pinky.base.staleness import DEFAULT_STALE_DAYS, age_days, is_stale, parse_stale_days
-from pinky.cli import cli
+from pinky.cli.main import cli
 from pinky.config import load_config
 from pinky.errors import InvalidInput
 from pinky.kb import KnowledgeBase
+from pinky.services.doctor import run_checks
 
 TODAY = dt.datetime.now(dt.UTC).date()
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from helpers import write_note
 from mcp_helpers import in_process
 
-from pinky.cli import cli
+from pinky.cli.main import cli
 from pinky.config import load_config
 from pinky.errors import InvalidInput
 from pinky.hygiene.tags import renamed_tags

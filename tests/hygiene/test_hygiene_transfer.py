@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from helpers import write_note
 from mcp_helpers import hermetic_config, in_process
 
-from pinky.cli import cli
+from pinky.cli.main import cli
 from pinky.config import load_config
 from pinky.errors import InvalidInput
 from pinky.hygiene.transfer import parse_record

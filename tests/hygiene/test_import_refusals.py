@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from mcp_helpers import RawServer
 
-from pinky.cli import cli
+from pinky.cli.main import cli
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
 

@@ -14,7 +14,7 @@ from helpers import console_script, notes
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
-from pinky.store import vectors as vq
+from pinky.store import vectors as store_vectors
 
 
 def pinky(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -76,16 +76,16 @@ def test_text_no_longer_utf8_passes_integrity_check_and_is_rebuilt_from_the_file
 def test_a_damaged_vector_is_found_and_embedded_again(project: Path, brain: dict[str, str]) -> None:
     db = project / "brain.db"
     with KnowledgeBase(load_config()) as kb:
-        chunk_id, blob = vq.all_vectors(kb.index.conn)[3]
+        chunk_id, blob = store_vectors.all_vectors(kb.index.conn)[3]
     assert flip_everywhere(db, blob[:64], 7, blob[7] ^ 0x40) == 1  # an exponent bit of the second float
     assert integrity_check(db) == "ok"
     with KnowledgeBase(load_config()) as kb:
-        assert dict(vq.all_vectors(kb.index.conn))[chunk_id] != blob
+        assert dict(store_vectors.all_vectors(kb.index.conn))[chunk_id] != blob
     code, check = audit_line(project)
     assert code == 1 and "1 vectors were malformed" in check["detail"], check
     with KnowledgeBase(load_config()) as kb:
-        assert blob in dict(vq.all_vectors(kb.index.conn)).values()  # the same text, the same vector again
-        assert vq.count_pending(kb.index.conn) == 0
+        assert blob in dict(store_vectors.all_vectors(kb.index.conn)).values()  # the same text, the same vector again
+        assert store_vectors.count_pending(kb.index.conn) == 0
 
 
 def test_a_sound_index_is_left_as_it_is(project: Path, brain: dict[str, str]) -> None:

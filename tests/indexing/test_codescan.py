@@ -6,9 +6,9 @@ from pathlib import Path
 
 from helpers import write_note
 
-from pinky.app.doctor import run_checks
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
+from pinky.services.doctor import run_checks
 
 
 def test_reindex_links_code_to_entries_and_doctor_flags_dangling_ones(project: Path) -> None:

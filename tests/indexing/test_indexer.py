@@ -14,7 +14,7 @@ from pinky.config import load_config
 from pinky.errors import InvalidInput
 from pinky.indexing import indexer
 from pinky.indexing.index import Index
-from pinky.store import entries as eq
+from pinky.store import entries
 
 POOL = "---\ntitle: Pool hangs\ntype: gotcha\nfiles: [src/db/pool.py]\n---\nThe pool hangs; see lib/retry.js.\n"
 
@@ -109,7 +109,7 @@ def test_unchanged_text_is_never_re_embedded(index: Index, docs: Path) -> None:
     bump_mtime(note, 30)
     reverted = indexer.reindex(index)
     assert (reverted.updated, reverted.chunks_embedded) == (1, 0)
-    assert eq.counts(index.conn)["pending_vectors"] == 0
+    assert entries.counts(index.conn)["pending_vectors"] == 0
 
 
 def test_full_reindex_rebuilds_from_scratch(index: Index, docs: Path) -> None:
@@ -124,10 +124,10 @@ def test_reindex_without_embedding_leaves_chunks_pending(index: Index, docs: Pat
     write_note(docs, "gotcha/pool.md", POOL)
     report = indexer.reindex(index, embed=False)
     assert report.chunks_embedded == 0
-    assert eq.counts(index.conn)["pending_vectors"] == 1
+    assert entries.counts(index.conn)["pending_vectors"] == 1
     if index.db.vec_available:
         assert indexer.embed_pending(index) == 1
-        assert eq.counts(index.conn)["pending_vectors"] == 0
+        assert entries.counts(index.conn)["pending_vectors"] == 0
 
 
 def test_reindex_reports_progress(index: Index, docs: Path) -> None:
@@ -157,15 +157,15 @@ def test_two_files_claiming_the_same_slug_both_stay_findable(index: Index, docs:
 def test_index_file_adds_updates_and_drops(index: Index, docs: Path) -> None:
     note = write_note(docs, "gotcha/pool.md", POOL)
     assert indexer.index_file(index, note) == "gotcha/pool"
-    assert eq.entry_by(index.conn, "slug", "gotcha/pool")["title"] == "Pool hangs"
+    assert entries.entry_by(index.conn, "slug", "gotcha/pool")["title"] == "Pool hangs"
 
     note.write_text(POOL.replace("Pool hangs", "Pool stalls"), encoding="utf-8")
     assert indexer.index_file(index, note) == "gotcha/pool"
-    assert eq.entry_by(index.conn, "slug", "gotcha/pool")["title"] == "Pool stalls"
+    assert entries.entry_by(index.conn, "slug", "gotcha/pool")["title"] == "Pool stalls"
 
     note.unlink()
     assert indexer.index_file(index, note) is None
-    assert eq.entry_count(index.conn) == 0
+    assert entries.entry_count(index.conn) == 0
     assert index.conn.execute("SELECT count(*) FROM chunk").fetchone()[0] == 0
     assert indexer.index_file(index, note) is None  # twice is fine
 
@@ -177,13 +177,13 @@ def test_index_file_of_an_already_indexed_text_keeps_its_chunks(index: Index, do
     bump_mtime(note)
     indexer.index_file(index, note)
     assert index.conn.execute("SELECT id FROM chunk").fetchall() == before
-    assert eq.entry_by(index.conn, "slug", "gotcha/pool")["mtime_ns"] == note.stat().st_mtime_ns
+    assert entries.entry_by(index.conn, "slug", "gotcha/pool")["mtime_ns"] == note.stat().st_mtime_ns
 
 
 def test_index_file_of_a_global_note(index: Index, isolated_env: Path) -> None:
     note = write_note(isolated_env / "brain", "pattern/retry.md", "# Retry\nwith backoff\n")
     assert indexer.index_file(index, note) == "global/pattern/retry"
-    assert eq.entry_by(index.conn, "slug", "global/pattern/retry")["scope"] == "global"
+    assert entries.entry_by(index.conn, "slug", "global/pattern/retry")["scope"] == "global"
 
 
 def test_index_file_outside_the_roots_is_refused(index: Index, tmp_path: Path) -> None:

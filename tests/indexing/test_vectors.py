@@ -8,7 +8,7 @@ from helpers import write_note
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
-from pinky.store import retrieval as q
+from pinky.store import retrieval
 
 TOPICS = ["postgres pool timeout", "redis eviction policy", "docker layer cache", "python asyncio cancel",
           "git rebase conflict", "kubernetes ingress tls", "css grid layout", "rust borrow checker"]
@@ -25,15 +25,15 @@ def test_cache_matches_sqlite_vec(project: Path) -> None:
         cached.reindex()
         for query in ["postgres timeout", "cache layers", "borrow"]:
             vec = plain.embedder.embed([query])[0]
-            on_disk = q.vector_hits(plain.db.conn, vec.tobytes(), q.Filters(), 10)
-            in_memory = cached.index.vector_cache.hits(cached.db.conn, vec, q.Filters(), 10)
+            on_disk = retrieval.vector_hits(plain.db.conn, vec.tobytes(), retrieval.Filters(), 10)
+            in_memory = cached.index.vector_cache.hits(cached.db.conn, vec, retrieval.Filters(), 10)
             # Same scores in the same order (entries with tied scores may swap places).
             assert [round(h[1], 4) for h in in_memory] == [round(h[1], 4) for h in on_disk]
             assert in_memory[0][0] == on_disk[0][0]
             assert {(h[0], round(h[1], 4)) for h in in_memory} == {(h[0], round(h[1], 4)) for h in on_disk}
-            filtered = q.Filters(type="note", tags=())
+            filtered = retrieval.Filters(type="note", tags=())
             assert cached.index.vector_cache.hits(cached.db.conn, vec, filtered, 1)[0][0] == \
-                   q.vector_hits(plain.db.conn, vec.tobytes(), filtered, 1)[0][0]
+                   retrieval.vector_hits(plain.db.conn, vec.tobytes(), filtered, 1)[0][0]
 
 
 def test_cache_reloads_after_another_process_changes_vectors(project: Path) -> None:

@@ -12,7 +12,7 @@ from helpers import write_note
 from mcp_helpers import in_process
 
 from pinky.base.dates import now_utc
-from pinky.cli import cli
+from pinky.cli.main import cli
 from pinky.config import load_config
 from pinky.errors import InvalidInput
 from pinky.kb import KnowledgeBase

@@ -17,13 +17,13 @@ from helpers import write_note
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_helpers import hermetic_config, in_process
 
-from pinky.app.runtime import Runtime
 from pinky.config import load_config
-from pinky.mcp import hygiene as mcp_hygiene
-from pinky.mcp import research as mcp_research
+from pinky.mcp import hygiene_tools as mcp_hygiene
+from pinky.mcp import research_tools as mcp_research
 from pinky.mcp import tools as mcp_tools
 from pinky.mcp.tiers import TIERS, TOOL_TIERS, tier_of, tools_for
 from pinky.mcp.tools import ServerState, save_target
+from pinky.runtime.process import Runtime
 
 pytestmark = pytest.mark.anyio
 READ = ["brain_search", "brain_get", "brain_related", "brain_briefing", "brain_list", "brain_stats", "brain_tags",

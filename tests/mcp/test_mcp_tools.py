@@ -203,9 +203,9 @@ def test_admin_reindex_picks_up_files_written_after_start(tmp_path: Path) -> Non
 def test_admin_brain_sync_pulls_what_another_machine_saved(tmp_path: Path) -> None:
     from dulwich import porcelain
 
-    from pinky.app.brain_sync import sync_global
     from pinky.config import load_config
     from pinky.kb import KnowledgeBase
+    from pinky.services.brain_sync import sync_global
 
     remote = tmp_path / "remote.git"
     porcelain.init(str(remote), bare=True)

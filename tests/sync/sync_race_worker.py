@@ -39,7 +39,7 @@ def edit(brain: Path, role: str, n: int) -> str:
 
 def one_sync(brain: Path, remote: str) -> str:
     from pinky.errors import SyncError
-    from pinky.sync import sync
+    from pinky.sync.run import sync
 
     try:
         report = sync(brain, remote)

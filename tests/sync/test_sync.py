@@ -13,7 +13,8 @@ from dulwich import porcelain
 from dulwich.repo import Repo
 
 from pinky.errors import InvalidInput, SyncError
-from pinky.sync import list_conflicts, sync, union_merge
+from pinky.sync.merge import list_conflicts, union_merge
+from pinky.sync.run import sync
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 DAY = "2026-11-20"
@@ -364,7 +365,7 @@ def test_remote_flag_updates_origin_and_author(tmp_path: Path, remote: str, monk
 SUBPROCESS_SCRIPT = """
 import sys
 from pathlib import Path
-from pinky.sync import sync
+from pinky.sync.run import sync
 a, b, remote = (Path(p) for p in sys.argv[1:4])
 sync(a, str(remote))                       # clone of an empty remote + push
 (a / "diary").mkdir()
@@ -395,7 +396,7 @@ def test_sync_writes_nothing_to_stdout(tmp_path: Path, remote: str) -> None:
 
 
 def test_import_does_not_load_dulwich() -> None:
-    code = "import sys, pinky.sync; print(sorted(m for m in sys.modules if m.startswith('dulwich')))"
+    code = "import sys, pinky.sync.run; print(sorted(m for m in sys.modules if m.startswith('dulwich')))"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True,
         env={**os.environ, "PYTHONPATH": str(SRC)},

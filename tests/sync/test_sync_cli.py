@@ -1,6 +1,6 @@
 """`pinky sync` / `pinky rollup` end to end: two machines (two PINKY_HOMEs, two projects, two
 brain.db files) and a bare remote, all real repositories in tmp_path, driven through the CLI as
-a subprocess (`python -m pinky`), plus the in-process glue in pinky.app.brain_sync."""
+a subprocess (`python -m pinky`), plus the in-process glue in pinky.services.brain_sync."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from dulwich import porcelain
 
-from pinky.app.brain_sync import hide_secret, sync_global
-from pinky.app.doctor import _sync as sync_check
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
+from pinky.services.brain_sync import hide_secret, sync_global
+from pinky.services.doctor import _sync as sync_check
 
 
 @dataclass

@@ -15,8 +15,8 @@ from dulwich import porcelain
 from dulwich.objects import Blob
 
 from pinky.errors import SyncError
-from pinky.sync import sync
 from pinky.sync.locks import PUSH_MARK, clear_after_dead_push, clear_stale_locks, lock_files
+from pinky.sync.run import sync
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -67,7 +67,7 @@ def test_a_really_killed_sync_leaves_nothing_that_blocks_the_next(brain: tuple[P
     root, _ = brain
     for i in range(300):
         (root / f"n{i}.md").write_text(f"note {i}\n" * 50)
-    code = (f"import sys, pathlib; sys.path.insert(0, {str(SRC)!r}); from pinky.sync import sync; "
+    code = (f"import sys, pathlib; sys.path.insert(0, {str(SRC)!r}); from pinky.sync.run import sync; "
             f"sync(pathlib.Path({str(root)!r}))")
     child = subprocess.Popen([sys.executable, "-c", code])
     time.sleep(0.6)

@@ -17,7 +17,7 @@ from dulwich.repo import Repo
 from helpers import console_script
 
 from pinky.errors import SyncError
-from pinky.sync import sync
+from pinky.sync.run import sync
 
 
 @pytest.fixture

@@ -24,7 +24,8 @@ from helpers import report, rounds
 
 from pinky.base.layout import is_note
 from pinky.errors import SyncError
-from pinky.sync import list_conflicts, sync
+from pinky.sync.merge import list_conflicts
+from pinky.sync.run import sync
 
 WORKER = Path(__file__).with_name("sync_race_worker.py")
 JOURNAL = "log/journal.md"
@@ -136,7 +137,8 @@ def test_concurrent_syncs_report_every_conflict_copy_and_fail_in_one_line(
 
 # --- item 9: a sync killed during its checkout ---------------------------------------------------------------
 
-KILLED_SYNC = "import sys; from pathlib import Path; from pinky.sync import sync; sync(Path(sys.argv[1]), sys.argv[2])"
+KILLED_SYNC = ("import sys; from pathlib import Path; from pinky.sync.run import sync; "
+               "sync(Path(sys.argv[1]), sys.argv[2])")
 
 
 def temp_files(root: Path) -> list[str]:

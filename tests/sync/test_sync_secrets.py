@@ -21,7 +21,7 @@ from dulwich.objects import Blob
 from dulwich.repo import Repo
 from mcp_helpers import RawServer
 
-from pinky.sync import sync
+from pinky.sync.run import sync
 
 TOKEN = "ghp_" + "".join(random.Random(3).choice(string.ascii_letters + string.digits) for _ in range(33)) + "a1Z"
 DIGESTS = (

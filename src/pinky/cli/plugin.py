@@ -30,7 +30,7 @@ def claude_options(*, mcp: bool) -> Callable[[Callable[..., Any]], Callable[...,
 
 
 def run_claude_setup(ctx: click.Context, *, mcp: bool, claude_md: str, allow_tools: bool) -> list[str]:
-    from pinky.app.claude_setup import extend_init
+    from pinky.setup.claude_setup import extend_init
 
     config = load_config(**ctx.find_root().obj["overrides"])
     return extend_init(config, mcp=mcp, claude_md=claude_md, allow_tools=allow_tools)
@@ -76,7 +76,7 @@ def install_cli_command(directory: str | None, force: bool, as_json: bool) -> No
         ~/src/pinky-brain/plugin/bin/pinky-brain install-cli
         pinky-brain install-cli --dir ~/bin
     """
-    from pinky.app.cli_install import install_cli
+    from pinky.setup.cli_install import install_cli
 
     done = install_cli(directory, force=force)
     if as_json:

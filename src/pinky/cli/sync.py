@@ -57,7 +57,7 @@ def sync_cmd(ctx: click.Context, remote: str | None, allow: tuple[str, ...], as_
         pinky-brain sync                                        # from then on
         pinky-brain sync --allow gotcha/ci.md                   # push a held-back file as it is
     """
-    from pinky.app.brain_sync import sync_global
+    from pinky.services.brain_sync import sync_global
 
     kb = open_kb(ctx)
     data = sync_global(kb, remote, errstream=_progress_stream(), allow=allow)

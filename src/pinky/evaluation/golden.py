@@ -19,7 +19,7 @@ from typing import Any
 from pinky.base.validate import MAX_QUERY_CHARS
 from pinky.errors import GoldenError, InvalidInput, NotFound
 from pinky.evaluation import metrics
-from pinky.search import second_stage as quality
+from pinky.search import second_stage
 
 FILTERS = ("scope", "project", "type", "tags", "since", "at", "include_superseded")
 FIELDS = frozenset(("query", "expected", "category", "mode", "why", *FILTERS))
@@ -135,7 +135,7 @@ def run(kb: Any, queries: Sequence[GoldenQuery], source: str = "golden file") ->
                         "key": query.key, "expected": wanted, "found": ranked,
                         "ranks": {slug: ranked.index(slug) + 1 if slug in ranked else None for slug in wanted},
                         "scores": {name: round(value, 4) for name, value in scores.items()}})
-    stage = quality.summary(kb.index)
+    stage = second_stage.summary(kb.index)
     second = f"{stage['model']}, {stage['chunks']} of {stage['total']} chunks" if stage["chunks"] else None
     return {"golden": source, "embedder": kb.config.embedder, "second_stage": second, **metrics.summarise(results),
             "latency_ms": {"p50": round(metrics.percentile(latencies, 0.5), 1),
@@ -181,17 +181,16 @@ def compare(report: dict[str, Any], baseline: dict[str, Any], tolerance: float) 
 def proposals_from_usage(index: Any, *, window_minutes: int = USAGE_WINDOW_MINUTES) -> list[dict[str, Any]]:
     """Candidate golden lines: searches whose hits an agent then opened (brain_get, within the window) or
     marked useful, minus hits marked wrong or outdated for that search. Most evidence first."""
-    from pinky.store import hygiene as hq
-
+    from pinky.store import hygiene_queries
     evidence: dict[str, dict[str, dict[str, int]]] = {}
 
     def count(row: Any, kind: str) -> None:
         evidence.setdefault(row["query"], {}).setdefault(row["slug"], {"opened": 0, "useful": 0})[kind] += row["times"]
 
-    for row in hq.opened_after_search(index.conn, window_minutes / 1440):
+    for row in hygiene_queries.opened_after_search(index.conn, window_minutes / 1440):
         count(row, "opened")
     rejected: set[tuple[str, str]] = set()
-    for row in hq.verdicts_by_query(index.conn):
+    for row in hygiene_queries.verdicts_by_query(index.conn):
         if row["verdict"] == "useful":
             count(row, "useful")
         else:

@@ -30,8 +30,8 @@ from pinky.indexing import healing, indexer
 from pinky.indexing.index import Index
 from pinky.indexing.linkresolve import resolve_crumb, resolve_link
 from pinky.knowledge import entries
-from pinky.store import entries as eq
-from pinky.store import graph as gq
+from pinky.store import entries as store_entries
+from pinky.store import link_queries
 from pinky.text.frontmatter_edit import BOM, rewrite
 from pinky.text.linkrefs import rewrite_body_target, valid_relation
 from pinky.text.markdown import parse_text, split_frontmatter
@@ -137,7 +137,7 @@ def _start(index: Index, row: Any, rel: str) -> renames.Rename:
     source, target = entries.file_of(index, row["slug"]), Path(ensure_inside(base / rel, base))
     if target.exists():
         raise Conflict(f"{target} exists; choose another name")
-    inbound = gq.links_to(index.conn, [row["id"]], None, -1)  # every one: LIMIT -1
+    inbound = link_queries.links_to(index.conn, [row["id"]], None, -1)  # every one: LIMIT -1
     rename = renames.write(base, renames.Rename(
         root=row["root"], old_rel=row["path"], new_rel=rel, old_slug=row["slug"],
         project_root=None if index.config.project_root is None else str(index.config.project_root),
@@ -204,7 +204,7 @@ def _journal_notes(index: Index, inbound: list[Any]) -> list[dict[str, Any]]:
             by_note.setdefault(link_row["source_id"], []).append(link_row)
     notes = []
     for source_id, links in by_note.items():
-        note = eq.entry_by(index.conn, "id", source_id)
+        note = store_entries.entry_by(index.conn, "id", source_id)
         if note is not None:
             notes.append({"root": note["root"], "path": note["path"],
                           "links": [{"kind": r["kind"], "target": r["target"], "line": r["line"]} for r in links]})

@@ -16,7 +16,7 @@ from pinky.errors import InvalidInput
 from pinky.indexing.index import Index
 from pinky.indexing.linkresolve import resolve_link
 from pinky.knowledge import entries
-from pinky.store import graph as gq
+from pinky.store import link_queries
 from pinky.text.linkrefs import valid_relation
 
 __all__ = ["day_of", "related", "relations", "resolve_link"]
@@ -46,10 +46,10 @@ def related(index: Index, slug: str, *, rels: Sequence[str] | None = None, at: s
     me = entries.find(index, slug)
     day, wanted = day_of(at), relations(rels)
     conn = index.conn
-    out = [r for r in gq.links_from(conn, [me["id"]], day, limit) if wanted is None or r["rel"] in wanted]
-    into = [r for r in gq.links_to(conn, [me["id"]], day, limit) if wanted is None or r["rel"] in wanted]
-    nodes = gq.entry_nodes(conn, list({r["target_id"] for r in out if r["target_id"]}
-                                      | {r["source_id"] for r in into if r["source_id"]}))
+    out = [r for r in link_queries.links_from(conn, [me["id"]], day, limit) if wanted is None or r["rel"] in wanted]
+    into = [r for r in link_queries.links_to(conn, [me["id"]], day, limit) if wanted is None or r["rel"] in wanted]
+    nodes = link_queries.entry_nodes(conn, list({r["target_id"] for r in out if r["target_id"]}
+                                                | {r["source_id"] for r in into if r["source_id"]}))
     links, seen = [], set()
     for row in out:
         if row["kind"] == "files" or (row["kind"], row["target"], row["rel"]) in seen:

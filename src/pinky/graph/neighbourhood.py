@@ -17,7 +17,7 @@ from pinky.errors import InvalidInput
 from pinky.graph.links import day_of, relations
 from pinky.indexing.index import Index
 from pinky.knowledge import entries
-from pinky.store import graph as gq
+from pinky.store import link_queries
 
 MAX_DEPTH = 3
 FANOUT = 25
@@ -55,8 +55,9 @@ def _step(conn: Any, walk: Walk, frontier: list[str], level: int, day: str,
     notes = [node[2:] for node in frontier if node.startswith("e:")]
     files = [node[2:] for node in frontier if node.startswith("f:")]
     budget = FANOUT * len(frontier) * 2
-    parts = [gq.links_from(conn, notes, day, budget), gq.links_to(conn, notes, day, budget)] if notes else []
-    parts += [gq.links_of_files(conn, files, budget)] if files else []
+    parts = [link_queries.links_from(conn, notes, day, budget), link_queries.links_to(conn, notes, day,
+                                                                                      budget)] if notes else []
+    parts += [link_queries.links_of_files(conn, files, budget)] if files else []
     walk.truncated |= any(len(part) == budget for part in parts)  # the query's own bound cut it short
     rows = [row for part in parts for row in part]
     per_node: dict[str, int] = {}
@@ -93,7 +94,7 @@ def _ends(row: Any) -> tuple[str, str] | None:
 
 
 def _render(index: Index, walk: Walk, root: str, depth: int, day: str) -> dict[str, Any]:
-    found = gq.entry_nodes(index.conn, [node[2:] for node in walk.depth if node.startswith("e:")])
+    found = link_queries.entry_nodes(index.conn, [node[2:] for node in walk.depth if node.startswith("e:")])
     names: dict[str, str] = {}
     nodes: list[dict[str, Any]] = []
     for node, level in sorted(walk.depth.items(), key=lambda item: item[1]):
@@ -116,18 +117,18 @@ def overview(index: Index, *, at: str | None = None) -> dict[str, Any]:
     them, `code`: the links between those entries and code files (`files:` and breadcrumbs), one per
     (from, to, relation), each with `file` (the code file's path) and `note` (the entry's slug)."""
     day = day_of(at)
-    rows = gq.current_entry_nodes(index.conn)
+    rows = link_queries.current_entry_nodes(index.conn)
     slugs = {row["id"]: row["slug"] for row in rows}
     nodes = [{"id": row["slug"], "title": shown(row["title"]), "type": row["type"], "scope": row["scope"]}
              for row in rows]
     edges, seen = [], set()
-    for source, target, kind, rel in gq.entry_edges(index.conn, day):
+    for source, target, kind, rel in link_queries.entry_edges(index.conn, day):
         key = (source, target, rel)
         if source in slugs and target in slugs and source != target and key not in seen:
             seen.add(key)
             edges.append({"from": slugs[source], "to": slugs[target], "kind": kind, "rel": rel})
     code, seen_code = [], set()
-    for entry_id, path, kind, rel, from_file in gq.entry_file_edges(index.conn):
+    for entry_id, path, kind, rel, from_file in link_queries.entry_file_edges(index.conn):
         if entry_id in slugs and (entry_id, path, rel, from_file) not in seen_code:
             seen_code.add((entry_id, path, rel, from_file))
             ends = (path, slugs[entry_id]) if from_file else (slugs[entry_id], path)

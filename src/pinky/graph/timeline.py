@@ -19,7 +19,7 @@ from pinky.base.shown import shown
 from pinky.capture.diary import parse_diary_line
 from pinky.indexing.index import Index
 from pinky.knowledge import entries
-from pinky.store import graph as gq
+from pinky.store import link_queries
 
 MAX_COMMITS = 200
 
@@ -99,10 +99,10 @@ def _lines_at(repo: Any, tree_id: Any, rel: bytes) -> list[str]:
 
 def _link_events(index: Index, row: Any) -> list[dict[str, Any]]:
     """Typed links from and to the entry: one event when each began, one when it was closed."""
-    out = [r for r in gq.links_from(index.conn, [row["id"]], None, 500) if r["kind"] == "typed"]
-    into = [r for r in gq.links_to(index.conn, [row["id"]], None, 500) if r["kind"] == "typed"]
-    others = gq.entry_nodes(index.conn, [r["target_id"] for r in out if r["target_id"]]
-                            + [r["source_id"] for r in into])
+    out = [r for r in link_queries.links_from(index.conn, [row["id"]], None, 500) if r["kind"] == "typed"]
+    into = [r for r in link_queries.links_to(index.conn, [row["id"]], None, 500) if r["kind"] == "typed"]
+    others = link_queries.entry_nodes(index.conn, [r["target_id"] for r in out if r["target_id"]]
+                                      + [r["source_id"] for r in into])
     events: list[dict[str, Any]] = []
     for link, outgoing in [(r, True) for r in out] + [(r, False) for r in into]:
         other = others.get(link["target_id"] if outgoing else link["source_id"])
@@ -118,7 +118,7 @@ def _link_events(index: Index, row: Any) -> list[dict[str, Any]]:
 def _diary_events(index: Index, row: Any) -> list[dict[str, Any]]:
     names = [n for n in names_of(row["slug"], row["path"]) if len(n) >= 4] + [row["title"]]
     events: list[dict[str, Any]] = []
-    for diary in gq.diary_lines_naming(index.conn, names):
+    for diary in link_queries.diary_lines_naming(index.conn, names):
         day = Path(diary["path"]).stem
         for text in diary["body"].splitlines():
             line = parse_diary_line(text)

@@ -2,6 +2,6 @@
 
 import sys
 
-from pinky.hooks import main
+from pinky.hooks.dispatch import main
 
 sys.exit(main())

@@ -35,8 +35,8 @@ def fresh_connection(loc: Locations, conn: Connection, *, walk_limit: int | None
         return conn
     conn.close()
     try:
-        from pinky.app.global_brain import take_in
         from pinky.config import config_from
+        from pinky.services.global_brain import take_in
 
         take_in(config_from(loc))
     except Exception as exc:  # fail open: the rows the index holds are still worth showing

@@ -34,7 +34,7 @@ def run_hosted(name: str, event: str, raw: dict) -> dict | None:
         key = hashlib.sha1(str(payload.get("cwd") or os.getcwd()).encode("utf-8", "replace")).hexdigest()[:8]
         payload["session_id"] = f"{name}:{key}-{time.strftime('%Y%m%d')}"
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-    loc = locate(env=os.environ, start=start_folder(os.environ, cwd))  # as pinky.hooks.hook_locations
+    loc = locate(env=os.environ, start=start_folder(os.environ, cwd))  # as pinky.hooks.dispatch.hook_locations
     payload.setdefault("cwd", loc.base_dir)  # Windsurf names no folder: the project the hook runs in
     if found.transcript is None and loc.in_project:
         journal(loc, payload, event)

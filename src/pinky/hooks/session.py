@@ -96,7 +96,7 @@ def spawn_reindex(loc: Locations, *, debounce_s: float = REINDEX_DEBOUNCE_S) -> 
     os.makedirs(os.path.dirname(marker), exist_ok=True)
     with open(marker, "w", encoding="utf-8") as handle:
         handle.write(str(os.getpid()))
-    spawn_detached(["-c", "import sys; from pinky.cli import main; sys.argv[0] = 'pinky'; main()", "reindex"], loc)
+    spawn_detached(["-c", "import sys; from pinky.cli.main import main; sys.argv[0] = 'pinky'; main()", "reindex"], loc)
     return True
 
 

@@ -84,7 +84,7 @@ def stop(payload: dict, loc: Locations, state: StateFiles, translate: Callable[[
             ENV_HOOKS_NO_BACKGROUND):
         from pinky.hooks.session import spawn_detached
 
-        spawn_detached(["-c", "import sys; from pinky.hooks import main; sys.exit(main(['rollup']))"], loc)
+        spawn_detached(["-c", "import sys; from pinky.hooks.dispatch import main; sys.exit(main(['rollup']))"], loc)
     return ask
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from pinky.hygiene.similar import likely_duplicate_scores, similar_scores
 from pinky.indexing.index import Index
-from pinky.store import hygiene as hq
+from pinky.store import hygiene_queries
 
 _TOKEN = re.compile(r"v?\d+(?:[.,]\d+)*%?|[^\W\d_][\w'’]*|\S", re.UNICODE)
 NEGATIONS = frozenset({"not", "never", "no", "cannot", "without", "nor", "none", "nothing", "neither",
@@ -348,7 +348,7 @@ def pairs_to_compare(index: Index, slug: str | None = None, *, threshold: float 
     """What `check` compares: near-duplicates and same-key or same-subject entries, one of them a target."""
     from pinky.knowledge.entries import find
 
-    rows = {r["id"]: r for r in hq.current_entries(index.conn)}
+    rows = {r["id"]: r for r in hygiene_queries.current_entries(index.conn)}
     named = [slug] if slug else among
     wanted = [find(index, name)["id"] for name in named] if named is not None else list(rows)
     targets = [rows[entry] for entry in wanted if entry in rows]  # a superseded or diary entry has no pairs

@@ -26,7 +26,7 @@ from pinky.errors import Conflict, InvalidInput
 from pinky.hygiene import similar
 from pinky.indexing.index import Index
 from pinky.knowledge import archive, entries
-from pinky.store import hygiene as hq
+from pinky.store import hygiene_queries
 from pinky.text.markdown import content_hash
 
 MERGED_HEADING = "Merged from"
@@ -140,7 +140,7 @@ def near_duplicates(index: Index, *, threshold: float | None = None, limit: int 
     usable, why = index.vector_status()
     if not usable:
         return {"count": 0, "pairs": [], "notice": f"vector search unavailable ({why}): no duplicates found"}
-    rows = {r["id"]: r for r in hq.current_entries(index.conn)}
+    rows = {r["id"]: r for r in hygiene_queries.current_entries(index.conn)}
     scores = (similar.likely_duplicate_scores(index, list(rows.values()), rows) if threshold is None
               else similar.similar_scores(index, list(rows.values()), rows, threshold))
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))

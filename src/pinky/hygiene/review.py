@@ -21,8 +21,7 @@ from pinky.errors import InvalidInput
 from pinky.indexing.index import Index
 from pinky.knowledge import archive, entries
 from pinky.knowledge.entries import Entry
-from pinky.store import hygiene as hq
-from pinky.store import migrations as mig
+from pinky.store import hygiene_queries, migrations
 from pinky.store.connect import write_transaction
 
 log = logging.getLogger("pinky.hygiene.review")
@@ -40,13 +39,13 @@ def needs_review(index: Index, limit: int = 10) -> dict[str, Any]:
     today = now_utc().date()
     cutoffs = {kind: (today - dt.timedelta(days=days)).isoformat()
                for kind, days in index.config.stale_days.items() if days is not None}
-    count, rows = hq.stale_entries(index.conn, cutoffs, limit)
+    count, rows = hygiene_queries.stale_entries(index.conn, cutoffs, limit)
     stale = [{"slug": r["slug"], "title": r["title"], "type": r["type"],
               "path": index.display_path(r["root"], r["path"]),
               "age_days": age_days(r["last_verified"], r["created"], today)} for r in rows]
     flagged = [{"slug": r["slug"], "title": r["title"], "type": r["type"],
                 "path": index.display_path(r["root"], r["path"]), "verdict": r["verdict"], "at": r["at"],
-                "query": r["query"]} for r in hq.flagged_entries(index.conn, limit)]
+                "query": r["query"]} for r in hygiene_queries.flagged_entries(index.conn, limit)]
     return {"stale_count": count, "stale": stale, "flagged": flagged}
 
 
@@ -66,19 +65,19 @@ def feedback(index: Index, slug: str, verdict: str, query: str | None = None) ->
     if not index.config.telemetry:
         return {**out, "recorded": False, "flagged": False, "query": query,
                 "notice": "PINKY_TELEMETRY=0: feedback is not recorded"}
-    query = query or hq.last_query_for(index.conn, row["id"])
+    query = query or hygiene_queries.last_query_for(index.conn, row["id"])
     moment = dt.datetime.now(dt.UTC)
     with write_transaction(index.conn):
-        hq.record_feedback(index.conn, row["id"], verdict, query, iso_utc(moment), to_ns(moment))
+        hygiene_queries.record_feedback(index.conn, row["id"], verdict, query, iso_utc(moment), to_ns(moment))
     if verdict == "useful":  # what prune must still know after the index is rebuilt
         usage.note_use(index.config.roots(), [(row["root"], row["path"])], "useful", moment)
-    return {**out, "recorded": True, "query": query, "counts": hq.feedback_counts(index.conn, row["id"])}
+    return {**out, "recorded": True, "query": query, "counts": hygiene_queries.feedback_counts(index.conn, row["id"])}
 
 
 
 def feedback_counts(index: Index, slug: str) -> dict[str, int]:
     """Verdict -> how many times the entry got it."""
-    return hq.feedback_counts(index.conn, entries.find(index, slug)["id"])
+    return hygiene_queries.feedback_counts(index.conn, entries.find(index, slug)["id"])
 
 
 def opened(index: Index, slug: str) -> bool:
@@ -89,7 +88,7 @@ def opened(index: Index, slug: str) -> bool:
     try:
         row = entries.find(index, slug)
         with write_transaction(index.conn):
-            hq.record_open(index.conn, row["id"], iso_utc(now_utc()))
+            hygiene_queries.record_open(index.conn, row["id"], iso_utc(now_utc()))
     except Exception as exc:  # telemetry must never break a read
         log.warning("could not record the read of %s: %s", slug, exc)
         return False
@@ -113,7 +112,7 @@ def prune(index: Index, months: int = 6, *, apply: bool = False) -> dict[str, An
     watched = _watched_since(index, now)
     found: list[dict[str, Any]] = []
     unwatched: list[dict[str, Any]] = []
-    for r in hq.prune_candidates(index.conn, iso_utc(cutoff), to_ns(cutoff)):
+    for r in hygiene_queries.prune_candidates(index.conn, iso_utc(cutoff), to_ns(cutoff)):
         since, used = watched[r["root"]]
         if used.get(r["path"], "") >= day:
             continue  # used since the cutoff, on this machine, as the ledger remembers
@@ -142,7 +141,7 @@ def _watched_since(index: Index, now: dt.datetime) -> dict[str, tuple[str | None
     out: dict[str, tuple[str | None, dict[str, str]]] = {}
     for root, base in index.config.roots().items():
         since, used = usage.last_used(base)
-        if root == "project" and (built := mig.built_at(index.conn)):
+        if root == "project" and (built := migrations.built_at(index.conn)):
             built_iso = built.replace(" ", "T") + "+00:00"
             since = min(since, built_iso) if since else built_iso
         out[root] = (since, used)

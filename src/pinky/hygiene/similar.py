@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from pinky.indexing.index import Index
-from pinky.store import hygiene as hq
+from pinky.store import hygiene_queries
 
 MATRIX_BLOCK = 64  # queries a block: 64 x 100,000 chunks of scores is 25 MB
 
@@ -40,7 +40,7 @@ def similar_scores(index: Index, targets: list[Any], rows: dict[str, Any],
     is checked in about a second instead of one nearest-neighbour search per entry."""
     import numpy as np
 
-    stored = hq.chunk_vectors(index.conn)
+    stored = hygiene_queries.chunk_vectors(index.conn)
     if not stored:
         return {}
     owners = np.array([entry for entry, _, _ in stored])

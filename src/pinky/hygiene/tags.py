@@ -12,12 +12,12 @@ from pinky.base.validate import normalise_tag, validate_tags
 from pinky.errors import InvalidInput, NotFound
 from pinky.indexing.index import Index
 from pinky.knowledge.entries import edit_meta
-from pinky.store import hygiene as hq
+from pinky.store import hygiene_queries
 
 
 def list_tags(index: Index) -> list[dict[str, Any]]:
     """Every tag with how many entries carry it, most used first."""
-    return [{"tag": tag, "count": count} for tag, count in hq.tag_counts(index.conn)]
+    return [{"tag": tag, "count": count} for tag, count in hygiene_queries.tag_counts(index.conn)]
 
 
 def renamed_tags(tags: Any, old: str, new: str) -> list[str] | None:
@@ -45,7 +45,7 @@ def rename_tag(index: Index, old: str, new: str) -> dict[str, Any]:
             meta["tags"] = tags
         return tags is not None
 
-    for row in hq.entries_tagged(index.conn, old_tag):
+    for row in hygiene_queries.entries_tagged(index.conn, old_tag):
         try:  # the text is unchanged: vectors come from the cache
             if edit_meta(index, row, change):
                 renamed.append(row["slug"])

@@ -43,9 +43,7 @@ from pinky.base.validate import MAX_BODY_CHARS
 from pinky.errors import InvalidInput
 from pinky.indexing import indexer
 from pinky.indexing.index import Index
-from pinky.store import entries as eq
-from pinky.store import hygiene as hq
-from pinky.store import retrieval as rq
+from pinky.store import entries, hygiene_queries, retrieval
 from pinky.text.frontmatter_edit import BOM, rewrite
 from pinky.text.markdown import content_hash, split_frontmatter
 
@@ -60,10 +58,10 @@ MAX_NAME_BYTES = 200
 Known = dict[tuple[str, str], str]  # (root, content hash) -> a slug holding that text in that root
 
 
-def export_records(index: Index, filters: rq.Filters) -> Iterator[dict[str, Any]]:
+def export_records(index: Index, filters: retrieval.Filters) -> Iterator[dict[str, Any]]:
     """One record per entry the filters keep (superseded ones too unless filtered), read from its file."""
     where, params = filters.sql()
-    for row in hq.export_rows(index.conn, where, params):
+    for row in hygiene_queries.export_rows(index.conn, where, params):
         base = index.root_dir(row["root"])
         path = Path(ensure_inside(base / row["path"], base, done="read"))
         try:
@@ -213,7 +211,7 @@ def import_lines(index: Index, lines: Iterable[str | bytes | InvalidInput], *, r
         raise InvalidInput(f"root must be one of {', '.join(ROOTS)}, got {root!r}")
     report: dict[str, Any] = {"imported": [], "renamed": [], "duplicates": [], "redacted": [], "secrets": [],
                                "rescoped": [], "errors": []}
-    known = hq.slugs_by_hash(index.conn)
+    known = hygiene_queries.slugs_by_hash(index.conn)
     written: list[tuple[str, str, str | None]] = []  # root, path under it, the scope it was exported with
     try:
         for number, line in enumerate(lines, 1):
@@ -226,7 +224,7 @@ def import_lines(index: Index, lines: Iterable[str | bytes | InvalidInput], *, r
         if written:  # one catch-up, batched, instead of a transaction per file
             indexer.reindex(index, embed=embed, progress=progress)
     for where, rel, scope in written:
-        row = eq.entry_at(index.conn, where, rel)
+        row = entries.entry_at(index.conn, where, rel)
         if row is not None and scope and row["scope"] != scope:  # another project's name here
             report["rescoped"].append({"slug": row["slug"], "was": scope, "now": row["scope"]})
     return report

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pinky.indexing import indexer
+from pinky.indexing import indexer, note_rows
 from pinky.indexing.index import Index
 from pinky.indexing.sources import Skipped, parse_file, source_at
-from pinky.store import entries as eq
+from pinky.store import entries as store_entries
 from pinky.store import quality
-from pinky.store import vectors as vq
+from pinky.store import vectors as store_vectors
 from pinky.store.connect import write_transaction
 
 DIFFERED = "rows did not match the markdown"  # how verify(full=True) words what the audit rebuilt
@@ -60,23 +60,23 @@ def audit(index: Index) -> Audit:
     index.follow()
     conn = index.conn
     found = Audit()
-    chunks = eq.audited_chunks(conn)
-    stale = [row for row in eq.audited_entries(conn) if _differs(index, row, chunks.get(row[0], []))]
+    chunks = store_entries.audited_chunks(conn)
+    stale = [row for row in store_entries.audited_entries(conn) if _differs(index, row, chunks.get(row[0], []))]
     found.entries = [index.display_path(root, path) for _, root, path, *_ in stale]
     bad = _malformed_vectors(conn) if index.vectors_writable() else []
     found.vectors = len(bad)
     bad_quality = _malformed_quality(conn)
     found.second_stage = len(bad_quality)
-    found.full_text = not eq.fts_matches_chunks(conn)
+    found.full_text = not store_entries.fts_matches_chunks(conn)
     if not found.damaged:
         return found
     with write_transaction(conn):
-        eq.mark_for_reading(conn, [row[0] for row in stale])
-        vq.forget_vectors(conn, bad)
+        store_entries.mark_for_reading(conn, [row[0] for row in stale])
+        store_vectors.forget_vectors(conn, bad)
         quality.forget(conn, bad_quality)
     indexer.reindex(index)  # reads the marked files again and embeds what lacks a vector
     with write_transaction(conn):
-        eq.rebuild_fts(conn)  # replacing a damaged chunk removed its terms by the damaged text
+        store_entries.rebuild_fts(conn)  # replacing a damaged chunk removed its terms by the damaged text
     return found
 
 
@@ -104,8 +104,8 @@ def _differs(index: Index, row: tuple[Any, ...], stored: list[tuple[int, bytes, 
         return False
     if (doc.content_hash, doc.title, doc.body) != (content_hash, _text(title), _text(body)):
         return True
-    wanted = [(c["ord"], c["heading"], c["text"], c["hash"]) for c in indexer.chunk_rows(doc, index.config.chunk_words,
-                                                                                       idents=False)]
+    rows = note_rows.chunk_rows(doc, index.config.chunk_words, idents=False)
+    wanted = [(c["ord"], c["heading"], c["text"], c["hash"]) for c in rows]
     return wanted != [(order, _text(heading), _text(text), digest) for order, heading, text, digest in stored]
 
 
@@ -113,9 +113,9 @@ def _malformed_vectors(conn: Any) -> list[int]:
     """Chunks whose stored vector is not `dims` finite floats of unit length."""
     import numpy as np
 
-    dims = int(vq.get_meta(conn, "dims") or 0)
+    dims = int(store_vectors.get_meta(conn, "dims") or 0)
     bad = []
-    for chunk_id, blob in vq.all_vectors(conn):
+    for chunk_id, blob in store_vectors.all_vectors(conn):
         vector = np.frombuffer(blob, dtype=np.float32) if len(blob) == dims * 4 else None
         if vector is None or not np.isfinite(vector).all() or abs(float(np.linalg.norm(vector)) - 1) > NORM_TOLERANCE:
             bad.append(chunk_id)

@@ -20,7 +20,7 @@ from typing import Any
 
 from pinky.base.locations import cache_dir, cache_index_path
 from pinky.config import Config
-from pinky.store import hygiene as hq
+from pinky.store import hygiene_queries
 from pinky.store.connect import write_transaction
 
 log = logging.getLogger("pinky")
@@ -67,9 +67,9 @@ def carry_back(config: Config, conn: Any) -> int:
             if config.project_root is not None:
                 _mark(config, config.db_path).unlink(missing_ok=True)
             return 0
-        rows = hq.feedback_in(os.fspath(cached))
+        rows = hygiene_queries.feedback_in(os.fspath(cached))
         with write_transaction(conn):
-            added = hq.add_feedback_missing(conn, rows)
+            added = hygiene_queries.add_feedback_missing(conn, rows)
         for suffix in _COPY_FILES:
             Path(f"{cached}{suffix}").unlink(missing_ok=True)
         _mark(config, config.db_path).unlink(missing_ok=True)

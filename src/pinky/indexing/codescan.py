@@ -19,7 +19,7 @@ from typing import Any
 
 from pinky.base import fileio
 from pinky.indexing.linkresolve import resolve_links
-from pinky.store import graph as gq
+from pinky.store import link_queries
 from pinky.store.connect import write_transaction
 from pinky.text.breadcrumbs import breadcrumbs_by_line
 
@@ -71,7 +71,7 @@ def scan_code(conn: Any, root: Path, excluded: list[Path], skip_prefix: str = ""
     files, report.complete = _walk(root, {p.resolve() for p in excluded}, deadline)
     if skip_prefix:
         files = [f for f in files if not f[1].name.startswith(skip_prefix)]
-    known = gq.scanned_code_files(conn)
+    known = link_queries.scanned_code_files(conn)
     report.files = len(files)
     changed: list[tuple[str, os.stat_result, list[tuple[int, str]]]] = []
     for rel, path, stat in files:
@@ -90,9 +90,9 @@ def scan_code(conn: Any, root: Path, excluded: list[Path], skip_prefix: str = ""
     if changed or gone:
         with write_transaction(conn):
             for rel, stat, crumbs in changed:
-                gq.store_breadcrumbs(conn, rel, stat.st_mtime_ns, stat.st_size, crumbs)
+                link_queries.store_breadcrumbs(conn, rel, stat.st_mtime_ns, stat.st_size, crumbs)
             for rel in gone:
-                gq.forget_code_file(conn, rel)
+                link_queries.forget_code_file(conn, rel)
             resolve_links(conn, files=[rel for rel, _, _ in changed])
-    report.breadcrumbs = gq.breadcrumb_count(conn)
+    report.breadcrumbs = link_queries.breadcrumb_count(conn)
     return report

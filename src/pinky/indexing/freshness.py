@@ -21,7 +21,7 @@ from pinky.base import freshness as signal
 from pinky.indexing import indexer
 from pinky.indexing.index import Index
 from pinky.indexing.vector_fill import embed_pending
-from pinky.store import vectors as vq
+from pinky.store import vectors as store_vectors
 from pinky.store.connect import write_transaction
 
 log = logging.getLogger("pinky")
@@ -42,9 +42,9 @@ def record(index: Index, state: tuple[str, str] | None, *, owed: bool = False) -
     if state is None:
         return
     with write_transaction(index.conn):
-        vq.set_meta(index.conn, signal.SIGNATURE_KEY, state[0])
-        vq.set_meta(index.conn, signal.FOLDERS_KEY, state[1])
-        vq.set_meta(index.conn, OWED_KEY, "1" if owed else "0")
+        store_vectors.set_meta(index.conn, signal.SIGNATURE_KEY, state[0])
+        store_vectors.set_meta(index.conn, signal.FOLDERS_KEY, state[1])
+        store_vectors.set_meta(index.conn, OWED_KEY, "1" if owed else "0")
     index.global_seen = state[0]
 
 
@@ -55,14 +55,14 @@ def refresh_global(index: Index, *, embed: bool = True) -> bool:
     if state is None or state[0] == index.global_seen:
         return False
     conn = index.conn
-    changed = vq.get_meta(conn, signal.SIGNATURE_KEY) != state[0]
-    owed_before = vq.get_meta(conn, OWED_KEY) == "1"
+    changed = store_vectors.get_meta(conn, signal.SIGNATURE_KEY) != state[0]
+    owed_before = store_vectors.get_meta(conn, OWED_KEY) == "1"
     owed = owed_before
     if changed:
         report = indexer.reindex(index, embed=False, only="global")
         log.info("the global brain changed: %s", report.as_dict())
         owed = owed or bool(report.added or report.updated)
-    if owed and embed and index.vectors_writable() and vq.count_pending(conn) <= EMBED_AT_ONCE:
+    if owed and embed and index.vectors_writable() and store_vectors.count_pending(conn) <= EMBED_AT_ONCE:
         embed_pending(index)
         owed = False
     if changed or owed != owed_before:

@@ -26,7 +26,7 @@ from pinky.indexing import freshness, indexer
 from pinky.indexing.index import Index, is_corruption
 from pinky.indexing.indexer import ReindexReport
 from pinky.indexing.vector_fill import Progress
-from pinky.store import migrations as mig
+from pinky.store import migrations
 from pinky.store.connect import file_identity
 
 T = TypeVar("T")
@@ -191,7 +191,7 @@ def verify(index: Index, *, full: bool = False) -> str | None:
     (a damaged file as a whole; rows the audit found, one by one)."""
     index.follow()
     try:
-        problem = mig.quick_check(index.conn, full=full)
+        problem = migrations.quick_check(index.conn, full=full)
     except Exception as exc:
         if not is_corruption(exc):
             raise

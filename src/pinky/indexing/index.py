@@ -25,10 +25,9 @@ from pinky.base.locations import can_hold
 from pinky.base.shown import plain
 from pinky.config import Config
 from pinky.errors import IndexUnavailable, InvalidInput, NotInProject, PinkyError
-from pinky.store import migrations as mig
-from pinky.store import quality as qs
-from pinky.store import retrieval as rq
-from pinky.store import vectors as vq
+from pinky.store import corpus, quality, retrieval
+from pinky.store import migrations as store_migrations
+from pinky.store import vectors as store_vectors
 from pinky.store.connect import Database, copy_database, file_identity, open_database, write_transaction
 
 log = logging.getLogger("pinky")
@@ -143,7 +142,7 @@ class Index:
 
     def rebuild_pending(self) -> bool:
         """The index was emptied for a rebuild that has not completed yet: it holds part of the notes."""
-        return vq.get_meta(self.conn, vq.REBUILD_PENDING) == "1"
+        return store_vectors.get_meta(self.conn, store_vectors.REBUILD_PENDING) == "1"
 
     def rebuild_interrupted(self) -> bool:
         """A rebuild is pending and nobody is running it any more (killed, interrupted). A meta read
@@ -158,9 +157,9 @@ class Index:
 
     def rebuild_done(self) -> None:
         """A reindex has brought the whole index up to date: no rebuild is pending any more."""
-        if vq.get_meta(self.conn, vq.REBUILD_PENDING) is not None:
+        if store_vectors.get_meta(self.conn, store_vectors.REBUILD_PENDING) is not None:
             with write_transaction(self.conn):
-                vq.delete_meta(self.conn, vq.REBUILD_PENDING)
+                store_vectors.delete_meta(self.conn, store_vectors.REBUILD_PENDING)
 
     def drop(self) -> None:
         """Empty the index for a full rebuild; the markdown is untouched.
@@ -170,9 +169,9 @@ class Index:
         sqlite-vec here), is swapped for a fresh one instead."""
         db = self.db
         try:
-            problem = mig.quick_check(db.conn)
-            if problem is None and (db.vec_available or not vq.vector_table_exists(db.conn)):
-                mig.reset(db.conn)
+            problem = store_migrations.quick_check(db.conn)
+            if problem is None and (db.vec_available or not store_vectors.vector_table_exists(db.conn)):
+                store_migrations.reset(db.conn)
                 _shrink(db.conn)
                 return
         except Exception as exc:
@@ -226,12 +225,13 @@ class Index:
             log.info("cannot read %s in place (%s); the index is built in %s", source, exc, self.config.db_path)
             return None
         try:
-            done = mig.applied(db.conn)
-            if done == mig.KNOWN:
-                mig.check_readable(db.conn)
+            done = store_migrations.applied(db.conn)
+            if done == store_migrations.KNOWN:
+                store_migrations.check_readable(db.conn)
                 self.reading_source = True
                 return db
-            if not mig.is_unknown_schema(db.conn):  # an older pinky's: copied, then migrated where it can be
+            # an older pinky's: copied, then migrated where it can be
+            if not store_migrations.is_unknown_schema(db.conn):
                 self._copy(db)
         except Exception as exc:
             log.info("cannot read %s in place (%s); the index is built in %s", source, exc, self.config.db_path)
@@ -271,11 +271,11 @@ class Index:
         closed); None when it can."""
         path = self.config.db_path
         try:
-            if mig.is_unknown_schema(db.conn):
+            if store_migrations.is_unknown_schema(db.conn):
                 db.close()
                 return f"{path.name} has a schema this pinky does not know", False
-            mig.migrate(db.conn)
-            mig.check_readable(db.conn)
+            store_migrations.migrate(db.conn)
+            store_migrations.check_readable(db.conn)
         except Exception as exc:
             db.close()
             if not is_corruption(exc):
@@ -312,12 +312,12 @@ class Index:
         fresh = path.with_name(path.name + "-new")
         for name in (fresh, Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
             name.unlink(missing_ok=True)
-        refined = qs.salvage(path)  # hours of the second stage's work (none from a missing file)
+        refined = quality.salvage(path)  # hours of the second stage's work (none from a missing file)
         db = open_database(fresh)
-        mig.migrate(db.conn)
+        store_migrations.migrate(db.conn)
         with write_transaction(db.conn):
-            vq.set_meta(db.conn, vq.REBUILD_PENDING, "1")
-            qs.after_rebuild(db.conn, *refined)
+            store_vectors.set_meta(db.conn, store_vectors.REBUILD_PENDING, "1")
+            quality.after_rebuild(db.conn, *refined)
         db.close()  # checkpointed: the new file stands alone
         for suffix in ("-wal", "-shm"):
             path.with_name(path.name + suffix).unlink(missing_ok=True)
@@ -369,9 +369,9 @@ class Index:
         """How many chunks the index holds, counted again only after a write by anyone: counting is a
         scan of the chunk table (2 ms of a 45 ms search at 200,000 chunks)."""
         conn = self.conn
-        version = (id(conn), rq.data_version(conn), conn.total_changes)
+        version = (id(conn), retrieval.data_version(conn), conn.total_changes)
         if self._chunk_total is None or self._chunk_total[0] != version:
-            self._chunk_total = (version, rq.chunk_count(conn))
+            self._chunk_total = (version, corpus.chunk_total(conn))
         return self._chunk_total[1]
 
     def vector_status(self) -> tuple[bool, str]:
@@ -379,8 +379,8 @@ class Index:
         db = self.db
         if not db.vec_available:
             return False, db.vec_error or "sqlite-vec is not loaded"
-        stored = vq.get_meta(db.conn, "fingerprint")
-        if not vq.vector_table_exists(db.conn) or stored is None:
+        stored = store_vectors.get_meta(db.conn, "fingerprint")
+        if not store_vectors.vector_table_exists(db.conn) or stored is None:
             return False, "no vectors yet: run `pinky-brain reindex`"
         if stored != self.fingerprint():
             return False, "the embedder or chunker changed since the vectors were built: run `pinky-brain reindex`"
@@ -392,17 +392,18 @@ class Index:
         if not db.vec_available:
             return False
         current = self.fingerprint()
-        if vq.vector_table_exists(db.conn) and vq.get_meta(db.conn, "fingerprint") == current:
+        if store_vectors.vector_table_exists(db.conn) and store_vectors.get_meta(db.conn, "fingerprint") == current:
             return True
         with write_transaction(db.conn):
-            if not (vq.vector_table_exists(db.conn) and vq.get_meta(db.conn, "fingerprint") == current):
+            if not (store_vectors.vector_table_exists(db.conn) and store_vectors.get_meta(db.conn,
+                                                                                          "fingerprint") == current):
                 embedder = self.embedder
-                vq.reset_vector_table(db.conn, embedder.dims, current, embedder.name)
+                store_vectors.reset_vector_table(db.conn, embedder.dims, current, embedder.name)
         return True
 
     def vectors_writable(self) -> bool:
         """Vector rows of changed chunks must be dropped too, which needs sqlite-vec loaded here."""
-        return self.db.vec_available and vq.vector_table_exists(self.db.conn)
+        return self.db.vec_available and store_vectors.vector_table_exists(self.db.conn)
 
 
 def _shrink(conn: Any) -> None:

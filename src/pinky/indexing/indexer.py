@@ -10,9 +10,6 @@ only writes the rows. Which files are notes, and reading them safely, is `pinky.
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
-import hashlib
-import json
 import logging
 import os
 import time
@@ -22,21 +19,19 @@ from pathlib import Path
 from typing import Any
 
 from pinky.base.fileio import atomic_write, ensure_inside, file_lock, read_regular
-from pinky.base.layout import entry_id, slug_for
+from pinky.base.layout import entry_id
 from pinky.base.locations import FILE_INDEX_HEADER, file_index_path
 from pinky.errors import InvalidInput
 from pinky.indexing.index import Index
 from pinky.indexing.linkresolve import NoteLinks, keys_of, resolve_links, write_note_links
+from pinky.indexing.note_rows import Prepared, prepare_document
 from pinky.indexing.sources import Skipped, SourceFile, file_hash, parse_file, scan, source_at, unreadable_prefix
 from pinky.indexing.vector_fill import Progress, embed_pending
-from pinky.store import entries as eq
-from pinky.store import graph as gq
-from pinky.store import vectors as vq
+from pinky.store import entries as store_entries
+from pinky.store import link_queries
+from pinky.store import vectors as store_vectors
 from pinky.store.connect import bulk_writes, write_transaction
-from pinky.text.chunking import chunk_markdown
-from pinky.text.lexical import identifier_parts
-from pinky.text.linkrefs import LinkRef
-from pinky.text.markdown import Document, file_names_mentioned
+from pinky.text.markdown import Document
 
 log = logging.getLogger("pinky.indexing.indexer")
 
@@ -73,74 +68,13 @@ def _skip_message(index: Index, root: str, rel: str, reason: str) -> str:
     return f"{index.display_path(root, rel)}: skipped: {reason}"  # display_path is plain: one line
 
 
-def scope_for(root: str, doc: Document, default_project: str | None) -> tuple[str, str | None]:
-    if root == "global":
-        return "global", doc.project
-    project = doc.project or default_project or "default"
-    return f"project:{project}", project
-
-
-def entry_row(source: SourceFile, doc: Document, slug: str, default_project: str | None) -> dict[str, Any]:
-    scope, project = scope_for(source.root, doc, default_project)
-    return {
-        "id": entry_id(source.root, source.rel), "root": source.root, "path": source.rel, "slug": slug,
-        "scope": scope, "type": doc.type, "project": project,
-        "tags": json.dumps(list(doc.tags), ensure_ascii=False),
-        "files": json.dumps(list(doc.files), ensure_ascii=False),
-        "created": doc.created, "last_verified": doc.last_verified, "title": doc.title, "body": doc.body,
-        "meta": json.dumps(doc.meta, ensure_ascii=False, default=str), "content_hash": doc.content_hash,
-        "mtime_ns": source.mtime_ns, "size": source.size, "parse_error": doc.parse_error,
-        "indexed_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-    }
-
-
-def chunk_rows(doc: Document, chunk_words: int, *, idents: bool = True) -> list[dict[str, Any]]:
-    """The chunk rows of a note; `idents=False` leaves out their identifier parts (most of the time spent)."""
-    from pinky.embed.embedding import embed_input
-
-    rows = []
-    chunks = chunk_markdown(doc.body, target_words=chunk_words, first_line=doc.body_line)
-    if not chunks:  # a note with a title and no body is still findable by its title
-        rows.append({"ord": 0, "heading": "", "line": doc.body_line, "text": doc.title,
-                     "hash": _chunk_hash(embed_input(doc.title, "", doc.title)),
-                     "idents": identifier_parts([doc.title]) if idents else ""})
-    for ord_, chunk in enumerate(chunks):
-        text_for_vector = embed_input(doc.title, chunk.heading, chunk.text)
-        rows.append({"ord": ord_, "heading": chunk.heading, "line": chunk.line, "text": chunk.text,
-                     "hash": _chunk_hash(text_for_vector),
-                     "idents": identifier_parts([doc.title, chunk.heading, chunk.text]) if idents else ""})
-    return rows
-
-
-def _chunk_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """One parsed note's rows, computed outside the write transaction (chunking and hashing a big
-    note takes time; other processes must not wait for it holding the lock)."""
-
-    row: dict[str, Any]
-    links: tuple[LinkRef, ...]
-    mentions: tuple[str, ...]
-    chunks: list[dict[str, Any]]
-
-
-def prepare_document(source: SourceFile, doc: Document, default_project: str | None,
-                     chunk_words: int) -> Prepared:
-    row = entry_row(source, doc, slug_for(source.root, source.rel), default_project)
-    # A diary names every file a session touched: that is history, not knowledge about the file.
-    mentions = () if doc.type == "diary" else file_names_mentioned(doc.body)
-    return Prepared(row, doc.link_refs, mentions, chunk_rows(doc, chunk_words))
-
-
 def store_document(conn: Any, prepared: Prepared, has_vec_table: bool, *, links: bool = True) -> None:
     """Upsert one prepared file (caller holds the write transaction); `links=False` leaves its links to the caller."""
     row = prepared.row
-    if eq.slug_taken(conn, row["slug"], row["id"]):
+    if store_entries.slug_taken(conn, row["slug"], row["id"]):
         row = {**row, "slug": f"{row['slug']}-{row['id'][:4]}"}
-    eq.upsert_entry(conn, row, prepared.links if links else None, prepared.mentions, prepared.chunks, has_vec_table)
+    store_entries.upsert_entry(conn, row, prepared.links if links else None, prepared.mentions, prepared.chunks,
+                               has_vec_table)
 
 
 # --- bringing the index up to date ---------------------------------------------------------------------
@@ -157,8 +91,8 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
     db = index.db
     has_vec = index.prepare_vectors() if embed else index.vectors_writable()
     mine = (lambda kept: {k: v for k, v in kept.items() if k[0] == only}) if only else (lambda kept: kept)
-    known, skipped = mine(eq.indexed_files(db.conn)), mine(eq.skipped_files(db.conn))
-    pending = eq.links_pending(db.conn)  # stored by a reindex killed before it wrote their links
+    known, skipped = mine(store_entries.indexed_files(db.conn)), mine(store_entries.skipped_files(db.conn))
+    pending = store_entries.links_pending(db.conn)  # stored by a reindex killed before it wrote their links
     seen: set[tuple[str, str]] = set()
     changed: list[SourceFile] = []
     unreadable: list[tuple[str, str]] = []
@@ -183,7 +117,7 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
     if gone:  # a write transaction only when there is something to write: a no-op reindex takes no lock
         with write_transaction(db.conn):
             for key in gone:
-                eq.forget_skipped(db.conn, *key)
+                store_entries.forget_skipped(db.conn, *key)
     bulk = len(changed) >= BULK_FILES
     with bulk_writes(db.conn, empty=not known) if bulk else contextlib.nullcontext():
         _apply_changes(index, changed, removed, known, report, has_vec, progress,
@@ -193,9 +127,9 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
         if report.added or report.updated or report.removed or not os.path.exists(_file_index(index)):
             refresh_file_index(index)
         if embed and has_vec:
-            if vq.vector_rows(db.conn) != eq.counts(db.conn)["vectors"]:
+            if store_vectors.vector_rows(db.conn) != store_entries.counts(db.conn)["vectors"]:
                 with write_transaction(db.conn):
-                    vq.drop_orphan_vectors(db.conn)
+                    store_vectors.drop_orphan_vectors(db.conn)
             report.chunks_embedded = embed_pending(index, progress)
         elif not db.vec_available:
             report.vectors = f"unavailable: {db.vec_error}"
@@ -203,14 +137,14 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
     return report
 
 
-def _kept_under_unreadable(known: dict[tuple[str, str], eq.IndexedFile],
+def _kept_under_unreadable(known: dict[tuple[str, str], store_entries.IndexedFile],
                            prefixes: list[tuple[str, str]]) -> set[tuple[str, str]]:
     """Entries inside a folder the scan could not list: not seen, but not gone either (a permission slip)."""
     return {key for key in known for root, prefix in prefixes if key[0] == root and key[1].startswith(prefix)}
 
 
-def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.IndexedFile],
-                   known: dict[tuple[str, str], eq.IndexedFile], report: ReindexReport,
+def _apply_changes(index: Index, changed: list[SourceFile], removed: list[store_entries.IndexedFile],
+                   known: dict[tuple[str, str], store_entries.IndexedFile], report: ReindexReport,
                    has_vec: bool, progress: Progress | None, batch: int = WRITE_BATCH,
                    force: Collection[tuple[str, str]] = ()) -> None:
     """Store the changed files a batch (one transaction) at a time, then every stored note's links in one
@@ -225,7 +159,7 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
         with write_transaction(conn):
             keys |= keys_of(conn, [old.id for old in removed])
             for old in removed:
-                eq.delete_entry(conn, old.id, has_vec)
+                store_entries.delete_entry(conn, old.id, has_vec)
             report.removed += len(removed)
     total = len(changed)
     for start in range(0, total, batch):
@@ -245,19 +179,19 @@ def _apply_changes(index: Index, changed: list[SourceFile], removed: list[eq.Ind
                     if prepared is not None:
                         row = prepared.row
                         written[row["id"]] = (row["root"], row["path"], row["content_hash"], prepared.links)
-            eq.mark_links_pending(conn, [eid for eid in ids if eid in written], True)
+            store_entries.mark_links_pending(conn, [eid for eid in ids if eid in written], True)
         if progress:
             progress("parse", min(start + batch, total), total)
     if keys or touched:  # once, after every batch: a link may name a note of a later batch
         with write_transaction(conn):
             write_note_links(conn, written, keys | keys_of(conn, touched))
-            eq.mark_links_pending(conn, list(written), False)
+            store_entries.mark_links_pending(conn, list(written), False)
 
 
 Parsed = tuple[SourceFile, Document | Skipped, Prepared | None]
 
 
-def _parse_batch(index: Index, batch: list[SourceFile], known: dict[tuple[str, str], eq.IndexedFile],
+def _parse_batch(index: Index, batch: list[SourceFile], known: dict[tuple[str, str], store_entries.IndexedFile],
                  report: ReindexReport, force: Collection[tuple[str, str]],
                  step: Callable[[int], None] | None = None) -> list[Parsed]:
     """Parse, chunk and hash a batch outside any transaction: readers and writers keep going.
@@ -284,21 +218,23 @@ def _parse_batch(index: Index, batch: list[SourceFile], known: dict[tuple[str, s
     return parsed
 
 
-def _store_skipped(index: Index, source: SourceFile, reason: str, old: eq.IndexedFile | None,
+def _store_skipped(index: Index, source: SourceFile, reason: str, old: store_entries.IndexedFile | None,
                    has_vec: bool) -> None:
     """Record why the file is not indexed; an entry it used to be leaves the index (caller holds the transaction)."""
     if old is not None:
-        eq.delete_entry(index.conn, old.id, has_vec)
-    eq.record_skipped(index.conn, eq.SkippedFile(source.root, source.rel, source.mtime_ns, source.size, reason))
+        store_entries.delete_entry(index.conn, old.id, has_vec)
+    store_entries.record_skipped(index.conn, store_entries.SkippedFile(source.root, source.rel, source.mtime_ns,
+                                                                       source.size, reason))
 
 
 def _store_changed(index: Index, source: SourceFile, doc: Document, prepared: Prepared | None,
-                   old: eq.IndexedFile | None, report: ReindexReport, has_vec: bool) -> None:
-    eq.forget_skipped(index.conn, source.root, source.rel)
-    if prepared is not None and old is None and eq.holds(index.conn, prepared.row["id"], prepared.row["content_hash"]):
+                   old: store_entries.IndexedFile | None, report: ReindexReport, has_vec: bool) -> None:
+    store_entries.forget_skipped(index.conn, source.root, source.rel)
+    if prepared is not None and old is None and store_entries.holds(index.conn, prepared.row["id"],
+                                                                    prepared.row["content_hash"]):
         prepared = None  # new to this reindex, but a save stored these bytes meanwhile: its chunks keep their ids
     if prepared is None:  # the same bytes as indexed (seen in _parse_batch): only the stat changed
-        eq.touch_entry(index.conn, entry_id(source.root, source.rel), source.mtime_ns, source.size)
+        store_entries.touch_entry(index.conn, entry_id(source.root, source.rel), source.mtime_ns, source.size)
         report.unchanged += 1
         return
     store_document(index.conn, prepared, has_vec, links=False)
@@ -322,7 +258,7 @@ def index_files(index: Index, paths: list[Path]) -> ReindexReport:
         if source is not None:
             changed.append(source)
     known = {(s.root, s.rel): old for s in changed
-             if (old := eq.indexed_files_by_id(index.conn, entry_id(s.root, s.rel))) is not None}
+             if (old := store_entries.indexed_files_by_id(index.conn, entry_id(s.root, s.rel))) is not None}
     _apply_changes(index, changed, [], known, report, index.vectors_writable(), None)
     if report.added or report.updated:
         refresh_file_index(index)
@@ -339,12 +275,12 @@ def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
     conn = index.conn
     has_vec = index.prepare_vectors() if embed else index.vectors_writable()
     eid = entry_id(root, rel)
-    linked_before = gq.linked_file_names(conn, eid)
+    linked_before = link_queries.linked_file_names(conn, eid)
     source = source_at(root, index.root_dir(root), rel, path)
     if source is None:
         with write_transaction(conn):
             keys = keys_of(conn, [eid])
-            eq.delete_entry(conn, eid, has_vec)
+            store_entries.delete_entry(conn, eid, has_vec)
             resolve_links(conn, keys=keys)
         if linked_before:
             refresh_file_index(index)
@@ -354,30 +290,30 @@ def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
     except Skipped as why:
         with write_transaction(conn):
             keys = keys_of(conn, [eid])
-            _store_skipped(index, source, str(why), eq.indexed_files_by_id(conn, eid), has_vec)
+            _store_skipped(index, source, str(why), store_entries.indexed_files_by_id(conn, eid), has_vec)
             resolve_links(conn, keys=keys)
         return None
-    known = eq.entry_by(conn, "id", eid)
+    known = store_entries.entry_by(conn, "id", eid)
     if known is not None and known["content_hash"] == doc.content_hash:
         # Already indexed (e.g. a watcher reporting our own save): keep chunks and vectors.
         with write_transaction(conn):
-            eq.touch_entry(conn, eid, source.mtime_ns, source.size)
+            store_entries.touch_entry(conn, eid, source.mtime_ns, source.size)
         return str(known["slug"])
     prepared = prepare_document(source, doc, index.config.project, index.config.chunk_words)
     with write_transaction(conn):
         keys = keys_of(conn, [eid])
-        eq.forget_skipped(conn, root, rel)
+        store_entries.forget_skipped(conn, root, rel)
         store_document(conn, prepared, has_vec)
         resolve_links(conn, sources=[eid], keys=keys | keys_of(conn, [eid]))
     if doc.parse_error:
         log.warning("%s: %s", index.display_path(root, rel), doc.parse_error)
     # The hooks' list of linked file names changes only if this entry's names did (a diary
     # line or an edited paragraph usually leaves them alone): skip the rewrite otherwise.
-    if gq.linked_file_names(conn, eid) != linked_before or not os.path.exists(_file_index(index)):
+    if link_queries.linked_file_names(conn, eid) != linked_before or not os.path.exists(_file_index(index)):
         refresh_file_index(index)
     if embed and has_vec:
         embed_pending(index)
-    row = eq.entry_by(conn, "id", eid)
+    row = store_entries.entry_by(conn, "id", eid)
     return str(row["slug"]) if row else None
 
 
@@ -413,7 +349,7 @@ def refresh_file_index(index: Index) -> None:
         log.warning("%s", exc)
         return
     with file_lock(path + ".lock"):
-        text = FILE_INDEX_HEADER + "\n" + "".join(f"{n}\n" for n in sorted(gq.linked_file_names(index.conn)))
+        text = FILE_INDEX_HEADER + "\n" + "".join(f"{n}\n" for n in sorted(link_queries.linked_file_names(index.conn)))
         try:
             if read_regular(path).decode("utf-8", errors="replace") == text:
                 return
@@ -424,8 +360,8 @@ def refresh_file_index(index: Index) -> None:
 
 def drift(index: Index) -> dict[str, list[str]]:
     """Markdown files the index does not reflect yet (new, changed, or deleted)."""
-    known = eq.indexed_files(index.conn)
-    skipped = eq.skipped_files(index.conn)
+    known = store_entries.indexed_files(index.conn)
+    skipped = store_entries.skipped_files(index.conn)
     out: dict[str, list[str]] = {"new": [], "changed": [], "deleted": []}
     seen = set()
     for source in scan(index.config.roots()):

@@ -14,8 +14,8 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from pinky.base.layout import slug_candidates
-from pinky.store import entries as eq
-from pinky.store import graph as gq
+from pinky.store import entries as store_entries
+from pinky.store import link_queries
 from pinky.text.linkrefs import LinkRef, entry_keys, link_row
 
 
@@ -24,27 +24,27 @@ def resolve_link(conn: Any, root: str, source_path: str, target: str) -> Any:
     target = target.strip()
     if target.lower().endswith(".md"):
         rel = posixpath.normpath(posixpath.join(posixpath.dirname(source_path), target))
-        row = eq.entry_at(conn, root, rel)
+        row = store_entries.entry_at(conn, root, rel)
         if row is not None:
             return row
         target = target[:-3]
-    found = eq.resolve_slug(conn, target.strip("./"), limit=2)
+    found = store_entries.resolve_slug(conn, target.strip("./"), limit=2)
     if len(found) == 1:
         return found[0]
-    titled = eq.entries_titled(conn, target)
+    titled = store_entries.entries_titled(conn, target)
     return titled[0] if len(titled) == 1 else None
 
 
 def resolve_crumb(conn: Any, slug: str) -> Any:
     """The entry a breadcrumb names (by slug; an exact slug wins over shortened ones)."""
-    found = eq.resolve_slug(conn, slug, limit=2)
+    found = store_entries.resolve_slug(conn, slug, limit=2)
     return found[0] if len(found) == 1 else None
 
 
 def keys_of(conn: Any, entry_ids: Iterable[str]) -> set[str]:
     """Every target_key that may name one of these entries (call it before and after changing them)."""
     keys: set[str] = set()
-    for slug, path, title in gq.entry_keys_rows(conn, list(entry_ids)):
+    for slug, path, title in link_queries.entry_keys_rows(conn, list(entry_ids)):
         keys |= entry_keys(slug, path, title)
     return keys
 
@@ -68,7 +68,7 @@ class EntryNames:
         self.by_path: dict[tuple[str, str], str] = {}
         self.by_title: dict[str, list[str]] = {}
         self.by_last: dict[str, list[tuple[str, str]]] = {}
-        for eid, root, path, slug, title in gq.entry_names(conn):
+        for eid, root, path, slug, title in link_queries.entry_names(conn):
             self.by_slug[slug] = eid
             self.by_path[(root, path)] = eid
             self.by_title.setdefault(_lower(title), []).append(eid)
@@ -148,8 +148,8 @@ def resolve_links(conn: Any, *, sources: Iterable[str] = (), files: Iterable[str
     (except those written by `skip_sources`, just written resolved); returns how many changed
     target. Caller holds the write transaction."""
     # When every note was just written resolved (a full reindex), only code links may name a changed note.
-    code_only = bool(skip_sources) and len(skip_sources) >= eq.entry_count(conn)
-    rows = gq.links_to_resolve(conn, sorted(set(sources)), sorted(set(files)), sorted(set(keys)), code_only)
+    code_only = bool(skip_sources) and len(skip_sources) >= store_entries.entry_count(conn)
+    rows = link_queries.links_to_resolve(conn, sorted(set(sources)), sorted(set(files)), sorted(set(keys)), code_only)
     resolver = resolver or Resolver(conn, many=len(rows) >= IN_MEMORY_FROM)
     updates: list[tuple[str | None, int]] = []
     for link_id, kind, target, old, root, path, source in rows:
@@ -158,7 +158,7 @@ def resolve_links(conn: Any, *, sources: Iterable[str] = (), files: Iterable[str
         new = resolver.target(kind, target, root, path)
         if new != old:
             updates.append((new, link_id))
-    gq.set_link_targets(conn, updates)
+    link_queries.set_link_targets(conn, updates)
     return len(updates)
 
 
@@ -171,8 +171,9 @@ def write_note_links(conn: Any, notes: Mapping[str, NoteLinks], keys: set[str]) 
     or changed (`keys`). A note whose content changed meanwhile (another process indexed a newer
     version, with its own links) is left alone. Caller holds the write transaction."""
     resolver = Resolver(conn, many=sum(len(note[3]) for note in notes.values()) >= IN_MEMORY_FROM)
-    current = eq.content_hashes(conn, list(notes))
-    gq.replace_links_of(conn, {eid: [link_row(ref, resolver.target(ref.kind, ref.target, root, path)) for ref in links]
-                               for eid, (root, path, content_hash, links) in notes.items()
-                               if current.get(eid) == content_hash})
+    current = store_entries.content_hashes(conn, list(notes))
+    link_queries.replace_links_of(conn, {eid: [link_row(ref, resolver.target(ref.kind, ref.target, root,
+                                                                             path)) for ref in links]
+                                         for eid, (root, path, content_hash, links) in notes.items()
+                                         if current.get(eid) == content_hash})
     resolve_links(conn, keys=keys, resolver=resolver, skip_sources=notes.keys())

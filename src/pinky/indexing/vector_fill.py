@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from pinky.embed.embed_pool import MIN_PENDING, EmbedPool, auto_workers, bulk_runtime
-from pinky.store import vectors as vq
+from pinky.store import vectors as store_vectors
 from pinky.store.connect import write_transaction
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def embed_pending(index: Index, progress: Progress | None = None) -> int:
     Returns how many chunks the model actually embedded (cache hits are free)."""
     if not index.prepare_vectors():
         return 0
-    total = vq.count_pending(index.conn)
+    total = store_vectors.count_pending(index.conn)
     workers = _workers_for(index, total)
     if workers < 2:
         if total >= MIN_PENDING:
@@ -51,7 +51,7 @@ def embed_pending(index: Index, progress: Progress | None = None) -> int:
         # What the workers finished is committed; this process embeds the rest (and, if the model itself
         # is the problem, raises the same error where it can be reported plainly).
         log.warning("embedding workers failed (%s); embedding in this process", exc)
-        return _embed_pending(index, vq.count_pending(index.conn), progress, None)
+        return _embed_pending(index, store_vectors.count_pending(index.conn), progress, None)
 
 
 def _workers_for(index: Index, pending: int) -> int:
@@ -67,13 +67,13 @@ def _embed_pending(index: Index, total: int, progress: Progress | None, pool: An
     embedded = done = 0
     if progress and total:
         progress("embed", 0, total)  # the bar is there while the model loads
-    while rows := vq.pending_chunks(conn, PENDING_BATCH):
-        cached = vq.cached_vectors(conn, (r[1] for r in rows), fingerprint)
+    while rows := store_vectors.pending_chunks(conn, PENDING_BATCH):
+        cached = store_vectors.cached_vectors(conn, (r[1] for r in rows), fingerprint)
         step = _stepper(progress, done, len(rows), total)
         new = _embed_missing(index, rows, cached, pool, step)
         embedded += len(new)
         with write_transaction(conn):
-            stored = vq.store_vectors(conn, [(r[0], new.get(r[1]) or cached[r[1]]) for r in rows])
+            stored = store_vectors.store_vectors(conn, [(r[0], new.get(r[1]) or cached[r[1]]) for r in rows])
         done += len(rows)
         if progress:
             progress("embed", min(done, total), max(total, done))
@@ -81,7 +81,7 @@ def _embed_pending(index: Index, total: int, progress: Progress | None, pool: An
             break  # another process is filling the same chunks; it will finish them
     if embedded or done:
         with write_transaction(conn):
-            vq.trim_stash(conn)
+            store_vectors.trim_stash(conn)
     return embedded
 
 
@@ -104,7 +104,7 @@ def _embed_missing(index: Index, rows: list[tuple[int, str, str, str, str]],
     wanted)` after each model call (EMBED_BATCH texts)."""
     import numpy as np
 
-    from pinky.embed.embedding import embed_input
+    from pinky.text.model_input import embed_input
 
     missing: dict[str, str] = {}
     for _cid, chash, title, heading, text in rows:

@@ -37,7 +37,7 @@ from pinky.indexing import healing
 from pinky.indexing.index import Index
 from pinky.knowledge import entries
 from pinky.knowledge.entries import Entry
-from pinky.store import entries as eq
+from pinky.store import entries as store_entries
 from pinky.text.frontmatter_edit import rewrite
 from pinky.text.markdown import parse_text, split_frontmatter
 
@@ -159,7 +159,7 @@ def _reinstate(index: Index, meta: dict[str, Any], slug: str) -> None:
 def _rows(index: Index, slugs: Any) -> list[Any]:
     """The index rows of the entries a `supersedes` value names (one slug or a list)."""
     names = slugs if isinstance(slugs, list) else [slugs] if slugs else []
-    found = (eq.resolve_slug(index.conn, str(name)) for name in names if str(name).strip())
+    found = (store_entries.resolve_slug(index.conn, str(name)) for name in names if str(name).strip())
     return [rows[0] for rows in found if len(rows) == 1]
 
 

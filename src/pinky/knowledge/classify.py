@@ -133,7 +133,7 @@ def for_save(index: Any, title: str, body: str, type: str | None, tags: Sequence
     """The type and tags a save writes, and the suggestion behind them: the given tags mapped onto the
     vocabulary; a missing type or missing tags suggested (a `subject` still makes a status)."""
     from pinky.base.validate import normalise_tag, validate_tags
-    from pinky.store.hygiene import tag_counts
+    from pinky.store.hygiene_queries import tag_counts
 
     vocabulary = [tag for tag, _ in tag_counts(index.conn)]
     given, renamed = normalise_tags(validate_tags(list(tags or [])), vocabulary)  # not lower-cased: redaction first

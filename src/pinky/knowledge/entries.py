@@ -55,8 +55,8 @@ from pinky.indexing.index import Index
 from pinky.knowledge import duplicates, supersession
 from pinky.search import gaps
 from pinky.search import hybrid as search
-from pinky.store import entries as eq
-from pinky.store import retrieval as rq
+from pinky.store import entries as store_entries
+from pinky.store import retrieval
 from pinky.text.frontmatter_edit import rewrite
 from pinky.text.markdown import content_hash, render, split_frontmatter
 
@@ -129,7 +129,7 @@ def _listed(value: Any) -> Any:
 def find(index: Index, slug: str) -> Any:
     """The index row of the entry a (possibly shortened) slug names."""
     name = validate_slug(slug)
-    rows = eq.resolve_slug(index.conn, name)
+    rows = store_entries.resolve_slug(index.conn, name)
     if len(rows) > 1:
         raise NotFound(f"slug {name!r} is ambiguous: {', '.join(r['slug'] for r in rows[:5])}")
     if not rows:
@@ -320,7 +320,7 @@ def get(index: Index, slug: str) -> Entry:
         raise NotFound(f"entry {slug!r} was removed from disk")
     if content_hash(path.read_bytes()) != row["content_hash"]:
         indexer.index_file(index, path, embed=False)
-        row = eq.entry_by(index.conn, "id", row["id"])
+        row = store_entries.entry_by(index.conn, "id", row["id"])
     title, hidden = _redacted(row["title"], [])
     body, hidden = _redacted(row["body"], hidden)  # a secret in an old or hand-written note is not shown
     return Entry(
@@ -412,14 +412,14 @@ def similar(index: Index, slug: str, *, threshold: float | None = None, limit: i
     row = find(index, slug)
     if not index.vector_status()[0]:
         return []
-    from pinky.embed.embedding import embed_input
+    from pinky.text.model_input import embed_input
 
     query = index.embedder.embed([embed_input(row["title"], "", row["body"][:4000])])[0].astype("float32")
     if not query.any():
         return []
     floor = duplicates.CLOSE_SIMILARITY if threshold is None else threshold
     close = {entry: (chunk, round(score, 4)) for entry, score, chunk in
-             reversed(search.vector_hits(index, query, rq.Filters())) if entry != row["id"] and score >= floor}
+             reversed(search.vector_hits(index, query, retrieval.Filters())) if entry != row["id"] and score >= floor}
     if threshold is None:
         close = {entry: found for entry, found in close.items() if _says_the_same(index, row, entry, found[1])}
     matches = sorted(close.values(), key=lambda found: -found[1])
@@ -428,6 +428,6 @@ def similar(index: Index, slug: str, *, threshold: float | None = None, limit: i
 
 
 def _says_the_same(index: Index, row: Any, other_id: str, cosine: float) -> bool:
-    other = eq.entry_by(index.conn, "id", other_id)
+    other = store_entries.entry_by(index.conn, "id", other_id)
     return other is not None and duplicates.likely_duplicate(cosine, (row["title"], row["body"]),
                                                              (other["title"], other["body"]))

@@ -15,8 +15,8 @@ from typing import Any
 from pinky.base.redact import redact_kinds
 from pinky.errors import InvalidInput, NotFound
 from pinky.indexing.index import Index
-from pinky.store import entries as eq
-from pinky.store import hygiene as hq
+from pinky.store import entries as store_entries
+from pinky.store import hygiene_queries
 
 MAX_FACT_CHARS = 200
 FACT_FIELDS = ("key", "subject")
@@ -43,7 +43,8 @@ def older_versions(index: Index, scope: str, fact: dict[str, str], exclude_id: s
     rows: dict[str, Any] = {}
     for name in FACT_FIELDS:
         if fact.get(name):
-            rows.update((r["id"], r) for r in hq.same_fact(index.conn, name, fact[name], scope, exclude_id))
+            rows.update((r["id"], r) for r in hygiene_queries.same_fact(index.conn, name, fact[name], scope,
+                                                                        exclude_id))
     return list(rows.values())
 
 
@@ -78,5 +79,5 @@ def chain(index: Index, slug: str) -> list[dict[str, Any]]:
 def _resolve(index: Index, slug: str | None) -> Any:
     if not slug:
         return None
-    rows = eq.resolve_slug(index.conn, slug)
+    rows = store_entries.resolve_slug(index.conn, slug)
     return rows[0] if len(rows) == 1 else None

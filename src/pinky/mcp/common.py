@@ -17,7 +17,6 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
-from pinky.app.runtime import Runtime
 from pinky.base.layout import ENTRY_TYPES
 from pinky.base.shown import shown, shown_all
 from pinky.base.validate import MAX_QUESTIONS, MAX_TAGS
@@ -26,6 +25,7 @@ from pinky.kb import KnowledgeBase
 from pinky.mcp import lifeline
 from pinky.mcp.budget import Pages, fit
 from pinky.mcp.sdk import lifespan_state
+from pinky.runtime.process import Runtime
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -27,7 +27,6 @@ from mcp_types import INVALID_PARAMS, CallToolRequestParams, CallToolResult, Get
 from pydantic import ValidationError
 
 from pinky import __version__
-from pinky.app.runtime import Runtime
 from pinky.base.locations import ENV_LOG, ENV_TIER, start_folder
 from pinky.config import Config, load_config
 from pinky.errors import PinkyError
@@ -39,6 +38,7 @@ from pinky.mcp.sdk import CallCheck, check_prompt_gets, check_tool_calls, make_t
 from pinky.mcp.tiers import TIERS, tier_of, tools_for
 from pinky.mcp.tools import ServerState, read_entries, read_entry
 from pinky.mcp.transport import robust_stdio
+from pinky.runtime.process import Runtime
 
 log = logging.getLogger("pinky.mcp")
 

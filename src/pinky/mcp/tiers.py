@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from mcp_types import CallToolResult, ToolAnnotations
 
-from pinky.mcp import hygiene as mcp_hygiene
-from pinky.mcp import research as mcp_research
+from pinky.mcp import hygiene_tools as mcp_hygiene
+from pinky.mcp import research_tools as mcp_research
 from pinky.mcp.tools import (
     brain_briefing,
     brain_delete,

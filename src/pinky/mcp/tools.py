@@ -19,14 +19,13 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from pinky.app.runtime import Runtime
 from pinky.base.dates import now_utc
 from pinky.base.secret_words import explain
 from pinky.base.shown import shown_all
 from pinky.base.validate import MAX_BODY_CHARS, MAX_HYPOTHETICAL_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
 from pinky.config import Config
 from pinky.kb import KnowledgeBase, SaveRequest, SearchRequest
-from pinky.mcp import graph as mcp_graph
+from pinky.mcp import graph_tools as mcp_graph
 from pinky.mcp import text as mcp_text
 from pinky.mcp.budget import Pages
 from pinky.mcp.common import (
@@ -63,6 +62,7 @@ from pinky.mcp.models import (
     StatsOut,
     SyncOut,
 )
+from pinky.runtime.process import Runtime
 
 Format = Literal["compact", "full"]
 SearchMode = Literal["hybrid", "keyword", "semantic", "bm25", "vector"]  # core names and their aliases
@@ -328,7 +328,7 @@ async def brain_sync(
     """Synchronise the global brain (~/.pinky/brain) with its git remote: commit local notes, pull what
     other machines saved, push, and index what arrived. Entries edited on two machines are kept as
     `.conflict-…` copies and listed in `conflicts`."""
-    from pinky.app.brain_sync import sync_global
+    from pinky.services.brain_sync import sync_global
 
     data = await run_core(state.runtime, lambda kb: sync_global(kb, remote), exclusive=True)
     out = SyncOut.model_validate({key: data.get(key) for key in SyncOut.model_fields})

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from pinky.base.dates import now_utc
 from pinky.indexing.index import Index
-from pinky.store import graph as gq
+from pinky.store import link_queries
 
 BOOST_LINKED = 0.15
 BOOST_ONE_HOP = 0.05
@@ -55,7 +55,7 @@ def boosts_for(index: Index, context_file: str) -> dict[str, Boost]:
         return {}
     conn = index.conn
     linked: dict[str, str] = {}
-    for eid, how in gq.entries_linked_to_file(conn, _suffixes(rel)):
+    for eid, how in link_queries.entries_linked_to_file(conn, _suffixes(rel)):
         if linked.get(eid) != "breadcrumb":  # a breadcrumb names the very line: the better reason
             linked[eid] = how
     boosts = {eid: Boost(BOOST_LINKED, f"linked to {rel} ({how})") for eid, how in linked.items()}
@@ -63,8 +63,9 @@ def boosts_for(index: Index, context_file: str) -> dict[str, Boost]:
         return boosts
     today = now_utc().date().isoformat()
     ids = list(linked)
-    rows = gq.links_from(conn, ids, today, MAX_NEIGHBOURS) + gq.links_to(conn, ids, today, MAX_NEIGHBOURS)
-    names = gq.entry_nodes(conn, ids)
+    rows = link_queries.links_from(conn, ids, today, MAX_NEIGHBOURS) + link_queries.links_to(conn, ids, today,
+                                                                                             MAX_NEIGHBOURS)
+    names = link_queries.entry_nodes(conn, ids)
     for row in rows:
         near, other = (row["source_id"], row["target_id"]) if row["source_id"] in linked else (row["target_id"],
                                                                                                 row["source_id"])

@@ -19,7 +19,7 @@ from typing import Any
 from pinky.base.dates import iso_utc, now_utc
 from pinky.errors import InvalidInput
 from pinky.indexing.index import Index
-from pinky.store import hygiene as hq
+from pinky.store import hygiene_queries
 from pinky.store.connect import write_transaction
 
 log = logging.getLogger("pinky.search.gaps")
@@ -74,8 +74,9 @@ def record(index: Index, query: str, best: float) -> None:
         return
     try:
         with write_transaction(index.conn):
-            hq.record_gap(index.conn, query_hash(query), normalised_query(query) if index.config.log_queries else None,
-                          json.dumps(terms), round(best, 4), iso_utc(now_utc()))
+            hygiene_queries.record_gap(index.conn, query_hash(query),
+                                       normalised_query(query) if index.config.log_queries else None,
+                                       json.dumps(terms), round(best, 4), iso_utc(now_utc()))
     except Exception as exc:  # telemetry must never break a search
         log.warning("could not record a knowledge gap: %s", exc)
 
@@ -85,10 +86,11 @@ def close_answered(index: Index, slug: str, text: str) -> list[str]:
     Telemetry: a failure is logged, never raised (the note is written already)."""
     try:
         have = word_hashes(text)
-        closed = [row["query_hash"] for row in hq.open_gaps(index.conn) if answers(json.loads(row["terms"]), have)]
+        closed = [row["query_hash"] for row in hygiene_queries.open_gaps(index.conn)
+                  if answers(json.loads(row["terms"]), have)]
         if closed:
             with write_transaction(index.conn):
-                hq.close_gaps(index.conn, closed, slug, iso_utc(now_utc()))
+                hygiene_queries.close_gaps(index.conn, closed, slug, iso_utc(now_utc()))
         return closed
     except Exception as exc:
         log.warning("could not close knowledge gaps: %s", exc)
@@ -101,4 +103,4 @@ def list_gaps(index: Index, *, include_closed: bool = False, limit: int = 50) ->
         raise InvalidInput(f"limit must be a whole number from 1 to 1000, got {limit!r}")
     return [{"query": r["query"], "query_hash": r["query_hash"], "count": r["count"], "best_score": r["best_score"],
              "first_seen": r["first_seen"], "last_seen": r["last_seen"], "closed_by": r["closed_by"],
-             "closed_at": r["closed_at"]} for r in hq.gaps(index.conn, include_closed, limit)]
+             "closed_at": r["closed_at"]} for r in hygiene_queries.gaps(index.conn, include_closed, limit)]

@@ -28,7 +28,7 @@ from pinky.embed.embedding import combined_vector
 from pinky.errors import InvalidInput
 from pinky.indexing.index import Index
 from pinky.search import context_rank, gaps
-from pinky.search import second_stage as quality
+from pinky.search import second_stage as second_stage_retriever
 from pinky.search.fusion import (
     Standardised,
     blend_vector_sides,
@@ -41,10 +41,9 @@ from pinky.search.fusion import (
 )
 from pinky.search.history import asks_for_history, history_last
 from pinky.search.request import SearchRequest, filters_for
-from pinky.store import hygiene as hq
-from pinky.store import quality as qs
-from pinky.store import retrieval as rq
-from pinky.store import vectors as vq
+from pinky.store import corpus, hygiene_queries, retrieval
+from pinky.store import quality as store_quality
+from pinky.store import vectors as store_vectors
 from pinky.store.connect import read_snapshot, write_transaction
 from pinky.text.lexical import (
     FEEDBACK_DOCS,
@@ -199,7 +198,7 @@ def _find(index: Index, request: SearchRequest, query: str) -> _Found:
     # query (~60 ms, mostly page faults on the weights) run beside the full-text and first-stage work. A
     # warm server embeds it on every core when needed: run beside, it slowed them (p95 28 -> 39 ms at 10k).
     one_shot = second_stage and index.vector_cache is None
-    started = quality.encoder().query_soon(query, cores=1) if one_shot else None
+    started = second_stage_retriever.encoder().query_soon(query, cores=1) if one_shot else None
     lexical = lexical_hits(index, query, filters) if mode != "vector" else []
     vector: list[Candidate] = []
     refined: list[Candidate] | None = None
@@ -215,8 +214,8 @@ def _find(index: Index, request: SearchRequest, query: str) -> _Found:
     if hypothetical is not None and ran == "bm25":
         notice = " ".join(filter(None, [notice, "hypothetical is used by the vector side only; it was not used"]))
     if filters.current_on and not filters.active:  # the fast path did not filter: drop what is no longer current
-        gone = hq.not_current(index.conn, list({e for e, _, _ in lexical + vector + (refined or [])}),
-                              filters.current_on)
+        gone = hygiene_queries.not_current(index.conn, list({e for e, _, _ in lexical + vector + (refined or [])}),
+                                           filters.current_on)
         lexical, vector = [c for c in lexical if c[0] not in gone], [c for c in vector if c[0] not in gone]
         refined = None if refined is None else [c for c in refined if c[0] not in gone]
     boosts = context_rank.boosts_for(index, context_file) if context_file else {}
@@ -249,14 +248,15 @@ def match_strength(index: Index, query: str, lexical: list[Candidate], vector: l
     """How well the best candidates answer a query: the share of its words the best lexical chunk holds,
     and the best cosine similarity (0 below the noise floor). Absolute, unlike fused scores."""
     terms = query_terms(query)
-    coverage = rq.terms_matching_chunk(index.conn, lexical[0][2], terms) / len(terms) if lexical and terms else 0.0
+    coverage = retrieval.terms_matching_chunk(index.conn, lexical[0][2],
+                                              terms) / len(terms) if lexical and terms else 0.0
     return coverage, max((score for _, score, _ in vector), default=0.0)
 
 
 def pending_notice(index: Index) -> str | None:
     """Say so when some chunks have no vector yet (a reindex still embedding, or stopped early):
     those are found by full text only, and a semantic question may miss them."""
-    pending = vq.count_pending(index.conn)
+    pending = store_vectors.count_pending(index.conn)
     if not pending:
         return None
     which = "1 chunk has" if pending == 1 else f"{pending:,} chunks have"
@@ -264,41 +264,43 @@ def pending_notice(index: Index) -> str | None:
             f"{'it is' if pending == 1 else 'they are'} found by full text only")
 
 
-def lexical_hits(index: Index, query: str, filters: rq.Filters) -> list[Candidate]:
+def lexical_hits(index: Index, query: str, filters: retrieval.Filters) -> list[Candidate]:
     conn = index.conn
     settings = index.config.fusion
     terms = lexical_terms(query, settings.split_identifiers)
     if len(terms) > 1:
-        terms = informative_terms(rq.term_chunk_counts(conn, terms), index.chunk_total())
+        terms = informative_terms(corpus.term_chunk_counts(conn, terms), index.chunk_total())
     match = match_expression(terms)
     if not match:
         return []
-    hits = rq.fts_hits(conn, match, filters, settings.depth, settings.field_weights)
+    hits = retrieval.fts_hits(conn, match, filters, settings.depth, settings.field_weights)
     near = near_expression(terms) if settings.proximity > 0 else None
     if near and hits:
-        hits = add_scores(hits, rq.fts_hits(conn, near, filters, settings.depth, settings.field_weights),
+        hits = add_scores(hits, retrieval.fts_hits(conn, near, filters, settings.depth, settings.field_weights),
                           settings.proximity)
     if settings.feedback > 0 and hits:
         hits = _with_feedback(index, hits, terms, filters)
     return hits
 
 
-def _with_feedback(index: Index, hits: list[Candidate], terms: list[str], filters: rq.Filters) -> list[Candidate]:
+def _with_feedback(index: Index, hits: list[Candidate], terms: list[str],
+                   filters: retrieval.Filters) -> list[Candidate]:
     """Pseudo-relevance feedback: the words the top chunks share (and the index at large does not) asked for
     in a second pass, whose score adds to the first's."""
     settings = index.config.fusion
-    texts = rq.chunk_texts(index.conn, [chunk for _, _, chunk in hits[:FEEDBACK_DOCS]])
+    texts = retrieval.chunk_texts(index.conn, [chunk for _, _, chunk in hits[:FEEDBACK_DOCS]])
     candidates = feedback_candidates(texts, set(terms))
     common = [word for word, count in candidates.items() if count >= 2]
-    corpus = dict(rq.term_chunk_counts(index.conn, common))
-    expansion = match_expression(feedback_terms(candidates, corpus, index.chunk_total()))
+    counts = dict(corpus.term_chunk_counts(index.conn, common))
+    expansion = match_expression(feedback_terms(candidates, counts, index.chunk_total()))
     if not expansion:
         return hits
-    return add_scores(hits, rq.fts_hits(index.conn, expansion, filters, settings.depth, settings.field_weights),
+    return add_scores(hits, retrieval.fts_hits(index.conn, expansion, filters, settings.depth, settings.field_weights),
                       settings.feedback)
 
 
-def semantic_hits(index: Index, query: str, filters: rq.Filters, hypothetical: str | None = None) -> list[Candidate]:
+def semantic_hits(index: Index, query: str, filters: retrieval.Filters,
+                  hypothetical: str | None = None) -> list[Candidate]:
     """Vector candidates above the noise floor; none for a query with no embeddable content. With a
     `hypothetical` answer, the search vector is the normalised sum of the query's and the answer's
     (each unit length): the answer brings the vocabulary of the notes, the query keeps its intent."""
@@ -313,29 +315,29 @@ def semantic_hits(index: Index, query: str, filters: rq.Filters, hypothetical: s
 def _second_stage_ready(index: Index) -> bool:
     """Whether the second stage (pinky.search.second_stage) ranks this search."""
     try:
-        return quality.ready(index)
+        return second_stage_retriever.ready(index)
     except Exception as exc:  # a broken install costs the search its better vectors, never the search
         log.warning("second-stage vectors not used: %s", exc)
         return False
 
 
-def second_stage_hits(index: Index, query: str, filters: rq.Filters, hypothetical: str | None = None,
+def second_stage_hits(index: Index, query: str, filters: retrieval.Filters, hypothetical: str | None = None,
                       started: Future[Any] | None = None) -> list[Candidate] | None:
     """The second-stage model's candidates (pinky.search.second_stage), once _second_stage_ready said it ranks (from the
     query embedding `started` earlier, if one was); None when the model fails (a broken install, say):
     that costs the search its better vectors, never the search itself."""
     try:
-        return quality.hits(index, query, filters, hypothetical, started)
+        return second_stage_retriever.hits(index, query, filters, hypothetical, started)
     except Exception as exc:
         log.warning("second-stage vectors not used: %s", exc)
         return None
 
 
-def vector_hits(index: Index, qvec: Any, filters: rq.Filters) -> list[Candidate]:
+def vector_hits(index: Index, qvec: Any, filters: retrieval.Filters) -> list[Candidate]:
     depth = index.config.fusion.depth
     if index.vector_cache is not None:
         return list(index.vector_cache.hits(index.conn, qvec, filters, depth))
-    return rq.vector_hits(index.conn, qvec.tobytes(), filters, depth)
+    return retrieval.vector_hits(index.conn, qvec.tobytes(), filters, depth)
 
 
 def fuse(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate],
@@ -359,7 +361,7 @@ def fuse(index: Index, query: str, lexical: list[Candidate], vector: list[Candid
         alpha = (settings.quality_bm25_weight if refined is not None
                  else settings.bm25_weight / (settings.bm25_weight + settings.vector_weight))
         terms = query_terms(query)
-        coverage = rq.terms_matching_chunk(index.conn, lexical[0][2], terms) / max(1, len(terms))
+        coverage = retrieval.terms_matching_chunk(index.conn, lexical[0][2], terms) / max(1, len(terms))
         alpha = gated_weight(alpha, coverage, settings.coverage_gate)
         weights = [alpha, 1.0 - alpha]
         if settings.method == "zscore":
@@ -369,7 +371,7 @@ def fuse(index: Index, query: str, lexical: list[Candidate], vector: list[Candid
             fused = rrf(lists, weights, settings.rrf_k) if settings.method == "rrf" else score_fusion(lists, weights)
     fused = context_rank.boosted(fused, boosts or {})
     if not asks_for_history(query):  # diaries after knowledge (pinky.search.history)
-        fused = history_last(fused, rq.diary_entries(index.conn, [e for e, _ in fused]))
+        fused = history_last(fused, retrieval.diary_entries(index.conn, [e for e, _ in fused]))
     return [(e, round(float(score), 6), best_chunk[e]) for e, score in fused[:limit]]
 
 
@@ -379,7 +381,7 @@ def _vector_side(index: Index, vector: list[Candidate], refined: list[Candidate]
     if refined is None:
         return zscores([(e, s) for e, s, _ in vector], depth) if vector else None
     candidates = list(dict.fromkeys([e for e, _, _ in refined] + [e for e, _, _ in vector]))
-    lacking = qs.entries_lacking(index.conn, candidates)
+    lacking = store_quality.entries_lacking(index.conn, candidates)
     first = [(e, s) for e, s, _ in vector]
     blended = blend_vector_sides([(e, s) for e, s, _ in refined], first, lacking, depth)
     share = index.config.fusion.quality_use_share  # the default embedder keeps a say beside the second stage
@@ -391,7 +393,7 @@ def _vector_side(index: Index, vector: list[Candidate], refined: list[Candidate]
 def hits_for(index: Index, scored_chunks: list[tuple[int, float]], query: str,
              whys: dict[int, str] | None = None, parts: dict[int, dict[str, Any]] | None = None) -> list[Hit]:
     """Hits for (best chunk id, score) pairs, in that order; the snippet centres on `query`."""
-    rows = rq.hit_rows(index.conn, [chunk for chunk, _ in scored_chunks])
+    rows = retrieval.hit_rows(index.conn, [chunk for chunk, _ in scored_chunks])
     today = now_utc().date()
     hits = [Hit(slug=r["slug"], path=index.display_path(r["root"], r["path"]), title=shown(r["title"]), type=r["type"],
                 scope=r["scope"], project=r["project"], tags=json.loads(r["tags"]), score=score,
@@ -419,8 +421,8 @@ def _record_usage(index: Index, entry_ids: list[str], query: str) -> None:
     try:
         now = now_utc()
         with write_transaction(index.conn):
-            first = rq.unused_since(index.conn, entry_ids, now.date().isoformat()) if entry_ids else []
-            rq.record_usage(index.conn, entry_ids, query, now.isoformat())
+            first = retrieval.unused_since(index.conn, entry_ids, now.date().isoformat()) if entry_ids else []
+            retrieval.record_usage(index.conn, entry_ids, query, now.isoformat())
         usage.note_use(index.config.roots(), first, "retrieved", now)
     except Exception as exc:  # telemetry must never break a search
         log.warning("could not record usage: %s", exc)

@@ -25,13 +25,14 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from pinky.embed.embedding import QUALITY_WINDOW_WORDS, combined_vector, quality_input, text_hash
+from pinky.embed.embedding import combined_vector
 from pinky.embed.embedding import fingerprint as vector_fingerprint
 from pinky.errors import PinkyError
-from pinky.store import quality as qs
-from pinky.store import retrieval as rq
+from pinky.store import corpus
+from pinky.store import quality as store_quality
 from pinky.store.connect import write_transaction
 from pinky.store.quality import DIMS, quantize
+from pinky.text.model_input import QUALITY_WINDOW_WORDS, quality_input, text_hash
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -218,9 +219,9 @@ def _thread_setter() -> Any:
 def prepare(index: Index) -> str:
     """The fingerprint of the vectors this process makes; vectors of another model are dropped first."""
     current = fingerprint(index.config)
-    if qs.fingerprint(index.conn) != current:
+    if store_quality.fingerprint(index.conn) != current:
         with write_transaction(index.conn):
-            qs.ensure_fingerprint(index.conn, current)
+            store_quality.ensure_fingerprint(index.conn, current)
     return current
 
 
@@ -245,25 +246,26 @@ def refine_pending(index: Index, *, limit: int | None = None, progress: Callable
         use_threads(threads)
     prepare(index)
     conn = index.conn
-    total = qs.count_pending(conn) if progress is not None else 0
+    total = store_quality.count_pending(conn) if progress is not None else 0
     done = 0
     while True:
         want = BATCH if limit is None else min(BATCH, limit - done)
-        rows = qs.pending(conn, want) if want > 0 else []
+        rows = store_quality.pending(conn, want) if want > 0 else []
         if not rows:
-            if want > 0 and qs.stash_size(conn):  # every chunk has its vector: what a rebuild kept has served
+            # every chunk has its vector: what a rebuild kept has served
+            if want > 0 and store_quality.stash_size(conn):
                 with write_transaction(conn):
-                    qs.clear_stash(conn)
+                    store_quality.clear_stash(conn)
             break
         texts = [quality_input(title, heading, text, body) for _, _, title, heading, text, body in rows]
         passages = [text_hash(text) for text in texts]
-        made = qs.made_for(conn, passages)
+        made = store_quality.made_for(conn, passages)
         fresh = {p: t for p, t in zip(passages, texts, strict=True) if p not in made}  # each text once
         if fresh:
             made.update(zip(fresh, quantize(_ENCODER.passages(list(fresh.values()))), strict=True))
         with write_transaction(conn):
-            qs.store(conn, [(chunk_id, chunk_hash, passage, made[passage])
-                            for (chunk_id, chunk_hash, *_), passage in zip(rows, passages, strict=True)])
+            store_quality.store(conn, [(chunk_id, chunk_hash, passage, made[passage])
+                                       for (chunk_id, chunk_hash, *_), passage in zip(rows, passages, strict=True)])
         done += len(rows)
         if progress is not None:
             progress(done, max(total, done))
@@ -275,9 +277,9 @@ def ready(index: Index) -> bool:
     if not status(index.config)[0]:
         return False
     conn = index.conn
-    if qs.fingerprint(conn) != fingerprint(index.config):
+    if store_quality.fingerprint(conn) != fingerprint(index.config):
         return False
-    return qs.any_vector(conn)
+    return store_quality.any_vector(conn)
 
 
 def hits(index: Index, query: str, filters: Any, hypothetical: str | None = None,
@@ -292,7 +294,7 @@ def hits(index: Index, query: str, filters: Any, hypothetical: str | None = None
         vector = combined_vector(np.vstack([vector, _ENCODER.passages([hypothetical])[0]]))
     depth = index.config.fusion.depth
     if index.vector_cache is None and index.db.vec_available:  # one search: sqlite-vec scans the blobs in C
-        return qs.nearest(index.conn, quantize(vector.reshape(1, DIMS))[0], filters, depth)
+        return store_quality.nearest(index.conn, quantize(vector.reshape(1, DIMS))[0], filters, depth)
     return list(_kept_vectors(index).hits(index.conn, vector, filters, depth))
 
 
@@ -302,9 +304,10 @@ def _kept_vectors(index: Index) -> Any:
     from pinky.indexing.vectors import VectorCache
 
     if index.vector_cache is None:
-        return VectorCache(qs.generation, qs.all_vectors, qs.unpack)
+        return VectorCache(store_quality.generation, store_quality.all_vectors, store_quality.unpack)
     if "second_stage" not in index.caches:
-        index.caches["second_stage"] = VectorCache(qs.generation, qs.all_vectors, qs.unpack)
+        index.caches["second_stage"] = VectorCache(store_quality.generation, store_quality.all_vectors,
+                                                   store_quality.unpack)
     return index.caches["second_stage"]
 
 
@@ -313,6 +316,7 @@ def summary(index: Index) -> dict[str, Any]:
     model: another model's are not counted)."""
     available, why = status(index.config)
     conn = index.conn
-    current = available and qs.fingerprint(conn) == fingerprint(index.config)
+    current = available and store_quality.fingerprint(conn) == fingerprint(index.config)
     return {"available": available, "why": why, "model": MODEL if available else None,
-            "chunks": qs.count(conn) if current else 0, "total": rq.chunk_count(conn) if available else 0}
+            "chunks": store_quality.count(conn) if current else 0,
+            "total": corpus.chunk_total(conn) if available else 0}

@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from pinky.base.layout import slug_candidates
-from pinky.embed.embedding import quality_input, text_hash
-from pinky.store import quality
-from pinky.store.graph import replace_note_links
+from pinky.store import corpus, quality
+from pinky.store.link_queries import replace_note_links
 from pinky.store.vectors import (
     VEC_TABLE,
     bump_vector_generation,
@@ -21,6 +20,7 @@ from pinky.store.vectors import (
 )
 from pinky.text.fts import FTS_COLUMNS
 from pinky.text.linkrefs import LinkRef, link_row
+from pinky.text.model_input import quality_input, text_hash
 
 
 class IndexedFile(NamedTuple):  # a tuple: 100,000 of them are built on every reindex (~3x cheaper)
@@ -243,7 +243,7 @@ def counts(conn: Any) -> dict[str, int]:
     one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
     return {
         "entries": one("SELECT count(*) FROM entry"),
-        "chunks": one("SELECT count(*) FROM chunk"),
+        "chunks": corpus.chunk_total(conn),
         "vectors": one("SELECT count(*) FROM chunk WHERE has_vector = 1"),
         "pending_vectors": one("SELECT count(*) FROM chunk WHERE has_vector = 0"),
         "cached_embeddings": one("SELECT count(*) FROM embedding_cache"),

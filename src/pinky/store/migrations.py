@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from pinky.errors import IndexUnavailable
-from pinky.store import quality as qs
-from pinky.store import vectors as vq
+from pinky.store import quality
+from pinky.store import vectors as store_vectors
 
 Migration = Callable[[Any], None]
 MIGRATIONS: list[tuple[str, Migration]] = []
@@ -364,8 +364,8 @@ def reset(conn: Any) -> None:
     conn.execute("PRAGMA foreign_keys=OFF")  # no cascading deletes row by row: the tables go whole
     conn.execute("BEGIN IMMEDIATE")
     try:
-        generation = int(vq.vector_generation(conn))
-        refined = qs.for_rebuild(conn)  # the second stage's vectors outlive the rebuild (hours of work)
+        generation = int(store_vectors.vector_generation(conn))
+        refined = quality.for_rebuild(conn)  # the second stage's vectors outlive the rebuild (hours of work)
         # Views first: a view naming a column the tables are rebuilt without fails every later ALTER TABLE.
         for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
             conn.execute(f'DROP VIEW "{name}"')
@@ -378,9 +378,9 @@ def reset(conn: Any) -> None:
         for name, fn in MIGRATIONS:
             fn(conn)
             conn.execute("INSERT INTO _pinky_migrations(name, applied_at) VALUES (?, datetime('now'))", (name,))
-        vq.set_meta(conn, "vector_generation", str(generation + 1))
-        vq.set_meta(conn, vq.REBUILD_PENDING, "1")
-        qs.after_rebuild(conn, *refined)
+        store_vectors.set_meta(conn, "vector_generation", str(generation + 1))
+        store_vectors.set_meta(conn, store_vectors.REBUILD_PENDING, "1")
+        quality.after_rebuild(conn, *refined)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 from pinky.base.layout import slug_candidates
+from pinky.store import corpus
 from pinky.text.fts import fts_term
 
 TYPE_CHECKING = False  # `typing` would pull in `re` (~5 ms); annotations here are never evaluated
@@ -244,17 +245,19 @@ def stale_entries(conn: Connection, types: tuple[str, ...], cutoff_day: str,
 
 
 def chunk_total(conn: Connection) -> int:
-    found = rows(conn, "SELECT count(*) FROM chunk")
-    return found[0][0] if found else 0
+    """`corpus.chunk_total`, 0 on an index without the table (written by an older or newer pinky)."""
+    try:
+        return corpus.chunk_total(conn)
+    except sqlite_module().OperationalError:
+        return 0
 
 
 def term_chunk_counts(conn: Connection, terms: list[str]) -> list[tuple[str, int]]:
-    """How many chunks contain each word, stemmed like the index (FTS5 counts its own doclist)."""
-    counts = []
-    for term in terms:
-        found = rows(conn, "SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?", (fts_term(term),))
-        counts.append((term, found[0][0] if found else 0))
-    return counts
+    """`corpus.term_chunk_counts`, every word at 0 on an index without the table."""
+    try:
+        return corpus.term_chunk_counts(conn, terms)
+    except sqlite_module().OperationalError:
+        return [(term, 0) for term in terms]
 
 
 def best_chunks(conn: Connection, terms: list[str], depth: int) -> list[tuple[int, str]]:

@@ -108,19 +108,9 @@ def chunk_texts(conn: Any, chunk_ids: Sequence[int]) -> list[str]:
     return [found[i] for i in chunk_ids if i in found]
 
 
-def term_chunk_counts(conn: Any, terms: Sequence[str]) -> list[tuple[str, int]]:
-    """How many chunks contain each word (stemmed like the index)."""
-    return [(term, conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?",
-                                (fts_term(term),)).fetchone()[0]) for term in terms]
-
-
 def data_version(conn: Any) -> int:
     """Changes when another connection commits to the file (this connection's own writes: total_changes)."""
     return conn.execute("PRAGMA data_version").fetchone()[0]
-
-
-def chunk_count(conn: Any) -> int:
-    return conn.execute("SELECT count(*) FROM chunk").fetchone()[0]
 
 
 def terms_matching_chunk(conn: Any, chunk_id: int, terms: Sequence[str]) -> int:

@@ -1,6 +1,6 @@
 """What the view's pages ask of the brain, and the changes they make, on the same core as the CLI.
 
-Reads and writes go through one shared KnowledgeBase (`pinky.app.runtime.Runtime`: in-memory vectors for
+Reads and writes go through one shared KnowledgeBase (`pinky.runtime.process.Runtime`: in-memory vectors for
 search as you type, and the notes watched so an edit on disk shows at once), one call at a time. The
 slow whole-brain scans of the review page (contradictions, duplicates) run on a connection of their own
 so a search never waits behind them, and are kept until the next change made here (or a minute).
@@ -25,9 +25,9 @@ from pinky.errors import InvalidInput, NotFound
 from pinky.view import clusters
 
 if TYPE_CHECKING:
-    from pinky.app.runtime import Runtime
     from pinky.config import Config
     from pinky.kb import KnowledgeBase
+    from pinky.runtime.process import Runtime
 
 T = TypeVar("T")
 SCAN_TTL_S = 60.0
@@ -72,7 +72,7 @@ class Brain:
     def search(self, query: str, filters: dict[str, Any], limit: int) -> dict[str, Any]:
         """The search's hits, each with its rank and relevance band (`pinky.search.recall.judge`: the prompt
         hook's measure and floor); `relevant`: how many reach the floor."""
-        from pinky.app.relevance import relevance
+        from pinky.services.relevance import relevance
 
         started = time.perf_counter()
 

@@ -52,7 +52,7 @@ def serve(config: Config, *, port: int = 0, open_browser: bool = True,
     link (`--no-open`, or when no browser opens), else the plain address; `notify` gets each sign-in."""
     import uvicorn
 
-    from pinky.app.runtime import Runtime
+    from pinky.runtime.process import Runtime
     from pinky.view.app import create_app
     from pinky.view.brain import Brain
     from pinky.view.guard import LOGIN_PATH, Keys

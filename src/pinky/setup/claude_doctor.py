@@ -17,11 +17,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from pinky.app.check import Check
-from pinky.app.claude_setup import MCP_JSON_KEY, PLUGIN_ID, PLUGIN_TOOLS, PROJECT_TOOLS, read_json
-from pinky.app.project import git_top
 from pinky.config import Config
 from pinky.errors import InvalidInput
+from pinky.setup.check import Check
+from pinky.setup.claude_setup import MCP_JSON_KEY, PLUGIN_ID, PLUGIN_TOOLS, PROJECT_TOOLS, read_json
+from pinky.setup.project import git_top
 
 INSTALL = f"claude plugin marketplace add <pinky-brain clone or git URL> && claude plugin install {PLUGIN_ID}"
 

@@ -8,17 +8,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from pinky.app.check import Check
 from pinky.base.command import NAME, installed, is_ours, on_path
 from pinky.base.locations import ENV_CACHE_DIR, ENV_DB, ENV_MAX_NOTE_BYTES
 from pinky.errors import PinkyError
 from pinky.indexing.audit import DIFFERED
 from pinky.kb import KnowledgeBase
-from pinky.search import second_stage as quality
-from pinky.store import graph as gq
-from pinky.store import migrations as mig
-from pinky.store import vectors as vq
-from pinky.store.connect import has_fts5
+from pinky.setup.check import Check
 
 
 def _driver(kb: KnowledgeBase) -> Check:
@@ -28,7 +23,7 @@ def _driver(kb: KnowledgeBase) -> Check:
 
 
 def _fts(kb: KnowledgeBase) -> Check:
-    if has_fts5(kb.db):
+    if kb.health.fts5():
         return Check("full-text search (FTS5)", "ok", "available")
     return Check("full-text search (FTS5)", "error", "this SQLite build lacks FTS5",
                  "pip install --force-reinstall sqlean.py (pinky uses it when the stdlib build lacks features)")
@@ -63,16 +58,16 @@ def _embedder(kb: KnowledgeBase) -> Check:
 
 
 def _fingerprint(kb: KnowledgeBase) -> Check:
-    stored = vq.get_meta(kb.db.conn, "fingerprint")
+    stored, stored_embedder = kb.health.stored_vectors()
     current = kb.fingerprint()
     if stored is None:
         return Check("vector fingerprint", "warn", "no vectors built yet", "pinky-brain reindex")
     if stored != current:
         return Check("vector fingerprint", "warn",
-                     f"vectors were built with {stored} ({vq.get_meta(kb.db.conn, 'embedder')}), the current "
+                     f"vectors were built with {stored} ({stored_embedder}), the current "
                      f"embedder and chunker give {current}; vector search is off until they are rebuilt",
                      "pinky-brain reindex")
-    pending = vq.count_pending(kb.db.conn)
+    pending = kb.health.pending_vectors()
     if pending:
         return Check("vector fingerprint", "warn", f"{current}; {pending} chunks still lack vectors",
                      "pinky-brain reindex")
@@ -82,7 +77,7 @@ def _fingerprint(kb: KnowledgeBase) -> Check:
 def _second_stage(kb: KnowledgeBase) -> Check:
     """The second-stage retriever (pinky.search.second_stage): off, not installed, filling, or ranking."""
     name = "second-stage vectors"
-    status = quality.summary(kb.index)
+    status = kb.second_stage()
     if kb.config.quality == "off":
         return Check(name, "ok", "off (PINKY_QUALITY=off, or not the default embedder): the first stage ranks alone")
     if not status["available"]:
@@ -96,11 +91,11 @@ def _second_stage(kb: KnowledgeBase) -> Check:
 
 
 def _schema(kb: KnowledgeBase) -> Check:
-    done = mig.applied(kb.db.conn)
-    detail = f"{len(done)} of {len(mig.KNOWN)} migrations applied ({done[-1] if done else 'none'})"
+    done, known = kb.health.migrations()
+    detail = f"{len(done)} of {len(known)} migrations applied ({done[-1] if done else 'none'})"
     if kb.rebuilt_reason:
         return Check("index schema", "warn", f"{detail}; rebuilt because {kb.rebuilt_reason}", "pinky-brain reindex")
-    return Check("index schema", "ok" if done == mig.KNOWN else "error", detail)
+    return Check("index schema", "ok" if done == known else "error", detail)
 
 
 def _integrity(kb: KnowledgeBase, *, full: bool = False) -> Check:
@@ -108,9 +103,10 @@ def _integrity(kb: KnowledgeBase, *, full: bool = False) -> Check:
     matches every index to its table). A damaged index is rebuilt from the markdown on the spot (it is
     derived from it), but still reported as an error: something broke it."""
     name, kept = "index integrity", f"{kb.config.db_path.name}.corrupt"
-    if kb.index.corruption:  # found damaged when this run opened it: moved aside, a fresh one started
+    corruption = kb.health.corruption()
+    if corruption:  # found damaged when this run opened it: moved aside, a fresh one started
         kb.reindex(embed=False)
-        return Check(name, "error", f"{kb.index.corruption}; rebuilt from the markdown (the damaged copy is {kept})",
+        return Check(name, "error", f"{corruption}; rebuilt from the markdown (the damaged copy is {kept})",
                      "nothing more to do; if it happens again, check the disk and who else writes that file")
     problem = kb.verify(full=full)
     if problem and problem.startswith(DIFFERED):
@@ -133,7 +129,7 @@ def _full_integrity(kb: KnowledgeBase) -> Check:
 def _cli_on_path(kb: KnowledgeBase) -> Check:
     """Whether the user's shell finds `pinky-brain`, the name every hint uses; if not, the one command that
     fixes it. The plugin's CLI is only on the agent's PATH, and pip/pipx may put it in a folder not on PATH."""
-    from pinky.app.cli_install import this_cli
+    from pinky.setup.cli_install import this_cli
 
     name = f"command `{NAME}` on PATH"
     found = installed()
@@ -194,26 +190,26 @@ def _listed(name: str, found: list[str], count: str, fix: str) -> Check:
 
 def _skipped(kb: KnowledgeBase) -> Check:
     """Files named .md that are not notes: never indexed, so never found; the user should know."""
-    return _listed("unreadable files", kb.skipped(), "{n} not indexed: ",
+    return _listed("unreadable files", kb.health.skipped(), "{n} not indexed: ",
                    "convert them to UTF-8 markdown, or move them out of the knowledge folder (a symbolic link "
                    "out of it: copy the note in instead; a FIFO, device or socket: remove it)")
 
 
 def _oversized(kb: KnowledgeBase) -> Check:
     """Notes over PINKY_MAX_NOTE_BYTES: only their title and first bytes can be found."""
-    return _listed("oversized notes", kb.oversized(), "{n} indexed in part: ",
+    return _listed("oversized notes", kb.health.oversized(), "{n} indexed in part: ",
                    f"split them into smaller notes, or raise {ENV_MAX_NOTE_BYTES} (bytes)")
 
 
 def _malformed(kb: KnowledgeBase) -> Check:
-    return _listed("malformed notes", kb.malformed(), "{n}: ",
+    return _listed("malformed notes", kb.health.malformed(), "{n}: ",
                    "fix the frontmatter between the --- lines (bad YAML, an unknown type); they are indexed "
                    "meanwhile, as notes")
 
 
 def _sync(kb: KnowledgeBase) -> Check:
     """Unresolved sync conflict copies (global brain and project), and a brain repo without a remote."""
-    from pinky.sync import list_conflicts
+    from pinky.sync.merge import list_conflicts
 
     brain = kb.config.global_dir
     copies = [p for root in kb.config.roots().values() for p in list_conflicts(root)]
@@ -229,7 +225,7 @@ def _sync(kb: KnowledgeBase) -> Check:
         return Check("brain sync", "warn", f"{brain} is a git repo with no origin remote: it syncs nowhere",
                      "pinky-brain sync --remote URL (a bare repo on a shared disk, or a private git host)")
     if remote:
-        from pinky.app.brain_sync import hide_secret
+        from pinky.services.brain_sync import hide_secret
 
         return Check("brain sync", "ok", f"no conflict copies; syncs with origin {hide_secret(remote)}")
     return Check("brain sync", "ok",
@@ -251,10 +247,10 @@ def _origin_url(brain: Path) -> str | None:
 
 def _breadcrumbs(kb: KnowledgeBase) -> Check:
     """`Brain: <slug>` comments in code that name no entry (renamed or deleted knowledge)."""
-    dangling = [f"{file}:{line} ({target})" for root, file, line, target, kind in gq.unresolved_links(kb.db.conn)
+    dangling = [f"{file}:{line} ({target})" for root, file, line, target, kind in kb.health.unresolved_links()
                 if kind == "breadcrumb"]
     if not dangling:
-        count = gq.breadcrumb_count(kb.db.conn)
+        count = kb.health.breadcrumb_count()
         return Check("code breadcrumbs", "ok", f"{count} breadcrumbs, all pointing at entries")
     return Check("code breadcrumbs", "warn",
                  f"{len(dangling)} name no single entry: " + "; ".join(dangling[:5])
@@ -266,9 +262,9 @@ def _breadcrumbs(kb: KnowledgeBase) -> Check:
 def _links(kb: KnowledgeBase) -> Check:
     """`[[links]]`, `.md` links and typed `links:` in notes that name no entry, with file and line."""
     broken = [f"{kb.display_path(root, path)}:{line} ({target})"
-              for root, path, line, target, kind in gq.unresolved_links(kb.db.conn) if kind != "breadcrumb"]
+              for root, path, line, target, kind in kb.health.unresolved_links() if kind != "breadcrumb"]
     if not broken:
-        return Check("note links", "ok", f"{gq.link_count(kb.db.conn)} links, none broken")
+        return Check("note links", "ok", f"{kb.health.link_count()} links, none broken")
     return Check("note links", "warn",
                  f"{len(broken)} name no single entry: " + "; ".join(broken[:5]) + ("; …" if len(broken) > 5 else ""),
                  "fix the link (a slug, a title or a relative .md path), or rename notes with `pinky-brain mv`, "
@@ -366,13 +362,13 @@ def run_checks(kb: KnowledgeBase, *, full: bool = False) -> list[Check]:
         except Exception as exc:  # a broken check must not hide the others
             results.append(Check(check.__name__.strip("_"), "error", f"check failed: {exc}"))
     try:
-        from pinky.app.claude_doctor import claude_checks
+        from pinky.setup.claude_doctor import claude_checks
 
         results += claude_checks(kb.config)
     except Exception as exc:
         results.append(Check("claude code integration", "error", f"check failed: {exc}"))
     try:
-        from pinky.app.host_doctor import host_checks
+        from pinky.setup.host_doctor import host_checks
 
         results += host_checks()
     except Exception as exc:

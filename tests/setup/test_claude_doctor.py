@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pinky.app.claude_doctor import claude_checks
-from pinky.app.claude_setup import merge_mcp_json
 from pinky.config import load_config
+from pinky.setup.claude_doctor import claude_checks
+from pinky.setup.claude_setup import merge_mcp_json
 
 ENABLED = {"enabledPlugins": {"pinky@pinky-market": True}}
 

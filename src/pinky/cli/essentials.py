@@ -41,8 +41,8 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
         pinky-brain search "timeout al cerrar el pool de postgres" --type gotcha --limit 5
     """
     kb = ready_kb(ctx)
-    from pinky.app.relevance import relevance
     from pinky.kb import SearchRequest  # the core's own modules load with the index, not with --help
+    from pinky.services.relevance import relevance
 
     result = kb.search(SearchRequest(query, limit=limit, scope=scope, project=project_filter, type=type_, tags=tags,
                                      since=since, mode=mode, at=at, include_superseded=include_superseded))
@@ -295,7 +295,7 @@ def doctor(ctx: click.Context, as_json: bool, fix: bool, full: bool) -> None:
         pinky-brain doctor --fix
         pinky-brain doctor --full
     """
-    from pinky.app.doctor import repair, run_checks
+    from pinky.services.doctor import repair, run_checks
 
     kb = open_kb(ctx, say_where=False)  # the project check says where the index is
     fixed = repair(kb) if fix else []
@@ -352,8 +352,8 @@ def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, all
 
         cd my-repo && pinky-brain init --claude-md append
     """
-    from pinky.app.claude_setup import extend_init
-    from pinky.app.project import default_root, git_top, init_project, init_writes, write_marker
+    from pinky.setup.claude_setup import extend_init
+    from pinky.setup.project import default_root, git_top, init_project, init_writes, write_marker
 
     root = (folder.expanduser().resolve() if folder else default_root(Path.cwd()))
     with init_writes(root):
@@ -414,7 +414,7 @@ def watch(ctx: click.Context, no_embed: bool) -> None:
     """
     import time
 
-    from pinky.app.runtime import Runtime
+    from pinky.runtime.process import Runtime
 
     def report(paths: set[Path]) -> None:
         for path in sorted(paths):

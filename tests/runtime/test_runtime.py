@@ -12,7 +12,7 @@ import pytest
 from helpers import write_note
 from mcp_helpers import hermetic_config, wait_for
 
-from pinky.app.runtime import Runtime
+from pinky.runtime.process import Runtime
 
 
 @pytest.fixture
@@ -111,7 +111,7 @@ def test_a_runtime_that_never_started_stops_quietly(tmp_path: Path) -> None:
 
 
 def test_the_runtime_does_not_import_the_sdk_or_the_core_before_start() -> None:
-    code = ("import sys, pinky.app.runtime\n"
+    code = ("import sys, pinky.runtime.process\n"
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'mcp_types', 'numpy', 'watchdog'}),"
             " 'pinky.kb' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -1,4 +1,4 @@
-"""pinky.app.project (`pinky init`): the marker, templates, .gitignore and .gitattributes, only ever added."""
+"""pinky.setup.project (`pinky init`): the marker, templates, .gitignore and .gitattributes, only ever added."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pinky.app.project import MARKER_TEXT, default_root, git_top, init_project, write_marker
 from pinky.base.layout import ENTRY_TYPES
 from pinky.base.locations import read_marker
+from pinky.setup.project import MARKER_TEXT, default_root, git_top, init_project, write_marker
 
 IGNORE = ["brain.db", "brain.db-*", "brain.db.corrupt", "documentation/.pinky/"]
 UNION = "documentation/diary/** merge=union"
@@ -119,7 +119,7 @@ def test_default_root_falls_back_to_the_start(tmp_path: Path) -> None:
 
 def test_pinky_init_from_a_subfolder_of_a_git_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Like `git init`: the current folder, with a note that the repository's top is elsewhere."""
-    from pinky.cli import cli
+    from pinky.cli.main import cli
 
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)

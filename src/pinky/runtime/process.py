@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pinky.config import Config
     from pinky.kb import KnowledgeBase
 
-log = logging.getLogger("pinky.app.runtime")
+log = logging.getLogger("pinky.runtime.process")
 T = TypeVar("T")
 
 ROOT_CHECK_S = 10.0  # how often the upkeep thread looks for knowledge folders created after start
@@ -286,9 +286,8 @@ class Runtime:
         upkeep lock released between batches; new edits (a wake-up) and stopping come first."""
         if not self.embed or self._stop.is_set():
             return
-        from pinky.search import second_stage as quality
-
-        available, why = quality.status(self.config)
+        from pinky.search import second_stage
+        available, why = second_stage.status(self.config)
         if not available:
             self.status["quality"] = f"off: {why}"
             return
@@ -296,7 +295,7 @@ class Runtime:
         made = [0]
 
         def batch(kb: KnowledgeBase) -> None:
-            made[0] = kb.refine_pending(limit=quality.BATCH, threads=REFINE_THREADS)
+            made[0] = kb.refine_pending(limit=second_stage.BATCH, threads=REFINE_THREADS)
             self.status["quality"] = "filling" if made[0] else "ready"
 
         while not (self._stop.is_set() or self._wake.is_set()):

@@ -38,7 +38,7 @@ def sync_global(kb: KnowledgeBase, remote: str | None = None, *,
     Raises SyncError with one clear line; if the merge had already changed files when the
     push failed, those files are indexed first, so the index always matches the markdown.
     """
-    from pinky.sync import sync
+    from pinky.sync.run import sync
 
     brain = kb.config.global_dir
     before = _head(brain)
@@ -77,6 +77,6 @@ def reindex_paths(kb: KnowledgeBase, root: Path, paths: list[str]) -> int:
 
 def _head(brain: Path) -> ObjectID | None:
     """The brain's HEAD commit, None when it is not a repository yet."""
-    from pinky.sync import head_commit
+    from pinky.sync.repo import head_commit
 
     return head_commit(brain) if (brain / ".git").exists() else None

@@ -10,9 +10,9 @@ import subprocess
 import tomllib
 from typing import Any
 
-from pinky.app.check import Check
 from pinky.hosts.catalog import CATALOG, SERVER, Host
 from pinky.setup import entries
+from pinky.setup.check import Check
 from pinky.setup.core import config_path, read_bytes
 
 VERSION_TIMEOUT = 5
