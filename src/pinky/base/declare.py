@@ -5,38 +5,35 @@ CLI's click options (`pinky.cli.options`) and the MCP tools' input schemas (`pin
 Stdlib only: `pinky-brain --help` and the hooks load it without the core.
 """
 
-from __future__ import annotations
-
 import dataclasses
 import typing
 from collections.abc import Sequence
-from dataclasses import MISSING, dataclass
-from typing import Any
+from dataclasses import MISSING
+from typing import Any, NamedTuple
 
 SPEC = "pinky"  # the key of a field's metadata that holds its Spec
 
 
-@dataclass(frozen=True)
 class Spec:
     """How a front end asks for one field. `doc`: the one line an MCP argument carries ("" when its name
     says it: every character is sent to the model in every request); `help`: the CLI's line, when it says
     more than `doc`. `flag`: the CLI option ("--tag"; "" when the CLI does not offer it) and `short` its
     one-letter form; `tool`: whether the MCP tool takes it. `choices`: the values it takes; `low`/`high`: an
-    integer's bounds; `min_length`/`max_length`: a text's length or a list's items."""
+    integer's bounds; `min_length`/`max_length`: a text's length or a list's items; `required`: a CLI option
+    the command cannot do without (a field with no default is one too).
 
-    doc: str = ""
-    help: str = ""
-    flag: str = ""
-    short: str = ""
-    tool: bool = True
-    choices: tuple[str, ...] = ()
-    low: int | None = None
-    high: int | None = None
-    min_length: int | None = None
-    max_length: int | None = None
-    metavar: str = ""
-    show_default: bool = False
-    required: bool = False  # a CLI option the command cannot do without (a field with no default is one too)
+    A plain class, not a dataclass: `pinky-brain --help` builds some thirty of them at start."""
+
+    __slots__ = ("choices", "doc", "flag", "help", "high", "low", "max_length", "metavar", "min_length",
+                 "required", "short", "show_default", "tool")
+
+    def __init__(self, *, doc: str = "", help: str = "", flag: str = "", short: str = "", tool: bool = True,
+                 choices: tuple[str, ...] = (), low: int | None = None, high: int | None = None,
+                 min_length: int | None = None, max_length: int | None = None, metavar: str = "",
+                 show_default: bool = False, required: bool = False) -> None:
+        self.doc, self.help, self.flag, self.short, self.tool = doc, help, flag, short, tool
+        self.choices, self.low, self.high, self.min_length, self.max_length = choices, low, high, min_length, max_length
+        self.metavar, self.show_default, self.required = metavar, show_default, required
 
     @property
     def cli_help(self) -> str:
@@ -48,10 +45,9 @@ def declared(default: Any = MISSING, **spec: Any) -> Any:
     return dataclasses.field(default=default, metadata={SPEC: Spec(**spec)})
 
 
-@dataclass(frozen=True)
-class Declared:
-    """One field of a request as the front ends see it: its name, its type (resolved), its default
-    (MISSING when required) and its Spec."""
+class Declared(NamedTuple):
+    """One field of a request as the front ends see it: its name, its type, its default (MISSING when
+    required) and its Spec."""
 
     name: str
     type: Any
@@ -76,8 +72,7 @@ class Declared:
 
 def fields_of(request: type, *, skip: Sequence[str] = ()) -> list[Declared]:
     """The declared fields of a request type, required ones first, in their order of declaration."""
-    hints = typing.get_type_hints(request)
-    found = [Declared(f.name, hints[f.name], f.default, f.metadata[SPEC]) for f in dataclasses.fields(request)
+    found = [Declared(f.name, f.type, f.default, f.metadata[SPEC]) for f in dataclasses.fields(request)
              if SPEC in f.metadata and f.name not in skip]
     return sorted(found, key=lambda field: field.default is not MISSING)
 

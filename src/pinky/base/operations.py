@@ -4,10 +4,9 @@ one line of description (`pinky.base.declare`). The core reads these values (`pi
 `pinky.knowledge.entries`); the CLI's options and the MCP tools' arguments are derived from them, so a new
 field is one line here (and its use in the core), not one more parameter in every front end.
 
-Stdlib only: `pinky-brain --help` builds its options from these without loading the core.
+Stdlib only: `pinky-brain --help` builds its options from these without loading the core. No `from __future__
+import annotations`: the front ends read each field's type as it is, without evaluating strings.
 """
-
-from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
