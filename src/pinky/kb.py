@@ -198,10 +198,14 @@ class KnowledgeBase:
 
         return briefing(self.index, since, compact=compact, offset=offset)
 
-    def list_entries(self, *, limit: int = 50, **selection: Any) -> list[dict[str, Any]]:
-        """Entries a `Selection` (scope, project, type, tags, since, at, include_superseded, as keywords) keeps:
-        current ones, or those valid `at` a date, most recently changed first."""
-        return listing.list_entries(self.index, filters_for(self.index, Selection(**selection)), limit)
+    def list_entries(self, selection: Selection | None = None, *, limit: int = 50,
+                     **fields: Any) -> list[dict[str, Any]]:
+        """Entries a `Selection` keeps (or its fields as keywords: scope, project, type, tags, since, at,
+        include_superseded): current ones, or those valid `at` a date, most recently changed first."""
+        if selection is not None and fields:
+            raise TypeError("pass a Selection or keyword fields, not both")
+        chosen = selection if selection is not None else Selection(**fields)
+        return listing.list_entries(self.index, filters_for(self.index, chosen), limit)
 
     def file_of(self, slug: str) -> Path:
         """The markdown file of an entry (to open it in an editor)."""

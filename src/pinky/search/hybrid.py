@@ -189,8 +189,8 @@ class _Found:
 
 def _find(index: Index, request: SearchRequest, query: str) -> _Found:
     filters = filters_for(index, request)
-    hypothetical, context_file = request.hypothetical, request.context_file
-    if hypothetical is not None:
+    hypothetical = request.hypothetical
+    if hypothetical is not None:  # the request as asked; the draft as checked
         hypothetical = clean_text(hypothetical, "hypothetical", MAX_HYPOTHETICAL_CHARS)
     limit = validate_limit(request.limit)
     mode = canonical_mode(request.mode)
@@ -219,7 +219,7 @@ def _find(index: Index, request: SearchRequest, query: str) -> _Found:
                               filters.current_on)
         lexical, vector = [c for c in lexical if c[0] not in gone], [c for c in vector if c[0] not in gone]
         refined = None if refined is None else [c for c in refined if c[0] not in gone]
-    boosts = context_rank.boosts_for(index, context_file) if context_file else {}
+    boosts = context_rank.boosts_for(index, request.context_file) if request.context_file else {}
     ranked = fuse(index, query, lexical, vector, limit, boosts, refined)
     whys = {chunk: boosts[entry].why for entry, _, chunk in ranked if entry in boosts}
     parts = explain_parts(lexical, vector, refined, boosts) if request.explain else {}
