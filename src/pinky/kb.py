@@ -10,10 +10,12 @@ process replaced, and repairs a damaged one and runs again (`pinky.indexing.heal
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pinky import maintenance
+from pinky.base.operations import EntryHead
 from pinky.base.validate import resolve_scope
 from pinky.config import Config, load_config
 from pinky.graph.api import KnowledgeGraph
@@ -32,7 +34,7 @@ from pinky.search.hybrid import Hit, SearchResult
 from pinky.search.request import SearchRequest, Selection, filters_for
 from pinky.store.connect import Database
 
-__all__ = ["Entry", "Hit", "KnowledgeBase", "SaveRequest", "SearchRequest", "SearchResult", "Selection",
+__all__ = ["Entry", "EntryHead", "Hit", "KnowledgeBase", "SaveRequest", "SearchRequest", "SearchResult", "Selection",
            "SeveralVersions"]
 
 
@@ -198,13 +200,9 @@ class KnowledgeBase:
 
         return briefing(self.index, since, compact=compact, offset=offset)
 
-    def list_entries(self, selection: Selection | None = None, *, limit: int = 50,
-                     **fields: Any) -> list[dict[str, Any]]:
-        """Entries a `Selection` keeps (or its fields as keywords: scope, project, type, tags, since, at,
-        include_superseded): current ones, or those valid `at` a date, most recently changed first."""
-        if selection is not None and fields:
-            raise TypeError("pass a Selection or keyword fields, not both")
-        chosen = selection if selection is not None else Selection(**fields)
+    def list_entries(self, selection: Selection | None = None, *, limit: int = 50, **fields: Any) -> list[Any]:
+        """Entries a `Selection` (or its fields as keywords) keeps: current, or valid `at` a date; latest first."""
+        chosen = Selection(**fields) if selection is None else replace(selection, **fields)
         return listing.list_entries(self.index, filters_for(self.index, chosen), limit)
 
     def file_of(self, slug: str) -> Path:

@@ -42,7 +42,13 @@ class Spec:
 
 def declared(default: Any = MISSING, **spec: Any) -> Any:
     """A dataclass field with its `Spec`: `limit: int = declared(10, flag="--limit", low=1, high=100)`."""
-    return dataclasses.field(default=default, metadata={SPEC: Spec(**spec)})
+    return dataclasses.field(default=default, metadata=specified(**spec))
+
+
+def specified(**spec: Any) -> dict[str, Spec]:
+    """The metadata of a field with this Spec, for `dataclasses.field(metadata=...)`: how a field without a
+    default that follows inherited fields is declared (type checkers see `field()` has no default)."""
+    return {SPEC: Spec(**spec)}
 
 
 class Declared(NamedTuple):

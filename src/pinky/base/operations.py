@@ -1,17 +1,19 @@
 """What a caller asks of the brain, declared once: the fields of a search (`SearchRequest`, whose
 `Selection` list and export share) and of a save (`SaveRequest`), each with its type, default, limits and
-one line of description (`pinky.base.declare`). The core reads these values (`pinky.search.request`,
-`pinky.knowledge.entries`); the CLI's options and the MCP tools' arguments are derived from them, so a new
-field is one line here (and its use in the core), not one more parameter in every front end.
+one line of description (`pinky.base.declare`); and `EntryHead`, the fields every answer about an entry
+starts with (`pinky.knowledge.entries.Entry`, `pinky.search.hybrid.Hit`). The core reads these values
+(`pinky.search.request`, `pinky.knowledge.entries`); the CLI's options and the MCP tools' arguments are
+derived from them, so a new field is one line here (and its use in the core), not one more parameter in
+every front end.
 
 Stdlib only: `pinky-brain --help` builds its options from these without loading the core. No `from __future__
 import annotations`: the front ends read each field's type as it is, without evaluating strings.
 """
 
 from collections.abc import Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, field
 
-from pinky.base.declare import declared
+from pinky.base.declare import declared, specified
 from pinky.base.layout import ENTRY_TYPES
 from pinky.base.validate import (
     MAX_BODY_CHARS,
@@ -106,3 +108,17 @@ class SaveRequest:
     questions: Sequence[str] | None = declared(None, flag="--question", max_length=MAX_QUESTIONS, doc=(
         "Questions it answers, as a future session would ask."),
         help="A question the note answers (repeatable, at most 20): searched as a field of its own.")
+
+
+@dataclass(frozen=True)
+class EntryHead:
+    """What names an entry and says where it lives: the fields an Entry (a whole note) and a Hit (a search
+    result) both start with, and the MCP tools' results describe from here."""
+
+    slug: str = field(metadata=specified(doc="Stable handle: pass it to brain_get / brain_related / brain_update."))
+    path: str = field(metadata=specified(doc="The markdown file; cite it."))
+    title: str
+    type: str
+    scope: str
+    project: str | None
+    tags: list[str]

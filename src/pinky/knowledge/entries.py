@@ -37,7 +37,7 @@ from pinky.base.fileio import (
     write_numbered,
 )
 from pinky.base.layout import entry_id, slug_for
-from pinky.base.operations import SaveRequest
+from pinky.base.operations import EntryHead, SaveRequest
 from pinky.base.redact import redact, redact_kinds
 from pinky.base.validate import (
     MAX_BODY_CHARS,
@@ -81,14 +81,10 @@ def slugify(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class Entry:
-    slug: str
-    path: str
-    title: str
-    type: str
-    scope: str
-    project: str | None
-    tags: list[str]
+class Entry(EntryHead):
+    """A whole note: its head (`EntryHead`: slug, path, title, type, scope, project, tags), dates, code files,
+    body and the `version` an update must name."""
+
     created: str | None
     last_verified: str | None
     files: list[str]

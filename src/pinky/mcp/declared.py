@@ -1,19 +1,22 @@
 """An MCP tool's arguments derived from a request type's declared fields (`pinky.base.declare`): each field
 the tool takes becomes a keyword parameter of the tool's signature, annotated with its JSON type, limits,
 choices and description, so the SDK writes the input schema from the one declaration. The tool itself takes
-`**fields` and builds the request from them.
+`**fields` and builds the request from them. `result_model` does the same for a result type (a `Hit`): the
+pydantic model of a tool's output schema, with each field's description from its declaration.
 
 No `from __future__ import annotations`: the SDK reads the signatures at runtime.
 """
 
+import dataclasses
 import inspect
+import typing
 from collections.abc import Callable, Sequence
 from dataclasses import MISSING
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field, create_model
 
-from pinky.base.declare import Declared, fields_of
+from pinky.base.declare import SPEC, Declared, fields_of
 
 
 def argument(field: Declared) -> Any:
@@ -47,3 +50,19 @@ def takes(request: type, *, skip: Sequence[str] = ()) -> Callable[[Any], Any]:
         return fn
 
     return decorate
+
+
+def result_model(result: type, *, skip: Sequence[str] = ()) -> Any:
+    """The pydantic model of a result dataclass's fields (but those in `skip`), for a tool's output schema:
+    each with its type, its default (None for an optional one), and its description when declared."""
+    hints = typing.get_type_hints(result)
+    fields: dict[str, Any] = {}
+    for found in dataclasses.fields(result):
+        if found.name in skip:
+            continue
+        spec = found.metadata.get(SPEC)
+        kind = hints[found.name]
+        default = found.default if found.default is not MISSING else (
+            None if type(None) in typing.get_args(kind) else ...)
+        fields[found.name] = (kind, Field(default, description=(spec.doc or None) if spec else None))
+    return create_model(f"{result.__name__}Fields", __base__=BaseModel, **fields)
