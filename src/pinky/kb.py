@@ -10,10 +10,12 @@ process replaced, and repairs a damaged one and runs again (`pinky.indexing.heal
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pinky import maintenance
+from pinky.base.operations import EntryHead
 from pinky.base.validate import resolve_scope
 from pinky.config import Config, load_config
 from pinky.graph.api import KnowledgeGraph
@@ -31,7 +33,7 @@ from pinky.search.hybrid import Hit, SearchResult
 from pinky.search.request import SearchRequest, Selection, filters_for
 from pinky.store.connect import Database
 
-__all__ = ["Entry", "Hit", "KnowledgeBase", "SaveRequest", "SearchRequest", "SearchResult", "Selection",
+__all__ = ["Entry", "EntryHead", "Hit", "KnowledgeBase", "SaveRequest", "SearchRequest", "SearchResult", "Selection",
            "SeveralVersions"]
 
 
@@ -197,10 +199,10 @@ class KnowledgeBase:
 
         return briefing(self.index, since, compact=compact, offset=offset)
 
-    def list_entries(self, *, limit: int = 50, **selection: Any) -> list[dict[str, Any]]:
-        """Entries a `Selection` (scope, project, type, tags, since, at, include_superseded, as keywords) keeps:
-        current ones, or those valid `at` a date, most recently changed first."""
-        return listing.list_entries(self.index, filters_for(self.index, Selection(**selection)), limit)
+    def list_entries(self, selection: Selection | None = None, *, limit: int = 50, **fields: Any) -> list[Any]:
+        """Entries a `Selection` (or its fields as keywords) keeps: current, or valid `at` a date; latest first."""
+        chosen = Selection(**fields) if selection is None else replace(selection, **fields)
+        return listing.list_entries(self.index, filters_for(self.index, chosen), limit)
 
     def file_of(self, slug: str) -> Path:
         """The markdown file of an entry (to open it in an editor)."""

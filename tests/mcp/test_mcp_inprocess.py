@@ -18,11 +18,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_helpers import hermetic_config, in_process
 
 from pinky.config import load_config
+from pinky.errors import InvalidInput
+from pinky.knowledge.entries import save_scope
 from pinky.mcp import hygiene_tools as mcp_hygiene
 from pinky.mcp import research_tools as mcp_research
 from pinky.mcp import tools as mcp_tools
 from pinky.mcp.tiers import TIERS, TOOL_TIERS, tier_of, tools_for
-from pinky.mcp.tools import ServerState, save_target
+from pinky.mcp.tools import ServerState
 from pinky.runtime.process import Runtime
 
 pytestmark = pytest.mark.anyio
@@ -185,18 +187,21 @@ async def test_resource_functions_can_be_called_directly(state: ServerState) -> 
         await mcp_tools.read_entry(state.runtime, "nope/x")
 
 
-def test_save_target_rule(tmp_path: Path) -> None:
-    """project argument > scope argument > PINKY_PROJECT > the project the server runs in > global."""
+def test_save_scope_rule(tmp_path: Path) -> None:
+    """Where a save lands, for brain_save and `pinky-brain save` alike (pinky.knowledge.entries.save_scope):
+    project argument > scope argument > PINKY_PROJECT > the project the server runs in > global."""
     plain = hermetic_config(tmp_path)
     pinned = hermetic_config(tmp_path, project="billing")
     outside = load_config(home=tmp_path / "home", cwd=tmp_path)  # no pinky.toml anywhere above
-    assert save_target(outside, None, None) == ("global", None)
-    assert save_target(plain, None, None) == (f"project:{plain.project}", None)
-    assert save_target(pinned, None, None) == ("project:billing", None)
-    assert save_target(pinned, "global", None) == ("global", None)
-    assert save_target(pinned, "global", "other") == ("project:other", "other")
-    assert save_target(plain, "", None) == (f"project:{plain.project}", None)
-    assert save_target(outside, "", None) == ("global", None)
+    assert save_scope(outside, None, None) == "global"
+    assert save_scope(plain, None, None) == f"project:{plain.project}"
+    assert save_scope(pinned, None, None) == "project:billing"
+    assert save_scope(pinned, "global", None) == "global"
+    assert save_scope(pinned, None, "other") == save_scope(pinned, "project:other", "other") == "project:other"
+    with pytest.raises(InvalidInput, match="scope 'global' contradicts project 'other'"):
+        save_scope(pinned, "global", "other")
+    assert save_scope(plain, "", None) == f"project:{plain.project}"
+    assert save_scope(outside, "", None) == "global"
 
 
 async def test_save_and_update_take_the_questions_a_note_answers(tmp_path: Path) -> None:

@@ -9,8 +9,10 @@ from typing import Any
 import click
 
 from pinky.base.layout import ENTRY_TYPES, folder_type
+from pinky.base.operations import SaveRequest, SearchRequest
 from pinky.base.shown import plain
 from pinky.cli.app import cli, config_of, emit_json, open_kb, ready_kb
+from pinky.cli.options import request_options
 from pinky.cli.plugin import claude_options
 
 TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
@@ -19,21 +21,10 @@ WAIT_SLICE_S = 0.5  # pinky watch: how long the main thread ever blocks before i
 
 @cli.command()
 @click.argument("query")
-@click.option("--limit", "-n", type=int, default=10, show_default=True, help="How many results (1-100).")
-@click.option("--scope", help="'global' or 'project:<name>'.")
-@click.option("--project", "project_filter", help="Only this project (same as --scope project:<name>).")
-@click.option("--type", "type_", type=TYPE_CHOICE, help="Only entries of this type.")
-@click.option("--tag", "tags", multiple=True, help="Only entries with this tag (repeat: all must match).")
-@click.option("--since", help="Only entries verified, created or changed since then: 2026-11-01, or a span like 30d.")
-@click.option("--mode", type=click.Choice(["hybrid", "bm25", "vector", "keyword", "semantic"]), default="hybrid",
-              show_default=True, help="Which retrieval to run (keyword = bm25, semantic = vector).")
-@click.option("--at", "at", metavar="DATE", help="What was valid on that day (superseded entries included).")
-@click.option("--all", "include_superseded", is_flag=True, help="Also entries a newer one superseded.")
+@request_options(SearchRequest)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a `hits` array.")
 @click.pass_context
-def search(ctx: click.Context, query: str, limit: int, scope: str | None, project_filter: str | None,
-           type_: str | None, tags: tuple[str, ...], since: str | None, mode: str, at: str | None,
-           include_superseded: bool, as_json: bool) -> None:
+def search(ctx: click.Context, query: str, as_json: bool, **fields: Any) -> None:
     """Hybrid search (BM25 + vectors) over project and global knowledge.
 
     Example:
@@ -41,11 +32,9 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
         pinky-brain search "timeout al cerrar el pool de postgres" --type gotcha --limit 5
     """
     kb = ready_kb(ctx)
-    from pinky.kb import SearchRequest  # the core's own modules load with the index, not with --help
     from pinky.services.relevance import relevance
 
-    result = kb.search(SearchRequest(query, limit=limit, scope=scope, project=project_filter, type=type_, tags=tags,
-                                     since=since, mode=mode, at=at, include_superseded=include_superseded))
+    result = kb.search(SearchRequest(query, **fields))
     if as_json:
         emit_json(result.as_dict())
         return
@@ -57,7 +46,7 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
     if result.hits and result.mode != "vector" and all(bands[hit.slug][1] == "weak" for hit in result.hits):
         click.echo("nothing relevant: no hit reaches the relevance floor (the prompt hook's); the closest:", err=True)
     for rank, hit in enumerate(result.hits, 1):
-        if hit.type == "diary" and rank > 1 and result.hits[rank - 2].type != "diary" and type_ != "diary":
+        if hit.type == "diary" and rank > 1 and result.hits[rank - 2].type != "diary" and fields["type"] != "diary":
             click.echo("history comes last: diary lines record what happened, not what holds (--type diary ranks "
                        "them alone)", err=True)
         where = f"{hit.path}:{hit.line}"
@@ -72,24 +61,10 @@ def search(ctx: click.Context, query: str, limit: int, scope: str | None, projec
 
 
 @cli.command()
-@click.option("--title", "-t", required=True, help="Short, descriptive title (max 300 characters).")
-@click.option("--type", "type_", type=TYPE_CHOICE,
-              help="The kind of knowledge. [default: suggested from the note's words and its nearest entries, "
-                   "else note]")
-@click.option("--tag", "tags", multiple=True, help="A tag (repeatable, at most 32). [default: suggested tags]")
-@click.option("--project", "project_name", help="Save into the project scope of this name.")
-@click.option("--scope", type=click.Choice(["project", "global"]), default="project", show_default=True,
-              help="global writes into the global brain ($PINKY_HOME/brain).")
-@click.option("--file", "files", multiple=True, help="A code path this note is about (repeatable).")
-@click.option("--key", help="The one fact it states ('ci.node-version'): supersedes the entry with the same key.")
-@click.option("--subject", help="What its status describes ('deploy pipeline'): supersedes the last status of it.")
-@click.option("--question", "questions", multiple=True,
-              help="A question the note answers (repeatable, at most 20): searched as a field of its own.")
+@request_options(SaveRequest)
 @click.option("--json", "as_json", is_flag=True, help="Print the saved entry as JSON.")
 @click.pass_context
-def save(ctx: click.Context, title: str, type_: str | None, tags: tuple[str, ...], project_name: str | None,
-         scope: str, files: tuple[str, ...], key: str | None, subject: str | None, questions: tuple[str, ...],
-         as_json: bool) -> None:
+def save(ctx: click.Context, as_json: bool, **fields: Any) -> None:
     """Save a note; the markdown body is read from standard input.
 
     Example:
@@ -101,11 +76,7 @@ def save(ctx: click.Context, title: str, type_: str | None, tags: tuple[str, ...
         click.echo("reading the body from standard input; end with Ctrl-D", err=True)
     body = sys.stdin.read()
     kb = open_kb(ctx)
-    from pinky.kb import SaveRequest
-
-    request = SaveRequest(title, body, type=type_, tags=tags, scope=scope, project=project_name, files=files,
-                          key=key, subject=subject, questions=questions)
-    entry = kb.save(request, classify=True)
+    entry = kb.save(SaveRequest(body=body, **fields), classify=True)
     similar = kb.similar(entry.slug)
     if as_json:
         emit_json({**entry.as_dict(), "similar": [h.as_dict() for h in similar]})

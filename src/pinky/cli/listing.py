@@ -6,27 +6,20 @@ from typing import Any
 
 import click
 
-from pinky.base.layout import ENTRY_TYPES
+from pinky.base.operations import Selection
 from pinky.base.shown import plain_names
 from pinky.cli.app import cli, emit_json, open_kb
-
-TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
+from pinky.cli.options import request_options
 
 
 @cli.command("list")
-@click.option("--type", "type_", type=TYPE_CHOICE, help="Only entries of this type.")
-@click.option("--tag", "tags", multiple=True, help="Only entries with this tag (repeat: all must match).")
-@click.option("--scope", help="'global', 'project' (this project) or 'project:<name>'.")
-@click.option("--since", help="Only entries verified, created or changed since then: 2026-11-01, or a span like 30d.")
+@request_options(Selection, skip=("project",))
 @click.option("--limit", "-n", type=int, default=50, show_default=True, help="How many entries (1-10000).")
-@click.option("--at", "at", metavar="DATE", help="What was valid on that day (superseded entries included).")
-@click.option("--all", "include_superseded", is_flag=True, help="Also entries a newer one superseded.")
 @click.option("--archived", is_flag=True, help="Soft-deleted entries instead: every archived version, most "
               "recently archived first, with the command that restores it (with --type, --scope, --limit, --json).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with an `entries` array.")
 @click.pass_context
-def list_cmd(ctx: click.Context, type_: str | None, tags: tuple[str, ...], scope: str | None, since: str | None,
-             limit: int, at: str | None, include_superseded: bool, archived: bool, as_json: bool) -> None:
+def list_cmd(ctx: click.Context, limit: int, archived: bool, as_json: bool, **fields: Any) -> None:
     """List entries without a query, most recently changed first.
 
     Example:
@@ -34,13 +27,13 @@ def list_cmd(ctx: click.Context, type_: str | None, tags: tuple[str, ...], scope
         pinky-brain list --type gotcha --since 30d
         pinky-brain list --archived
     """
+    selection = Selection(**fields)
     if archived:
-        if tags or since or at or include_superseded:
+        if selection.tags or selection.since or selection.at or selection.include_superseded:
             raise click.UsageError("--archived takes only --type, --scope, --limit and --json")
-        _list_archived(ctx, type_, scope, limit, as_json)
+        _list_archived(ctx, selection.type, selection.scope, limit, as_json)
         return
-    found = open_kb(ctx).list_entries(limit=limit, scope=scope, type=type_, tags=list(tags), since=since, at=at,
-                                      include_superseded=include_superseded)
+    found = open_kb(ctx).list_entries(selection, limit=limit)
     if as_json:
         emit_json({"count": len(found), "entries": found})
         return

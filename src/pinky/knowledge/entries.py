@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
-from dataclasses import KW_ONLY, asdict, dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pinky.base.dates import now_utc, valid_day
 from pinky.base.fileio import (
@@ -37,6 +37,7 @@ from pinky.base.fileio import (
     write_numbered,
 )
 from pinky.base.layout import entry_id, slug_for
+from pinky.base.operations import EntryHead, SaveRequest
 from pinky.base.redact import redact, redact_kinds
 from pinky.base.validate import (
     MAX_BODY_CHARS,
@@ -60,6 +61,11 @@ from pinky.store import retrieval
 from pinky.text.frontmatter_edit import rewrite
 from pinky.text.markdown import content_hash, render, split_frontmatter
 
+if TYPE_CHECKING:
+    from pinky.config import Config
+
+__all__ = ["Entry", "SaveRequest", "get", "save", "save_scope", "update"]
+
 # Cosine similarity above which a new note most likely repeats an existing one (USE: paraphrases of
 # one fact score ~0.8-0.95, notes on merely related topics ~0.4-0.7).
 MAX_STEM = 60
@@ -75,14 +81,10 @@ def slugify(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class Entry:
-    slug: str
-    path: str
-    title: str
-    type: str
-    scope: str
-    project: str | None
-    tags: list[str]
+class Entry(EntryHead):
+    """A whole note: its head (`EntryHead`: slug, path, title, type, scope, project, tags), dates, code files,
+    body and the `version` an update must name."""
+
     created: str | None
     last_verified: str | None
     files: list[str]
@@ -97,28 +99,6 @@ class Entry:
         if data["classification"] is None:
             del data["classification"]
         return data
-
-
-@dataclass(frozen=True)
-class SaveRequest:
-    """One new note, as every front end asks for it (`pinky save`, `brain_save`, `KnowledgeBase.save`).
-    `scope`: 'project' or 'global'; left None with a `project` name, that project; both None, this project.
-    `files`: code paths it is about. `key`: the one fact it states, `subject`: what its status describes;
-    either supersedes the current entry with the same one. `questions`: questions it answers, searched as
-    a field of their own. A `type` of None, with tags left out, asks the save to suggest them (when it
-    classifies)."""
-
-    title: str
-    body: str
-    _: KW_ONLY
-    type: str | None = "note"
-    tags: Sequence[str] | None = None
-    scope: str | None = None
-    project: str | None = None
-    files: Sequence[str] | None = None
-    key: str | None = None
-    subject: str | None = None
-    questions: Sequence[str] | None = None
 
 
 def _listed(value: Any) -> Any:
@@ -189,36 +169,32 @@ def save(index: Index, request: SaveRequest, *, embed: bool = True, draft: bool 
     (`pinky.knowledge.supersession`); a `subject` makes a default `note` a `status`. With `classify`, a type left
     None and missing tags are suggested and applied, given tags mapped onto the existing vocabulary
     (`pinky.knowledge.classify`); the result's `classification` says what was suggested and applied."""
-    title, body, type, tags, key, subject = (request.title, request.body, request.type, _listed(request.tags),
-                                             request.key, request.subject)
-    scope, project, files, questions = (request.scope, request.project, _listed(request.files),
-                                        _listed(request.questions))
-    title, hidden = _redacted(clean_title(title), [])
-    body = clean_text(body, "body", MAX_BODY_CHARS)
-    suggestion = None
+    title, hidden = _redacted(clean_title(request.title), [])
+    body = clean_text(request.body, "body", MAX_BODY_CHARS)
+    type, tags, suggestion = request.type, _listed(request.tags), None
     if classify:
         from pinky.knowledge.classify import for_save
 
-        type, tags, suggestion = for_save(index, title, body, type, tags, subject)
-    fact, found = supersession.fact_meta(key, subject)
+        type, tags, suggestion = for_save(index, title, body, type, tags, request.subject)
+    fact, found = supersession.fact_meta(request.key, request.subject)
     tag_list, hidden = _tags(tags, hidden + found)
-    kind = "status" if subject is not None and type in ("note", None) else validate_type(type)
+    type = "note" if type is None else type
+    kind = "status" if request.subject is not None and type == "note" else validate_type(type)
     meta: dict[str, Any] = {"title": title, "type": kind, "tags": tag_list, **fact}
     body, hidden = _redacted(body, hidden)
-    current = index.config.project
-    resolved = resolve_scope(scope, project, current) or resolve_scope("project", None, current)
+    resolved = save_scope(index.config, request.scope, request.project)
     root = "global" if resolved == "global" else "project"
     if root == "project":
-        meta["project"] = str(resolved).split(":", 1)[1]
-    elif project:
-        meta["project"] = project
+        meta["project"] = resolved.split(":", 1)[1]
+    elif request.project:
+        meta["project"] = request.project
     today = now_utc()
     meta["created"] = today.isoformat()
     meta["last_verified"] = today.date().isoformat()
-    if files:
-        meta["files"], hidden = _redacted_list(validate_tags(files, "files"), hidden)
-    if questions:
-        meta["questions"], hidden = _redacted_list(validate_questions(questions), hidden)
+    if request.files:
+        meta["files"], hidden = _redacted_list(validate_tags(_listed(request.files), "files"), hidden)
+    if request.questions:
+        meta["questions"], hidden = _redacted_list(validate_questions(_listed(request.questions)), hidden)
     if draft:
         meta["draft"] = True
     older = supersession.older_versions(index, str(resolved), fact) if fact else []
@@ -240,6 +216,17 @@ def save(index: Index, request: SaveRequest, *, embed: bool = True, draft: bool 
     if index.config.telemetry:
         gaps.close_answered(index, saved.slug, f"{title}\n{body}")
     return replace(saved, redacted=hidden, classification=suggestion.as_dict() if suggestion else None)
+
+
+def save_scope(config: Config, scope: str | None, project: str | None) -> str:
+    """Where a save lands, as 'global' or 'project:<name>': the `project` named (a `scope` that says otherwise
+    is refused); else the `scope` given ('project' is the one the caller runs in); else, with neither, the
+    project the caller runs in (an initialised one, or PINKY_PROJECT: knowledge is committed with the code),
+    and outside any project the global brain. Every front end leaves both None for that default."""
+    resolved = resolve_scope(scope, project, config.project)
+    if resolved is not None:
+        return resolved
+    return f"project:{config.project}" if config.project_explicit or config.in_project else "global"
 
 
 def mark_superseded(index: Index, older: list[Any], new_slug: str, day: str, embed: bool) -> list[str]:

@@ -51,14 +51,8 @@ RankOffset = Annotated[int, Field(ge=0, le=99)]
 ListOffset = Annotated[int, Field(ge=0, le=9_500)]
 BodyOffset = Annotated[int, Field(ge=0, le=10_000_000, description="Body from this character.")]
 Slug = Annotated[str, Field(min_length=1, max_length=500)]
-At = Annotated[str | None, Field(max_length=40, description="A date: what was valid then.")]
 ScopeFilter = Annotated[str | None, Field(description="global or project:<name>.")]
 TagsFilter = Annotated[list[str] | None, Field(max_length=MAX_TAGS, description="Only entries with all of these.")]
-IncludeSuperseded = Annotated[bool, Field(description="Also replaced entries.")]
-Key = Annotated[str | None, Field(max_length=200, description=(
-    "ONE fact that can change (ci.node-version): replaces the entry with this key."))]
-Subject = Annotated[str | None, Field(max_length=200, description=(
-    "Current state of something (deploy pipeline): replaces its last status."))]
 Questions = Annotated[list[str] | None, Field(max_length=MAX_QUESTIONS, description=(
     "Questions it answers, as a future session would ask."))]
 

@@ -19,8 +19,6 @@ Depth = Annotated[int, Field(ge=1, le=3, description="Links away, either way; ab
 Rels = Annotated[list[str] | None, Field(max_length=20, description=(
     f"Only these relations: {', '.join(RELATIONS)} or a project's own."))]
 At = Annotated[str | None, Field(max_length=40, description="A date: the links that held then.")]
-ContextFile = Annotated[str | None, Field(max_length=1000, description=(
-    "The file you are changing: entries tied to it rank higher."))]
 WithTimeline = Annotated[bool, Field(description="Add its history: changes, links, diary lines.")]
 
 

@@ -9,6 +9,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pinky.hygiene.contradictions import MAX_CHECK_CHARS
+from pinky.kb import EntryHead, Hit
+from pinky.mcp.declared import result_model
 
 
 class PageOut(BaseModel):
@@ -30,28 +32,8 @@ class ResultOut(BaseModel):
         "Only when the result was cut to fit the size limit: what was left out and the offset of the next page."))
 
 
-class HitOut(BaseModel):
-    slug: str = Field(description="Stable handle: pass it to brain_get / brain_related / brain_update.")
-    path: str = Field(description="The markdown file; cite it.")
-    title: str
-    type: str
-    scope: str
-    project: str | None = None
-    tags: list[str]
-    score: float
-    snippet: str = Field(description="The best-matching passage.")
-    heading: str = Field(description="Section of the passage.")
-    line: int = Field(description="Line in the file where the passage starts.")
-    last_verified: str | None = None
-    superseded_by: str | None = Field(None, description="Set when a newer entry replaced this one (seen only "
-                                      "with include_superseded or at): rely on that one instead.")
-    valid_until: str | None = None
-    age_days: int | None = Field(None, description="Days since it was last verified (else created).")
-    stale: bool = Field(False, description=(
-        "Older than its type allows (HYGIENE.md): check it still holds before relying on it, then "
-        "brain_update verified=true."))
+class HitOut(result_model(Hit, skip=("parts",))):  # type: ignore[misc]  # a search hit's fields, from Hit
     body: str | None = Field(None, description="The whole entry (format='full' only).")
-    why: str | None = Field(None, description="Why it ranks higher: linked to the context_file, or one link from it.")
 
 
 class SearchOut(ResultOut):
@@ -64,14 +46,7 @@ class SearchOut(ResultOut):
     truncated: bool = Field(False, description="True when bodies were cut to fit the size budget.")
 
 
-class EntryMetaOut(ResultOut):
-    slug: str
-    path: str
-    title: str
-    type: str
-    scope: str
-    project: str | None = None
-    tags: list[str]
+class EntryMetaOut(result_model(EntryHead), ResultOut):  # type: ignore[misc]  # the head from EntryHead
     created: str | None = None
     last_verified: str | None = None
     files: list[str] = Field(default_factory=list, description="Code files this entry is about.")

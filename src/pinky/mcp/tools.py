@@ -13,6 +13,7 @@ No `from __future__ import annotations`: the SDK reads these signatures at runti
 """
 
 import json
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -22,31 +23,25 @@ from pydantic import Field
 from pinky.base.dates import now_utc
 from pinky.base.secret_words import explain
 from pinky.base.shown import shown_all
-from pinky.base.validate import MAX_BODY_CHARS, MAX_HYPOTHETICAL_CHARS, MAX_QUERY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
-from pinky.config import Config
-from pinky.kb import KnowledgeBase, SaveRequest, SearchRequest
+from pinky.base.validate import MAX_BODY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
+from pinky.kb import KnowledgeBase, SaveRequest, SearchRequest, Selection
 from pinky.mcp import graph_tools as mcp_graph
 from pinky.mcp import text as mcp_text
 from pinky.mcp.budget import Pages
 from pinky.mcp.common import (
-    At,
     BodyOffset,
     EntryType,
-    IncludeSuperseded,
-    Key,
     ListOffset,
     Offset,
     Questions,
     RankOffset,
-    ScopeFilter,
     Slug,
     State,
-    Subject,
-    TagsFilter,
     run_core,
 )
 from pinky.mcp.common import ServerState as ServerState  # re-exported: the server and tests import it from here
 from pinky.mcp.common import result as _result
+from pinky.mcp.declared import takes
 from pinky.mcp.models import (
     BriefingOut,
     DeleteOut,
@@ -73,19 +68,6 @@ def _entry_meta(entry: Any) -> EntryMetaOut:
     return EntryMetaOut(**fields, redactions=explain(entry.redacted))
 
 
-def save_target(config: Config, scope: str | None, project: str | None) -> tuple[str, str | None]:
-    """Where brain_save writes: the `project` argument; else `scope`; else PINKY_PROJECT when set; else the
-    initialised project the server runs in (whichever .mcp.json started it: knowledge is committed with
-    the code); else, outside any project, the global brain."""
-    if project is not None:
-        return f"project:{project}", project
-    if scope:
-        return scope, None
-    if config.project_explicit or config.in_project:
-        return f"project:{config.project}", None
-    return "global", None
-
-
 # --- read tools ---------------------------------------------------------------------------------
 
 Tags = Annotated[list[str] | None, Field(max_length=MAX_TAGS)]
@@ -94,32 +76,19 @@ ProjectFilter = str | None
 Since = Annotated[str | None, Field(max_length=60, description="ISO date or span back (30d).")]
 
 
+@takes(SearchRequest)
 async def brain_search(
     state: State,
-    query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)],
-    limit: Limit = 10,
-    scope: ScopeFilter = None,
-    project: ProjectFilter = None,
-    type: EntryType | None = None,
-    tags: TagsFilter = None,
-    since: Since = None,
     offset: RankOffset = 0,
     format: Annotated[Format, Field(description="full: whole bodies instead of snippets.")] = "compact",
-    context_file: mcp_graph.ContextFile = None,
-    at: At = None,
-    include_superseded: IncludeSuperseded = False,
-    mode: Annotated[SearchMode, Field(description=(
-        "keyword: exact identifiers, error codes; semantic: meaning, across languages."))] = "hybrid",
-    hypothetical: Annotated[str | None, Field(min_length=1, max_length=MAX_HYPOTHETICAL_CHARS, description=(
-        "A short draft of the answer you expect, in a note's words."))] = None,
+    **fields: Any,
 ) -> Annotated[CallToolResult, SearchOut]:
     """Search the project's and global memory (gotchas, patterns, decisions, guides, notes, diary).
     Use it first: before debugging an error (paste it), changing unfamiliar code or a design choice. Cite
     a hit's path; check a stale hit before relying on it."""
 
-    request = SearchRequest(query, limit=min(100, offset + limit), scope=scope, project=project, type=type, tags=tags,
-                            since=since, at=at, include_superseded=include_superseded, mode=mode,
-                            context_file=context_file, hypothetical=hypothetical, record_usage=True)
+    asked = SearchRequest(**fields)
+    request = replace(asked, limit=min(100, offset + asked.limit), record_usage=True)
 
     def work(kb: KnowledgeBase) -> SearchOut:
         result = kb.search(request)
@@ -128,7 +97,7 @@ async def brain_search(
         bodies, truncated = ({}, False) if format != "full" else \
             mcp_text.full_bodies(lambda slug: kb.get(slug).body, [h.slug for h in found], room)
         hits = [HitOut(**hit.as_dict(), body=bodies.get(hit.slug)) for hit in found]
-        return SearchOut(query=query, mode=result.mode, notice=result.notice, count=len(hits), hits=hits,
+        return SearchOut(query=request.query, mode=result.mode, notice=result.notice, count=len(hits), hits=hits,
                          truncated=truncated)
 
     out = await run_core(state.runtime, work)
@@ -176,23 +145,16 @@ async def brain_briefing(
                    pages=Pages(("new", "updated", "diary"), offset, more=out.truncated, tool="brain_briefing"))
 
 
+@takes(Selection)
 async def brain_list(
     state: State,
-    type: EntryType | None = None,
-    tags: TagsFilter = None,
-    scope: ScopeFilter = None,
-    project: ProjectFilter = None,
-    since: Since = None,
     limit: Annotated[int, Field(ge=1, le=500)] = 50,
-    at: At = None,
-    include_superseded: IncludeSuperseded = False,
     offset: ListOffset = 0,
+    **selection: Any,
 ) -> Annotated[CallToolResult, ListOut]:
     """List entries without a query, latest changes first (by type, tag or date). To find something,
     use brain_search."""
-    found = (await run_core(state.runtime, lambda kb: kb.list_entries(
-        limit=offset + limit, scope=scope, project=project, type=type, tags=tags, since=since, at=at,
-        include_superseded=include_superseded)))[offset:]
+    found = (await run_core(state.runtime, lambda kb: kb.list_entries(limit=offset + limit, **selection)))[offset:]
     out = ListOut.model_validate({"count": len(found), "entries": found})
     return _result(state, mcp_text.list_text, out, drop_none=("project", "created", "last_verified", "superseded_by"),
                    pages=Pages(("entries",), offset, tool="brain_list"))
@@ -215,31 +177,14 @@ async def brain_stats(state: State) -> Annotated[CallToolResult, StatsOut]:
 # --- write tools --------------------------------------------------------------------------------
 
 
-async def brain_save(
-    state: State,
-    title: Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS, description="Short, specific, one line.")],
-    body: Annotated[str, Field(max_length=MAX_BODY_CHARS, description="Markdown: the problem, the fix, why.")],
-    type: Annotated[EntryType | None, Field(description=(
-        "gotcha: trap and fix; pattern: how we do X; decision: choice and why; guide: steps. Default: suggested."))]
-    = None,
-    tags: Annotated[list[str] | None, Field(max_length=MAX_TAGS, description="Default: suggested.")] = None,
-    project: Annotated[str | None, Field(description="Default: this project.")] = None,
-    scope: Annotated[str | None, Field(description="global: holds across projects; or project:<name>.")] = None,
-    files: Annotated[list[str] | None, Field(max_length=MAX_TAGS, description=(
-        "Code files (repo-relative) it is about."))] = None,
-    key: Key = None,
-    subject: Subject = None,
-    questions: Questions = None,
-) -> Annotated[CallToolResult, SavedOut]:
+@takes(SaveRequest)
+async def brain_save(state: State, **fields: Any) -> Annotated[CallToolResult, SavedOut]:
     """Save what a future session would otherwise rediscover: a non-obvious fix, a convention, a
     decision and why, a setup step. Searchable at once. Search first to avoid duplicates; brain_update
     changes an entry."""
 
     def work(kb: KnowledgeBase) -> Any:
-        target_scope, target_project = save_target(state.runtime.config, scope, project)
-        request = SaveRequest(title, body, type=type, tags=tags, scope=target_scope, project=target_project,
-                              files=files, key=key, subject=subject, questions=questions)
-        saved = kb.save(request, embed=False, classify=True)
+        saved = kb.save(SaveRequest(**fields), embed=False, classify=True)
         return saved, kb.similar(saved.slug)
 
     entry, similar = await run_core(state.runtime, work)

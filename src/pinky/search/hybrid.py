@@ -10,11 +10,13 @@ import itertools
 import json
 import logging
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pinky.base import usage
 from pinky.base.dates import now_utc
+from pinky.base.declare import declared, specified
+from pinky.base.operations import EntryHead
 from pinky.base.redact import redact
 from pinky.base.shown import shown
 from pinky.base.staleness import age_days, is_stale
@@ -120,24 +122,25 @@ Candidate = tuple[str, float, int]  # (entry id, score where higher is better, b
 
 
 @dataclass(frozen=True)
-class Hit:
-    slug: str
-    path: str
-    title: str
-    type: str
-    scope: str
-    project: str | None
-    tags: list[str]
+class Hit(EntryHead):
+    """One search result: the entry's head (`EntryHead`), its score and best passage, and how current it is.
+    Each field's one line is what brain_search's output schema says of it (pinky.mcp.models)."""
+
     score: float
-    snippet: str
-    heading: str
-    line: int
+    snippet: str = field(metadata=specified(doc="The best-matching passage."))
+    heading: str = field(metadata=specified(doc="Section of the passage."))
+    line: int = field(metadata=specified(doc="Line in the file where the passage starts."))
     last_verified: str | None
-    superseded_by: str | None = None  # shown only with include_superseded / at: the entry that replaced it
+    superseded_by: str | None = declared(None, doc=(
+        "Set when a newer entry replaced this one (seen only with include_superseded or at): rely on that one "
+        "instead."))
     valid_until: str | None = None
-    age_days: int | None = None  # since last_verified (else created)
-    stale: bool = False  # age past its type's threshold (pinky.base.staleness): check it before relying on it
-    why: str | None = None  # set when the search's context file lifted it (pinky.search.context_rank)
+    age_days: int | None = declared(None, doc="Days since it was last verified (else created).")
+    stale: bool = declared(False, doc=(  # age past its type's threshold (pinky.base.staleness)
+        "Older than its type allows (HYGIENE.md): check it still holds before relying on it, then "
+        "brain_update verified=true."))
+    why: str | None = declared(None, doc=(  # set when the context file lifted it (pinky.search.context_rank)
+        "Why it ranks higher: linked to the context_file, or one link from it."))
     parts: dict[str, Any] | None = None  # with `explain`: each side's score and rank for the entry (explain_parts)
 
     def as_dict(self) -> dict[str, Any]:
@@ -188,8 +191,8 @@ class _Found:
 
 def _find(index: Index, request: SearchRequest, query: str) -> _Found:
     filters = filters_for(index, request)
-    hypothetical, context_file = request.hypothetical, request.context_file
-    if hypothetical is not None:
+    hypothetical = request.hypothetical
+    if hypothetical is not None:  # the request as asked; the draft as checked
         hypothetical = clean_text(hypothetical, "hypothetical", MAX_HYPOTHETICAL_CHARS)
     limit = validate_limit(request.limit)
     mode = canonical_mode(request.mode)
@@ -218,7 +221,7 @@ def _find(index: Index, request: SearchRequest, query: str) -> _Found:
                                            filters.current_on)
         lexical, vector = [c for c in lexical if c[0] not in gone], [c for c in vector if c[0] not in gone]
         refined = None if refined is None else [c for c in refined if c[0] not in gone]
-    boosts = context_rank.boosts_for(index, context_file) if context_file else {}
+    boosts = context_rank.boosts_for(index, request.context_file) if request.context_file else {}
     ranked = fuse(index, query, lexical, vector, limit, boosts, refined)
     whys = {chunk: boosts[entry].why for entry, _, chunk in ranked if entry in boosts}
     parts = explain_parts(lexical, vector, refined, boosts) if request.explain else {}

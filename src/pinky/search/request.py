@@ -1,52 +1,21 @@
-"""What a caller asks of search, list and export: one value, built once by each front end (`pinky search`,
-`brain_search`, `KnowledgeBase.search`) and read by the core, instead of the same arguments re-declared at
-every layer.
+"""What a caller asks of search, list and export, as the store filters by it. The request types themselves
+(`Selection`, `SearchRequest`) are declared with their fields' limits and descriptions in
+`pinky.base.operations`, where the front ends derive their options and arguments from them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING
 
 from pinky.base.dates import freshness, now_utc, valid_day
+from pinky.base.operations import SearchRequest, Selection
 from pinky.base.validate import normalise_tag, resolve_scope, validate_tags, validate_type
 from pinky.store import retrieval
 
 if TYPE_CHECKING:
     from pinky.indexing.index import Index
 
-
-@dataclass(frozen=True, kw_only=True)
-class Selection:
-    """Which entries: a scope or project, a type, tags (all must match), freshness (`since`: an ISO date/time or
-    a span like 30d), and which versions: the current ones (default), those valid `at` a day, or all of them
-    (`include_superseded`)."""
-
-    scope: str | None = None
-    project: str | None = None
-    type: str | None = None
-    tags: Sequence[str] | None = None
-    since: str | None = None
-    at: str | None = None
-    include_superseded: bool = False
-
-
-@dataclass(frozen=True)
-class SearchRequest(Selection):
-    """One search. `mode`: hybrid, bm25 (keyword) or vector (semantic). `context_file`: the file being worked
-    on; entries linked to it rank higher. `hypothetical`: a draft answer whose embedding joins the query's on
-    the vector side (HyDE by the calling agent). `record_usage`: count the hits as retrieved (telemetry).
-    `explain`: each hit carries `parts`, its score and rank on each side (`pinky.search.hybrid.explain_parts`)."""
-
-    query: str
-    _: KW_ONLY
-    limit: int = 10
-    mode: str = "hybrid"
-    context_file: str | None = None
-    hypothetical: str | None = None
-    record_usage: bool = False
-    explain: bool = False
+__all__ = ["SearchRequest", "Selection", "filters_for"]
 
 
 def filters_for(index: Index, selection: Selection | None = None) -> retrieval.Filters:

@@ -22,6 +22,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from pinky.base.declare import fields_of
+from pinky.base.operations import SearchRequest, Selection
 from pinky.base.shown import shown, shown_all
 from pinky.errors import Conflict, InvalidInput, NotFound, PinkyError
 from pinky.view.brain import Brain
@@ -29,7 +31,6 @@ from pinky.view.guard import Guard, Keys
 
 SEARCH_LIMIT = 20
 MAX_BODY_BYTES = 64 * 1024
-FILTERS = ("scope", "type", "since", "at", "mode")
 STATUS = {NotFound: 404, Conflict: 409, InvalidInput: 400}
 
 
@@ -98,17 +99,31 @@ def create_app(brain: Brain, port: int, keys: Keys) -> Guard:
 
 
 def _search(brain: Brain, request: Request) -> dict[str, Any]:
-    params = request.query_params
-    filters: dict[str, Any] = {name: params[name] for name in FILTERS if params.get(name)}
-    if params.getlist("tag"):
-        filters["tags"] = [t for t in params.getlist("tag") if t]
-    if params.get("all") == "1":
-        filters["include_superseded"] = True
-    query = params.get("q", "").strip()
+    """A search (or, without `q`, the latest entries) narrowed by the request's fields, each given under its
+    CLI flag's name (`type`, `tag` repeated, `all=1`: pinky.base.operations)."""
+    fields = _fields(request, SearchRequest)
+    query = request.query_params.get("q", "").strip()
     if not query:
-        filters.pop("mode", None)
-        return {**brain.recent(filters, 50), "query": ""}
-    return {**brain.search(query, filters, _int(request, "limit", SEARCH_LIMIT, 1, 100)), "query": query}
+        return {**brain.recent(Selection(**_fields(request, Selection)), 50), "query": ""}
+    limit = _int(request, "limit", SEARCH_LIMIT, 1, 100)
+    return {**brain.search(SearchRequest(query, **{**fields, "limit": limit})), "query": query}
+
+
+def _fields(request: Request, kind: type) -> dict[str, Any]:
+    """The fields of a request type the page sent, as query parameters named after their CLI flags; a
+    number (the limit) is read on its own, with its bounds."""
+    params, found = request.query_params, dict[str, Any]()
+    for field in fields_of(kind):
+        name = field.spec.flag.removeprefix("--")
+        if not name or field.scalar is int:
+            continue
+        if field.many:
+            found[field.name] = [value for value in params.getlist(name) if value] or None
+        elif field.scalar is bool:
+            found[field.name] = params.get(name) == "1"
+        elif params.get(name):
+            found[field.name] = params[name]
+    return {name: value for name, value in found.items() if value is not None}
 
 
 def _shown_bytes(data: bytes) -> bytes:

@@ -17,7 +17,7 @@ import itertools
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -25,6 +25,7 @@ from pinky.errors import InvalidInput, NotFound
 from pinky.view import clusters
 
 if TYPE_CHECKING:
+    from pinky.base.operations import SearchRequest, Selection
     from pinky.config import Config
     from pinky.kb import KnowledgeBase
     from pinky.runtime.process import Runtime
@@ -69,24 +70,24 @@ class Brain:
                     "tags": [t["tag"] for t in kb.hygiene.tags()[:200]], "telemetry": kb.config.telemetry}
         return self.call(run)
 
-    def search(self, query: str, filters: dict[str, Any], limit: int) -> dict[str, Any]:
-        """The search's hits, each with its rank and relevance band (`pinky.search.recall.judge`: the prompt
-        hook's measure and floor); `relevant`: how many reach the floor."""
+    def search(self, request: SearchRequest) -> dict[str, Any]:
+        """The search's hits, explained, each with its rank and relevance band (`pinky.search.recall.judge`: the
+        prompt hook's measure and floor); `relevant`: how many reach the floor."""
         from pinky.services.relevance import relevance
 
         started = time.perf_counter()
 
         def run(kb: KnowledgeBase) -> dict[str, Any]:
-            found = kb.search(query, limit=limit, explain=True, **filters).as_dict()
-            bands = relevance(kb, query, [hit["slug"] for hit in found["hits"]])
+            found = kb.search(replace(request, explain=True)).as_dict()
+            bands = relevance(kb, request.query, [hit["slug"] for hit in found["hits"]])
             for rank, hit in enumerate(found["hits"], 1):
                 hit["rank"], (hit["relevance"], hit["band"]) = rank, bands[hit["slug"]]
             found["relevant"] = sum(hit["band"] != "weak" for hit in found["hits"])
             return found
         return {**self.call(run), "ms": round((time.perf_counter() - started) * 1000, 1)}
 
-    def recent(self, filters: dict[str, Any], limit: int) -> dict[str, Any]:
-        return {"entries": self.call(lambda kb: kb.list_entries(limit=limit, **filters))}
+    def recent(self, selection: Selection, limit: int) -> dict[str, Any]:
+        return {"entries": self.call(lambda kb: kb.list_entries(selection, limit=limit))}
 
     def note(self, slug: str) -> dict[str, Any]:
         def run(kb: KnowledgeBase) -> dict[str, Any]:
