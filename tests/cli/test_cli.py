@@ -91,21 +91,23 @@ def test_global_save_and_search_scope(project: Path, isolated_env: Path) -> None
     assert [h["scope"] for h in hits] == ["global"]
 
 
-def test_a_save_without_scope_lands_where_brain_saves_does(project: Path, isolated_env: Path, tmp_path: Path) -> None:
-    """One rule for every front end (pinky.knowledge.entries.save_scope): in a project, that project; a project
-    named, that one; outside any project, the global brain (no click default says `project` any more)."""
+def test_where_a_save_without_scope_lands_is_decided_in_one_place(project: Path, isolated_env: Path,
+                                                                    tmp_path: Path) -> None:
+    """One rule (pinky.knowledge.entries.save_scope): in a project, that project; a project named, that one (no
+    click default says `project` any more, which refused `--project NAME`); outside any project a person at the
+    CLI is asked to choose, where an agent's brain_save lands in the global brain."""
     here = json.loads(pinky("save", "-t", "Here", "--json", cwd=project, stdin="in the project").stdout)
     named = pinky("save", "-t", "Named", "--project", "billing", "--json", cwd=project, stdin="for billing")
     assert named.returncode == 0, named.stderr
+    assert (here["scope"], json.loads(named.stdout)["scope"]) == ("project:demo-project", "project:billing")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    outside = pinky("save", "-t", "Outside", "--json", cwd=elsewhere, stdin="no project here")
-    assert outside.returncode == 0, outside.stderr
-    assert (here["scope"], json.loads(named.stdout)["scope"]) == ("project:demo-project", "project:billing")
-    assert json.loads(outside.stdout)["scope"] == "global"
-    assert (isolated_env / "brain/note/outside.md").exists()
-    refused = pinky("save", "-t", "Nowhere", "--scope", "project", cwd=elsewhere, stdin="x")
-    assert refused.returncode != 0 and "pinky-brain init" in refused.stderr and "Traceback" not in refused.stderr
+    for refused in (pinky("save", "-t", "Nowhere", cwd=elsewhere, stdin="x"),
+                    pinky("save", "-t", "Nowhere", "--scope", "project", cwd=elsewhere, stdin="x")):
+        assert refused.returncode == 1 and "pinky-brain init" in refused.stderr and "--scope global" in refused.stderr
+        assert "Traceback" not in refused.stderr
+    outside = pinky("save", "-t", "Outside", "--scope", "global", "--json", cwd=elsewhere, stdin="no project here")
+    assert json.loads(outside.stdout)["scope"] == "global" and (isolated_env / "brain/note/outside.md").exists()
 
 
 def test_delete_and_restore(project: Path) -> None:

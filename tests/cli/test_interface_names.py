@@ -86,7 +86,7 @@ def _commands(command: click.Command, path: tuple[str, ...] = ()) -> dict[str, c
 
 
 def test_every_command_keeps_its_option_names() -> None:
-    from pinky.cli import cli
+    from pinky.cli.main import cli
 
     names = {path: " ".join(sorted(name for param in command.params if isinstance(param, click.Option)
                                    for name in (*param.opts, *param.secondary_opts)))
@@ -98,7 +98,7 @@ def test_every_command_keeps_its_option_names() -> None:
 def test_a_derived_command_still_lists_every_option_in_its_help(command: str) -> None:
     from click.testing import CliRunner
 
-    from pinky.cli import cli
+    from pinky.cli.main import cli
 
     shown = CliRunner().invoke(cli, [command, "--help"]).output
     for name in OPTIONS[command].split():

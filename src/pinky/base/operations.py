@@ -95,7 +95,7 @@ class SaveRequest:
                                    help="Save into the project scope of this name.")
     scope: str | None = declared(None, flag="--scope", doc="global: holds across projects; or project:<name>.",
                                  help="global writes into the global brain ($PINKY_HOME/brain); project or "
-                                      "project:<name> into a project's. [default: this project; outside one, global]")
+                                      "project:<name> into a project's. [default: this project]")
     files: Sequence[str] | None = declared(None, flag="--file", max_length=MAX_TAGS,
                                            doc="Code files (repo-relative) it is about.",
                                            help="A code path this note is about (repeatable).")
@@ -108,6 +108,9 @@ class SaveRequest:
     questions: Sequence[str] | None = declared(None, flag="--question", max_length=MAX_QUESTIONS, doc=(
         "Questions it answers, as a future session would ask."),
         help="A question the note answers (repeatable, at most 20): searched as a field of its own.")
+    # Not an argument: who asks. An agent's save with no scope outside any project lands in the global brain (the
+    # pinky-mcp contract); a person at the CLI is asked to say which (`pinky-brain init`, or --scope global).
+    unscoped_outside_project: str = declared("global", tool=False)
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,7 @@ def save(ctx: click.Context, as_json: bool, **fields: Any) -> None:
         click.echo("reading the body from standard input; end with Ctrl-D", err=True)
     body = sys.stdin.read()
     kb = open_kb(ctx)
-    entry = kb.save(SaveRequest(body=body, **fields), classify=True)
+    entry = kb.save(SaveRequest(body=body, unscoped_outside_project="ask", **fields), classify=True)
     similar = kb.similar(entry.slug)
     if as_json:
         emit_json({**entry.as_dict(), "similar": [h.as_dict() for h in similar]})

@@ -50,7 +50,7 @@ from pinky.base.validate import (
     validate_tags,
     validate_type,
 )
-from pinky.errors import Conflict, InvalidInput, NotFound, ReadOnlyFolder
+from pinky.errors import Conflict, InvalidInput, NotFound, NotInProject, ReadOnlyFolder
 from pinky.indexing import healing, indexer
 from pinky.indexing.index import Index
 from pinky.knowledge import duplicates, supersession
@@ -182,7 +182,7 @@ def save(index: Index, request: SaveRequest, *, embed: bool = True, draft: bool 
     kind = "status" if request.subject is not None and type == "note" else validate_type(type)
     meta: dict[str, Any] = {"title": title, "type": kind, "tags": tag_list, **fact}
     body, hidden = _redacted(body, hidden)
-    resolved = save_scope(index.config, request.scope, request.project)
+    resolved = save_scope(index.config, request.scope, request.project, request.unscoped_outside_project)
     root = "global" if resolved == "global" else "project"
     if root == "project":
         meta["project"] = resolved.split(":", 1)[1]
@@ -218,15 +218,20 @@ def save(index: Index, request: SaveRequest, *, embed: bool = True, draft: bool 
     return replace(saved, redacted=hidden, classification=suggestion.as_dict() if suggestion else None)
 
 
-def save_scope(config: Config, scope: str | None, project: str | None) -> str:
+def save_scope(config: Config, scope: str | None, project: str | None, outside_project: str = "global") -> str:
     """Where a save lands, as 'global' or 'project:<name>': the `project` named (a `scope` that says otherwise
     is refused); else the `scope` given ('project' is the one the caller runs in); else, with neither, the
     project the caller runs in (an initialised one, or PINKY_PROJECT: knowledge is committed with the code),
-    and outside any project the global brain. Every front end leaves both None for that default."""
+    and outside any project the global brain, or, with `outside_project="ask"` (a person at the CLI, who may
+    have meant a repository not yet initialised), NotInProject. Every front end leaves both None for that default."""
     resolved = resolve_scope(scope, project, config.project)
     if resolved is not None:
         return resolved
-    return f"project:{config.project}" if config.project_explicit or config.in_project else "global"
+    if config.project_explicit or config.in_project:
+        return f"project:{config.project}"
+    if outside_project == "ask":
+        raise NotInProject("a save without --scope")
+    return "global"
 
 
 def mark_superseded(index: Index, older: list[Any], new_slug: str, day: str, embed: bool) -> list[str]:
