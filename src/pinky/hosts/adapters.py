@@ -11,7 +11,6 @@ budget is the interpreter's own start.
 
 from __future__ import annotations
 
-from pinky.base.shellpaths import command_paths, patch_paths, without_hook_context
 from pinky.hosts.catalog import Host
 
 SHELL_TOOLS = ("Bash", "exec_command", "shell", "local_shell", "run_shell_command", "bash", "run_command")
@@ -66,8 +65,12 @@ def normalize(host: Host, event: str, payload: dict) -> dict:
     if isinstance(transcript, str):
         out["transcript_path"] = transcript
     prompt = _first(payload, "prompt", "initialPrompt") or _first(tool_info, "user_prompt", "prompt")
-    if isinstance(prompt, str):
-        out["prompt"] = without_hook_context(prompt)
+    if isinstance(prompt, str):  # the shell-line parser is loaded only when a host put its context in front
+        if "<hook_context>" in prompt:
+            from pinky.base.shellpaths import without_hook_context
+
+            prompt = without_hook_context(prompt)
+        out["prompt"] = prompt.strip()
     out["stop_hook_active"] = payload.get("stop_hook_active") is True or bool(payload.get("loop_count"))
     _tool(host, payload, tool_info, out)
     return out
@@ -98,8 +101,12 @@ def paths_of(name: str, tool_input: dict, host: Host) -> tuple[list[str], list[s
     if isinstance(command, list):
         command = " ".join(str(part) for part in command)
     if name in SHELL_TOOLS or name in host.shell_tools:
+        from pinky.base.shellpaths import command_paths  # here: a prompt or a Read needs no shell-line parser
+
         return command_paths(command) if isinstance(command, str) else ([], [])
     if name == "apply_patch" or name == "patch":
+        from pinky.base.shellpaths import patch_paths
+
         patch = command if isinstance(command, str) else tool_input.get("input") or tool_input.get("patch")
         return [], patch_paths(patch) if isinstance(patch, str) else []
     path = _first(tool_input, *PATH_KEYS)
