@@ -36,8 +36,10 @@ def server_command() -> list[str]:
 
 
 class Server:
-    def __init__(self, env: dict[str, str], cwd: Path) -> None:
-        self.proc = subprocess.Popen(server_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    """A pinky-mcp process spoken to in JSON lines (`command`: another install's, else this one's)."""
+
+    def __init__(self, env: dict[str, str], cwd: Path, command: list[str] | None = None) -> None:
+        self.proc = subprocess.Popen(command or server_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, env=env, cwd=cwd)
         self.next_id = 0
 
@@ -58,6 +60,16 @@ class Server:
         assert self.proc.stdin
         self.proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
         self.proc.stdin.flush()
+
+    def wait_warm(self) -> dict:
+        """Wait for the background catch-up, embedder warm-up and vector fill; brain_stats' answer then."""
+        while True:
+            stats = self.request("tools/call", {"name": "brain_stats", "arguments": {}})["result"]["structuredContent"]
+            background = stats["background"]
+            if background.get("catch_up") == "done" and background.get("embedder") != "loading" \
+                    and stats["pending_vectors"] == 0:
+                return stats
+            time.sleep(0.2)
 
     def close(self) -> None:
         assert self.proc.stdin
@@ -93,13 +105,7 @@ def search_round_trips(env: dict[str, str], cwd: Path, queries: list[str], entri
     server = Server(env, cwd)
     server.initialize()
     started = time.perf_counter()
-    while True:  # wait for the background catch-up, embedder warm-up and vector load
-        background = server.request("tools/call", {"name": "brain_stats", "arguments": {}})
-        stats = background["result"]["structuredContent"]
-        if stats["background"].get("catch_up") == "done" and stats["background"].get("embedder") != "loading" \
-                and stats["pending_vectors"] == 0:
-            break
-        time.sleep(0.2)
+    stats = server.wait_warm()
     print(f"warm-up:        {time.perf_counter() - started:6.1f} s until catch-up, embedder and vectors were ready "
           f"({stats['entries']:,} entries, {stats['chunks']:,} chunks)")
     assert stats["entries"] >= entries, stats

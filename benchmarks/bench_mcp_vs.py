@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import random
 import statistics
@@ -25,48 +24,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_mcp  # noqa: E402
 from bench_core import make_notes, percentile, vocabulary  # noqa: E402
 
 HERE = Path(sys.executable).parent
-
-
-class Server:
-    def __init__(self, command: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, env=env, cwd=cwd)
-        self.next_id = 0
-
-    def request(self, method: str, params: dict | None = None) -> dict:
-        self.next_id += 1
-        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method, **({"params": params} if params else {})}
-        assert self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
-        self.proc.stdin.flush()
-        while True:
-            reply = json.loads(self.proc.stdout.readline())
-            if reply.get("id") == self.next_id:
-                return reply
-
-    def initialize(self) -> None:
-        self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                    "clientInfo": {"name": "bench", "version": "1"}})
-        assert self.proc.stdin
-        self.proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        self.proc.stdin.flush()
-
-    def wait_warm(self) -> None:
-        while True:
-            stats = self.request("tools/call", {"name": "brain_stats", "arguments": {}})["result"]["structuredContent"]
-            background = stats["background"]
-            if background.get("catch_up") == "done" and background.get("embedder") != "loading" \
-                    and stats["pending_vectors"] == 0:
-                return
-            time.sleep(0.2)
-
-    def close(self) -> None:
-        assert self.proc.stdin
-        self.proc.stdin.close()
-        self.proc.wait(30)
 
 
 def line(label: str, after: list[float], before: list[float]) -> None:
@@ -81,7 +42,7 @@ def cold_starts(commands: dict[str, list[str]], env: dict[str, str], cwd: Path, 
     for _ in range(runs):
         for side, command in commands.items():
             started = time.perf_counter()
-            server = Server(command, env, cwd)
+            server = bench_mcp.Server(env, cwd, command)
             server.initialize()
             server.request("tools/list")
             took[side].append((time.perf_counter() - started) * 1000)
@@ -91,7 +52,7 @@ def cold_starts(commands: dict[str, list[str]], env: dict[str, str], cwd: Path, 
 
 def searches(commands: dict[str, list[str]], env: dict[str, str], cwd: Path, queries: list[str]) -> None:
     with contextlib.ExitStack() as stack:
-        servers = {side: Server(command, env, cwd) for side, command in commands.items()}
+        servers = {side: bench_mcp.Server(env, cwd, command) for side, command in commands.items()}
         for server in servers.values():
             stack.callback(server.close)
             server.initialize()

@@ -163,7 +163,8 @@ def needed_terms(weighed: Weighed, missing_penalty: float, at_least: float | Non
     for n, term in enumerate(ordered):
         low += weights[term]
         if (low - missing_penalty * (mass - low)) / unit >= at_least:
-            return [t for t in present if t in set(ordered[n:])]  # the prompt's order: BM25's ties stay
+            needed = set(ordered[n:])
+            return [t for t in present if t in needed]  # the prompt's order: BM25's ties stay
     return []
 
 
