@@ -239,6 +239,7 @@ SIZE = 50_000  # characters: each shape is timed at SIZE and at 2 * SIZE (100 KB
 RATIO = 2.5  # the time for 2N over the time for N: ~2 when linear, ~4 when quadratic
 FLOOR = 1e-3  # seconds: below this a run is too short for its ratio to mean anything
 TRIES = 3
+CONFIRM = 0.2  # seconds: a failure on a shorter run is timed again on the next size (caches, a busy machine)
 
 
 def _repeat(unit: str, size: int) -> str:
@@ -258,7 +259,8 @@ def scaling(work: Callable[..., Any], make: Callable[[int], Any], size: int = SI
     tuple of the arguments.
 
     On size/16, then size/4, then `size` characters: a quadratic scan fails on a few KB instead of
-    running for minutes. CPU time of this thread: other processes do not count."""
+    running for minutes; a failure of a few milliseconds is confirmed on the next size.
+    CPU time of this thread: other processes do not count."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -272,8 +274,8 @@ def scaling(work: Callable[..., Any], make: Callable[[int], Any], size: int = SI
                 best = min(best, (large / max(small, FLOOR), small, large))
                 if best[0] <= RATIO:
                     break
-            if best[0] > RATIO:
-                break
+            if best[0] > RATIO and best[2] > CONFIRM:
+                break  # slow enough to trust; a larger size would cost a quadratic scan minutes
         return n, best[1], best[2]
     finally:
         if enabled:

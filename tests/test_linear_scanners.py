@@ -324,3 +324,13 @@ def test_near_duplicates_are_compared_in_linear_time() -> None:
     n, small, large = scaling(contradicts, lambda size: near_duplicates(size, vocabulary=4))
     assert large <= RATIO * max(small, FLOOR), f"{n:,} chars: {small:.2f} s, {2 * n:,}: {large:.2f} s"
     assert [(d.kind, d.a, d.b) for d in contradicts(*near_duplicates(2 * SIZE))] == [("port", "8080", "9090")]
+
+
+def test_the_timing_finds_a_quadratic_scan() -> None:
+    """The check itself can fail: `a*b` searched on a run of "a" tries every start and scans to the end."""
+    def ratio(pattern: str) -> float:
+        _, small, large = scaling(re.compile(pattern).search, lambda n: "a" * n, size=4000)
+        return large / max(small, FLOOR)
+
+    assert ratio(r"a*b") > RATIO
+    assert ratio(r"b") <= RATIO
