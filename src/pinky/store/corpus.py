@@ -1,12 +1,14 @@
 """What a term weight reads of the whole index: how many chunks it holds and how many hold each word. Written
 once for the two ways the index is read: the search through the core's driver (`pinky.search.hybrid`, the
 second stage, `Index.chunk_total`) and the hooks through `_sqlite3` opened read-only (`pinky.store.readonly`,
-for `pinky.search.recall`). Plain DB-API calls and the FTS vocabulary only: importing this costs the hooks nothing.
+for `pinky.search.recall`). A word's count is one row of the counts the writer keeps (`pinky.store.term_counts`),
+FTS5's own count only where those cannot answer. Plain DB-API calls and the FTS vocabulary only: importing this
+costs the hooks nothing.
 """
 
 from __future__ import annotations
 
-from pinky.text.fts import fts_term
+from pinky.text.fts import TOKENIZE, fts_term
 
 TYPE_CHECKING = False  # `typing` would pull in `re` on the hooks' path; annotations here are never evaluated
 if TYPE_CHECKING:
@@ -20,6 +22,47 @@ def chunk_total(conn: Connection) -> int:
 
 
 def term_chunk_counts(conn: Connection, terms: Iterable[str]) -> list[tuple[str, int]]:
-    """How many chunks contain each word, stemmed like the index (FTS5 counts its own doclist)."""
-    return [(term, conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?",
-                                (fts_term(term),)).fetchone()[0]) for term in terms]
+    """How many chunks contain each word, stemmed like the index: from the counts the writer keeps
+    (`pinky.store.term_counts`) when they match the chunks, else FTS5 counts the word's own doclist."""
+    words = list(terms)
+    counted = _kept_counts(conn, words)
+    return [(word, counted[word] if word in counted else _fts_count(conn, word)) for word in words]
+
+
+def _fts_count(conn: Connection, word: str) -> int:
+    return conn.execute("SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?", (fts_term(word),)).fetchone()[0]
+
+
+def _kept_counts(conn: Connection, words: list[str]) -> dict[str, int]:
+    """word -> its count in `term_count`, for each word the index's tokenizer makes one term of; {} when the
+    index keeps no counts (an older index) or they lag behind the chunks (a writer that does not count)."""
+    if not words:
+        return {}
+    try:
+        row = conn.execute("SELECT chunk_writes = counted FROM term_count_state").fetchone()
+    except Exception:  # no such table (the driver's OperationalError): FTS5 counts every word
+        return {}
+    if not (row and row[0]):
+        return {}
+    term_of = _terms_of_words(conn, words)
+    wanted = sorted(set(term_of.values()))
+    found = dict(conn.execute(f"SELECT term, chunks FROM term_count WHERE term IN ({','.join('?' * len(wanted))})",
+                              wanted).fetchall()) if wanted else {}
+    return {word: found.get(term, 0) for word, term in term_of.items()}
+
+
+def _terms_of_words(conn: Connection, words: list[str]) -> dict[str, str]:
+    """word -> the one index term it is (FTS5's own tokenizer, in a temporary table: the porter stem,
+    folded like the index); a word of no term or of several (a phrase to FTS5) is left out."""
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.pinky_words USING fts5(word, content='', "
+                 f"tokenize='{TOKENIZE}')")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.pinky_word_terms USING fts5vocab(temp, pinky_words, "
+                 "instance)")
+    try:
+        conn.executemany("INSERT INTO temp.pinky_words(rowid, word) VALUES (?, ?)", enumerate(words))
+        terms: dict[int, list[str]] = {}
+        for row, term in conn.execute("SELECT doc, term FROM temp.pinky_word_terms").fetchall():
+            terms.setdefault(row, []).append(term)
+    finally:
+        conn.execute("INSERT INTO temp.pinky_words(pinky_words) VALUES ('delete-all')")
+    return {words[row]: found[0] for row, found in terms.items() if len(found) == 1}

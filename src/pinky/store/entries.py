@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from pinky.base.layout import slug_candidates
-from pinky.store import corpus, quality
+from pinky.store import corpus, quality, term_counts
 from pinky.store.link_queries import replace_note_links
 from pinky.store.vectors import (
     VEC_TABLE,
@@ -113,6 +114,7 @@ def _delete_chunks(conn: Any, entry_id: str, has_vec_table: bool,
     if not ids:
         return {}, {}
     refined = quality.of_entry(conn, entry_id)
+    term_counts.apply(conn, Counter(), term_counts.terms_of(conn, ids))
     marks = ",".join("?" * len(ids))
     conn.execute(f"DELETE FROM chunk_fts WHERE rowid IN ({marks})", ids)
     carried: dict[str, bytes] = {}
@@ -129,9 +131,11 @@ def _delete_chunks(conn: Any, entry_id: str, has_vec_table: bool,
 
 
 def delete_entry(conn: Any, entry_id: str, has_vec_table: bool) -> None:
+    counted = term_counts.in_step(conn)
     _delete_chunks(conn, entry_id, has_vec_table)
     conn.execute("DELETE FROM entry WHERE id = ?", (entry_id,))
     conn.execute("DELETE FROM link_pending WHERE entry_id = ?", (entry_id,))
+    term_counts.settle(conn, counted)
 
 
 def slug_taken(conn: Any, slug: str, entry_id: str) -> bool:
@@ -145,6 +149,7 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef] | None
 
     Its links are stored unresolved (the caller resolves them); None leaves them to the caller. A chunk
     whose text is unchanged keeps its vector (an edit re-embeds only the paragraphs it changed)."""
+    counted = term_counts.in_step(conn)
     carried, refined = _delete_chunks(conn, row["id"], has_vec_table, frozenset(c["hash"] for c in chunks))
     columns = list(row)
     updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "id")
@@ -161,6 +166,7 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef] | None
     conn.executemany("INSERT INTO entry_mention(entry_id, name) VALUES (?, ?)", [(row["id"], n) for n in mentions])
     conn.executemany("INSERT INTO entry_file(entry_id, path) VALUES (?, ?)",
                      [(row["id"], f) for f in json.loads(row["files"])])
+    stored = []
     for chunk in chunks:
         cur = conn.execute(
             "INSERT INTO chunk(entry_id, ord, heading, line, text, hash, idents) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -170,12 +176,15 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef] | None
         # From the view FTS5 reads to delete the row again, so both always see the same values.
         conn.execute(f"INSERT INTO chunk_fts(rowid, {FTS_FIELDS}) SELECT id, {FTS_FIELDS} FROM chunk_fts_source "
                      "WHERE id = ?", (cur.lastrowid,))
+        stored.append(cur.lastrowid)
         if chunk["hash"] in carried:
             store_vectors(conn, [(cur.lastrowid, carried[chunk["hash"]])])
         if refined:
             passage = text_hash(quality_input(row["title"], chunk["heading"], chunk["text"], row["body"]))
             if passage in refined:
                 quality.store(conn, [(cur.lastrowid, chunk["hash"], passage, refined[passage])])
+    term_counts.apply(conn, term_counts.terms_of(conn, stored), Counter())
+    term_counts.settle(conn, counted)
 
 
 ENTRY_COLUMNS = ("id, root, path, slug, scope, type, project, tags, files, created, last_verified, "
@@ -290,6 +299,7 @@ def fts_matches_chunks(conn: Any) -> bool:
 def rebuild_fts(conn: Any) -> int:
     """Build the full-text index again from the chunks; returns 1 (one rebuild)."""
     conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')")
+    term_counts.recount(conn)
     return 1
 
 
@@ -298,6 +308,8 @@ def collect_garbage(conn: Any, fingerprint: str | None, has_vec_table: bool) -> 
     removed["orphan_chunks"] = conn.execute(
         "DELETE FROM chunk WHERE entry_id NOT IN (SELECT id FROM entry)").rowcount
     removed["fts_rebuilt"] = 0 if fts_matches_chunks(conn) else rebuild_fts(conn)
+    if not term_counts.in_step(conn):  # orphan chunks went, or a writer that does not count wrote
+        term_counts.recount(conn)
     if has_vec_table:
         removed["orphan_vectors"] = drop_orphan_vectors(conn)
     # Kept vectors of deleted chunks serve the next embedding run; those of another embedder, or

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pinky.errors import IndexUnavailable
-from pinky.store import quality
+from pinky.store import quality, term_counts
 from pinky.store import vectors as store_vectors
 
 Migration = Callable[[Any], None]
@@ -322,6 +322,14 @@ def m013_links_pending(conn: Any) -> None:
     reindex killed between the two leaves the list here, and the next one writes those notes' links
     (their rows are current, so no stat or hash would show them stale)."""
     conn.execute("CREATE TABLE link_pending(entry_id TEXT PRIMARY KEY) WITHOUT ROWID")
+
+
+@migration
+def m014_term_counts(conn: Any) -> None:
+    """How many chunks hold each full-text term (`pinky.store.term_counts`), kept by the writer, so a term
+    weight reads one row instead of walking the word's doclist. Filled from the index as it is."""
+    term_counts.create(conn)
+
 
 KNOWN = [name for name, _ in MIGRATIONS]
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 # The columns of `chunk_fts`, in order (migration m011); bm25() takes one weight per column.
 FTS_COLUMNS = ("title", "heading", "text", "questions", "idents")
+# Its tokenizer (migration m011): a temporary table that tokenises with it makes the index's own terms.
+TOKENIZE = "porter unicode61"
 
 
 def fts_term(term: str) -> str:

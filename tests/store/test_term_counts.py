@@ -1,0 +1,124 @@
+"""pinky.store.term_counts: the chunk count of every full-text term, kept by the writer beside the FTS index,
+always equal to what FTS5 itself counts, and never trusted once a writer that does not count changed a chunk."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import add_entry, migrated_database, write_note
+
+from pinky.config import load_config
+from pinky.kb import KnowledgeBase
+from pinky.store import corpus, migrations, term_counts
+from pinky.store.connect import Database
+
+POOL = "---\ntitle: Postgres pools hang on shutdown\ntype: gotcha\n---\nCall pool.close(timeout=5) before exiting.\n"
+WORDS = ["pool", "pools", "pooling", "hang", "hanging", "shutdown", "timeout", "deploying", "foo_bar", 'say "hi"',
+         "café", "cafe", "absent", "postgres"]
+
+
+def vocabulary(conn: sqlite3.Connection) -> dict[str, int]:
+    """What FTS5 counts: every term of the index and how many chunks hold it."""
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.test_terms USING fts5vocab(main, chunk_fts, row)")
+    return dict(conn.execute("SELECT term, doc FROM temp.test_terms").fetchall())
+
+
+def kept(conn: sqlite3.Connection) -> dict[str, int]:
+    return dict(conn.execute("SELECT term, chunks FROM term_count").fetchall())
+
+
+def fts_counts(conn: sqlite3.Connection, words: list[str]) -> list[tuple[str, int]]:
+    return [(word, corpus._fts_count(conn, word)) for word in words]
+
+
+@pytest.fixture
+def kb(project: Path) -> Iterator[KnowledgeBase]:
+    write_note(project / "documentation", "gotcha/pool.md", POOL)
+    write_note(project / "documentation", "note/cafe.md", "# Café notes\n\nThe café deploys on Fridays.\n")
+    base = KnowledgeBase(load_config())
+    base.reindex()
+    yield base
+    base.close()
+
+
+def test_every_write_keeps_the_counts_equal_to_fts5s(kb: KnowledgeBase, project: Path) -> None:
+    conn = kb.db.conn
+    assert kept(conn) == vocabulary(conn) and kept(conn)
+    saved = kb.save("Deploying the pooling proxy", "Hanging deploys: raise the pool timeout.\n\n## More\n\nfoo_bar")
+    assert kept(conn) == vocabulary(conn)
+    kb.update(saved.slug, saved.version, title="Deploy proxy", body="The proxy pools connections.")
+    assert kept(conn) == vocabulary(conn)
+    kb.delete("gotcha/pool", "fixed upstream")
+    assert kept(conn) == vocabulary(conn)
+    (project / "documentation" / "note" / "cafe.md").write_text("# Cafe\n\nClosed.\n", encoding="utf-8")
+    kb.reindex()
+    assert kept(conn) == vocabulary(conn)
+    assert term_counts.in_step(conn)
+    assert corpus.term_chunk_counts(conn, WORDS) == fts_counts(conn, WORDS)
+
+
+def test_a_writer_that_does_not_count_is_noticed_and_the_next_store_recounts(tmp_path: Path) -> None:
+    database: Database = migrated_database(tmp_path / "brain.db")
+    conn = database.conn
+    add_entry(conn, "gotcha/pool", chunks=["the pool hangs", "restart the pool"])
+    assert term_counts.in_step(conn)
+    # an older pinky stores a chunk (and its FTS row) the way it always did, without counting
+    entry = conn.execute("SELECT id FROM entry").fetchone()[0]
+    cur = conn.execute("INSERT INTO chunk(entry_id, ord, heading, line, text, hash) VALUES (?, 9, '', 1, "
+                       "'pools everywhere', 'h')", (entry,))
+    conn.execute("INSERT INTO chunk_fts(rowid, title, heading, text, questions, idents) SELECT id, title, heading, "
+                 "text, questions, idents FROM chunk_fts_source WHERE id = ?", (cur.lastrowid,))
+    assert not term_counts.in_step(conn)
+    assert kept(conn)["pool"] == 2  # stale, so not used:
+    assert corpus.term_chunk_counts(conn, ["pool", "everywhere"]) == [("pool", 3), ("everywhere", 1)]
+    add_entry(conn, "note/other", chunks=["nothing in common"])
+    assert term_counts.in_step(conn) and kept(conn) == vocabulary(conn)
+    database.close()
+
+
+def test_garbage_collection_and_a_full_text_rebuild_recount(tmp_path: Path) -> None:
+    from pinky.store import entries
+
+    database = migrated_database(tmp_path / "brain.db")
+    conn = database.conn
+    add_entry(conn, "gotcha/pool", chunks=["the pool hangs"])
+    conn.execute("PRAGMA foreign_keys=OFF")
+    conn.execute("DELETE FROM entry")  # the chunk is an orphan now: garbage
+    conn.execute("PRAGMA foreign_keys=ON")
+    entries.collect_garbage(conn, None, has_vec_table=False)
+    assert term_counts.in_step(conn) and kept(conn) == vocabulary(conn) == {}
+    add_entry(conn, "note/again", chunks=["pools again"])
+    conn.execute("DELETE FROM term_count")  # damaged: the rebuild of the full-text index counts again
+    entries.rebuild_fts(conn)
+    assert kept(conn) == vocabulary(conn) == {"again": 1, "pool": 1}
+    database.close()
+
+
+def test_an_index_from_before_the_counts_is_counted_when_migrated(tmp_path: Path) -> None:
+    database = migrated_database(tmp_path / "brain.db")
+    conn = database.conn
+    add_entry(conn, "gotcha/pool", chunks=["the pool hangs", "pools"])
+    for statement in ("DROP TABLE term_count", "DROP TABLE term_count_state", "DROP TRIGGER chunk_inserted_count",
+                      "DROP TRIGGER chunk_deleted_count", "DROP TRIGGER chunk_changed_count",
+                      "DELETE FROM _pinky_migrations WHERE name = 'm014_term_counts'"):
+        conn.execute(statement)
+    assert corpus.term_chunk_counts(conn, ["pool"]) == [("pool", 2)]  # FTS5 counts: no table
+    assert migrations.migrate(conn) == ["m014_term_counts"]
+    assert kept(conn) == vocabulary(conn) and kept(conn)["pool"] == 2
+    database.close()
+
+
+def test_a_read_only_connection_reads_the_counts(kb: KnowledgeBase) -> None:
+    """The hooks' way in: `_sqlite3` read-only; the word's term is found in a temporary table."""
+    from pinky.store.readonly import connect_ro
+
+    conn = connect_ro(str(kb.config.db_path))
+    assert conn is not None
+    try:
+        assert corpus.term_chunk_counts(conn, WORDS) == fts_counts(conn, WORDS)
+        assert corpus._kept_counts(conn, ["pools", "foo_bar"]) == {"pools": 1}  # a phrase is FTS5's to count
+    finally:
+        conn.close()
