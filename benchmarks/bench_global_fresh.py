@@ -2,6 +2,7 @@
 
     python benchmarks/bench_global_fresh.py [--notes 10000] [--runs 15] [--before /work/main/.venv/bin]
                                             [--keep DIR] [--corpus soup|eval] [--data ../shared/eval] [--hogs N]
+                                            [--hooks-only]
 
 Times, as whole processes and in turn (one run of each, then the next round, so the machine's load
 falls on all alike), a bare `python -c pass`, the per-prompt hook (`pinky-hooks user-prompt`, the
@@ -136,6 +137,9 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="build (or reuse) the brain in this folder")
     parser.add_argument("--corpus", choices=("soup", "eval"), default="soup")
     parser.add_argument("--hogs", type=int, default=0, help="CPU hogs running while the commands are timed")
+    parser.add_argument("--hooks-only", action="store_true",
+                        help="time the hooks only (a `--before` that cannot read this index's schema rebuilds "
+                             "its own on every search)")
     parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "eval")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="pinky-bench-fresh-"))
@@ -158,7 +162,8 @@ def main() -> None:
     commands = {"python -c pass": [sys.executable, "-c", "pass"]}
     for label, folder in (("before", args.before), ("after", HERE)):
         commands[f"hook user-prompt, {label}"] = [str(folder / "pinky-hooks"), "user-prompt"]
-        commands[f"pinky-brain search, {label}"] = [str(folder / "pinky-brain"), "search", "worker queue timeout"]
+        if not args.hooks_only:
+            commands[f"pinky-brain search, {label}"] = [str(folder / "pinky-brain"), "search", "worker queue timeout"]
     for name, cmd in commands.items():  # warm the page cache and the index's state once
         once(cmd, prompt("warm", asks[0]) if "hook" in name else b"", env, project)
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}

@@ -226,10 +226,12 @@ def test_the_first_session_prepares_the_runtime_and_the_brain_works(setup: Setup
     assert found and not found[0].get("is_error") and SLUG in text_of(found[0]), found
 
     # The pre-read hook: the request after the Read carries the linked entry in the user turn.
-    read_at = next(i for i, r in enumerate(first.requests) if any(
+    read_at = next((i for i, r in enumerate(first.requests) if any(
         block.get("type") == "tool_result" and "Brain: " + SLUG in text_of(block)
         for m in r["body"].get("messages", [])[-1:] if isinstance(m.get("content"), list)
-        for block in m["content"] if isinstance(block, dict)))
+        for block in m["content"] if isinstance(block, dict))), None)
+    hooks = [e for e in first.events if str(e.get("subtype", "")).startswith("hook")]
+    assert read_at is not None, (first.tool_results("Read"), hooks[-8:])
     last_turn = json.dumps(first.requests[read_at]["body"]["messages"][-1])
     assert "PreToolUse:Read hook additional context" in last_turn and f"gotcha/{SLUG}" in last_turn
 

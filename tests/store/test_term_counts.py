@@ -58,6 +58,7 @@ def test_every_write_keeps_the_counts_equal_to_fts5s(kb: KnowledgeBase, project:
     assert kept(conn) == vocabulary(conn)
     assert term_counts.in_step(conn)
     assert corpus.term_chunk_counts(conn, WORDS) == fts_counts(conn, WORDS)
+    assert corpus.chunk_total(conn) == conn.execute("SELECT count(*) FROM chunk").fetchone()[0] > 0
 
 
 def test_a_writer_that_does_not_count_is_noticed_and_the_next_store_recounts(tmp_path: Path) -> None:
@@ -72,6 +73,7 @@ def test_a_writer_that_does_not_count_is_noticed_and_the_next_store_recounts(tmp
     conn.execute("INSERT INTO chunk_fts(rowid, title, heading, text, questions, idents) SELECT id, title, heading, "
                  "text, questions, idents FROM chunk_fts_source WHERE id = ?", (cur.lastrowid,))
     assert not term_counts.in_step(conn)
+    assert corpus.chunk_total(conn) == 3  # the triggers count every writer's chunks
     assert kept(conn)["pool"] == 2  # stale, so not used:
     assert corpus.term_chunk_counts(conn, ["pool", "everywhere"]) == [("pool", 3), ("everywhere", 1)]
     add_entry(conn, "note/other", chunks=["nothing in common"])

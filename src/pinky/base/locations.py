@@ -302,8 +302,8 @@ def locate(*, env: dict[str, str] | os._Environ[str] | None = None, start: str |
     else:
         index = os.path.join(home_dir, GLOBAL_INDEX)
     name = explicit_project or settings.get("project") or (os.path.basename(root) if root else None)
-    if name:  # a scope and a name shown to the agent: one line, whatever the folder is called
-        from pinky.base.shown import plain
+    if name and not str(name).isprintable():  # a scope and a name shown to the agent: one line, whatever
+        from pinky.base.shown import plain  # the folder is called (a printable name is plain already)
 
         name = plain(str(name))
     return Locations(start=start, home=home_dir, db=index, project_root=root or None, save_dir=saves or None,

@@ -9,7 +9,6 @@ bugs; a status goes stale within a month; diaries are history and never stale.
 from __future__ import annotations
 
 from pinky.base.layout import ENTRY_TYPES
-from pinky.errors import InvalidInput
 
 TYPE_CHECKING = False  # the prompt hook imports this module: no `typing`, no `re` (through dates) at its start
 if TYPE_CHECKING:
@@ -35,6 +34,8 @@ def parse_stale_days(text: str | None) -> dict[str, int | None]:
     for part in text.split(","):
         kind, sep, value = (piece.strip().lower() for piece in part.partition("="))
         if not sep or kind not in ENTRY_TYPES:
+            from pinky.errors import InvalidInput  # here: the prompt hook reads this module on every recall
+
             raise InvalidInput(f"{ENV_STALE_DAYS}: {part.strip()!r} is not TYPE=DAYS (types: {', '.join(ENTRY_TYPES)}; "
                                "a number of days or 'off'), e.g. gotcha=90,guide=730")
         if value in OFF:
@@ -42,6 +43,8 @@ def parse_stale_days(text: str | None) -> dict[str, int | None]:
         elif value.isdigit() and 0 < int(value) <= 36500:
             days[kind] = int(value)
         else:
+            from pinky.errors import InvalidInput
+
             raise InvalidInput(f"{ENV_STALE_DAYS}: {kind}={value!r} must be 1-36500 days or 'off'")
     return days
 

@@ -40,12 +40,18 @@ def user_prompt(payload: dict, loc: Locations, state: StateFiles) -> dict | None
         conn = fresh_connection(loc, conn, walk_limit=HOOK_WALK_LIMIT)
     if conn is None:
         return None
+    from pinky.search.recall import MAX_SHOWN, floor, recall
+
     session = str(payload.get("session_id") or "")
-    seen_file = _seen_path(loc)
-    seen = state.read(seen_file)
-    shown = _seen_ids(seen, session)
     try:
-        context, ids = _context(conn, prompt, shown)
+        # what this session was shown is read only once something clears the gate: most prompts recall nothing
+        found = recall(conn, prompt, threshold=floor(), limit=None)
+        if not found:
+            return None
+        seen_file = _seen_path(loc)
+        seen = state.read(seen_file)
+        shown = _seen_ids(seen, session)
+        context, ids = _context(conn, [r.entry_id for r in found if r.entry_id not in shown][:MAX_SHOWN])
     finally:
         conn.close()
     if not context:
@@ -56,15 +62,15 @@ def user_prompt(payload: dict, loc: Locations, state: StateFiles) -> dict | None
     return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context}}
 
 
-def _context(conn: object, prompt: str, shown: list[str]) -> tuple[str, list[str]]:
-    from pinky.search.recall import floor, recall, render
+def _context(conn: object, found: list[str]) -> tuple[str, list[str]]:
+    """The lines the model is shown for the entries `found` (best first) and the ids of those shown."""
+    from pinky.search.recall import render
     from pinky.store.readonly import recall_entries
 
-    found = recall(conn, prompt, threshold=floor(), exclude=set(shown))  # type: ignore[arg-type]
     if not found:
         return "", []
-    rows = recall_entries(conn, [r.entry_id for r in found])  # type: ignore[arg-type]
-    picked = [r.entry_id for r in found if r.entry_id in rows]
+    rows = recall_entries(conn, found)  # type: ignore[arg-type]
+    picked = [entry_id for entry_id in found if entry_id in rows]
     text = render([rows[i] for i in picked], budget=int(env_number(ENV_RECALL_CHARS, DEFAULT_CHARS, 120, 4000)),
                   stale_days=_stale_days())
     shown_count = text.count("\n")  # one line per entry after the header
@@ -75,10 +81,14 @@ def _stale_days() -> dict[str, int | None]:
     """The per-type staleness thresholds search uses (PINKY_STALE_DAYS); the defaults when it is malformed:
     a bad setting must not silence recall (doctor and the CLI report it)."""
     from pinky.base.staleness import DEFAULT_STALE_DAYS, ENV_STALE_DAYS, parse_stale_days
+
+    setting = os.environ.get(ENV_STALE_DAYS)
+    if not setting:
+        return dict(DEFAULT_STALE_DAYS)
     from pinky.errors import InvalidInput
 
     try:
-        return parse_stale_days(os.environ.get(ENV_STALE_DAYS))
+        return parse_stale_days(setting)
     except InvalidInput:
         return dict(DEFAULT_STALE_DAYS)
 

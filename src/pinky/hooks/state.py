@@ -44,25 +44,15 @@ def loads(text: str) -> object:
 
 
 def dumps(value: object) -> str:
-    """Compact, ASCII-only json.dumps for the str/int/bool/None/list/dict values hooks emit."""
-    from _json import encode_basestring_ascii as enc
+    """Compact, ASCII-only json.dumps for the str/int/bool/None/list/dict values hooks emit: the C encoder
+    `json` itself uses, without loading the `json` package."""
+    from _json import encode_basestring_ascii, make_encoder
 
-    def walk(item: object) -> str:
-        if isinstance(item, str):
-            return enc(item)
-        if item is None:
-            return "null"
-        if item is True or item is False:
-            return "true" if item else "false"
-        if isinstance(item, int | float):
-            return repr(item)
-        if isinstance(item, dict):
-            return "{" + ",".join(f"{enc(str(k))}:{walk(v)}" for k, v in item.items()) + "}"
-        if isinstance(item, list | tuple):
-            return "[" + ",".join(walk(v) for v in item) + "]"
+    def refuse(item: object) -> object:
         raise TypeError(f"cannot encode {type(item).__name__}")
 
-    return walk(value)
+    encode = make_encoder(None, refuse, encode_basestring_ascii, None, ":", ",", False, False, False)
+    return "".join(encode(value, 0))
 
 
 class StateFiles:

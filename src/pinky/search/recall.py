@@ -140,8 +140,8 @@ def _scores(conn: Connection, weighed: Weighed, chunk_ids: list[int],
     weights, present, unit = weighed
     mass = sum(weights.values())
     matched, found = dict.fromkeys(chunk_ids, 0.0), dict.fromkeys(chunk_ids, 0)
-    for term in present if chunk_ids else []:
-        for chunk_id in readonly.chunks_with_term(conn, term, chunk_ids):
+    for term, holders in readonly.chunks_holding(conn, present, chunk_ids).items():
+        for chunk_id in holders:
             matched[chunk_id] += weights[term]
             found[chunk_id] += 1
     return {c: ((m - missing_penalty * (mass - m)) / unit, found[c] == len(weights)) for c, m in matched.items()}
@@ -250,9 +250,9 @@ def relevance(conn: Connection, prompt: str, at_least: float | None = None) -> l
     return sorted(best.values(), key=lambda c: -c.score)
 
 
-def recall(conn: Connection, prompt: str, *, threshold: float = DEFAULT_THRESHOLD, limit: int = MAX_SHOWN,
+def recall(conn: Connection, prompt: str, *, threshold: float = DEFAULT_THRESHOLD, limit: int | None = MAX_SHOWN,
            exclude: frozenset[str] | set[str] = frozenset()) -> list[Recalled]:
-    """The entries (at most `limit`) whose relevance to the prompt, or to one of its clauses, reaches
+    """The entries (at most `limit`; None: all) whose relevance to the prompt, or to one of its clauses, reaches
     `threshold`."""
     passed = [c for c in relevance(conn, prompt, threshold) if c.score >= threshold and c.entry_id not in exclude]
     return passed[:limit]

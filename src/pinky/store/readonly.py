@@ -108,6 +108,7 @@ def connect_ro(db_path: str) -> Connection | None:
                 raise
             conn = connect(readonly_uri(db_path, immutable=True), uri=True, check_same_thread=False)
             conn.execute("SELECT 1 FROM entry LIMIT 1")
+    conn.execute("PRAGMA temp_store = MEMORY")  # the word lookup's temporary table (pinky.store.corpus): no file
     return conn
 
 
@@ -281,11 +282,12 @@ def chunks_of_slugs(conn: Connection, slugs: list[str]) -> list[tuple[int, str]]
                 tuple(slugs))
 
 
-def chunks_with_term(conn: Connection, term: str, chunk_ids: list[int]) -> set[int]:
-    """Which of these chunks contain the word (one doclist walk for all of them)."""
-    marks = ",".join("?" * len(chunk_ids))
-    return {r[0] for r in rows(conn, f"SELECT rowid FROM chunk_fts WHERE chunk_fts MATCH ? AND rowid IN ({marks})",
-                               (fts_term(term), *chunk_ids))}
+def chunks_holding(conn: Connection, words: list[str], chunk_ids: list[int]) -> dict[str, set[int]]:
+    """`corpus.chunks_holding`: which of these chunks contain each word; none on an index without the tables."""
+    try:
+        return corpus.chunks_holding(conn, words, chunk_ids)
+    except sqlite_module().OperationalError:
+        return {word: set() for word in words}
 
 
 def recall_entries(conn: Connection, entry_ids: list[str]) -> dict[str, tuple]:

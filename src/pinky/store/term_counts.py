@@ -7,9 +7,10 @@ adds the terms of the new chunks and takes away those of the old ones (tokenised
 temporary contentless table with the index's own tokenizer, so a term here is the index's term).
 
 Trust: triggers on `chunk` count every insert, update and delete, by any writer (an older pinky too), in
-`term_count_state.chunk_writes`; this module sets `counted` to it once the counts match the chunks.
-A reader that finds the two apart counts with FTS5 instead (`pinky.store.corpus`), and the next store
-recounts the whole index from FTS5's vocabulary.
+`term_count_state.chunk_writes`, and keep `chunks` (how many there are, which a term weight reads too); this
+module sets `counted` to `chunk_writes` once the counts match the chunks. A reader that finds the two apart
+counts with FTS5 instead (`pinky.store.corpus`), and the next store recounts the whole index from FTS5's
+vocabulary.
 """
 
 from __future__ import annotations
@@ -18,22 +19,21 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from pinky.text.fts import FTS_COLUMNS, TOKENIZE
-
-_FIELDS = ", ".join(FTS_COLUMNS)
-_BATCH = 500  # chunk ids per statement (SQLite's variable limit is far above)
+from pinky.store import corpus
 
 
 def create(conn: Any) -> None:
     """The tables and triggers (migration m014), filled from the index as it is."""
     conn.execute("CREATE TABLE term_count(term TEXT PRIMARY KEY, chunks INTEGER NOT NULL) WITHOUT ROWID")
     conn.execute("CREATE TABLE term_count_state(id INTEGER PRIMARY KEY CHECK (id = 1), "
-                 "chunk_writes INTEGER NOT NULL, counted INTEGER NOT NULL)")
-    conn.execute("INSERT INTO term_count_state(id, chunk_writes, counted) VALUES (1, 0, -1)")
-    bump = "BEGIN UPDATE term_count_state SET chunk_writes = chunk_writes + 1; END"
-    conn.execute(f"CREATE TRIGGER chunk_inserted_count AFTER INSERT ON chunk {bump}")
-    conn.execute(f"CREATE TRIGGER chunk_deleted_count AFTER DELETE ON chunk {bump}")
-    conn.execute(f"CREATE TRIGGER chunk_changed_count AFTER UPDATE OF heading, text, idents, entry_id ON chunk {bump}")
+                 "chunk_writes INTEGER NOT NULL, counted INTEGER NOT NULL, chunks INTEGER NOT NULL)")
+    conn.execute("INSERT INTO term_count_state(id, chunk_writes, counted, chunks) "
+                 "SELECT 1, 0, -1, count(*) FROM chunk")
+    bump = "UPDATE term_count_state SET chunk_writes = chunk_writes + 1"
+    conn.execute(f"CREATE TRIGGER chunk_inserted_count AFTER INSERT ON chunk BEGIN {bump}, chunks = chunks + 1; END")
+    conn.execute(f"CREATE TRIGGER chunk_deleted_count AFTER DELETE ON chunk BEGIN {bump}, chunks = chunks - 1; END")
+    conn.execute(f"CREATE TRIGGER chunk_changed_count AFTER UPDATE OF heading, text, idents, entry_id ON chunk "
+                 f"BEGIN {bump}; END")
     recount(conn)
 
 
@@ -64,18 +64,11 @@ def terms_of(conn: Any, chunk_ids: Iterable[int]) -> Counter[str]:
     ids = list(chunk_ids)
     if not ids:
         return Counter()
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.pinky_chunk_tokens USING fts5({_FIELDS}, content='', "
-                 f"tokenize='{TOKENIZE}')")
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.pinky_chunk_terms USING fts5vocab(temp, pinky_chunk_tokens, "
-                 "row)")
     try:
-        for start in range(0, len(ids), _BATCH):
-            part = ids[start : start + _BATCH]
-            conn.execute(f"INSERT INTO temp.pinky_chunk_tokens(rowid, {_FIELDS}) SELECT id, {_FIELDS} "
-                         f"FROM chunk_fts_source WHERE id IN ({','.join('?' * len(part))})", part)
-        return Counter(dict(conn.execute("SELECT term, doc FROM temp.pinky_chunk_terms").fetchall()))
+        vocabulary = corpus.tokenised(conn, ids, "row")
+        return Counter(dict(conn.execute(f"SELECT term, doc FROM {vocabulary}").fetchall()))
     finally:
-        conn.execute("INSERT INTO temp.pinky_chunk_tokens(pinky_chunk_tokens) VALUES ('delete-all')")
+        corpus.emptied(conn)
 
 
 def apply(conn: Any, added: Counter[str], removed: Counter[str]) -> None:
