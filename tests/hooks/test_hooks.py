@@ -435,3 +435,15 @@ def test_the_hook_path_never_imports_heavy_modules(brain: Path, event: str, payl
         # a third of the interpreter's start, which the hook must stay within 1.5x of)
         unwanted = {"pinky.kb", "pinky.store.connect", "sqlean", "sqlite_vec", "re", "json", "functools"}
         assert not (modules & unwanted), sorted(modules & unwanted)
+
+
+def test_a_prompt_that_recalls_nothing_loads_only_what_judging_needs(brain: Path, tmp_path: Path) -> None:
+    """Each module is ~0.1-0.3 ms of a budget of half the interpreter's start: what only an answer needs (the
+    escape gate, the state files' writer, the staleness rules) waits for one, and the global brain's walk
+    needs no zlib."""
+    payload = base(brain, "UserPromptSubmit", prompt="sourdough starter hydration")
+    modules = _modules_after_hook("user-prompt", payload, brain, tmp_path / "m.txt")
+    assert "pinky.search.recall" in modules  # it was judged
+    unwanted = {"zlib", "pinky.base.shown", "pinky.base.fileio", "pinky.base.staleness", "pinky.base.layout",
+                "pinky.errors"}
+    assert not (modules & unwanted), sorted(modules & unwanted)

@@ -8,8 +8,6 @@ bugs; a status goes stale within a month; diaries are history and never stale.
 
 from __future__ import annotations
 
-from pinky.base.layout import ENTRY_TYPES
-
 TYPE_CHECKING = False  # the prompt hook imports this module: no `typing`, no `re` (through dates) at its start
 if TYPE_CHECKING:
     import datetime as dt
@@ -31,6 +29,7 @@ def parse_stale_days(text: str | None) -> dict[str, int | None]:
         return days
     if text.strip().lower() in OFF:
         return dict.fromkeys(days)
+    from pinky.base.layout import ENTRY_TYPES  # here: the prompt hook reads the defaults on every recall
     for part in text.split(","):
         kind, sep, value = (piece.strip().lower() for piece in part.partition("="))
         if not sep or kind not in ENTRY_TYPES:

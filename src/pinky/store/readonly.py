@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 
-from pinky.base.layout import slug_candidates
 from pinky.store import corpus
 from pinky.text.fts import fts_term
 
@@ -169,6 +168,7 @@ def linked_entries(conn: Connection, rel: str, abs_path: str, crumbs: list[str],
 
 def _crumb_entries(conn: Connection, crumbs: list[str]) -> list[tuple]:
     """Entries the crumbs name, in crumb order; each candidate spelling is a lookup on the slug index."""
+    from pinky.base.layout import slug_candidates  # here: the prompt hook never needs it
     candidates: list[str] = []
     for crumb in crumbs:
         candidates += [c for c in slug_candidates(crumb) if c not in candidates]
