@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from pinky.text.fts import FTS_COLUMNS, TOKENIZE, fts_term
 
+# A contentless table tokenising a few words or chunks as the index does (its terms are the index's), emptied after use
+CHUNK_TOKENS = "temp.pinky_chunk_tokens"
+_FIELDS = ", ".join(FTS_COLUMNS)
+
 TYPE_CHECKING = False  # `typing` would pull in `re` on the hooks' path; annotations here are never evaluated
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -55,38 +59,51 @@ def _kept_counts(conn: Connection, words: list[str]) -> dict[str, int]:
     return {word: found.get(term, 0) for word, term in term_of.items()}
 
 
+_TERM_OF: dict[str, str | None] = {}  # word -> its index term (None: none, or several); the tokenizer never changes
+
+
 def _terms_of_words(conn: Connection, words: list[str]) -> dict[str, str]:
-    """word -> the one index term it is (FTS5's own tokenizer, in a temporary table: the porter stem,
-    folded like the index); a word of no term or of several (a phrase to FTS5) is left out."""
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.pinky_words USING fts5(word, content='', "
-                 f"tokenize='{TOKENIZE}')")
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.pinky_word_terms USING fts5vocab(temp, pinky_words, "
-                 "instance)")
-    try:
-        conn.executemany("INSERT INTO temp.pinky_words(rowid, word) VALUES (?, ?)", enumerate(words))
+    """word -> the one index term it is (FTS5's own tokenizer, in the temporary table: the porter stem,
+    folded like the index); a word of no term or of several (a phrase to FTS5) is left out. Remembered
+    for the process: a prompt's words are weighed and then looked for in its candidate chunks."""
+    new = [word for word in dict.fromkeys(words) if word not in _TERM_OF]
+    if new:
         terms: dict[int, list[str]] = {}
-        for row, term in conn.execute("SELECT doc, term FROM temp.pinky_word_terms").fetchall():
-            terms.setdefault(row, []).append(term)
-    finally:
-        conn.execute("INSERT INTO temp.pinky_words(pinky_words) VALUES ('delete-all')")
-    return {words[row]: found[0] for row, found in terms.items() if len(found) == 1}
+        try:
+            vocabulary = _tokens(conn, "instance")
+            conn.executemany(f"INSERT INTO {CHUNK_TOKENS}(rowid, text) VALUES (?, ?)", enumerate(new))
+            for row, term in conn.execute(f"SELECT doc, term FROM {vocabulary}").fetchall():
+                terms.setdefault(row, []).append(term)
+        finally:
+            emptied(conn)
+        if len(_TERM_OF) > 100_000:  # a server's lifetime of queries: start again
+            _TERM_OF.clear()
+        for row, word in enumerate(new):
+            found = terms.get(row, [])
+            _TERM_OF[word] = found[0] if len(found) == 1 else None
+    return {word: term for word in words if (term := _TERM_OF.get(word))}
 
 
 # --- the terms of a few chunks ---------------------------------------------------------------------------
 
-CHUNK_TOKENS = "temp.pinky_chunk_tokens"  # a contentless copy of a few chunks' full-text fields, emptied after use
-_FIELDS = ", ".join(FTS_COLUMNS)
+
+
+def _tokens(conn: Connection, vocabulary: str) -> str:
+    """CHUNK_TOKENS, created on first use (one table for words and chunks: each costs ~0.3 ms to create, a
+    tenth of what the prompt hook may spend), and the name of its fts5vocab table of kind `vocabulary`."""
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {CHUNK_TOKENS} USING fts5({_FIELDS}, content='', "
+                 f"tokenize='{TOKENIZE}')")
+    table = f"temp.pinky_chunk_terms_{vocabulary}"
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5vocab(temp, pinky_chunk_tokens, "
+                 f"{vocabulary})")
+    return table
 
 
 def tokenised(conn: Connection, chunk_ids: list[int], vocabulary: str) -> str:
     """Fill CHUNK_TOKENS with these chunks' full-text fields (read from the view the index is built from);
     returns the name of its fts5vocab table of kind `vocabulary` ('row' or 'instance'). The caller reads it
     and then calls `emptied`."""
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {CHUNK_TOKENS} USING fts5({_FIELDS}, content='', "
-                 f"tokenize='{TOKENIZE}')")
-    table = f"temp.pinky_chunk_terms_{vocabulary}"
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5vocab(temp, pinky_chunk_tokens, "
-                 f"{vocabulary})")
+    table = _tokens(conn, vocabulary)
     for start in range(0, len(chunk_ids), 500):
         part = chunk_ids[start : start + 500]
         conn.execute(f"INSERT INTO {CHUNK_TOKENS}(rowid, {_FIELDS}) SELECT id, {_FIELDS} FROM chunk_fts_source "
