@@ -28,7 +28,7 @@ from pinky.indexing.note_rows import Prepared, prepare_document
 from pinky.indexing.sources import Skipped, SourceFile, file_hash, parse_file, scan, source_at, unreadable_prefix
 from pinky.indexing.vector_fill import Progress, embed_pending
 from pinky.store import entries as store_entries
-from pinky.store import link_queries
+from pinky.store import link_queries, term_counts
 from pinky.store import vectors as store_vectors
 from pinky.store.connect import bulk_writes, write_transaction
 from pinky.text.markdown import Document
@@ -120,8 +120,9 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
                 store_entries.forget_skipped(db.conn, *key)
     bulk = len(changed) >= BULK_FILES
     with bulk_writes(db.conn, empty=not known) if bulk else contextlib.nullcontext():
-        _apply_changes(index, changed, removed, known, report, has_vec, progress,
-                       BULK_WRITE_BATCH if bulk else WRITE_BATCH, force=pending)
+        with term_counts.deferred(db.conn) if bulk else contextlib.nullcontext():
+            _apply_changes(index, changed, removed, known, report, has_vec, progress,
+                           BULK_WRITE_BATCH if bulk else WRITE_BATCH, force=pending)
         if not only:
             scan_code(index)
         if report.added or report.updated or report.removed or not os.path.exists(_file_index(index)):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -114,7 +113,7 @@ def _delete_chunks(conn: Any, entry_id: str, has_vec_table: bool,
     if not ids:
         return {}, {}
     refined = quality.of_entry(conn, entry_id)
-    term_counts.apply(conn, Counter(), term_counts.terms_of(conn, ids))
+    term_counts.chunks_going(conn, ids)
     marks = ",".join("?" * len(ids))
     conn.execute(f"DELETE FROM chunk_fts WHERE rowid IN ({marks})", ids)
     carried: dict[str, bytes] = {}
@@ -183,7 +182,7 @@ def upsert_entry(conn: Any, row: dict[str, Any], links: Sequence[LinkRef] | None
             passage = text_hash(quality_input(row["title"], chunk["heading"], chunk["text"], row["body"]))
             if passage in refined:
                 quality.store(conn, [(cur.lastrowid, chunk["hash"], passage, refined[passage])])
-    term_counts.apply(conn, term_counts.terms_of(conn, stored), Counter())
+    term_counts.chunks_added(conn, stored)
     term_counts.settle(conn, counted)
 
 

@@ -16,10 +16,14 @@ vocabulary.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from pinky.store import corpus
+from pinky.store.connect import write_transaction
+
+_DEFERRED: set[int] = set()  # connections writing a large reindex: counted once, at its end
 
 
 def create(conn: Any) -> None:
@@ -43,8 +47,36 @@ def in_step(conn: Any) -> bool:
     return bool(row and row[0])
 
 
+@contextmanager
+def deferred(conn: Any) -> Iterator[None]:
+    """Within: stores on `conn` leave the counts alone (the triggers mark them out of step, so readers count
+    with FTS5 meanwhile), and one recount follows. For a large reindex: counting each note's terms as it is
+    stored made a rebuild of 10,000 notes 60 % slower (13.0 -> 20.8 s); the recount takes ~0.1 s."""
+    _DEFERRED.add(id(conn))
+    try:
+        yield
+    finally:
+        _DEFERRED.discard(id(conn))
+    with write_transaction(conn):
+        recount(conn)
+
+
+def chunks_going(conn: Any, chunk_ids: list[int]) -> None:
+    """Before these chunks are deleted: take their terms away."""
+    if id(conn) not in _DEFERRED:
+        apply(conn, Counter(), terms_of(conn, chunk_ids))
+
+
+def chunks_added(conn: Any, chunk_ids: list[int]) -> None:
+    """Once these chunks are stored (and their full-text rows): add their terms."""
+    if id(conn) not in _DEFERRED:
+        apply(conn, terms_of(conn, chunk_ids), Counter())
+
+
 def settle(conn: Any, was_in_step: bool) -> None:
     """After a store that kept the counts: they match the chunks now, if they did before it; else recount."""
+    if id(conn) in _DEFERRED:
+        return
     if not was_in_step:
         recount(conn)
         return
