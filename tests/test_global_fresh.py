@@ -132,7 +132,10 @@ def test_a_running_server_finds_it(tmp_path: Path, writer: str) -> None:
         word, title = WRITERS[writer](scene)
         found = server.call("brain_search", query=word)
         assert not found["isError"], found
-        assert title in str(found["structuredContent"]), found
+        if title not in str(found["structuredContent"]):  # once in five full runs here: say all there is to say
+            again = server.call("brain_search", query=word)["structuredContent"]
+            notes = {p.name: p.stat().st_mtime_ns for p in (scene.home / "brain").rglob("*.md")}
+            pytest.fail(f"{found}\nasked again: {again}\nnotes: {notes}\nserver: {server.stderr()[-3000:]}")
 
 
 def test_vectors_a_hook_left_out_are_made_by_the_next_command(tmp_path: Path) -> None:
