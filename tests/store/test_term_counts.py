@@ -145,3 +145,18 @@ def test_a_large_reindex_counts_once_at_its_end(project: Path, monkeypatch: pyte
         write_note(project / "documentation", "note/n9.md", "# Nine\n\nA pool again.\n")
         base.reindex()  # one note: counted as it is stored
         assert len(tokenised) == 1
+
+
+def test_a_reindex_with_nothing_to_store_recounts_counts_that_lag(kb: KnowledgeBase) -> None:
+    """Counts left behind by a writer that does not count (or a rebuild killed before its recount) are made
+    right by the next reindex even when no note changed."""
+    conn = kb.db.conn
+    entry = conn.execute("SELECT id FROM entry LIMIT 1").fetchone()[0]
+    conn.execute("INSERT INTO chunk(entry_id, ord, heading, line, text, hash) VALUES (?, 9, '', 1, 'lagging', 'h')",
+                 (entry,))
+    conn.execute("INSERT INTO chunk_fts(rowid, title, heading, text, questions, idents) SELECT id, title, heading, "
+                 "text, questions, idents FROM chunk_fts_source WHERE id = last_insert_rowid()")
+    assert not term_counts.in_step(conn)
+    report = kb.reindex()
+    assert (report.added, report.updated, report.removed) == (0, 0, 0)
+    assert term_counts.in_step(conn) and kept(conn) == vocabulary(conn) and kept(conn)["lag"] == 1

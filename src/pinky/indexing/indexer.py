@@ -123,6 +123,7 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
         with term_counts.deferred(db.conn) if bulk else contextlib.nullcontext():
             _apply_changes(index, changed, removed, known, report, has_vec, progress,
                            BULK_WRITE_BATCH if bulk else WRITE_BATCH, force=pending)
+        term_counts.catch_up(db.conn)
         if not only:
             scan_code(index)
         if report.added or report.updated or report.removed or not os.path.exists(_file_index(index)):

@@ -24,6 +24,7 @@ from pinky.store import corpus
 from pinky.store.connect import write_transaction
 
 _DEFERRED: set[int] = set()  # connections writing a large reindex: counted once, at its end
+_SQLITE_READONLY = 8
 
 
 def create(conn: Any) -> None:
@@ -81,6 +82,20 @@ def settle(conn: Any, was_in_step: bool) -> None:
         recount(conn)
         return
     conn.execute("UPDATE term_count_state SET counted = chunk_writes")
+
+
+def catch_up(conn: Any) -> None:
+    """Recount when the counts lag behind the chunks (a writer that does not count, a rebuild killed before its
+    recount); an index this process may only read is left as it is (its readers count with FTS5)."""
+    if in_step(conn):
+        return
+    try:
+        with write_transaction(conn):
+            recount(conn)
+    except Exception as exc:
+        code = getattr(exc, "sqlite_errorcode", None)
+        if not (isinstance(code, int) and code & 0xFF == _SQLITE_READONLY):
+            raise
 
 
 def recount(conn: Any) -> None:
