@@ -47,16 +47,22 @@ def _kept_counts(conn: Connection, words: list[str]) -> dict[str, int]:
     if not words:
         return {}
     try:
-        row = conn.execute("SELECT chunk_writes = counted FROM term_count_state").fetchone()
+        if not counts_in_step(conn):
+            return {}
     except Exception:  # no such table (the driver's OperationalError): FTS5 counts every word
-        return {}
-    if not (row and row[0]):
         return {}
     term_of = _terms_of_words(conn, words)
     wanted = sorted(set(term_of.values()))
     found = dict(conn.execute(f"SELECT term, chunks FROM term_count WHERE term IN ({','.join('?' * len(wanted))})",
                               wanted).fetchall()) if wanted else {}
     return {word: found.get(term, 0) for word, term in term_of.items()}
+
+
+def counts_in_step(conn: Connection) -> bool:
+    """Whether the kept term counts match the chunks as they are (no writer changed a chunk without counting:
+    `pinky.store.term_counts`); raises on an index without them."""
+    row = conn.execute("SELECT chunk_writes = counted FROM term_count_state").fetchone()
+    return bool(row and row[0])
 
 
 _TERM_OF: dict[str, str | None] = {}  # word -> its index term (None: none, or several); the tokenizer never changes
@@ -87,7 +93,6 @@ def _terms_of_words(conn: Connection, words: list[str]) -> dict[str, str]:
 # --- the terms of a few chunks ---------------------------------------------------------------------------
 
 
-
 def _tokens(conn: Connection, vocabulary: str) -> str:
     """CHUNK_TOKENS, created on first use (one table for words and chunks: each costs ~0.3 ms to create, a
     tenth of what the prompt hook may spend), and the name of its fts5vocab table of kind `vocabulary`."""
@@ -112,6 +117,7 @@ def tokenised(conn: Connection, chunk_ids: list[int], vocabulary: str) -> str:
 
 
 def emptied(conn: Connection) -> None:
+    """CHUNK_TOKENS empty again, for the next words or chunks."""
     conn.execute(f"INSERT INTO {CHUNK_TOKENS}(pinky_chunk_tokens) VALUES ('delete-all')")
 
 

@@ -44,15 +44,14 @@ def create(conn: Any) -> None:
 
 def in_step(conn: Any) -> bool:
     """Whether the counts match the chunks as they are (no writer changed a chunk without counting)."""
-    row = conn.execute("SELECT chunk_writes = counted FROM term_count_state").fetchone()
-    return bool(row and row[0])
+    return corpus.counts_in_step(conn)
 
 
 @contextmanager
 def deferred(conn: Any) -> Iterator[None]:
     """Within: stores on `conn` leave the counts alone (the triggers mark them out of step, so readers count
     with FTS5 meanwhile), and one recount follows. For a large reindex: counting each note's terms as it is
-    stored made a rebuild of 10,000 notes 60 % slower (13.0 -> 20.8 s); the recount takes ~0.1 s."""
+    stored made a rebuild of 10,000 notes 60 % slower (13.0 -> 20.8 s); the recount takes ~0.1-0.2 s."""
     _DEFERRED.add(id(conn))
     try:
         yield
@@ -99,7 +98,7 @@ def catch_up(conn: Any) -> None:
 
 
 def recount(conn: Any) -> None:
-    """Every term's count again, from FTS5's vocabulary of the whole index (~0.2 s for 10,000 chunks)."""
+    """Every term's count again, from FTS5's vocabulary of the whole index (~0.1-0.2 s for 10,000 chunks)."""
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.pinky_index_terms USING fts5vocab(main, chunk_fts, row)")
     conn.execute("DELETE FROM term_count")
     conn.execute("INSERT INTO term_count(term, chunks) SELECT term, doc FROM temp.pinky_index_terms")
