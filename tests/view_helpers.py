@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import re
 import signal
@@ -62,28 +63,30 @@ def view_env(home: Path) -> dict[str, str]:
 
 @dataclass
 class View:
-    url: str  # the one-time sign-in link it printed
+    url: str  # the one-time sign-in link it printed (http://127.0.0.1:PORT/#sign-in=CODE)
     base: str  # http://127.0.0.1:PORT
     port: int
     code: str  # "" when it opened a browser instead of printing the link
     process: subprocess.Popen[str]
 
 
-def sign_in(view: View, url: str | None = None) -> dict[str, str]:
-    """Use the sign-in link (once): the headers of the owner's page afterwards, the session cookie and the
-    form key its HTML carries."""
+def redeem(view: View, code: str) -> tuple[int, str, str | None]:
+    """What the page's script does with a sign-in link's code: POST it to /api/sign-in. The status, the body
+    and any Set-Cookie header of the answer."""
     conn = http.client.HTTPConnection("127.0.0.1", view.port, timeout=10)
-    conn.request("GET", (url or view.url).removeprefix(view.base))
+    conn.request("POST", "/api/sign-in", body=json.dumps({"code": code}),
+                 headers={"Content-Type": "application/json", "Origin": view.base})
     response = conn.getresponse()
-    response.read()
-    assert response.status == 303, response.status
-    cookie = response.getheader("set-cookie", "").split(";")[0]
-    conn.request("GET", "/", headers={"Cookie": cookie})
-    page = conn.getresponse().read().decode()
+    result = response.status, response.read().decode(), response.getheader("set-cookie")
     conn.close()
-    form = re.search(r'name="pinky-token" content="([^"]+)"', page)
-    assert form, page[:300]
-    return {"Cookie": cookie, "X-Pinky-Token": form.group(1)}
+    return result
+
+
+def sign_in(view: View, code: str | None = None) -> dict[str, str]:
+    """Use the sign-in code (once) as the page does: the header the owner's page sends afterwards."""
+    status, body, cookie = redeem(view, code if code is not None else view.code)
+    assert status == 200 and cookie is None, (status, body, cookie)
+    return {"Authorization": "Bearer " + json.loads(body)["session"]}
 
 
 @contextmanager
@@ -99,9 +102,10 @@ def running_view(project: Path, home: Path, *, browser: str | None = None) -> It
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
-        found = re.search(r"(http://127\.0\.0\.1:(\d+))/(?:login\?code=(\S+))?", line)
+        found = re.search(r"(http://127\.0\.0\.1:(\d+))/\S*", line)
         assert found, f"no URL printed: {line!r} {process.stderr.read() if process.poll() is not None else ''}"
-        yield View(found.group(0), found.group(1), int(found.group(2)), found.group(3) or "", process)
+        code = re.search(r"(?:sign-in|code)=(\S+)", found.group(0))
+        yield View(found.group(0), found.group(1), int(found.group(2)), code.group(1) if code else "", process)
     finally:
         process.send_signal(signal.SIGINT)
         try:

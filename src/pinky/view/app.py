@@ -55,8 +55,8 @@ def create_app(brain: Brain, port: int, keys: Keys) -> Guard:
     files = static_files()
     shell = files.pop("index.html")[0].decode()
 
-    def page(request: Request) -> Response:  # only the session's holder gets here (the Guard): with the form key
-        return Response(shell.replace("{{TOKEN}}", keys.form), media_type="text/html; charset=utf-8")
+    def page(request: Request) -> Response:  # open to anyone (the Guard): no data, no secret; the script signs in
+        return Response(shell, media_type="text/html; charset=utf-8")
 
     def static(request: Request) -> Response:
         found = files.get(request.path_params["name"])

@@ -4,7 +4,12 @@
 
 delete document.head.appendChild;  // quiet-styles.js kept force-graph's <style> elements out: <head> is itself again
 
-const TOKEN = document.querySelector('meta[name="pinky-token"]').content;
+/* This run's session secret: from the one-time sign-in link (`#sign-in=CODE`, exchanged once), kept in this
+   origin's localStorage (its origin is its port too: no page of another port reads it, as every port reads a
+   cookie of 127.0.0.1) and sent in the Authorization header of every request, which no other page can make
+   the browser send. No cookie grants anything. */
+const SESSION_KEY = "pinky-view-session";
+let session = readSession();
 const main = document.getElementById("main");
 const REL_COLOURS = {
   relates: "#9aa3ad", depends_on: "#2f6fdd", supersedes: "#8250df", contradicts: "#cf222e",
@@ -62,12 +67,22 @@ function highlight(text, query) {
 
 // --- API ------------------------------------------------------------------------------------------------
 
+function readSession() {
+  try { return localStorage.getItem(SESSION_KEY) || ""; } catch { return ""; }
+}
+
+/* Every request: same-origin, no cookie, never followed to another origin (a redirect there is an error). */
+function send(path, options, headers) {
+  return fetch(path, { ...options, credentials: "omit", redirect: "error", cache: "no-store",
+    headers: { ...headers, Authorization: "Bearer " + session } });
+}
+
 async function api(path, params) {
   const url = new URL(path, location.origin);
   for (const [key, value] of Object.entries(params || {})) {
     for (const item of [].concat(value)) if (item !== "" && item !== null && item !== undefined) url.searchParams.append(key, item);
   }
-  const response = await fetch(url, { headers: { Accept: "application/json" } });
+  const response = await send(url.pathname + url.search, {}, { Accept: "application/json" });
   signedOut(response);
   const data = await readJson(response);
   if (!response.ok) throw new Error(data.error || response.statusText);
@@ -75,10 +90,7 @@ async function api(path, params) {
 }
 
 async function change(path, body) {
-  const response = await fetch(path, {
-    method: "POST", body: JSON.stringify(body),
-    headers: { "Content-Type": "application/json", "X-Pinky-Token": TOKEN },
-  });
+  const response = await send(path, { method: "POST", body: JSON.stringify(body) }, { "Content-Type": "application/json" });
   signedOut(response);
   const data = await readJson(response);
   if (!response.ok) throw new Error(data.error || response.statusText);
@@ -90,10 +102,34 @@ async function readJson(response) {
   try { return JSON.parse(text); } catch { return { error: text.trim() }; }
 }
 
-/* 401: the session is gone (the server restarted): say so, and how to sign in again. */
+/* 401: no session, or the one kept is of an earlier run (the server restarted): say so, and how to sign in. */
 function signedOut(response) {
   if (response.status === 401) document.getElementById("readonly").hidden = false;
 }
+
+/* `#sign-in=CODE`: the code leaves the address bar and the history first (reload and the back button never
+   send it again), then it is exchanged, once, for the session secret. A spent code with a live session kept
+   (the back button to the sign-in page) is no failure: the page goes on with the session it has. */
+async function signIn() {
+  const found = location.hash.match(/^#sign-in=([A-Za-z0-9_-]+)$/);
+  if (!found) return;
+  history.replaceState(null, "", location.pathname + "#/search");
+  const response = await fetch("/api/sign-in", { method: "POST", body: JSON.stringify({ code: found[1] }),
+    credentials: "omit", redirect: "error", cache: "no-store", headers: { "Content-Type": "application/json" } });
+  const data = await readJson(response);
+  if (!response.ok || !data.session) { if (!session) toast(data.error || response.statusText, null, true); return; }
+  session = data.session;
+  try { localStorage.setItem(SESSION_KEY, session); } catch { /* storage off: this tab alone stays signed in */ }
+  document.getElementById("readonly").hidden = true;
+}
+
+/* Another tab of this origin signed in (a new run of the server): this one takes the new session too. */
+window.addEventListener("storage", (event) => {
+  if (event.key !== SESSION_KEY || !event.newValue) return;
+  session = event.newValue;
+  document.getElementById("readonly").hidden = true;
+  route();
+});
 
 function toast(message, undoId, isError) {
   const box = document.getElementById("toast");
@@ -127,7 +163,7 @@ async function undo(id) {
   }
 }
 
-const canChange = () => Boolean(TOKEN) && document.getElementById("readonly").hidden;
+const canChange = () => Boolean(session) && document.getElementById("readonly").hidden;
 const actionButton = (label, onclick, cls) =>
   el("button", { onclick, class: cls || null, disabled: !canChange(), title: canChange() ? null : "read-only" }, label);
 
@@ -192,7 +228,8 @@ function renderMarkdown(text, root, rel) {
       } else if (token.type === "image") {
         const src = token.attrGet("src") || "";
         if (!/^[a-z][a-z0-9+.-]*:/i.test(src) && !src.startsWith("/") && root) {
-          token.attrSet("src", "/raw/" + root + "/" + joinPath(dir, decoded(src)).split("/").map(encodeURIComponent).join("/"));
+          token.attrs = token.attrs.filter(([name]) => name !== "src");  // loadImages fetches it, with the session
+          token.attrSet("data-raw", "/raw/" + root + "/" + joinPath(dir, decoded(src)).split("/").map(encodeURIComponent).join("/"));
         }
       }
     }
@@ -200,7 +237,19 @@ function renderMarkdown(text, root, rel) {
   rewrite(tokens);
   const box = el("div", { class: "md" });
   box.innerHTML = markdown().renderer.render(tokens, markdown().options, env);  // html:false: every tag escaped
+  loadImages(box);
   return box;
+}
+
+/* An image of a note needs the session like every file of the brain: an <img src> would go without it. */
+function loadImages(box) {
+  for (const image of box.querySelectorAll("img[data-raw]")) {
+    send(image.dataset.raw, {}, {}).then((response) => response.ok ? response.blob() : null).then((blob) => {
+      if (!blob) return;
+      image.addEventListener("load", () => URL.revokeObjectURL(image.src), { once: true });
+      image.src = URL.createObjectURL(blob);
+    }, () => {});
+  }
 }
 
 // --- router ---------------------------------------------------------------------------------------------
@@ -674,11 +723,13 @@ async function diaryView() {
 
 // --- start ----------------------------------------------------------------------------------------------
 
-api("/api/about").then((data) => {
-  about = data;
-  document.getElementById("project").textContent = data.project ? "project " + data.project + " + global" : "global brain";
-  const list = document.getElementById("tags");
-  if (list) fill(list, ...data.tags.map((t) => el("option", { value: t })));
-}, () => {});
-window.addEventListener("hashchange", route);
-route();
+signIn().catch((error) => toast(error.message, null, true)).finally(() => {
+  api("/api/about").then((data) => {
+    about = data;
+    document.getElementById("project").textContent = data.project ? "project " + data.project + " + global" : "global brain";
+    const list = document.getElementById("tags");
+    if (list) fill(list, ...data.tags.map((t) => el("option", { value: t })));
+  }, () => {});
+  window.addEventListener("hashchange", route);
+  route();
+});
