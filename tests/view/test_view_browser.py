@@ -37,11 +37,13 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def tab(browser: Any, served: tuple[View, Path]) -> Iterator[Any]:
-    """One tab for the module, entered once through the token URL (it keeps the cookie)."""
+    """One tab for the module, signed in once through the one-time link (the page keeps the session secret in
+    its origin's localStorage)."""
     view, _ = served
     context = browser.new_context(viewport={"width": 1280, "height": 860})
     page = context.new_page()
     page.goto(view.url)
+    page.wait_for_selector("#results .card")
     yield page
     context.close()
 
@@ -221,26 +223,58 @@ def test_a_hostile_note_shows_its_script_as_text_and_nothing_runs(page: Any, ser
 
 def test_without_signing_in_a_browser_reads_nothing_and_the_used_link_fails(
         browser: Any, tab: Any, served: tuple[View, Path]) -> None:
-    """A second browser (no cookie) gets the sign-in notice instead of the page, 401 from the API and the raw
-    files, a refusal for a change, and the sign-in link the first tab used is spent: it fails here."""
+    """A second browser (no session) gets the page's empty shell, which says it is signed out, 401 from the API
+    and the raw files, a refusal for a change, and the sign-in link the first tab used is spent: it fails here,
+    said on the page. No cookie is set anywhere, in either browser."""
     view, docs = served
     before = snapshot(docs)
     context = browser.new_context()
     other = context.new_page()
-    response = other.goto(view.base + "/#/review")
-    assert response.status == 401 and "sign-in link" in other.inner_text("body")
-    assert "Pool timeout" not in other.content()
+    other.goto(view.base + "/#/review")
+    other.wait_for_selector("#readonly:not([hidden])")
+    assert "sign-in link" in other.inner_text("#readonly") and "Pool timeout" not in other.content()
     for path in ("/api/search?q=pool", "/api/note?slug=pool-timeout", "/raw/project/gotcha/pool-timeout.md"):
         answer = context.request.get(view.base + path)
         assert answer.status == 401 and "ool" not in answer.text(), path
     answer = context.request.post(view.base + "/api/verify", data={"slug": "old-cache-flag"},
-                                  headers={"X-Pinky-Token": "guess", "Origin": view.base})
+                                  headers={"Authorization": "Bearer guess", "Origin": view.base})
     assert answer.status in (401, 403)
-    response = other.goto(view.url)  # the link the module's tab signed in with
-    assert response.status == 403 and "used already or has expired" in other.inner_text("body")
-    assert not [c for c in context.cookies() if c["name"].startswith("pinky_view")]
+    other.goto(view.url)  # the link the module's tab signed in with
+    other.wait_for_selector("#toast:not([hidden])")
+    assert "used already or has expired" in other.inner_text("#toast") and "sign-in=" not in other.url
+    assert other.evaluate("localStorage.length") == 0
+    assert context.cookies() == [] and tab.context.cookies() == []
     context.close()
     assert snapshot(docs) == before
+
+
+def test_a_new_tab_a_reload_the_back_button_and_a_spent_link_keep_the_session(
+        tab: Any, served: tuple[View, Path]) -> None:
+    """The session is the origin's, not the tab's: a new tab opened on the address reads and changes (a
+    verify, undone); a reload, the back button and a spent link opened in the signed-in tab (a link pasted
+    again, or the back button to it) keep it: no "signed out", the code gone from the address."""
+    view, docs = served
+    original = (docs / "gotcha" / "old-cache-flag.md").read_bytes()
+    fresh = tab.context.new_page()
+    fresh.goto(view.base + "/#/review")
+    card = fresh.locator('#stale .card[data-slug="gotcha/old-cache-flag"]')
+    card.get_by_role("button", name="Verify").click()
+    card.wait_for(state="detached")
+    fresh.locator("#toast button[data-undo]").click()
+    fresh.locator('#stale .card[data-slug="gotcha/old-cache-flag"]').wait_for()
+    assert (docs / "gotcha" / "old-cache-flag.md").read_bytes() == original
+    fresh.goto(view.base + "/#/note/gotcha%2Fpool-timeout")
+    fresh.wait_for_selector("#note-title")
+    fresh.go_back()
+    fresh.wait_for_selector('#stale .card[data-slug="gotcha/old-cache-flag"]')
+    fresh.reload()
+    fresh.wait_for_selector('#stale .card[data-slug="gotcha/old-cache-flag"]')
+    fresh.goto(view.url)  # the spent link, in a tab that is signed in
+    fresh.wait_for_selector("#results .card")
+    until(fresh, "location.hash === '#/search'")
+    assert fresh.evaluate("document.getElementById('readonly').hidden") is True
+    assert fresh.locator("#toast:not([hidden])").count() == 0
+    fresh.close()
 
 
 def test_the_five_views_log_nothing_to_the_console(tab: Any, served: tuple[View, Path]) -> None:

@@ -3,7 +3,7 @@ headless Chromium through $BROWSER on its one-time sign-in link, and `nobody` (v
 --regid=nogroup --clear-groups`) then tries what any local user can: every API read and raw file with the right
 Host, a change, and the sign-in link read from the browser's command line in /proc. All of it is refused:
 the command line names a page only the owner could read (removed once used), never the code; a link
-printed with `--no-open` works once; reads need the owner's session."""
+printed with `--no-open` works once; reads need the owner's session (the HTML shell, public, holds none)."""
 
 from __future__ import annotations
 
@@ -32,14 +32,16 @@ def ask(method, path, body=None, headers=None):
     result = answer.status, answer.read().decode("utf-8", "replace"), answer.getheader("set-cookie")
     conn.close()
     return result
-for path in ("/", "/api/about", "/api/search?q=pool", "/api/search?q=", "/api/note?slug=pool-timeout",
+for path in ("/api/about", "/api/search?q=pool", "/api/search?q=", "/api/note?slug=pool-timeout",
              "/api/diary", "/api/review", "/api/overview", "/api/graph?slug=pool-timeout",
              "/api/timeline?slug=pool-timeout", "/raw/project/gotcha/pool-timeout.md"):
     status, text, _ = ask("GET", path, headers={"Origin": f"http://127.0.0.1:{port}"})
     out["reads"][path] = [status, text[:200]]
-for token in ("", "guess"):
+status, text, _ = ask("GET", "/")
+out["shell"] = [status, text]
+for token in ("", "Bearer guess"):
     status, text, _ = ask("POST", "/api/verify", body=json.dumps({"slug": "old-cache-flag"}),
-                          headers={"Content-Type": "application/json", "X-Pinky-Token": token,
+                          headers={"Content-Type": "application/json", "Authorization": token,
                                    "Origin": f"http://127.0.0.1:{port}"})
     out["writes"][token or "none"] = [status, text[:200]]
 try:
@@ -47,7 +49,7 @@ try:
 except OSError as exc:
     cmdline = ""
     out["cmdline_error"] = str(exc)
-links = re.findall(r"http://127\.0\.0\.1:\d+/login\?code=[A-Za-z0-9_-]+", cmdline)
+links = re.findall(r"http://127\.0\.0\.1:\d+/#sign-in=[A-Za-z0-9_-]+", cmdline)
 out["links"] = links
 out["pages"] = {}
 for page in re.findall(r"file://(/[^\x00]+)", cmdline):
@@ -57,7 +59,8 @@ for page in re.findall(r"file://(/[^\x00]+)", cmdline):
         out["pages"][page] = type(exc).__name__
 out["with_link"] = []
 for link in links:
-    status, text, cookie = ask("GET", link.split(str(port), 1)[1])
+    status, text, cookie = ask("POST", "/api/sign-in", body=json.dumps({"code": link.split("=", 1)[1]}),
+                               headers={"Content-Type": "application/json"})
     out["with_link"].append([status, text[:200], cookie])
 print(json.dumps(out))
 """
@@ -106,7 +109,7 @@ def test_another_user_reads_nothing_and_the_link_on_the_browsers_command_line_is
     view, pid, _ = opened
     with open(f"/proc/{pid}/cmdline", "rb") as own:  # the browser was opened on the owner's sign-in page
         cmdline = own.read().decode()
-    assert "/login?code=" not in cmdline and "file:///" in cmdline and "sign-in.html" in cmdline
+    assert "sign-in=" not in cmdline and "file:///" in cmdline and "sign-in.html" in cmdline
     page = Path(cmdline.split("file://", 1)[1].split("\0")[0])
     assert not page.exists() and not page.parent.exists()  # removed once the browser signed in
     result = subprocess.run([*AS_NOBODY, "/usr/bin/python3", "-c", INTRUDER, str(view.port), str(pid)],
@@ -118,6 +121,8 @@ def test_another_user_reads_nothing_and_the_link_on_the_browsers_command_line_is
         assert "ool" not in text and "documentation" not in text and "/tmp" not in text, (path, text)
     for token, (status, text) in seen["writes"].items():
         assert status in (401, 403), (token, status, text)
+    status, shell = seen["shell"]  # the page's shell is public: nothing of the brain, no secret
+    assert status == 200 and "Pool" not in shell and "postgres" not in shell and "/tmp" not in shell
     assert seen["links"] == [] and seen["with_link"] == [], seen  # no code on the command line
     assert seen["pages"] and all(text in ("FileNotFoundError", "PermissionError") for text in seen["pages"].values())
 
@@ -125,11 +130,11 @@ def test_another_user_reads_nothing_and_the_link_on_the_browsers_command_line_is
 def test_the_sign_in_page_is_the_owners_alone() -> None:
     from pinky.view.server import sign_in_page
 
-    page = sign_in_page("http://127.0.0.1:1/login?code=abc&x=<y>")
+    page = sign_in_page("http://127.0.0.1:1/#sign-in=abc&x=<y>")
     try:
         assert page.stat().st_mode & 0o777 == 0o600 and page.parent.stat().st_mode & 0o777 == 0o700
         text = page.read_text()
-        assert 'content="0;url=http://127.0.0.1:1/login?code=abc&amp;x=&lt;y&gt;"' in text
+        assert 'content="0;url=http://127.0.0.1:1/#sign-in=abc&amp;x=&lt;y&gt;"' in text
     finally:
         shutil.rmtree(page.parent)
 
@@ -144,17 +149,17 @@ def test_a_printed_link_works_once_whoever_uses_it(tmp_path: Path) -> None:
                                text=True, timeout=60, cwd="/")
         again = subprocess.run([*AS_NOBODY, "/usr/bin/python3", "-c", USE_LINK, view.url], capture_output=True,
                                text=True, timeout=60, cwd="/")
-    assert first.stdout.startswith("303") and again.stdout.startswith("403"), (first.stdout, again.stdout)
+    assert first.stdout.startswith("200 session") and again.stdout.startswith("403"), (first.stdout, again.stdout)
 
 
 USE_LINK = r"""
-import sys, urllib.error, urllib.request
-class Stay(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None
+import json, sys, urllib.error, urllib.request
+base, code = sys.argv[1].split("/#sign-in=")
+ask = urllib.request.Request(base + "/api/sign-in", data=json.dumps({"code": code}).encode(),
+                             headers={"Content-Type": "application/json"})
 try:
-    answer = urllib.request.build_opener(Stay).open(sys.argv[1])
-    print(answer.status)
+    answer = urllib.request.urlopen(ask)
+    print(answer.status, *json.loads(answer.read()))
 except urllib.error.HTTPError as exc:
     print(exc.code)
 """

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from helpers import write_note
-from view_helpers import View, make_brain, running_view, sign_in, snapshot
+from view_helpers import View, make_brain, redeem, running_view, sign_in, snapshot
 
 _RNG = random.Random(24)
 READS = ("/api/search?q=deploy+pushes", "/api/search?q=", "/api/note?slug=deploy-token", "/api/overview",
@@ -44,7 +44,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[View, Pat
 
 @pytest.fixture(scope="module")
 def owner(served) -> dict[str, str]:  # type: ignore[no-untyped-def]
-    """The owner's headers: the session cookie (from the one-time link, used once here) and the form key."""
+    """The owner's header: the session secret (from the one-time link, used once here) as a bearer token."""
     return sign_in(served[0])
 
 
@@ -54,7 +54,7 @@ def request(view: View, method: str, path: str, *, body: object = None, headers:
     conn = http.client.HTTPConnection("127.0.0.1", view.port, timeout=10)
     conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
     conn.putheader("Host", host if host is not None else f"127.0.0.1:{view.port}")
-    data = json.dumps(body).encode() if body is not None else b""
+    data = bytes(body) if isinstance(body, _Raw) else json.dumps(body).encode() if body is not None else b""
     sent = {**({"Content-Type": "application/json"} if body is not None else {}), **(headers or {})}
     for name, value in sent.items():
         conn.putheader(name, value)
@@ -66,20 +66,24 @@ def request(view: View, method: str, path: str, *, body: object = None, headers:
     return out
 
 
-def test_a_change_needs_the_session_the_form_key_and_its_own_origin(served, owner) -> None:  # type: ignore[no-untyped-def]
+def test_a_change_needs_the_session_header_and_its_own_origin(served, owner) -> None:  # type: ignore[no-untyped-def]
     view, docs = served
     before = snapshot(docs)
     own = f"http://127.0.0.1:{view.port}"
-    cookie = {"Cookie": owner["Cookie"]}
+    secret = owner["Authorization"].removeprefix("Bearer ")
     attempts = [
         {},  # nothing
-        {"X-Pinky-Token": owner["X-Pinky-Token"], "Origin": own},  # the form key without the session
-        {**cookie, "Origin": own},  # the session without the form key
-        {**cookie, "X-Pinky-Token": "wrong"},
+        {"Origin": own},
+        {"Cookie": f"pinky_view_{view.port}={secret}", "Origin": own},  # the secret as a cookie: no cookie counts
+        {"X-Pinky-Token": secret, "Origin": own},
+        {"Authorization": secret},  # no scheme
+        {"Authorization": f"Basic {secret}"},
+        {"Authorization": owner["Authorization"] + "x"},  # a wrong session
         {**owner, "Origin": "http://evil.example"},
+        {**owner, "Origin": f"http://127.0.0.1:{view.port + 1}"},  # another port of the same host
         {**owner, "Origin": "null"},
         {**owner, "Origin": own, "Sec-Fetch-Site": "cross-site"},
-        {"Cookie": owner["Cookie"] + "x", "X-Pinky-Token": owner["X-Pinky-Token"]},  # a wrong session
+        {**owner, "Origin": own, "Sec-Fetch-Site": "same-site"},
     ]
     for headers in attempts:
         for path, body in (("/api/verify", {"slug": "old-cache-flag"}),
@@ -122,29 +126,41 @@ def test_no_path_leads_out_of_the_roots(served, owner) -> None:  # type: ignore[
     assert status == 200 and headers["content-disposition"] == "attachment" and b"Pool timeout" in text
 
 
-def test_the_sign_in_link_works_once_for_a_strict_cookie_and_only_that_page_carries_the_form_key(
-        served, owner) -> None:  # type: ignore[no-untyped-def]
+def test_the_sign_in_code_works_once_and_no_answer_sets_a_cookie(served, owner) -> None:  # type: ignore[no-untyped-def]
+    """The code of the printed link is exchanged once (by `owner`): again, by anyone, it is refused; made-up,
+    cut or misshapen codes never work, and no answer ever sets a cookie. The HTML shell is the same for anyone,
+    with nothing of the brain and no secret in it."""
     view, _ = served  # `owner` used the printed link
-    status, headers, text = request(view, "GET", view.url.removeprefix(view.base))
-    assert status == 403 and "set-cookie" not in headers and b"used already or has expired" in text
-    for wrong in ("/login?code=", "/login?code=guess", f"/login?code={view.code[:-1]}", "/login",
-                  f"/?token={view.code}", f"/?code={view.code}"):
-        status, headers, _ = request(view, "GET", wrong)
-        assert status in (401, 403) and "set-cookie" not in headers, wrong
-    status, headers, page = request(view, "GET", "/", headers={"Cookie": owner["Cookie"]})
-    assert status == 200 and owner["X-Pinky-Token"].encode() in page
-    assert "frame-ancestors 'none'" in headers["content-security-policy"] and headers["x-frame-options"] == "DENY"
-    status, _, page = request(view, "GET", "/")
-    assert status == 401 and owner["X-Pinky-Token"].encode() not in page and b"sign-in link" in page
+    assert view.url == f"{view.base}/#sign-in={view.code}"
+    status, text, cookie = redeem(view, view.code)
+    assert status == 403 and cookie is None and "used already or has expired" in text
+    for wrong in ("", "guess", view.code[:-1], view.code + "x", "é" + view.code, "\ud800"):
+        status, text, cookie = redeem(view, wrong)
+        assert status == 403 and cookie is None and "session" not in text, wrong
+    for body in (b"{", b"[]", b'{"code": 5}', b"x" * 5000):
+        status, headers, text = request(view, "POST", "/api/sign-in", headers={"Content-Type": "application/json"},
+                                        body=_Raw(body))
+        assert status == 403 and "set-cookie" not in headers and b"session" not in text, body[:20]
+    secret = owner["Authorization"].removeprefix("Bearer ").encode()
+    shells = [request(view, "GET", "/", headers=headers) for headers in ({}, owner)]
+    for status, headers, page in shells:
+        assert status == 200 and secret not in page and b"pool" not in page.lower() and "set-cookie" not in headers
+        assert "frame-ancestors 'none'" in headers["content-security-policy"] and headers["x-frame-options"] == "DENY"
+    assert shells[0][2] == shells[1][2]
+
+
+class _Raw(bytes):
+    """A request body sent as these bytes, not as JSON."""
 
 
 def test_without_the_session_nothing_of_the_brain_is_read(served) -> None:  # type: ignore[no-untyped-def]
-    """Reads need the owner too: the API, the raw files and the page itself answer 401 with nothing of the
-    brain, with the right Host and Origin and a guessed cookie; the page's own script and styles are public."""
+    """Reads need the owner too: the API and the raw files answer 401 with nothing of the brain, with the right
+    Host and Origin and a guessed cookie or header; the page's shell, script and styles are public."""
     view, _ = served
     own = {"Origin": f"http://127.0.0.1:{view.port}", "Sec-Fetch-Site": "same-origin"}
-    for path in (*READS, "/", "/api/about", "/api/actions", "/api/contradictions", "/api/duplicates"):
-        for headers in ({}, own, {**own, "Cookie": f"pinky_view_{view.port}=guess"}):
+    for path in (*READS, "/api/about", "/api/actions", "/api/contradictions", "/api/duplicates"):
+        for headers in ({}, own, {**own, "Cookie": f"pinky_view_{view.port}=guess"},
+                        {**own, "Authorization": "Bearer guess"}):
             status, _, text = request(view, "GET", path, headers=headers)
             assert status == 401, (path, headers, status)
             assert b"ool" not in text and b"documentation" not in text and b"deploy" not in text, (path, text)
@@ -159,7 +175,7 @@ def test_a_body_over_the_limit_is_refused_before_it_is_read(served, owner) -> No
     before = snapshot(docs)
     with socket.create_connection(("127.0.0.1", view.port), timeout=10) as sock:
         sock.sendall((f"POST /api/verify HTTP/1.1\r\nHost: 127.0.0.1:{view.port}\r\n"
-                      f"Cookie: {owner['Cookie']}\r\nX-Pinky-Token: {owner['X-Pinky-Token']}\r\n"
+                      f"Authorization: {owner['Authorization']}\r\n"
                       "Content-Type: application/json\r\nContent-Length: 300000000\r\n\r\n").encode())
         answer = b""
         while b"too large" not in answer and (part := sock.recv(4096)):
@@ -256,4 +272,4 @@ def test_a_sign_in_code_works_once_and_not_after_it_expires() -> None:
     assert told == [1]
     expired = Keys(ttl=-1.0)
     assert not expired.redeem(expired.issue())
-    assert keys.session not in (code, keys.form) and len(keys.session) >= 40
+    assert keys.session != code and len(keys.session) >= 40

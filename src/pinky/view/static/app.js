@@ -723,13 +723,18 @@ async function diaryView() {
 
 // --- start ----------------------------------------------------------------------------------------------
 
-signIn().catch((error) => toast(error.message, null, true)).finally(() => {
-  api("/api/about").then((data) => {
-    about = data;
-    document.getElementById("project").textContent = data.project ? "project " + data.project + " + global" : "global brain";
-    const list = document.getElementById("tags");
-    if (list) fill(list, ...data.tags.map((t) => el("option", { value: t })));
-  }, () => {});
-  window.addEventListener("hashchange", route);
-  route();
-});
+/* Sign in first when the address holds a code (also when a link is pasted into an open tab: the browser then
+   only changes the fragment), then draw. */
+function start() {
+  signIn().catch((error) => toast(error.message, null, true)).finally(() => {
+    api("/api/about").then((data) => {
+      about = data;
+      document.getElementById("project").textContent = data.project ? "project " + data.project + " + global" : "global brain";
+      const list = document.getElementById("tags");
+      if (list) fill(list, ...data.tags.map((t) => el("option", { value: t })));
+    }, () => {});
+    route();
+  });
+}
+window.addEventListener("hashchange", () => (location.hash.startsWith("#sign-in=") ? start() : route()));
+start();
