@@ -217,18 +217,19 @@ def main() -> None:
     pinky = str(Path(sys.executable).parent / "pinky")
     prepare(project, args.notes, env, pinky)
     process, url = start_view(project, env, pinky)
-    base = url.split("/login?")[0]
+    base = url.split("/#sign-in=")[0]
     try:
         with sync_playwright() as driver:
             browser = driver.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             page = browser.new_context(viewport={"width": 1280, "height": 860}).new_page()
-            page.goto(url)  # signs in (the session cookie), then the page
-            page.request.get(base + "/api/search?q=warm")  # the server's first search loads the vectors
+            page.goto(url)  # the page signs in (the session secret in its localStorage), then draws
             until(page, "window.pinkyPerf && window.pinkyPerf.ready")
+            owner = {"Authorization": "Bearer " + page.evaluate("localStorage.getItem('pinky-view-session')")}
+            page.request.get(base + "/api/search?q=warm", headers=owner)  # the first search loads the vectors
             opened = open_times(page, base)
             typed, server = keystrokes(page)
             whole = graph_times(page, base, "#/graph")
-            biggest = page.request.get(base + "/api/overview").json()
+            biggest = page.request.get(base + "/api/overview", headers=owner).json()
             cluster = graph_times(page, base, "#/graph?cluster=" + biggest["nodes"][0]["id"]) \
                 if biggest["mode"] == "clusters" else None
             hood = graph_times(page, base, "#/graph/" + rel_of(1).replace("/", "%2F") + "?depth=2")

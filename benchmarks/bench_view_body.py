@@ -31,8 +31,8 @@ def peak_mb(pid: int) -> int:
 
 
 def send(port: int, owner: dict[str, str], megabytes: int, chunked: bool) -> str:
-    head = (f"POST /api/verify HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {owner['Cookie']}\r\n"
-            f"X-Pinky-Token: {owner['X-Pinky-Token']}\r\nContent-Type: application/json\r\n")
+    head = (f"POST /api/verify HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: {owner['Authorization']}\r\n"
+            "Content-Type: application/json\r\n")
     head += "Transfer-Encoding: chunked\r\n\r\n" if chunked else f"Content-Length: {megabytes * BLOCK}\r\n\r\n"
     block = (b"%x\r\n" % BLOCK + b"x" * BLOCK + b"\r\n") if chunked else b"x" * BLOCK
     with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:

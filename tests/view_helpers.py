@@ -90,10 +90,11 @@ def sign_in(view: View, code: str | None = None) -> dict[str, str]:
 
 
 @contextmanager
-def running_view(project: Path, home: Path, *, browser: str | None = None) -> Iterator[View]:
+def running_view(project: Path, home: Path, *, browser: str | None = None,
+                 env_extra: dict[str, str] | None = None) -> Iterator[View]:
     """`pinky reindex`, then `pinky view --no-open` in `project` (or, given `browser`, `pinky view` opening that
-    command as $BROWSER); stopped with Ctrl-C (SIGINT) at the end."""
-    env = view_env(home)
+    command as $BROWSER), with `env_extra` in its environment; stopped with Ctrl-C (SIGINT) at the end."""
+    env = {**view_env(home), **(env_extra or {})}
     subprocess.run([*console_script("pinky"), "reindex"], cwd=project, env=env, check=True, capture_output=True)
     if browser is not None:
         env["BROWSER"] = browser

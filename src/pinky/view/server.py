@@ -118,8 +118,8 @@ def serve(config: Config, *, port: int = 0, open_browser: bool = True,
 
 
 class _Terminated(SystemExit):
-    """SIGTERM, raised once uvicorn is down: the process exits as a terminated one does (128 + 15), after
-    its `finally` blocks ran."""
+    """SIGTERM or SIGHUP, raised once uvicorn is down: the process exits as one ended by that signal does
+    (128 + its number), after its `finally` blocks ran."""
 
 
 @contextmanager
@@ -132,10 +132,13 @@ def _stops_cleanly(server: Any) -> Iterator[None]:
         yield
         return
 
+    hung_up: list[int] = []
+
     def terminated(number: int, frame: Any) -> None:
         raise _Terminated(128 + number)
 
     def hang_up(number: int, frame: Any) -> None:
+        hung_up.append(number)
         server.should_exit = True
 
     before = {number: signal.signal(number, handler)
@@ -145,6 +148,8 @@ def _stops_cleanly(server: Any) -> Iterator[None]:
     finally:
         for number, handler in before.items():
             signal.signal(number, handler)
+    if hung_up:
+        raise _Terminated(128 + hung_up[0])
 
 
 def remove_stale_pages(older_than: float) -> None:
