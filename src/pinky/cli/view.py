@@ -17,8 +17,10 @@ def view(ctx: click.Context, port: int, no_open: bool) -> None:
     graph, what needs review (one click to verify, archive, supersede or merge, each undoable) and the
     diary. Serves this project's and the global brain on 127.0.0.1 only; Ctrl-C stops it.
 
-    Every read and change needs this run's session, which a browser gets from a one-time sign-in link
-    (opened in the browser, or printed with --no-open; it works once, within 10 minutes).
+    Every read and change needs this run's session secret, which the page gets from a one-time sign-in
+    link (opened in the browser, or printed with --no-open; it works once, within 10 minutes), keeps in its
+    own origin's storage and sends in a header: no cookie, which a page another user serves on another
+    port of 127.0.0.1 would receive.
 
     Example:
 
