@@ -36,7 +36,6 @@ PRIVATE = "the vault combination is 31-41-59"
 # origin's cookies and storage; /log answers with what it got, /attack replays all of it against the view.
 ATTACKER = r"""
 import http.client, http.server, json, re, sys, urllib.parse
-server = None
 seen = []
 PAGE = '''<!doctype html><title>wiki</title><p>wiki</p><script>
 const view = "http://127.0.0.1:VIEW_PORT";
@@ -179,9 +178,10 @@ def test_a_page_another_user_serves_on_another_port_gets_no_session(
         received = _ask_attacker(other, "/log")
         assert done, received
         tried = _ask_attacker(other, "/attack")
-        for request in received:
+        for request in received:  # its page's reads of the view (refused) report nothing of the note either
             text = json.dumps(request)
             assert not any(secret in text for secret in secrets), ("the other user received a session", request)
+            assert PRIVATE not in text, ("its page read the note through the owner's browser", request)
         assert len(tried) >= 5  # the candidates: nothing, and each header and value it received
         for attempt in tried:
             for status, body in (attempt["read"], attempt["change"]):
