@@ -26,3 +26,21 @@ def test_the_demo_starts_without_a_warning_about_the_checkout_around_it(tmp_path
     assert "initialised: " in until_reindex, result.stdout + result.stderr
     assert "git repository" not in until_reindex + result.stderr.split(" reindex")[0]
     assert (clone / ".demo" / "project" / ".git").is_dir()
+    _the_showcase_queries_are_shown_as_relevant(clone / ".demo", env)
+
+
+def _the_showcase_queries_are_shown_as_relevant(demo: Path, env: dict[str, str]) -> None:
+    """Issue 39 item 4: the demo's own showcase said "nothing relevant" for the English and the Italian query, with
+    the right note first: a person's search counts closeness in meaning, not the prompt hook's words alone."""
+    env = {**env, "PINKY_HOME": str(demo / "home")}
+    env.pop("PINKY_HASH_EMBED", None)  # the default embedder, as the demo runs it
+    expected = {"timeout al cerrar el pool de postgres": "gotcha/postgres-pool-hangs-on-shutdown",
+                "retry flaky API calls with exponential backoff": "pattern/",
+                "come rilasciare in produzione": "guide/"}
+    for query, first in expected.items():
+        done = subprocess.run([str(Path(sys.executable).parent / "pinky-brain"), "search", query, "--limit", "3"],
+                              cwd=demo / "project", env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        top = done.stdout.splitlines()[0]
+        assert first in top and "weak" not in top, (query, done.stdout)
+        assert "nothing relevant" not in done.stderr, (query, done.stderr)

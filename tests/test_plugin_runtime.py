@@ -620,3 +620,30 @@ def test_the_plugin_folder_claude_code_copies_is_small_and_self_contained() -> N
     assert not names & {".venv", ".demo", ".pytest_cache", "node_modules", ".git"}
     assert total < 5_000_000, f"the plugin folder holds {total} bytes"
     assert (PLUGIN / "package" / "src" / "pinky" / "hooks").is_dir()
+
+
+def test_a_half_built_runtime_that_is_still_being_written_is_cleared_without_an_error(tmp_path: Path) -> None:
+    """Issue 39 item 5: the next command after an interrupted build failed with `OSError: [Errno 39] Directory
+    not empty: 'tests'`: the dead build's pip was still writing into the folder being removed."""
+    home = tmp_path / "runtime"
+    venv = home / "abc123"
+    tests = venv / "lib" / "site-packages" / "numpy" / "tests"
+    tests.mkdir(parents=True)
+    writer = subprocess.Popen([sys.executable, "-c", (
+        "import os, sys, itertools\n"
+        "for n in itertools.count():\n"
+        "    try:\n"
+        "        open(os.path.join(sys.argv[1], f'test_{n}.py'), 'w').close()\n"
+        "    except OSError:\n"
+        "        break\n"), str(tests)])
+    try:
+        wait_for(lambda: len(os.listdir(tests)) > 200, 30, "the writer to start")
+        for _ in range(20):  # each round clears a folder the writer is filling
+            preparation.clear_half_built(str(venv), str(home))
+            assert not venv.exists()
+            tests.mkdir(parents=True, exist_ok=True)
+    finally:
+        writer.kill()
+        writer.wait()
+    preparation.prune(str(home), str(venv))
+    assert [p.name for p in home.iterdir() if p.name.startswith(".trash-")] == []

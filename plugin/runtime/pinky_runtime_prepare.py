@@ -94,8 +94,7 @@ def build(venv: str, package: str, home: str, out, progress: "Progress") -> None
     import shutil
     import tempfile
 
-    if os.path.lexists(venv):
-        shutil.rmtree(venv)  # a build that died half-way (we hold the lock, so nobody is building it)
+    clear_half_built(venv, home)
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     progress.step("venv")
     _run([sys.executable, "-m", "venv", venv], out, "python -m venv",
@@ -111,6 +110,19 @@ def build(venv: str, package: str, home: str, out, progress: "Progress") -> None
     progress.step("check")
     imports = "import pinky.cli.main, pinky.hooks.dispatch, pinky.mcp.server"
     _run([venv_python(venv), "-c", imports], out, "import check")
+
+
+def clear_half_built(venv: str, home: str) -> None:
+    """Take away what a build that died half-way left at `venv` (we hold the lock, so nobody is building it).
+    Moved aside first, then removed without failing: a pip the dead build started may still be writing into it,
+    and removing it in place raised "Directory not empty" at the user. What is left is swept by prune()."""
+    import shutil
+    import tempfile
+
+    if os.path.lexists(venv):
+        aside = tempfile.mkdtemp(prefix=".trash-", dir=home)
+        os.replace(venv, os.path.join(aside, "venv"))
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 def _run(command: list[str], out, what: str, hint: str = "",  # noqa: ANN001 - a text stream

@@ -154,6 +154,13 @@ def test_doctor_reports_every_check_as_json(project: Path) -> None:
     assert "broken.md" in checks["malformed notes"]["detail"]
 
 
+def test_doctor_has_no_warning_about_vectors_for_a_brand_new_empty_project(project: Path) -> None:
+    """Issue 39 item 5: a new project has no notes, so no vectors to build: that is not something to fix."""
+    report = json.loads(pinky("doctor", "--json", cwd=project).stdout)
+    check = next(c for c in report["checks"] if c["name"] == "vector fingerprint")
+    assert check["status"] == "ok" and "no notes to embed yet" in check["detail"], check
+
+
 def test_doctor_reports_fingerprint_mismatch(project: Path) -> None:
     write_note(project / "documentation", "gotcha/redis.md", NOTE)
     pinky("reindex", cwd=project)

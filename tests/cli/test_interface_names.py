@@ -54,7 +54,7 @@ ARGUMENTS = {
     "brain_briefing": "format offset since",
     "brain_check": "offset slug",
     "brain_delete": "reason slug",
-    "brain_export": "file scope tags type",
+    "brain_export": "file scope since tags type",
     "brain_feedback": "query slug verdict",
     "brain_gaps": "include_closed limit offset",
     "brain_get": "offset slug timeline",

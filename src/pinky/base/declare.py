@@ -62,8 +62,9 @@ class Declared(NamedTuple):
 
     @property
     def many(self) -> bool:
-        """A list of values (a repeatable CLI option, a JSON array)."""
-        return _base(self.type) is Sequence
+        """A list of values (a repeatable CLI option, a JSON array): `Sequence[str]`, `list[str]` or
+        `tuple[str, ...]` alike."""
+        return _base(self.type) in MANY
 
     @property
     def optional(self) -> bool:
@@ -73,14 +74,30 @@ class Declared(NamedTuple):
     def scalar(self) -> Any:
         """The value's Python type: str, int or bool (a list's item type for a list)."""
         base = _base(self.type)
-        return typing.get_args(_without_none(self.type))[0] if base is Sequence else base
+        return typing.get_args(_without_none(self.type))[0] if base in MANY else base
 
 
 def fields_of(request: type, *, skip: Sequence[str] = ()) -> list[Declared]:
-    """The declared fields of a request type, required ones first, in their order of declaration."""
-    found = [Declared(f.name, f.type, f.default, f.metadata[SPEC]) for f in dataclasses.fields(request)
-             if SPEC in f.metadata and f.name not in skip]
+    """The declared fields of a request type, required ones first, in their order of declaration. A field whose
+    type no front end can take (a dict, a set, a list of lists) is refused here, by name: click would otherwise
+    split a `list[str]` it did not know was a list into characters, silently."""
+    found = [_checked(request, Declared(f.name, f.type, f.default, f.metadata[SPEC]))
+             for f in dataclasses.fields(request) if SPEC in f.metadata and f.name not in skip]
     return sorted(found, key=lambda field: field.default is not MISSING)
+
+
+def _checked(request: type, field: Declared) -> Declared:
+    if isinstance(field.type, str):
+        raise TypeError(f"{request.__name__}.{field.name}: declared fields need real annotations, not the string "
+                        f"{field.type!r} (no `from __future__ import annotations` where requests are declared)")
+    bare = _without_none(field.type)
+    if field.many and (len(typing.get_args(bare)) != 1 and typing.get_args(bare)[1:] != (Ellipsis,)):
+        raise TypeError(f"{request.__name__}.{field.name}: a list field takes one item type "
+                        f"(Sequence[str], list[str] or tuple[str, ...]), not {field.type!r}")
+    if field.scalar not in SCALARS:
+        raise TypeError(f"{request.__name__}.{field.name}: the CLI and MCP take str, int, float or bool, or a list "
+                        f"of one of them; {field.type!r} is none of these")
+    return field
 
 
 def _without_none(hint: Any) -> Any:
@@ -94,3 +111,5 @@ def _base(hint: Any) -> Any:
 
 
 _UNION = type(int | None)
+MANY = (Sequence, list, tuple)  # the container types a field of many values may be declared with
+SCALARS = (str, int, float, bool)

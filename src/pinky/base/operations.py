@@ -51,6 +51,12 @@ class Selection:
                                         help="Also entries a newer one superseded.")
 
 
+# What an export selects by: a Selection but the fields an export fixes itself (every version of every entry, so
+# neither `at` nor `include_superseded`; `scope: project:<name>` says what `project` would). The CLI's `export` and
+# the MCP's `brain_export` both take exactly these.
+EXPORT_SKIPS = ("project", "at", "include_superseded")
+
+
 @dataclass(frozen=True)
 class SearchRequest(Selection):
     """One search. `mode`: hybrid, bm25 (keyword) or vector (semantic). `context_file`: the file being worked

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,9 @@ from pinky.cli.plugin import claude_options
 
 TYPE_CHOICE = click.Choice(ENTRY_TYPES, case_sensitive=False)
 WAIT_SLICE_S = 0.5  # pinky watch: how long the main thread ever blocks before it can see Ctrl-C
+
+
+BAND_NOTES = {"weak": "  (weak: below the relevance floor)", "similar": "  (close in meaning)"}
 
 
 @cli.command()
@@ -34,24 +38,26 @@ def search(ctx: click.Context, query: str, as_json: bool, **fields: Any) -> None
     kb = ready_kb(ctx)
     from pinky.services.relevance import relevance
 
-    result = kb.search(SearchRequest(query, **fields))
+    request = SearchRequest(query, **fields)
     if as_json:
-        emit_json(result.as_dict())
+        emit_json(kb.search(request).as_dict())
         return
+    result = kb.search(replace(request, explain=True))  # each side's score: what `relevance` judges by
     if result.notice:
         click.echo(f"note: {result.notice}", err=True)
     if not result.hits:
         click.echo("no results")
-    bands = relevance(kb, query, [hit.slug for hit in result.hits])
-    if result.hits and result.mode != "vector" and all(bands[hit.slug][1] == "weak" for hit in result.hits):
-        click.echo("nothing relevant: no hit reaches the relevance floor (the prompt hook's); the closest:", err=True)
+    bands = relevance(kb, query, result.hits)
+    if result.hits and all(bands[hit.slug][1] == "weak" for hit in result.hits):
+        click.echo("nothing relevant: no hit shares enough of the query's words or comes close in meaning; the "
+                   "closest:", err=True)
     for rank, hit in enumerate(result.hits, 1):
         if hit.type == "diary" and rank > 1 and result.hits[rank - 2].type != "diary" and fields["type"] != "diary":
             click.echo("history comes last: diary lines record what happened, not what holds (--type diary ranks "
                        "them alone)", err=True)
         where = f"{hit.path}:{hit.line}"
         slug = plain(hit.slug)  # names on one line, also from an index written before the gate
-        gone = "  (weak: below the relevance floor)" if bands[hit.slug][1] == "weak" and result.mode != "vector" else ""
+        gone = BAND_NOTES.get(bands[hit.slug][1], "")
         gone += f"  (superseded by {plain(hit.superseded_by)})" if hit.superseded_by else ""
         gone += f"  (stale: unverified for {hit.age_days} days; pinky-brain verify {slug})" if hit.stale else ""
         title = click.style(plain(hit.title), bold=True)

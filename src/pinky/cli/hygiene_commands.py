@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
+from pinky.base.operations import EXPORT_SKIPS, Selection
 from pinky.cli.app import cli, emit_json, open_kb
+from pinky.cli.options import request_options
 from pinky.cli.progress import progress_shown
 
 
@@ -93,13 +96,9 @@ def verify(ctx: click.Context, slug: str) -> None:
 
 
 @cli.command("export")
-@click.option("--scope", help="'global', 'project' (this project) or 'project:<name>'.")
-@click.option("--type", "type_", help="Only entries of this type.")
-@click.option("--tag", "tags", multiple=True, help="Only entries with this tag (repeat: all must match).")
-@click.option("--since", help="Only entries verified, created or changed since then: 2026-11-01, or a span like 30d.")
+@request_options(Selection, skip=EXPORT_SKIPS)
 @click.pass_context
-def export_cmd(ctx: click.Context, scope: str | None, type_: str | None, tags: tuple[str, ...],
-               since: str | None) -> None:
+def export_cmd(ctx: click.Context, **fields: Any) -> None:
     """Write the brain (or what the filters keep) to standard output as JSON lines, one note a line.
 
     Each line holds the note's file exactly (frontmatter and body), its root and path: `pinky-brain import`
@@ -111,7 +110,7 @@ def export_cmd(ctx: click.Context, scope: str | None, type_: str | None, tags: t
     """
     kb = open_kb(ctx)
     kb.reindex(embed=False)  # export what is on disk now, notes edited by hand included
-    records = kb.hygiene.export(scope=scope, type=type_, tags=list(tags), since=since)
+    records = kb.hygiene.export(Selection(**fields))
     for record in records:
         click.echo(json.dumps(record, ensure_ascii=False))
     click.echo(f"exported {len(records)} notes", err=True)

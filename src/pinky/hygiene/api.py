@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pinky.base.operations import Selection
 from pinky.indexing import healing
 from pinky.indexing.index import Index
 from pinky.knowledge.entries import Entry
@@ -155,15 +156,16 @@ class Hygiene:
 
     # --- export and import -------------------------------------------------------------------------------
 
-    def export(self, *, scope: str | None = None, project: str | None = None, type: str | None = None,
-               tags: list[str] | None = None, since: str | None = None) -> list[dict[str, Any]]:
-        """One record per entry the filters keep (superseded ones included), each file's text exactly."""
-        from pinky.hygiene.transfer import export_records
-        from pinky.search.request import Selection, filters_for
+    def export(self, selection: Selection | None = None) -> list[dict[str, Any]]:
+        """One record per entry the selection keeps (superseded ones always included), each file's text
+        exactly."""
+        from dataclasses import replace
 
-        filters = filters_for(self.index, Selection(scope=scope, project=project, type=type, tags=tags, since=since,
-                                                    include_superseded=True))
-        return list(export_records(self.index, filters))
+        from pinky.hygiene.transfer import export_records
+        from pinky.search.request import filters_for
+
+        chosen = replace(selection or Selection(), include_superseded=True)
+        return list(export_records(self.index, filters_for(self.index, chosen)))
 
     def import_lines(self, lines: Iterable[str], *, root: str | None = None, embed: bool = True) -> dict[str, Any]:
         """Write every exported record not already in the brain, never over another note; then index them."""

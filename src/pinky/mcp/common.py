@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from pinky.base.layout import ENTRY_TYPES
 from pinky.base.shown import shown, shown_all
-from pinky.base.validate import MAX_QUESTIONS, MAX_TAGS
+from pinky.base.validate import MAX_QUESTIONS
 from pinky.errors import PinkyError
 from pinky.kb import KnowledgeBase
 from pinky.mcp import lifeline
@@ -51,8 +51,6 @@ RankOffset = Annotated[int, Field(ge=0, le=99)]
 ListOffset = Annotated[int, Field(ge=0, le=9_500)]
 BodyOffset = Annotated[int, Field(ge=0, le=10_000_000, description="Body from this character.")]
 Slug = Annotated[str, Field(min_length=1, max_length=500)]
-ScopeFilter = Annotated[str | None, Field(description="global or project:<name>.")]
-TagsFilter = Annotated[list[str] | None, Field(max_length=MAX_TAGS, description="Only entries with all of these.")]
 Questions = Annotated[list[str] | None, Field(max_length=MAX_QUESTIONS, description=(
     "Questions it answers, as a future session would ask."))]
 

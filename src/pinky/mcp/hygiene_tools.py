@@ -16,10 +16,12 @@ from pydantic import Field
 
 from pinky.base.fileio import create_new
 from pinky.base.locations import ENV_MAX_RESULT_CHARS
+from pinky.base.operations import EXPORT_SKIPS, Selection
 from pinky.base.shown import shown_all
 from pinky.kb import KnowledgeBase
 from pinky.mcp.budget import NOTE_ROOM, Pages, size
-from pinky.mcp.common import EntryType, Offset, ScopeFilter, Slug, State, TagsFilter, result, run_core
+from pinky.mcp.common import Offset, Slug, State, result, run_core
+from pinky.mcp.declared import takes
 from pinky.mcp.models import (
     CheckOut,
     ExportOut,
@@ -107,20 +109,19 @@ async def brain_feedback(
 
 # --- admin: export and import ---------------------------------------------------------------------
 
+@takes(Selection, skip=EXPORT_SKIPS)
 async def brain_export(
     state: State,
     file: Annotated[str | None, Field(max_length=4096, description=(
         "Write to this new absolute .jsonl path instead of returning the lines."))] = None,
-    scope: ScopeFilter = None,
-    type: EntryType | None = None,
-    tags: TagsFilter = None,
+    **selection: Any,
 ) -> Annotated[CallToolResult, ExportOut]:
     """Export the brain (or what the filters keep) as JSON lines, one note a line, for a backup or to
     move knowledge to another brain with brain_import."""
 
     def work(kb: KnowledgeBase) -> list[dict[str, Any]]:
         kb.reindex(embed=False)
-        return kb.hygiene.export(scope=scope, type=type, tags=tags)
+        return kb.hygiene.export(Selection(**selection))
 
     records = await run_core(state.runtime, work)
     text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)

@@ -60,7 +60,6 @@ from pinky.mcp.models import (
 from pinky.runtime.process import Runtime
 
 Format = Literal["compact", "full"]
-SearchMode = Literal["hybrid", "keyword", "semantic", "bm25", "vector"]  # core names and their aliases
 
 
 def _entry_meta(entry: Any) -> EntryMetaOut:
@@ -71,9 +70,6 @@ def _entry_meta(entry: Any) -> EntryMetaOut:
 # --- read tools ---------------------------------------------------------------------------------
 
 Tags = Annotated[list[str] | None, Field(max_length=MAX_TAGS)]
-Limit = Annotated[int, Field(ge=1, le=100)]
-ProjectFilter = str | None
-Since = Annotated[str | None, Field(max_length=60, description="ISO date or span back (30d).")]
 
 
 @takes(SearchRequest)

@@ -205,6 +205,21 @@ def judge(conn: Connection, query: str, slugs: list[str]) -> dict[str, tuple[flo
             if slug in judged else (None, "weak") for slug in slugs}
 
 
+def coverage(conn: Connection, query: str, slugs: list[str]) -> dict[str, float]:
+    """slug -> the largest share of the query's words one chunk of the entry holds: the measure of
+    `pinky.search.gaps` (its WEAK_COVERAGE), entry by entry; 0 for an entry with no chunk or a query of no word."""
+    from pinky.text.lexical import query_terms
+
+    words = query_terms(query)
+    chunks = readonly.chunks_of_slugs(conn, list(dict.fromkeys(slugs))) if words and slugs else []
+    holding = readonly.chunks_holding(conn, words, [chunk for chunk, _ in chunks])
+    best: dict[str, float] = dict.fromkeys(slugs, 0.0)
+    for chunk, slug in chunks:
+        share = sum(chunk in holding[word] for word in words) / len(words)
+        best[slug] = max(best[slug], share)
+    return best
+
+
 def clauses(prompt: str) -> list[str]:
     """The prompt's sentences (or lines) that say enough on their own to be judged alone: at least
     MIN_CLAUSE_TERMS content words each, at most MAX_CLAUSES of them; [] when the prompt is one clause."""

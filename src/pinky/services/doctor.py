@@ -61,6 +61,8 @@ def _fingerprint(kb: KnowledgeBase) -> Check:
     stored, stored_embedder = kb.health.stored_vectors()
     current = kb.fingerprint()
     if stored is None:
+        if not kb.health.pending_vectors():  # a brand-new brain: nothing to embed is nothing wrong
+            return Check("vector fingerprint", "ok", f"{current}; no notes to embed yet")
         return Check("vector fingerprint", "warn", "no vectors built yet", "pinky-brain reindex")
     if stored != current:
         return Check("vector fingerprint", "warn",

@@ -4,7 +4,7 @@ is built from, and the usage telemetry a search records."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from pinky.store.vectors import VEC_TABLE
@@ -13,6 +13,11 @@ from pinky.text.fts import fts_term
 
 @dataclass(frozen=True)
 class Filters:
+    """What a search, list or export keeps. Every field narrows the candidates and so takes a search off its fast
+    path (`active`), unless its metadata says `fast_path`: a field the fast path applies itself. A new filter is a
+    field here and its clause in `sql()`; tests/store/test_filters.py fails, naming the field, if either is left
+    out."""
+
     scope: str | None = None
     type: str | None = None
     tags: tuple[str, ...] = ()
@@ -20,11 +25,12 @@ class Filters:
     at: str | None = None  # ISO day: only entries valid then (valid_from/created .. valid_until)
     # ISO day (today): leave out entries superseded or valid only until then. Not `active`: an
     # unfiltered search keeps its fast path and drops such entries from its candidates instead.
-    current_on: str | None = None
+    current_on: str | None = field(default=None, metadata={"fast_path": True})
 
     @property
     def active(self) -> bool:
-        return bool(self.scope or self.type or self.tags or self.fresh_since or self.at)
+        """Whether any narrowing filter is set (derived from the fields, so a new one cannot be forgotten)."""
+        return any(getattr(self, name) for name in NARROWING)
 
     def sql(self) -> tuple[str, list[Any]]:
         clauses: list[str] = ["1"]
@@ -51,6 +57,9 @@ class Filters:
                            "AND coalesce(substr(json_extract(e.meta, '$.valid_until'), 1, 10) > ?, 1)")
             params.append(self.current_on)
         return " AND ".join(clauses), params
+
+
+NARROWING = tuple(f.name for f in fields(Filters) if not f.metadata.get("fast_path"))
 
 
 def fts_hits(conn: Any, match: str, filters: Filters, depth: int,

@@ -71,15 +71,15 @@ class Brain:
         return self.call(run)
 
     def search(self, request: SearchRequest) -> dict[str, Any]:
-        """The search's hits, explained, each with its rank and relevance band (`pinky.search.recall.judge`: the
-        prompt hook's measure and floor); `relevant`: how many reach the floor."""
+        """The search's hits, explained, each with its rank and relevance band (`pinky.services.relevance`: the
+        words it shares with the query, or its closeness in meaning); `relevant`: how many are not weak."""
         from pinky.services.relevance import relevance
 
         started = time.perf_counter()
 
         def run(kb: KnowledgeBase) -> dict[str, Any]:
             found = kb.search(replace(request, explain=True)).as_dict()
-            bands = relevance(kb, request.query, [hit["slug"] for hit in found["hits"]])
+            bands = relevance(kb, request.query, found["hits"])
             for rank, hit in enumerate(found["hits"], 1):
                 hit["rank"], (hit["relevance"], hit["band"]) = rank, bands[hit["slug"]]
             found["relevant"] = sum(hit["band"] != "weak" for hit in found["hits"])

@@ -277,7 +277,7 @@ function route() {
 // --- 1. search ------------------------------------------------------------------------------------------
 
 const searchState = { q: "", scope: "", type: "", tag: "", since: "", mode: "hybrid", all: false, weak: false };
-const BANDS = { strong: "strong match", relevant: "relevant", weak: "weak: below the relevance floor" };
+const BANDS = { strong: "strong match", relevant: "relevant", similar: "close in meaning", weak: "weak: below the relevance floor" };
 let searchBox = null;
 
 function searchView(_arg, query) {
@@ -343,15 +343,13 @@ function showResults(data, state, started) {
   if (perf.ready === null) perf.ready = performance.now();
 }
 
-/* Hits at or over the relevance floor (the prompt hook's own), weaker ones behind a button; "nothing relevant"
-   when none reaches it; history (diaries) last, and said why. Semantic mode has no floor: it measures words. */
+/* Hits that share enough of the query's words (the prompt hook's floor) or come close in meaning, weaker ones
+   behind a button; "nothing relevant" when none does; history (diaries) last, and said why. */
 function showHits(data, items, state, ms) {
-  const floored = data.mode !== "vector";
-  const shown = floored && !searchState.weak ? items.filter((item) => item.band !== "weak") : items;
+  const shown = !searchState.weak ? items.filter((item) => item.band !== "weak") : items;
   const hidden = items.length - shown.length;
-  fill(searchBox.status, floored ? `${data.relevant} relevant of ${items.length} hit${items.length === 1 ? "" : "s"}` :
-    `${items.length} hit${items.length === 1 ? "" : "s"} (semantic: no relevance floor)`, ` · ${data.mode} · ${ms} ms`,
-  data.notice ? el("span", { class: "badge stale" }, data.notice) : "");
+  fill(searchBox.status, `${data.relevant} relevant of ${items.length} hit${items.length === 1 ? "" : "s"}`,
+    ` · ${data.mode} · ${ms} ms`, data.notice ? el("span", { class: "badge stale" }, data.notice) : "");
   const cards = [];
   shown.forEach((item, i) => {
     if (item.type === "diary" && i > 0 && shown[i - 1].type !== "diary" && state.type !== "diary") {
