@@ -10,7 +10,8 @@ unchanged; `tests/base/test_redact_formats.py` checks that every pass's words ar
 
 from __future__ import annotations
 
-__all__ = ["LABEL_WORDS", "PROSE_WORDS", "SECRET_WORDS", "TOKEN_PREFIXES", "describe", "explain", "may_hold_secret"]
+__all__ = ["LABEL_WORDS", "PROSE_WORDS", "SECRET_WORDS", "TOKEN_PREFIXES", "describe", "explain", "may_hold_secret",
+           "may_hold_unlabelled_secret"]
 
 # The literal start of every known token format (pinky.base.redact._TOKEN_FORMATS), lower-cased; the one
 # format without a literal start, Twilio's `AC`/`SK` + 32 hex digits, is caught by `has_hex_run`.
@@ -44,6 +45,16 @@ _HEX_TABLE = bytes(ord("x") if chr(code) in "0123456789abcdefABCDEF" else ord(" 
 def has_hex_run(text: str, length: int = 32) -> bool:
     """True when `text` holds `length` hex digits in a row (a C-speed scan: no `re`)."""
     return b"x" * length in text.encode("ascii", "replace").translate(_HEX_TABLE)
+
+
+_RUN_TABLE = bytes(ord("x") if chr(code).isascii() and (chr(code).isalnum() or chr(code) in "+_-") else ord(" ")
+                   for code in range(256))
+RANDOM_RUN = 20  # the shortest run without a `/` in which `redact(unlabelled=True)` sees a random key
+
+
+def has_word_run(text: str, length: int = RANDOM_RUN) -> bool:
+    """True when `text` holds `length` characters of [A-Za-z0-9+_-] in a row (a C-speed scan: no `re`)."""
+    return b"x" * length in text.encode("ascii", "replace").translate(_RUN_TABLE)
 
 
 def has_dash_u(lower: str) -> bool:
@@ -83,6 +94,13 @@ def may_hold_secret(text: str) -> bool:
         return False
     lower = text.lower()
     return any(word in lower for word in _WORDS) or has_token(lower, text) or has_dash_u(lower)
+
+
+def may_hold_unlabelled_secret(text: str) -> bool:
+    """False only when `pinky.base.redact.redact(text, unlabelled=True)` would return `text` unchanged: beside
+    `may_hold_secret`'s words, the unlabelled passes need a run of RANDOM_RUN characters without a `/` (a random
+    key has one; a path whose pieces are all shorter is left alone by them)."""
+    return may_hold_secret(text) or has_word_run(text)
 
 
 # Why each kind is a credential: said in save, update and sync results beside the kind (stdlib: the CLI imports it).

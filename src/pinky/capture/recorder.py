@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from pinky.base import fileio
+from pinky.base import fileio, private
 from pinky.base.redact import redact
 from pinky.capture.checkpoint import Checkpoint
 from pinky.capture.diary import append_diary, as_local, format_line, short_session
@@ -324,9 +324,10 @@ class OffsetStore:
     the same events.
     """
 
-    def __init__(self, path: Path, *, max_age_s: float = OFFSET_MAX_AGE_S) -> None:
+    def __init__(self, path: Path, *, max_age_s: float = OFFSET_MAX_AGE_S, top: Path | str | None = None) -> None:
         self.path = Path(path)
         self.max_age_s = max_age_s
+        self.top = top  # the state folder: the file is the owner's alone from there down (pinky.base.private)
 
     def get(self, session_id: str, transcript_path: Path | str | None = None) -> int:
         """The stored offset, or 0 when unknown or recorded for a different transcript file."""
@@ -360,12 +361,13 @@ class OffsetStore:
         if transcript_path is not None:
             entry["path"] = str(transcript_path)
         entries[session_id] = entry
-        fileio.atomic_write(self.path, json.dumps(entries, sort_keys=True))
+        private.write_private(self.path, json.dumps(entries, sort_keys=True), self.top, durable=True)
         return entry
 
     def lock(self) -> fileio.FileLock:
         """An exclusive advisory lock beside the offsets file (a no-op where fcntl is missing)."""
-        return fileio.file_lock(self.path.with_name(self.path.name + ".lock"))
+        private.private_folders(self.path.parent, self.top or self.path.parent)
+        return fileio.file_lock(self.path.with_name(self.path.name + ".lock"), mode=private.PRIVATE_FILE)
 
     def _load(self) -> dict[str, dict]:
         try:
