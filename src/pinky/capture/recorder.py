@@ -44,6 +44,9 @@ OFFSET_MAX_AGE_S = 30 * 24 * 3600
 FIRST_BATCH_SECONDS = 1.0
 
 _WHITESPACE = re.compile(r"\s+")
+# Control characters (NUL makes git take the diary for a binary file), the replacement character that stands for
+# bytes that were not text, and the marks that reorder a line's display: none belongs in a markdown line.
+_NOT_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\ufffd\u200e\u200f\u202a-\u202e\u2066-\u2069]+")
 FIELDS = {"asked": "prompts", "files": "files", "commands": "commands"}  # a line's kind -> SessionSummary field
 
 
@@ -266,9 +269,10 @@ def note_lines(session_id: str, notes: Sequence[tuple[str, str]], when: datetime
 
 
 def _clean(text: str, limit: int) -> str:
-    """Redact, flatten whitespace, then cut to `limit`, in that order, so a cut never splits a secret.
-    Text from a transcript: a key pasted bare in a prompt is redacted without a label too."""
-    return _truncate(_WHITESPACE.sub(" ", redact(_head(text, limit * 8 + 4096), unlabelled=True)).strip(), limit)
+    """Redact, flatten whitespace and control characters, then cut to `limit`, in that order, so a cut never
+    splits a secret. Text from a transcript: a key pasted bare in a prompt is redacted without a label too."""
+    flat = _WHITESPACE.sub(" ", _NOT_TEXT.sub(" ", redact(_head(text, limit * 8 + 4096), unlabelled=True)))
+    return _truncate(flat.strip(), limit)
 
 
 def _head(text: str, size: int) -> str:
