@@ -19,7 +19,6 @@ from helpers import console_script, write_note
 from hook_helpers import base, run_hook
 from host_fixtures import diary_text, make_brain, output, payload, run_host, transcript
 
-
 FIRST = "01a25167-4f8b-7992-93b8-3e7bf8edf397"
 SECOND = "01a25167-9c21-7d04-a3e5-5f0c2b6e81d4"  # begun within the same minute: the same 8 first characters
 TAG = re.compile(r"^- \d\d:\d\d \[([^\]]+)\] ", re.MULTILINE)

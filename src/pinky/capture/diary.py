@@ -53,8 +53,8 @@ __all__ = [
 
 # What a diary line never holds: control characters (a NUL makes git take the file for binary), line breaks inside
 # a line, U+FFFD (bytes that were not text) and the marks that reorder a line's display. str.translate: no `re`.
-_NOT_TEXT = {code: " " for code in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, 0xFFFD, 0x200E, 0x200F,
-                                    *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+_NOT_TEXT = dict.fromkeys((*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, 0xFFFD, 0x200E, 0x200F,
+                           *range(0x202A, 0x202F), *range(0x2066, 0x206A)), " ")
 _SESSION_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
