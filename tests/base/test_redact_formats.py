@@ -279,3 +279,10 @@ def test_the_unlabelled_gate_clears_only_text_the_unlabelled_passes_leave_alone(
     assert len(changed) >= 20  # the samples do hold what the unlabelled passes take
     assert all(may_hold_unlabelled_secret(text) for text in changed)
     assert not may_hold_unlabelled_secret("cat src/pinky/hooks/journal.py && pytest -q tests/hosts")
+    # pieces of every shape the narrowed gates (`--` flags, URLs) and the random runs look at, shuffled together
+    pieces = ["--", "-pass", "--db-pass=", "pass ", "://", "https://", "user:", "@", "host", " ", "=", "/", "Ab3",
+              "x" * 20, "Q9w" * 11, "--token ", "s3cr3t-V4lue", "git commit --amend", "a_b_c_d_e_f_g_h_i_j_k_l"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 8)))
+        if not may_hold_unlabelled_secret(text):
+            assert redact(text, unlabelled=True) == text, text
