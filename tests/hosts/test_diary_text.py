@@ -57,6 +57,16 @@ def test_cursor_prompt_and_command_with_control_bytes_leave_a_text_diary(root: P
     assert f"asked: {CLEAN}" in diary and "commands: printf ' ' > out.bin && cat src/db.py" in diary
 
 
+def test_a_lone_surrogate_in_a_prompt_costs_the_prompt_nothing(root: Path, home: Path) -> None:
+    """JSON can carry `\\ud800`, which is no character: the journal keeps the prompt, the diary records it."""
+    data = json.dumps(payload("cursor", "beforeSubmitPrompt", root, home)).replace(
+        "fix the retry", "fix the \\ud800 retry")
+    output(run_host("cursor", "user-prompt", data, root))
+    output(run_host("cursor", "stop", payload("cursor", "stop", root, home), root))
+    diary = diary_text(root)
+    assert "asked: fix the ? retry in src/db.py" in diary and "skipped" not in diary
+
+
 def test_claude_transcript_with_control_bytes_leaves_a_text_diary(root: Path) -> None:
     transcript = root / "t.jsonl"
     lines = [{"type": "user", "message": {"role": "user", "content": DIRTY}},

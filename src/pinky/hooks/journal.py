@@ -31,7 +31,13 @@ def journal_path(loc: Locations, session_id: str) -> str:
 
 
 def redacted(text: str) -> str:
-    """`text` as the diary would keep it: every credential replaced by a `[REDACTED:<kind>]` marker."""
+    """`text` as the diary would keep it: every credential replaced by a `[REDACTED:<kind>]` marker, and a lone
+    surrogate (a payload's `\\ud800`, no character of any text) a `?`: written as it is, it would make the whole
+    line one the diary skips as unreadable."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "replace").decode("utf-8")
     from pinky.base.secret_words import may_hold_unlabelled_secret
 
     if not may_hold_unlabelled_secret(text):
