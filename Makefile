@@ -31,13 +31,12 @@ bench: venv  ## speed and memory figures (prints them; not a test; ~30 minutes o
 	$(BIN)/python benchmarks/bench_hygiene.py
 	$(BIN)/python benchmarks/bench_linear.py
 
-EVAL_DATA ?= ../shared/eval
-
-eval: venv  ## pinky eval on examples/golden.jsonl, then retrieval quality on ../shared/eval (BM25, vectors, hybrid, then the e5 second stage: ~30 min the first time)
-	PINKY_BIN="$(abspath $(BIN))" bash scripts/eval-examples.sh
+eval: venv  ## pinky eval on examples/golden.jsonl, then retrieval quality on EVAL_DATA=DIR (SciFact and CoSQA: BM25, vectors, hybrid, then the e5 second stage: ~30 min the first time)
+	@test -n "$(EVAL_DATA)" || { \
+	  echo "make eval needs EVAL_DATA=DIR: the folder of the retrieval datasets, DIR/{scifact,cosqa}/{notes,queries}.jsonl (documentation/HOW-IT-WORKS.md, Measurements behind the defaults)" >&2; exit 2; }
 	@test -d "$(EVAL_DATA)/scifact" -a -d "$(EVAL_DATA)/cosqa" || { \
-	  echo "make eval needs the retrieval datasets in $(EVAL_DATA)/{scifact,cosqa}/{notes,queries}.jsonl" >&2; \
-	  echo "(the team's shared/eval folder beside this clone; point EVAL_DATA=DIR at another copy)" >&2; exit 2; }
+	  echo "make eval: $(EVAL_DATA) holds no scifact/ and cosqa/ folders with notes.jsonl and queries.jsonl" >&2; exit 2; }
+	PINKY_BIN="$(abspath $(BIN))" bash scripts/eval-examples.sh
 	$(BIN)/python benchmarks/eval_retrieval.py --data "$(EVAL_DATA)"
 	$(BIN)/python benchmarks/calibrate_gaps.py --data "$(EVAL_DATA)"
 

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_age_ranking.py [--pairs N]
 
-The eval sets in ../shared/eval carry no dates, so age can only be judged here: N pairs of identical
+The retrieval sets (benchmarks/eval_retrieval.py) carry no dates, so age can only be judged here: N pairs of identical
 notes, one verified 3 days ago and one 300 days ago (which one is written first alternates). For each
 pair's topic it searches and prints how often the fresher copy ranks first: in the fused ranking alone
 (ties fall to the entry ids, a hash) and in what `pinky search` returns (equal scores go to the fresher

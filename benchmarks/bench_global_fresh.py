@@ -1,7 +1,7 @@
 """What seeing the global brain as it is on disk costs: a project beside a 10,000-note global brain.
 
-    python benchmarks/bench_global_fresh.py [--notes 10000] [--runs 15] [--before /work/main/.venv/bin]
-                                            [--keep DIR] [--corpus soup|eval] [--data ../shared/eval] [--hogs N]
+    python benchmarks/bench_global_fresh.py [--notes 10000] [--runs 15] --before BIN
+                                            [--keep DIR] [--corpus soup|eval] [--data DIR] [--hogs N]
                                             [--hooks-only]
 
 Times, as whole processes and in turn (one run of each, then the next round, so the machine's load
@@ -14,7 +14,7 @@ that takes it in. The hashing embedder: the walk's cost does not depend on the m
 
 `--corpus soup` (the default) writes notes of 120 words drawn from 25: every word of the prompt is in
 nearly every note, the worst case for the hook's word counts. `--corpus eval` takes the global brain from
-real text instead (SciFact abstracts and CoSQA functions from ../shared/eval, 11,450 notes at most) and
+real text instead (SciFact abstracts and CoSQA functions from `--data DIR`, 11,450 notes at most) and
 cycles the prompt through real queries of both sets and everyday asks, one per round. `--hogs N`: N processes
 spin on the CPU meanwhile (a busy machine: two hogs on two cores).
 """
@@ -132,7 +132,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--before", type=Path, default=Path("/work/main/.venv/bin"),
+    parser.add_argument("--before", type=Path, required=True,
                         help="the bin folder of an install without the change")
     parser.add_argument("--keep", type=Path, help="build (or reuse) the brain in this folder")
     parser.add_argument("--corpus", choices=("soup", "eval"), default="soup")
@@ -140,8 +140,12 @@ def main() -> None:
     parser.add_argument("--hooks-only", action="store_true",
                         help="time the hooks only (a `--before` that cannot read this index's schema rebuilds "
                              "its own on every search)")
-    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "eval")
+    parser.add_argument("--data", type=Path, metavar="DIR",
+                        help="with --corpus eval: the retrieval sets, DIR/scifact/ and DIR/cosqa/, "
+                        "each with notes.jsonl and queries.jsonl")
     args = parser.parse_args()
+    if args.corpus == "eval" and args.data is None:
+        parser.error("--corpus eval needs --data DIR")
     root = args.keep or Path(tempfile.mkdtemp(prefix="pinky-bench-fresh-"))
     env = environment(root)
     project = root / "project"

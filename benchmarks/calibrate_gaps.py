@@ -1,4 +1,4 @@
-"""Where "a weak best hit" starts: calibrates pinky.search.gaps on ../shared/eval (a script, not a test).
+"""Where "a weak best hit" starts: calibrates pinky.search.gaps on the retrieval sets (a script, not a test).
 
     python benchmarks/calibrate_gaps.py [--workdir DIR] [--queries N]
 
@@ -19,7 +19,6 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-EVAL = REPO.parent / "shared" / "eval"
 
 
 def signals(kb, queries: list[str]) -> list[tuple[float, float]]:  # type: ignore[no-untyped-def]
@@ -38,7 +37,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "pinky-eval")
     parser.add_argument("--queries", type=int, default=300, help="Queries of each set (default 300).")
-    parser.add_argument("--data", type=Path, default=EVAL)
+    parser.add_argument("--data", type=Path, required=True, metavar="DIR",
+                        help="the retrieval sets: DIR/scifact/ and DIR/cosqa/, "
+                        "each with notes.jsonl and queries.jsonl")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO / "src"))
     from pinky.config import load_config

@@ -1,8 +1,8 @@
 """How well the UserPromptSubmit recall stays quiet and finds the right note (a script, not a test).
 
-    python benchmarks/eval_recall.py [--data ../shared/eval] [--workdir DIR] [--threshold T]
+    python benchmarks/eval_recall.py --data DIR [--workdir DIR] [--threshold T]
 
-Two brains, each one dataset of ../shared/eval (SciFact: scientific claims; CoSQA: Python
+Two brains, each one retrieval set of `--data DIR` (SciFact: scientific claims; CoSQA: Python
 functions), indexed as the hook sees them (full text; hashing vectors, unused here). For each brain:
 - relevant prompts: its own queries; recall is right when a gold note is among the injected ones;
 - irrelevant prompts: the other dataset's queries and a list of everyday prompts to a coding agent
@@ -181,7 +181,9 @@ def main() -> None:
     from pinky.search.recall import DEFAULT_THRESHOLD
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=eval_retrieval.EVAL)
+    parser.add_argument("--data", type=Path, required=True, metavar="DIR",
+                        help="the retrieval sets: DIR/scifact/ and DIR/cosqa/, "
+                        "each with notes.jsonl and queries.jsonl")
     parser.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "pinky-eval-recall")
     parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD)
     args = parser.parse_args()

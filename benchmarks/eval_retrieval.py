@@ -1,14 +1,14 @@
-"""Retrieval quality on the real datasets in ../shared/eval (a script, not a test).
+"""Retrieval quality on real datasets, SciFact and CoSQA (a script, not a test).
 
-    python benchmarks/eval_retrieval.py [--dataset scifact|cosqa|all] [--workdir DIR] [--queries N] [--context]
-        [--lexical] [--weights NAME=W,...]... [--proximity W]... [--feedback W]... [--questions]
+    python benchmarks/eval_retrieval.py --data DIR [--dataset scifact|cosqa|all] [--workdir DIR] [--queries N]
+        [--context] [--lexical] [--weights NAME=W,...]... [--proximity W]... [--feedback W]... [--questions]
         [--modes bm25,vector,hybrid] [--quality-weight W]... [--quality-use-share S]... [--quality-vectors DIR]
 
 Writes each dataset's notes into a brain (kept in --workdir so a re-run only re-checks it), indexes
 them with the configured embedder (the default: USE multilingual v3), then prints R@10 and nDCG@10
 for BM25 only, vectors only, and hybrid search with each fusion method (`--context`: and with a
-context file, see `context_rows`). The data is read from ../shared/eval at run time and never
-copied into the repository.
+context file, see `context_rows`). The data is read from `--data DIR` at run time (DIR/scifact/ and DIR/cosqa/, each
+`notes.jsonl` and `queries.jsonl`, the lines `write_notes` and `run` read) and never copied into the repository.
 
 The lexical side (documentation/HOW-IT-WORKS.md, "Measurements behind the defaults"):
 `--lexical` adds BM25 and hybrid rows with the full-text features taken away one at a time (the
@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-EVAL = REPO.parent / "shared" / "eval"  # replaced by --data
+EVAL = Path()  # the --data folder
 
 
 def write_notes(dataset: str, docs: Path) -> None:
@@ -283,7 +283,9 @@ def main() -> None:
     parser.add_argument("--dataset", choices=["scifact", "cosqa", "all"], default="all")
     parser.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "pinky-eval")
     parser.add_argument("--queries", type=int, default=None, help="Only the first N queries of each set.")
-    parser.add_argument("--data", type=Path, default=EVAL, help="Folder holding scifact/ and cosqa/.")
+    parser.add_argument("--data", type=Path, required=True, metavar="DIR",
+                        help="the retrieval sets: DIR/scifact/ and DIR/cosqa/, "
+                        "each with notes.jsonl and queries.jsonl")
     parser.add_argument("--context", action="store_true", help="Also measure context-aware ranking (context_file).")
     parser.add_argument("--lexical", action="store_true", help="Also measure the lexical features one at a time.")
     parser.add_argument("--weights", action="append", metavar="NAME=W,...",
@@ -305,7 +307,7 @@ def main() -> None:
     EVAL = args.data.resolve()
     if not all((EVAL / name / "queries.jsonl").is_file() for name in ("scifact", "cosqa")):
         sys.exit(f"no eval data at {EVAL}: it needs scifact/ and cosqa/ with notes.jsonl and queries.jsonl "
-                 "(the team's shared/eval folder; pass --data DIR)")
+                 "(pass the folder that holds them with --data DIR)")
     sys.path.insert(0, str(REPO / "src"))
     datasets = ["scifact", "cosqa"] if args.dataset == "all" else [args.dataset]
     rows = [row for name in datasets for row in run(name, args.workdir, args.queries, args)]

@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 SESSION = "a1b2c3d4-e5f6-7890-abcd-ef0123456789"
+TAG = "claude-a2998369"  # its diary tag: a hash of the id that must not change from one version to the next
 CWD = "/home/me/proj"
 WHEN = datetime(2026, 11, 25, 14, 3)
 

@@ -2,7 +2,7 @@
 settings and comments), the documented set-up, and the headless session command pointed at the stand-in.
 
 The set-up is `pinky-brain setup <host>`. Until that command exists in this checkout, `configure` writes what
-../shared/tools/README.md found to work by hand (an MCP entry for `pinky-mcp`, hooks running `pinky-hooks`),
+was found to work by hand with the real CLIs (an MCP entry for `pinky-mcp`, hooks running `pinky-hooks`),
 so the sessions still run; the tests that need the command itself are marked xfail(strict) by NEEDS_SETUP.
 """
 
@@ -97,7 +97,7 @@ def hook_entries(events: dict[str, str], host: str) -> dict[str, list[dict[str, 
 
 
 def configure_by_hand(world: World, host: str) -> None:
-    """The entries ../shared/tools/README.md found to work, for a checkout without `pinky-brain setup`."""
+    """The entries found to work by hand with the real CLIs, for a checkout without `pinky-brain setup`."""
     if host == "codex":
         with open(codex_home(world) / "config.toml", "a", encoding="utf-8") as config:
             config.write('\n[mcp_servers.pinky]\ncommand = "pinky-mcp"\n')

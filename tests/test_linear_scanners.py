@@ -79,6 +79,7 @@ PATTERNS: dict[tuple[str, str], tuple[str, ...]] = {
     ("pinky.text.markdown", "_PATH_LIKE"): ("a/", "a.", "a-", "/a", "a.b/"),
     ("pinky.text.markdown", "_SEPARATORS"): ("-_",),
     ("pinky.capture.recorder", "_WHITESPACE"): (),
+    ("pinky.capture.recorder", "_NOT_TEXT"): ("\x00", "\ufffd", "\x00a"),
     ("pinky.base.redact", "_MARKER_RE"): ("[REDACTED:",),
     ("pinky.base.redact", "_TOKENS"): ("sk-", "sk-a", "ghp_", "AKIA", "xoxb-", "eyJa.", "eyJaaaaa.eyJ", "SG.",
                                        "hooks."),

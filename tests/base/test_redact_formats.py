@@ -260,3 +260,29 @@ def test_find_secrets_names_each_credential_by_a_fingerprint_not_its_text() -> N
     assert all(token not in f.fingerprint and len(f.fingerprint) == 64 for f in found)
     assert find_secrets(f"again: {token}")[0] == found[0]  # the same secret, wherever it stands
     assert find_secrets("SHA-256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") == []
+
+
+def test_the_unlabelled_gate_clears_only_text_the_unlabelled_passes_leave_alone() -> None:
+    """The hook journal (pinky.hooks.journal) redacts like the diary, unlabelled keys too, and loads the redactor
+    only past `may_hold_unlabelled_secret`: every text that redaction changes must pass that gate."""
+    import random
+
+    from pinky.base.redact import redact
+    from pinky.base.secret_words import may_hold_unlabelled_secret
+
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
+    rng = random.Random(7)
+    texts = [f"run it with {''.join(rng.choice(alphabet) for _ in range(n))} please" for n in range(32, 60)]
+    texts += [f"cat /srv/{''.join(rng.choice(alphabet[:62]) for _ in range(24))}/{'ab' * 20}" for _ in range(20)]
+    texts += [f"x {rng.getrandbits(256):064x} y" for _ in range(5)]
+    changed = [text for text in texts if redact(text, unlabelled=True) != text]
+    assert len(changed) >= 20  # the samples do hold what the unlabelled passes take
+    assert all(may_hold_unlabelled_secret(text) for text in changed)
+    assert not may_hold_unlabelled_secret("cat src/pinky/hooks/journal.py && pytest -q tests/hosts")
+    # pieces of every shape the narrowed gates (`--` flags, URLs) and the random runs look at, shuffled together
+    pieces = ["--", "-pass", "--db-pass=", "pass ", "://", "https://", "user:", "@", "host", " ", "=", "/", "Ab3",
+              "x" * 20, "Q9w" * 11, "--token ", "s3cr3t-V4lue", "git commit --amend", "a_b_c_d_e_f_g_h_i_j_k_l"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 8)))
+        if not may_hold_unlabelled_secret(text):
+            assert redact(text, unlabelled=True) == text, text

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, time
 from pathlib import Path
 
 import pytest
-from diary_fixtures import HEADER, SESSION, WHEN
+from diary_fixtures import HEADER, SESSION, TAG, WHEN
 
 from pinky.capture.diary import (
     DiaryLine,
@@ -22,7 +22,9 @@ from pinky.capture.diary import (
     parse_diary_line,
     read_day,
     read_diary,
+    session_tags,
     short_session,
+    tag_host,
 )
 from pinky.capture.recorder import format_lines
 from pinky.capture.transcript import SessionSummary
@@ -36,11 +38,11 @@ def test_parse_diary_line_round_trips_format_lines() -> None:
     )
     parsed = [parse_diary_line(line) for line in format_lines(summary, when=WHEN, session_id=SESSION)]
     assert parsed == [
-        DiaryLine(time(14, 3), "a1b2c3d4", "asked", "p"),
-        DiaryLine(time(14, 3), "a1b2c3d4", "files", "f.py"),
-        DiaryLine(time(14, 3), "a1b2c3d4", "tools", "Bash×1"),
-        DiaryLine(time(14, 3), "a1b2c3d4", "commands", "ls"),
-        DiaryLine(time(14, 3), "a1b2c3d4", "commits", "c"),
+        DiaryLine(time(14, 3), TAG, "asked", "p"),
+        DiaryLine(time(14, 3), TAG, "files", "f.py"),
+        DiaryLine(time(14, 3), TAG, "tools", "Bash×1"),
+        DiaryLine(time(14, 3), TAG, "commands", "ls"),
+        DiaryLine(time(14, 3), TAG, "commits", "c"),
     ]
 
 
@@ -90,10 +92,22 @@ def test_parse_diary_line_rejects_malformed_time_or_tag(line: str) -> None:
     assert parse_diary_line(line) is None
 
 
-def test_short_session_keeps_eight_safe_characters() -> None:
-    assert short_session("a1b2c3d4-e5f6") == "a1b2c3d4"
-    assert short_session("a]b c\nd-e") == "abcd-e"
-    assert short_session("] \n") == "unknown"
+def test_a_session_tag_names_the_host_and_a_hash_of_the_whole_id() -> None:
+    assert short_session(SESSION) == TAG
+    assert short_session("codex:01a25167-4f8b-7992") != short_session("codex:01a25167-9c21-7d04")  # one minute
+    assert short_session("copilot:1a2b3c4d-20261207").startswith("copilot-")
+    assert short_session("a]b c\nd-e").startswith("claude-") and short_session("") == "claude-unknown"
+    for session in (SESSION, "codex:01a25167", "a]b c\nd-e"):
+        tag = short_session(session)
+        assert parse_diary_line(f"- 10:00 [{tag}] asked: x").session == tag  # type: ignore[union-attr]
+    assert session_tags(SESSION) == (TAG, "a1b2c3d4")  # a Claude Code line an older pinky wrote is still its own
+    assert session_tags("codex:01a25167-4f8b") == (short_session("codex:01a25167-4f8b"),)
+
+
+@pytest.mark.parametrize(("tag", "host"), [("claude-a2998369", "claude"), ("73520480", "claude"),
+                                           ("codex-01a25167", "codex"), ("manual", ""), ("other001", "")])
+def test_the_host_is_read_from_every_tag_format(tag: str, host: str) -> None:
+    assert tag_host(tag) == host
 
 
 @pytest.mark.parametrize(

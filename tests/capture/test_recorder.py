@@ -13,6 +13,7 @@ from diary_fixtures import (
     PEM_BODY,
     SECRETS,
     SESSION,
+    TAG,
     WHEN,
     assistant,
     prompt,
@@ -38,7 +39,7 @@ def test_commands_keep_the_first_line_and_are_cut_only_when_formatted() -> None:
     summary = summarize(events)
     assert summary.commands == ("cat <<EOF > f", long_cmd)
     line = format_lines(summary, when=WHEN, session_id=SESSION)[-1]
-    assert line.startswith("- 14:03 [a1b2c3d4] commands: cat <<EOF > f; python -c 'print(1)' xxx")
+    assert line.startswith(f"- 14:03 [{TAG}] commands: cat <<EOF > f; python -c 'print(1)' xxx")
     assert line.endswith("x…") and len(line.split("; ", 1)[1]) == 80
 
 
@@ -61,24 +62,24 @@ def test_format_lines_shape() -> None:
         commits=("Fix login race",),
     )
     assert format_lines(summary, when=WHEN, session_id=SESSION) == [
-        "- 14:03 [a1b2c3d4] asked: fix the login bug; then: add a test",
-        "- 14:03 [a1b2c3d4] files: src/a.py, src/b.py",
-        "- 14:03 [a1b2c3d4] tools: Edit×3, Bash×2, Read×5",
-        "- 14:03 [a1b2c3d4] commands: pytest -q; git status",
-        "- 14:03 [a1b2c3d4] commits: Fix login race",
+        f"- 14:03 [{TAG}] asked: fix the login bug; then: add a test",
+        f"- 14:03 [{TAG}] files: src/a.py, src/b.py",
+        f"- 14:03 [{TAG}] tools: Edit×3, Bash×2, Read×5",
+        f"- 14:03 [{TAG}] commands: pytest -q; git status",
+        f"- 14:03 [{TAG}] commits: Fix login race",
     ]
 
 
 def test_format_lines_omits_empty_kinds_and_empty_summary() -> None:
     assert format_lines(SessionSummary(), when=WHEN, session_id=SESSION) == []
     assert format_lines(SessionSummary(files=("a.py",)), when=WHEN, session_id=SESSION) == [
-        "- 14:03 [a1b2c3d4] files: a.py"
+        f"- 14:03 [{TAG}] files: a.py"
     ]
 
 
 def test_format_lines_collapses_whitespace() -> None:
     lines = format_lines(SessionSummary(prompts=("fix\n\n  the\tbug  ",)), when=WHEN, session_id=SESSION)
-    assert lines == ["- 14:03 [a1b2c3d4] asked: fix the bug"]
+    assert lines == [f"- 14:03 [{TAG}] asked: fix the bug"]
 
 
 def test_format_lines_caps_long_lines_with_a_count() -> None:
@@ -117,7 +118,7 @@ def test_format_lines_uses_local_time_of_an_aware_datetime() -> None:
 
 def test_format_lines_sanitises_the_session_id() -> None:
     line = format_lines(SessionSummary(files=("a",)), when=WHEN, session_id="a]b c\nd-e")[0]
-    assert line.startswith("- 14:03 [abcd-e] files: a")
+    assert line.startswith("- 14:03 [claude-") and line.endswith("] files: a")
     assert parse_diary_line(line) is not None
 
 
@@ -133,7 +134,7 @@ def test_format_lines_handles_a_huge_pasted_prompt() -> None:
     secret = SECRETS["github"]
     huge = "traceback line\n" * 50_000 + f"token {secret} " + "x" * 100_000
     lines = format_lines(SessionSummary(prompts=(f"why? {secret}\n" + huge,)), when=WHEN, session_id=SESSION)
-    assert lines[0].startswith("- 14:03 [a1b2c3d4] asked: why? [REDACTED:github-token] traceback line")
+    assert lines[0].startswith(f"- 14:03 [{TAG}] asked: why? [REDACTED:github-token] traceback line")
     assert len(lines[0]) <= 300 and secret not in lines[0]
 
 
@@ -208,7 +209,7 @@ def test_record_stop_writes_a_redacted_diary_and_nothing_twice(tmp_path: Path) -
         "commands",
         "commits",
     ]
-    assert all(line.startswith("- 14:03 [a1b2c3d4] ") for line in body)
+    assert all(line.startswith(f"- 14:03 [{TAG}] ") for line in body)
     assert "asked: fix the login bug my key is [REDACTED:anthropic-key]" in text
     assert "; then: add a test; also here is my .env: PASSWORD=[REDACTED:secret]" in text
     assert "files: src/auth.py, tests/test_auth.py, /etc/hosts" in text
@@ -239,9 +240,9 @@ def test_record_stop_writes_a_redacted_diary_and_nothing_twice(tmp_path: Path) -
     new_text = path.read_text(encoding="utf-8")
     assert new_text.startswith(text)
     assert new_text[len(text) :] == (
-        "- 14:13 [a1b2c3d4] asked: now rename the module\n"
-        "- 14:13 [a1b2c3d4] tools: Bash×1\n"
-        "- 14:13 [a1b2c3d4] commands: git mv a.py b.py\n"
+        f"- 14:13 [{TAG}] asked: now rename the module\n"
+        f"- 14:13 [{TAG}] tools: Bash×1\n"
+        f"- 14:13 [{TAG}] commands: git mv a.py b.py\n"
     )
 
 

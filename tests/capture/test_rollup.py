@@ -74,7 +74,7 @@ def test_week_rollup_sections(brain: Path) -> None:
         "title: Week 2026-W48\ntype: diary\ntags: [diary, rollup]\ncreated: 2026-11-29\n"
         "rollup: week\nperiod_start: 2026-11-23\nperiod_end: 2026-11-29\n"
     )
-    assert "- Sessions: 3\n- Active days: 2 of 7\n" in body
+    assert "- Sessions: 3 (claude 3)\n- Active days: 2 of 7\n" in body
     files = body.split("## Files most touched\n\n")[1].split("\n\n")[0].splitlines()
     assert files == [
         "- `src/pool.py` (3)",
@@ -104,7 +104,7 @@ def test_month_rollup_covers_whole_month(brain: Path) -> None:
     path, text = build_rollup(brain, month_period(2026, 11), AFTER)
     assert path == brain / "diary/monthly/2026-11.md"
     assert "title: Month 2026-11\n" in text and "created: 2026-11-30\n" in text and "rollup: month\n" in text
-    assert "- Sessions: 4\n- Active days: 4 of 30\n" in text
+    assert "- Sessions: 4 (claude 4)\n- Active days: 4 of 30\n" in text
     assert "- `src/pool.py` (3)" in text and "- `src/late.py` (1)" in text
     assert "early november question" in text
     assert "Old" not in text
@@ -136,7 +136,7 @@ def test_iso_week_across_year_boundary(tmp_path: Path) -> None:
     assert parse_period(None, None, date(2027, 1, 4)).label == "2027-W01"
     path, text = build_rollup(tmp_path, period)
     assert path.name == "2026-W53.md"
-    assert "- Sessions: 2\n- Active days: 2 of 7\n" in text
+    assert "- Sessions: 2 (claude 2)\n- Active days: 2 of 7\n" in text
     assert "2026-12-28" in text and "2027-01-03" in text
     assert "asked: 2026-12-27" not in text and "asked: 2027-01-04" not in text
 

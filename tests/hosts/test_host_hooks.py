@@ -14,6 +14,8 @@ from helpers import write_note
 from hook_helpers import HOOKS, base, hook_env, run_hook, tool
 from host_fixtures import diary_text, make_brain, output, payload, run_host, transcript
 
+from pinky.capture.diary import short_session
+
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
@@ -79,9 +81,9 @@ def test_codex_stop_writes_the_diary_from_the_rollout_naming_codex(root: Path, h
     transcript("codex", "rollout.jsonl", root, home, stop["transcript_path"])
     assert output(run_host("codex", "stop", stop, root)) == {}  # the session saved: no capture ask
     diary = diary_text(root)
-    session = stop["session_id"][:8]
-    assert f"[codex-{session}] asked: fix the retry in src/db.py" in diary
-    assert f"[codex-{session}] files: src/db.py" in diary
+    tag = short_session(f"codex:{stop['session_id']}")
+    assert f"[{tag}] asked: fix the retry in src/db.py" in diary and tag.startswith("codex-")
+    assert f"[{tag}] files: src/db.py" in diary
     assert "commands: cat src/db.py; apply_patch" in diary
     assert "brain_save×1" in diary and "learned: saved gotcha/retries-need-jitter" in diary
     run_host("codex", "stop", stop, root)
@@ -142,7 +144,7 @@ def test_gemini_stop_writes_the_diary_from_the_chat_recording(root: Path, home: 
     transcript("gemini", "chat.jsonl", root, home, stop["transcript_path"])
     assert output(run_host("gemini", "stop", stop, root)) == {}
     diary = diary_text(root)
-    tag = f"[gemini-{stop['session_id'][:8]}]"
+    tag = f"[{short_session('gemini:' + stop['session_id'])}]"
     assert f"{tag} asked: fix the retry in src/db.py" in diary
     assert f"{tag} files: src/db.py" in diary and f"{tag} commands: head -2 src/db.py" in diary
 
@@ -183,8 +185,8 @@ def test_cursor_stop_writes_the_diary_from_what_its_hooks_saw(root: Path, home: 
         run_host("cursor", event, payload("cursor", name, root, home), root)
     assert output(run_host("cursor", "stop", payload("cursor", "stop", root, home), root)) == {}
     diary = diary_text(root)
-    assert "[cursor-c0ffee00] asked: fix the retry in src/db.py" in diary
-    assert "[cursor-c0ffee00] files: src/db.py" in diary
+    tag = short_session("cursor:c0ffee00-1111-2222-3333-444455556666")
+    assert f"[{tag}] asked: fix the retry in src/db.py" in diary and f"[{tag}] files: src/db.py" in diary
 
 
 def test_copilot_keeps_the_digest_in_a_marked_block_of_agents_md(root: Path, home: Path) -> None:
@@ -231,7 +233,8 @@ def test_windsurf_keeps_its_rules_file_and_diary(root: Path, home: Path) -> None
     run_host("windsurf", "post-tool", payload("windsurf", "post_write_code", root, home), root)
     run_host("windsurf", "stop", payload("windsurf", "post_cascade_response", root, home), root)
     diary = diary_text(root)
-    assert "[windsurf-7a1e5c3d] asked: fix the retry in src/db.py" in diary and "files: src/db.py" in diary
+    tag = short_session("windsurf:7a1e5c3d-0000-4444-8888-cccccccccccc")
+    assert f"[{tag}] asked: fix the retry in src/db.py" in diary and "files: src/db.py" in diary
 
 
 def test_opencode_plugin_payloads_get_context_back(root: Path, home: Path) -> None:
@@ -280,7 +283,7 @@ def test_what_a_codex_session_did_is_in_the_next_gemini_session_s_digest(root: P
     run_host("codex", "stop", stop, root)
     later = payload("gemini", "SessionStart", root, home, session_id="b0b0b0b0-0000-4000-8000-000000000000")
     digest = context(run_host("gemini", "session-start", later, root), "SessionStart")
-    assert f"[codex-{stop['session_id'][:8]}] asked: fix the retry in src/db.py" in digest
+    assert f"[{short_session('codex:' + stop['session_id'])}] asked: fix the retry in src/db.py" in digest
 
 
 def test_cursor_without_a_session_start_gets_its_rules_file_from_the_first_prompt(root: Path, home: Path) -> None:

@@ -356,8 +356,9 @@ class FileLock:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, blocking: bool = True, shared: bool = False,
-                 reentrant: bool = False) -> None:
+                 reentrant: bool = False, mode: int = 0o644) -> None:
         self.path = os.fspath(path)
+        self.mode = mode
         self.blocking = blocking
         self.shared = shared
         self.reentrant = reentrant
@@ -369,7 +370,7 @@ class FileLock:
             held[self.path] += 1
             return self
         os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _BINARY, 0o644)
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _BINARY, self.mode)
         try:
             import fcntl
         except ImportError:  # pragma: no cover - Windows
@@ -398,6 +399,6 @@ class FileLock:
 
 
 def file_lock(path: str | os.PathLike[str], *, blocking: bool = True, shared: bool = False,
-              reentrant: bool = False) -> FileLock:
-    """`with file_lock(path):` — see FileLock."""
-    return FileLock(path, blocking=blocking, shared=shared, reentrant=reentrant)
+              reentrant: bool = False, mode: int = 0o644) -> FileLock:
+    """`with file_lock(path):` — see FileLock; `mode`: the lock file's, when this creates it."""
+    return FileLock(path, blocking=blocking, shared=shared, reentrant=reentrant, mode=mode)

@@ -10,7 +10,8 @@ unchanged; `tests/base/test_redact_formats.py` checks that every pass's words ar
 
 from __future__ import annotations
 
-__all__ = ["LABEL_WORDS", "PROSE_WORDS", "SECRET_WORDS", "TOKEN_PREFIXES", "describe", "explain", "may_hold_secret"]
+__all__ = ["LABEL_WORDS", "PROSE_WORDS", "SECRET_WORDS", "TOKEN_PREFIXES", "describe", "explain", "may_hold_secret",
+           "may_hold_unlabelled_secret"]
 
 # The literal start of every known token format (pinky.base.redact._TOKEN_FORMATS), lower-cased; the one
 # format without a literal start, Twilio's `AC`/`SK` + 32 hex digits, is caught by `has_hex_run`.
@@ -35,7 +36,12 @@ OTHER_WORDS = (
     "password",
 )
 ALL_WORDS = tuple(dict.fromkeys((*TOKEN_PREFIXES, *PROSE_WORDS, *LABEL_WORDS, *OTHER_WORDS)))
-_WORDS = tuple(dict.fromkeys((*PROSE_WORDS, *LABEL_WORDS, *OTHER_WORDS)))  # the token prefixes: has_token
+# What may_hold_secret looks for: the token prefixes go through has_token, and two gates too wide for shell commands
+# are narrowed to what their pattern cannot do without (its pass still runs on the wide word). `--`: a flag named
+# password, pass, token, secret or key: the last three are words of their own, and a `pass` flag holds `-pass`
+# (`--pass`, `--db-pass`). `://`: a password in a URL comes before an `@`.
+_NARROWED = {"--": "-pass", "://": "@"}
+_WORDS = tuple(dict.fromkeys(_NARROWED.get(word, word) for word in (*PROSE_WORDS, *LABEL_WORDS, *OTHER_WORDS)))
 
 _TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 _HEX_TABLE = bytes(ord("x") if chr(code) in "0123456789abcdefABCDEF" else ord(" ") for code in range(256))
@@ -44,6 +50,21 @@ _HEX_TABLE = bytes(ord("x") if chr(code) in "0123456789abcdefABCDEF" else ord(" 
 def has_hex_run(text: str, length: int = 32) -> bool:
     """True when `text` holds `length` hex digits in a row (a C-speed scan: no `re`)."""
     return b"x" * length in text.encode("ascii", "replace").translate(_HEX_TABLE)
+
+
+_RUN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
+_RUN_TABLE = bytes(code if code in _RUN_CHARS else ord(" ") for code in range(256))
+RANDOM_RUN = 32  # the shortest run of [A-Za-z0-9+/_-] in which `redact(unlabelled=True)` sees a random key
+
+
+def has_random_run(text: str) -> bool:
+    """True when `text` holds a run of RANDOM_RUN characters of [A-Za-z0-9+/_-] with an upper-case letter, a
+    lower-case one and a digit: what the unlabelled pass needs before it looks closer (a path, a snake_case
+    name or a hex digest has no such run). Split at C speed; no `re`."""
+    for run in text.encode("ascii", "replace").translate(_RUN_TABLE).split():
+        if len(run) >= RANDOM_RUN and not run.isupper() and not run.islower() and any(c in b"0123456789" for c in run):
+            return True
+    return False
 
 
 def has_dash_u(lower: str) -> bool:
@@ -83,6 +104,13 @@ def may_hold_secret(text: str) -> bool:
         return False
     lower = text.lower()
     return any(word in lower for word in _WORDS) or has_token(lower, text) or has_dash_u(lower)
+
+
+def may_hold_unlabelled_secret(text: str) -> bool:
+    """False only when `pinky.base.redact.redact(text, unlabelled=True)` would return `text` unchanged: beside
+    `may_hold_secret`'s words (a long hex run among them), the unlabelled passes need a random-looking run
+    (`has_random_run`)."""
+    return may_hold_secret(text) or has_random_run(text)
 
 
 # Why each kind is a credential: said in save, update and sync results beside the kind (stdlib: the CLI imports it).

@@ -148,13 +148,27 @@ def command_paths(command: str) -> tuple[list[str], list[str]]:
     return read, changed
 
 
+# The context a host puts in front of the user's words, in tags: pinky's own SessionStart context as Gemini CLI passes
+# it on, and Gemini CLI's session context (date, OS, "Workspace Directories", the folder tree), which it prepends to
+# the first prompt.
+CONTEXT_TAGS = ("hook_context", "session_context")
+# A host's context sent as a message of its own without tags: older Gemini CLIs' session context, and its IDE mode's
+# editor context. Such a message holds nothing the user typed.
+CONTEXT_OPENINGS = ("This is the Gemini CLI. We are setting up the context for our chat.",
+                    "Here is the user's editor context as a JSON object.")
+
+
 def without_hook_context(text: str) -> str:
-    """`text` without the `<hook_context>…</hook_context>` blocks a host adds to the user's prompt (Gemini CLI puts
-    SessionStart's context in front of the first prompt, and its BeforeAgent hook then sees it as the prompt)."""
-    while "<hook_context>" in text:
-        start = text.index("<hook_context>")
-        end = text.find("</hook_context>", start)
-        if end < 0:
-            return text[:start].strip()
-        text = text[:start] + text[end + len("</hook_context>"):]
-    return text.strip()
+    """`text` without the context blocks a host adds to the user's prompt (`<hook_context>…</hook_context>`,
+    `<session_context>…</session_context>`); '' for a message that is only a host's context (CONTEXT_OPENINGS)."""
+    for tag in CONTEXT_TAGS:
+        opening, closing = f"<{tag}>", f"</{tag}>"
+        while opening in text:
+            start = text.index(opening)
+            end = text.find(closing, start)
+            if end < 0:
+                text = text[:start]
+                break
+            text = text[:start] + text[end + len(closing):]
+    text = text.strip()
+    return "" if text.startswith(CONTEXT_OPENINGS) else text

@@ -46,9 +46,15 @@ __all__ = [
     "parse_diary_line",
     "read_day",
     "read_diary",
+    "session_tags",
     "short_session",
+    "tag_host",
 ]
 
+# What a diary line never holds: control characters (a NUL makes git take the file for binary), line breaks inside
+# a line, U+FFFD (bytes that were not text) and the marks that reorder a line's display. str.translate: no `re`.
+_NOT_TEXT = dict.fromkeys((*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, 0xFFFD, 0x200E, 0x200F,
+                           *range(0x202A, 0x202F), *range(0x2066, 0x206A)), " ")
 _SESSION_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
@@ -87,6 +93,11 @@ class DiaryLine:
         """'YYYY-MM-DD' of the file the line was read from ('' for a line parsed on its own)."""
         return self.day.isoformat() if self.day else ""
 
+    @property
+    def host(self) -> str:
+        """The agent host that wrote the line ('claude', 'codex', ...), read from its tag, older tags too."""
+        return tag_host(self.session)
+
     def render(self) -> str:
         """The line as it stands in the file."""
         return format_line(self.time, self.session, self.kind, self.text)
@@ -99,12 +110,45 @@ def format_line(at: Time | datetime, session: str, kind: str, text: str) -> str:
 
 
 def short_session(session_id: str) -> str:
-    """The session tag: the first 8 characters of the id that cannot break the line format. A session of
-    another host than Claude Code is `<host>:<id>` and its tag names the host: `codex-01a220a9`."""
+    """The session tag, `<host>-<8 hex digits>`: the host that ran the session (`claude` for Claude Code, whose ids
+    name none; another host's session id is `<host>:<id>`) and a hash of the whole id (32-bit FNV-1a). A part of
+    the id itself would not do: a UUIDv7 (Codex) starts with its timestamp, which sessions a minute apart share,
+    and pinky's own id for a Copilot CLI session ends with the day."""
     host, colon, rest = session_id.partition(":")
-    if colon and host.isalpha() and host.islower() and len(host) <= 12:
-        return f"{host}-{short_session(rest)}"
-    return "".join(c for c in session_id if c in _SESSION_CHARS)[:8] or "unknown"
+    if not (colon and _host_name(host)):
+        host, rest = "claude", session_id
+    return f"{host}-{_fnv1a(rest):08x}" if rest.strip() else f"{host}-unknown"
+
+
+def session_tags(session_id: str) -> tuple[str, ...]:
+    """Every tag this session's lines may carry: today's, and for Claude Code also the one older pinkys wrote (the
+    id's first 8 characters, random in its UUIDv4s). Another host's older tag began with a timestamp other sessions
+    shared, so it cannot say a line is this session's."""
+    tag = short_session(session_id)
+    if not tag.startswith("claude-"):
+        return (tag,)
+    return (tag, "".join(c for c in session_id if c in _SESSION_CHARS)[:8] or "unknown")
+
+
+def tag_host(tag: str) -> str:
+    """The host a line's tag names: its `<host>-` prefix; `claude` for an older tag of 8 hex digits alone (Claude
+    Code's lines named no host); '' for any other tag (a line written by hand)."""
+    host, dash, rest = tag.partition("-")
+    if dash and rest and _host_name(host):
+        return host
+    return "claude" if len(tag) == 8 and all(c in "0123456789abcdef" for c in tag) else ""
+
+
+def _host_name(name: str) -> bool:
+    return name.isalpha() and name.isascii() and name.islower() and len(name) <= 12
+
+
+def _fnv1a(text: str) -> int:
+    """32-bit FNV-1a of the UTF-8 bytes: stable across runs and versions, and no import (the hooks call this)."""
+    value = 0x811C9DC5
+    for byte in text.encode("utf-8", "surrogateescape"):
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return value
 
 
 def parse_diary_line(line: str, day: date | None = None) -> DiaryLine | None:
@@ -176,7 +220,8 @@ def daily_header(day: date) -> str:
 
 
 def append_diary(save_dir: str | os.PathLike[str], lines: list[str], when: datetime) -> Path:
-    """Append `lines` to the day's diary, creating it with its header first; return its path.
+    """Append `lines` to the day's diary, creating it with its header first; return its path. A character no
+    markdown line holds (NUL, U+FFFD, a line break inside a line) becomes a space: the diary stays text.
 
     The file is an append-only log: each call is one O_APPEND write followed by fsync, so
     concurrent writers never interleave inside a line. A new file is published complete
@@ -189,7 +234,7 @@ def append_diary(save_dir: str | os.PathLike[str], lines: list[str], when: datet
     if not lines:
         return path
     fileio.ensure_inside(path, save_dir)  # a diary/ (or day file) linked out of the project gets nothing
-    payload = "".join(line.rstrip("\n") + "\n" for line in lines)
+    payload = "".join(line.rstrip("\n").translate(_NOT_TEXT) + "\n" for line in lines)
     if not path.exists():
         fileio.create_new(path, daily_header(as_local(when).date()))
     if _needs_newline(path):

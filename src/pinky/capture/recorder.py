@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from pinky.base import fileio
+from pinky.base import fileio, private
 from pinky.base.redact import redact
 from pinky.capture.checkpoint import Checkpoint
 from pinky.capture.diary import append_diary, as_local, format_line, short_session
@@ -44,6 +44,9 @@ OFFSET_MAX_AGE_S = 30 * 24 * 3600
 FIRST_BATCH_SECONDS = 1.0
 
 _WHITESPACE = re.compile(r"\s+")
+# Control characters (NUL makes git take the diary for a binary file), the replacement character that stands for
+# bytes that were not text, and the marks that reorder a line's display: none belongs in a markdown line.
+_NOT_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\ufffd\u200e\u200f\u202a-\u202e\u2066-\u2069]+")
 FIELDS = {"asked": "prompts", "files": "files", "commands": "commands"}  # a line's kind -> SessionSummary field
 
 
@@ -266,9 +269,10 @@ def note_lines(session_id: str, notes: Sequence[tuple[str, str]], when: datetime
 
 
 def _clean(text: str, limit: int) -> str:
-    """Redact, flatten whitespace, then cut to `limit`, in that order, so a cut never splits a secret.
-    Text from a transcript: a key pasted bare in a prompt is redacted without a label too."""
-    return _truncate(_WHITESPACE.sub(" ", redact(_head(text, limit * 8 + 4096), unlabelled=True)).strip(), limit)
+    """Redact, flatten whitespace and control characters, then cut to `limit`, in that order, so a cut never
+    splits a secret. Text from a transcript: a key pasted bare in a prompt is redacted without a label too."""
+    flat = _WHITESPACE.sub(" ", _NOT_TEXT.sub(" ", redact(_head(text, limit * 8 + 4096), unlabelled=True)))
+    return _truncate(flat.strip(), limit)
 
 
 def _head(text: str, size: int) -> str:
@@ -324,9 +328,10 @@ class OffsetStore:
     the same events.
     """
 
-    def __init__(self, path: Path, *, max_age_s: float = OFFSET_MAX_AGE_S) -> None:
+    def __init__(self, path: Path, *, max_age_s: float = OFFSET_MAX_AGE_S, top: Path | str | None = None) -> None:
         self.path = Path(path)
         self.max_age_s = max_age_s
+        self.top = top  # the state folder: the file is the owner's alone from there down (pinky.base.private)
 
     def get(self, session_id: str, transcript_path: Path | str | None = None) -> int:
         """The stored offset, or 0 when unknown or recorded for a different transcript file."""
@@ -360,12 +365,13 @@ class OffsetStore:
         if transcript_path is not None:
             entry["path"] = str(transcript_path)
         entries[session_id] = entry
-        fileio.atomic_write(self.path, json.dumps(entries, sort_keys=True))
+        private.write_private(self.path, json.dumps(entries, sort_keys=True), self.top, durable=True)
         return entry
 
     def lock(self) -> fileio.FileLock:
         """An exclusive advisory lock beside the offsets file (a no-op where fcntl is missing)."""
-        return fileio.file_lock(self.path.with_name(self.path.name + ".lock"))
+        private.private_folders(self.path.parent, self.top or self.path.parent)
+        return fileio.file_lock(self.path.with_name(self.path.name + ".lock"), mode=private.PRIVATE_FILE)
 
     def _load(self) -> dict[str, dict]:
         try:

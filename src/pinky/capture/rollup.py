@@ -240,11 +240,13 @@ def _bullets(items: list[str]) -> str:
 
 
 def _activity_section(lines: list[DiaryLine], period: Period) -> str:
-    sessions = len({line.session for line in lines})
+    sessions = {line.session: line.host for line in lines}
+    hosts = Counter(host for host in sessions.values() if host)
+    by_host = f" ({', '.join(f'{host} {n}' for host, n in sorted(hosts.items()))})" if hosts else ""
     days = len({line.day for line in lines})
     total = len(period.days())
     return (
-        f"## Activity\n\n- Sessions: {sessions}\n- Active days: {days} of {total}\n"
+        f"## Activity\n\n- Sessions: {len(sessions)}{by_host}\n- Active days: {days} of {total}\n"
         f"- Diary lines: {len(lines)}\n"
     )
 

@@ -33,8 +33,9 @@ def pre_compact(payload: dict, loc: Locations, state: StateFiles,
     from pinky.hooks.stop import index_files, offsets_path, record_budget
 
     path = Path(os.path.expanduser(transcript))
-    checkpoints = OffsetStore(Path(os.path.join(loc.state_dir, "hooks", "checkpoint-offsets.json")))
-    tracks = [TurnTrack(OffsetStore(Path(offsets_path(loc))), session_id, path),
+    checkpoints = OffsetStore(Path(os.path.join(loc.state_dir, "hooks", "checkpoint-offsets.json")),
+                              top=loc.state_dir)
+    tracks = [TurnTrack(OffsetStore(Path(offsets_path(loc)), top=loc.state_dir), session_id, path),
               CheckpointTrack(checkpoints, session_id, path)]
     written = record(path, Path(loc.save_dir), tracks, budget=record_budget(), translate=translate)  # one pass
     if written:

@@ -63,24 +63,25 @@ def run(event: str, payload: dict) -> dict | None:
     if event == "user-prompt":
         from pinky.hooks.prompt import user_prompt
 
-        return user_prompt(payload, loc, StateFiles())
+        return user_prompt(payload, loc, StateFiles(loc.state_dir))
     if event == "session-start":
         from pinky.hooks.session import session_start
 
-        return session_start(payload, loc, StateFiles())
+        return session_start(payload, loc, StateFiles(loc.state_dir))
     if event == "stop":
         from pinky.hooks.stop import stop
 
-        return stop(payload, loc, StateFiles())  # None, or the capture ask: any output makes Claude continue
+        # None, or the capture ask: any output makes Claude continue
+        return stop(payload, loc, StateFiles(loc.state_dir))
     if event == "pre-compact":
         from pinky.hooks.compact import pre_compact
 
-        pre_compact(payload, loc, StateFiles())
+        pre_compact(payload, loc, StateFiles(loc.state_dir))
         return None  # compaction proceeds; the diary now holds what it would drop
     if event == "rollup":
         from pinky.hooks.stop import rollup
 
-        rollup(payload, loc, StateFiles())
+        rollup(payload, loc, StateFiles(loc.state_dir))
         return None
     raise ValueError(f"unknown event {event!r}; use one of {', '.join(EVENTS)}")
 

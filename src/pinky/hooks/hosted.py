@@ -6,7 +6,8 @@ and their result goes back in the host's output contract, every tool name spelle
 (`pinky.hosts.catalog.named`). Where a host cannot show hook output to the model, the digest is kept in its
 always-applied rules file instead (`pinky.hosts.rules`). Hosts without a transcript of their own (Cursor, Copilot
 CLI, OpenCode, Windsurf) get one from their hooks: each prompt and tool call is appended, Claude-shaped, to a journal
-in the state folder, which the stop (or session-end) hook reads like a transcript.
+in the state folder, redacted and bounded (`pinky.hooks.journal`), which the stop (or session-end) hook reads like a
+transcript.
 
 Loaded only for `--host` other than claude: Claude Code's hooks never import this module.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 import os
 
 from pinky.base.locations import Locations, locate, start_folder
-from pinky.hooks.state import StateFiles, dumps
+from pinky.hooks.state import StateFiles
 from pinky.hosts import adapters
 from pinky.hosts.catalog import HOOK_EVENTS, Host, host, named
 
@@ -37,6 +38,8 @@ def run_hosted(name: str, event: str, raw: dict) -> dict | None:
     loc = locate(env=os.environ, start=start_folder(os.environ, cwd))  # as pinky.hooks.dispatch.hook_locations
     payload.setdefault("cwd", loc.base_dir)  # Windsurf names no folder: the project the hook runs in
     if found.transcript is None and loc.in_project:
+        from pinky.hooks.journal import journal
+
         journal(loc, payload, event)
     result = HANDLERS[event](found, payload, loc, raw)
     if result is None:
@@ -50,7 +53,7 @@ def run_hosted(name: str, event: str, raw: dict) -> dict | None:
 def _session_start(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
     from pinky.hooks.session import session_start
 
-    out = session_start(payload, loc, StateFiles())
+    out = session_start(payload, loc, StateFiles(loc.state_dir))
     digest = (out or {}).get("hookSpecificOutput", {}).get("additionalContext")
     if not isinstance(digest, str):
         return None
@@ -73,7 +76,7 @@ def _user_prompt(found: Host, payload: dict, loc: Locations, raw: dict) -> dict 
         return None  # these hosts cannot show the model anything from this hook
     from pinky.hooks.prompt import user_prompt
 
-    out = user_prompt(payload, loc, StateFiles())
+    out = user_prompt(payload, loc, StateFiles(loc.state_dir))
     text = (out or {}).get("hookSpecificOutput", {}).get("additionalContext")
     return adapters.context(found, payload["hook_event_name"], named(text, found)) if text else None
 
@@ -127,7 +130,8 @@ def _stop(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
     from pinky.hooks.stop import stop
 
     _journal_transcript(found, payload, loc)
-    ask = stop(payload, loc, StateFiles(), translate=translator(found.name, payload.get("cwd")))
+    ask = stop(payload, loc, StateFiles(loc.state_dir), translate=translator(found.name, payload.get("cwd")))
+    _trim_journal(found, payload, loc)
     if found.context == "rules":
         _refresh(found, loc)  # the next prompt sees what this turn changed
     if not ask or not isinstance(ask.get("reason"), str):
@@ -142,7 +146,7 @@ def _pre_compact(found: Host, payload: dict, loc: Locations, raw: dict) -> dict 
     from pinky.hooks.compact import pre_compact
 
     _journal_transcript(found, payload, loc)
-    pre_compact(payload, loc, StateFiles(), translate=translator(found.name, payload.get("cwd")))
+    pre_compact(payload, loc, StateFiles(loc.state_dir), translate=translator(found.name, payload.get("cwd")))
     return None
 
 
@@ -161,11 +165,12 @@ def _session_end(found: Host, payload: dict, loc: Locations, raw: dict) -> dict 
     from pinky.hooks.stop import index_files, offsets_path, record_budget
 
     path = Path(os.path.expanduser(transcript))
-    turns = TurnTrack(OffsetStore(Path(offsets_path(loc))), payload["session_id"], path)
+    turns = TurnTrack(OffsetStore(Path(offsets_path(loc)), top=loc.state_dir), payload["session_id"], path)
     written = record(path, Path(loc.save_dir), [turns], budget=record_budget(),
                      translate=translator(found.name, payload.get("cwd")))
     if written:
         index_files(loc, written)
+    _trim_journal(found, payload, loc)
     if found.context == "rules":
         _refresh(found, loc)
     return None
@@ -240,35 +245,20 @@ def _patch_edit(patch: str, target: str) -> tuple[str, dict]:
     return "Edit", {"old_string": "\n".join(removed), "new_string": "\n".join(added)}
 
 
-# --- a transcript for hosts without one ---------------------------------------------------------------
-
-
-def journal_path(loc: Locations, session_id: str) -> str:
-    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in session_id)[:120]
-    return os.path.join(loc.state_dir, "hooks", "journal", safe + ".jsonl")
-
-
-def journal(loc: Locations, payload: dict, event: str) -> None:
-    """Append this prompt or tool call to the session's journal, as Claude Code's transcript would hold it."""
-    from pinky.capture.foreign import shell_events, tool_event, user_event
-
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-    if event == "user-prompt" and isinstance(payload.get("prompt"), str):
-        events = [user_event(payload["prompt"])]
-    elif event == "post-tool" and payload.get("tool_name"):
-        command = (payload.get("tool_input") or {}).get("command")
-        events = shell_events(cwd, None, command) if isinstance(command, str) else []
-        events += [tool_event(cwd, None, "Edit", {"file_path": p}) for p in payload.get("paths_changed") or []
-                   if not isinstance(command, str)]
-    else:
-        return
-    path = journal_path(loc, payload["session_id"])
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write("".join(dumps(e) + "\n" for e in events))
+# --- a transcript for hosts without one (pinky.hooks.journal) ----------------------------------------------
 
 
 def _journal_transcript(found: Host, payload: dict, loc: Locations) -> None:
     """A host without a transcript of its own: its journal stands in."""
     if found.transcript is None or "transcript_path" not in payload:
+        from pinky.hooks.journal import journal_path
+
         payload["transcript_path"] = journal_path(loc, payload["session_id"])
+
+
+def _trim_journal(found: Host, payload: dict, loc: Locations) -> None:
+    """Once the diary has what the journal held, the journal lets it go (pinky.hooks.journal)."""
+    if found.transcript is None:
+        from pinky.hooks.journal import trim
+
+        trim(loc, payload["session_id"])

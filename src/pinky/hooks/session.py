@@ -65,10 +65,10 @@ def install_offer(loc: Locations) -> str | None:
     marker = os.path.join(loc.state_dir, "hooks", "install-cli-offered")
     if not root or not os.path.isfile(launcher) or os.path.exists(marker) or installed():
         return None
+    from pinky.base.private import write_private
+
     try:
-        os.makedirs(os.path.dirname(marker), exist_ok=True)
-        with open(marker, "w", encoding="utf-8") as handle:
-            handle.write(f"{time.time():.0f} {launcher}\n")
+        write_private(marker, f"{time.time():.0f} {launcher}\n", loc.state_dir)
     except OSError:
         return None  # an offer that cannot be remembered would be repeated every session
     return (f"pinky: `{NAME}` is not on your shell's PATH (the plugin puts it on the agent's only). To use it in "
@@ -93,9 +93,9 @@ def spawn_reindex(loc: Locations, *, debounce_s: float = REINDEX_DEBOUNCE_S) -> 
             return False
     except OSError:
         pass
-    os.makedirs(os.path.dirname(marker), exist_ok=True)
-    with open(marker, "w", encoding="utf-8") as handle:
-        handle.write(str(os.getpid()))
+    from pinky.base.private import write_private
+
+    write_private(marker, str(os.getpid()), loc.state_dir)
     spawn_detached(["-c", "import sys; from pinky.cli.main import main; sys.argv[0] = 'pinky'; main()", "reindex"], loc)
     return True
 

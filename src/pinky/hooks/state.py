@@ -57,15 +57,18 @@ def dumps(value: object) -> str:
 
 class StateFiles:
     """The hooks' small JSON state files (session starts, rollup days). A cache: missing or damaged reads
-    as empty, and a crash may lose a write. Handed by the entry point to the hooks that keep state."""
+    as empty, and a crash may lose a write. Handed by the entry point to the hooks that keep state; `top` is
+    the state folder, kept the owner's alone down to each file (`pinky.base.private`)."""
+
+    def __init__(self, top: str | None = None) -> None:
+        self.top = top
 
     @staticmethod
     def read(path: str) -> dict:
         return read_state(path)
 
-    @staticmethod
-    def write(path: str, data: dict) -> None:
-        write_state(path, data)
+    def write(self, path: str, data: dict) -> None:
+        write_state(path, data, self.top)
 
 
 def read_state(path: str) -> dict:
@@ -80,8 +83,9 @@ def read_state(path: str) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def write_state(path: str, data: dict) -> None:
-    """Replace a state file atomically, so a concurrent hook never reads half of it."""
-    from pinky.base.fileio import atomic_write
+def write_state(path: str, data: dict, top: str | None = None) -> None:
+    """Replace a state file atomically, so a concurrent hook never reads half of it; 0600, in folders only the
+    owner may enter from `top` (the state folder) down."""
+    from pinky.base.private import write_private
 
-    atomic_write(path, dumps(data), durable=False)  # a cache: losing it in a crash costs nothing
+    write_private(path, dumps(data), top, durable=False)  # a cache: losing it in a crash costs nothing

@@ -72,7 +72,8 @@ def stop(payload: dict, loc: Locations, state: StateFiles, translate: Callable[[
     from pinky.hooks.learned import capture_turn
 
     path, timeline = Path(os.path.expanduser(transcript)), Timeline()
-    turns = TurnTrack(OffsetStore(Path(offsets_path(loc))), session_id, path, listeners=[timeline.add])
+    offsets = OffsetStore(Path(offsets_path(loc)), top=loc.state_dir)
+    turns = TurnTrack(offsets, session_id, path, listeners=[timeline.add])
     written = record(path, Path(loc.save_dir), [turns], budget=record_budget(), translate=translate)
     # While Claude continues because a Stop hook asked it to, record the turn but never ask again.
     ask, notes = capture_turn(payload, loc, state, timeline, continuing=payload.get("stop_hook_active") is True)

@@ -66,7 +66,7 @@ def normalize(host: Host, event: str, payload: dict) -> dict:
         out["transcript_path"] = transcript
     prompt = _first(payload, "prompt", "initialPrompt") or _first(tool_info, "user_prompt", "prompt")
     if isinstance(prompt, str):  # the shell-line parser is loaded only when a host put its context in front
-        if "<hook_context>" in prompt:
+        if "_context>" in prompt or prompt.lstrip().startswith(("This is the Gemini CLI", "Here is the user's")):
             from pinky.base.shellpaths import without_hook_context
 
             prompt = without_hook_context(prompt)

@@ -2,7 +2,8 @@
 
 Stdlib only and free of imports, so the hooks' fast path (`pinky-hooks --host <host> <event>`) and setup can both
 read it. Every fact names its source: the host's own documentation, its source code, or what was observed with the
-real CLI offline (../shared/tools/README.md in the project's working notes: Codex CLI 0.169.0, Gemini CLI 0.61.0).
+real CLI offline (the end-to-end tests in tests/hosts/ and tests/test_claude_e2e.py, run with PINKY_TEST_HOSTS=1:
+Codex CLI 0.169.0, Gemini CLI 0.61.0, Claude Code 2.1.197).
 
 pinky's own hook events (the `<event>` of `pinky-hooks [--host H] <event>`):
   session-start  the session digest                  user-prompt  recall for the prompt
@@ -21,8 +22,8 @@ HOOK_EVENTS = ("session-start", "user-prompt", "pre-read", "pre-write", "post-to
 HOSTS = ("claude", "codex", "gemini", "cursor", "copilot", "opencode", "windsurf")
 SERVER = "pinky"  # the MCP server's name in every host's config (setup writes it under this name)
 
-SHARED_README = "../shared/tools/README.md (observed with the real CLI, offline)"
-CLAUDE_SPEC = "../shared/design/claude-code-plugin.md (observed with Claude Code 2.1.197)"
+OBSERVED = "observed with the real CLI, offline, in pinky-brain's end-to-end tests"
+CLAUDE_OBSERVED = "observed with Claude Code 2.1.197 in pinky-brain's end-to-end tests"
 CODEX_DOCS = "https://developers.openai.com/codex/hooks"
 CODEX_SOURCE = "https://github.com/openai/codex (codex-rs/hooks; event names in the 0.169.0 binary)"
 GEMINI_DOCS = "https://geminicli.com/docs/hooks/reference"
@@ -113,7 +114,7 @@ CLAUDE = Host(
     stop_continue='{"decision": "block", "reason": ASK}',
     read_tools=("Read",), write_tools=("Write", "Edit", "MultiEdit", "NotebookEdit"), shell_tools=("Bash",),
     transcript="~/.claude/projects/<cwd with non-alphanumerics as ->/<session_id>.jsonl",
-    sources=(CLAUDE_SPEC,),
+    sources=(CLAUDE_OBSERVED,),
 )
 
 CODEX = Host(
@@ -140,10 +141,10 @@ CODEX = Host(
     transcript="$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<session_id>.jsonl (CODEX_HOME defaults to ~/.codex)",
     limits=(Limit("hooks run only once trusted (a `[hooks.state]` hash per hook in config.toml): `pinky-brain setup "
                   "codex` records it for the user-level hooks it writes; hooks written with --project must be "
-                  "accepted once in the codex TUI", SHARED_README),
+                  "accepted once in the codex TUI", OBSERVED),
             Limit("no Read/Write tools: file notes come from paths parsed out of shell commands and apply_patch "
                   "headers, so a file read by a script pinky cannot parse brings no notes", CODEX_SOURCE)),
-    sources=(SHARED_README, CODEX_DOCS, CODEX_SOURCE),
+    sources=(OBSERVED, CODEX_DOCS, CODEX_SOURCE),
 )
 
 GEMINI = Host(
@@ -164,7 +165,7 @@ GEMINI = Host(
     transcript="~/.gemini/tmp/<project>/chats/session-*.jsonl",
     limits=(Limit("BeforeTool output cannot carry context to the model (it can only block or rewrite the call): "
                   "file notes arrive with AfterTool, after the file was read", GEMINI_DOCS),),
-    sources=(SHARED_README, GEMINI_DOCS),
+    sources=(OBSERVED, GEMINI_DOCS),
 )
 
 CURSOR = Host(

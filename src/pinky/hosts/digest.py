@@ -31,16 +31,16 @@ REMINDER = ("Before non-trivial work, brain_search the brain (pinky MCP); when y
 
 def diary_since(save_dir: str, since: float | None, session_id: str, *, limit: int = 6) -> list[str]:
     """The newest diary lines written after `since` by other sessions (asked/commits first)."""
-    from pinky.capture.diary import DiaryLine, as_local, diary_days, read_day, short_session
+    from pinky.capture.diary import DiaryLine, as_local, diary_days, read_day, session_tags
 
     start = as_local(since) if since else None
-    own = short_session(session_id) if session_id else None
+    own = session_tags(session_id) if session_id else ()
     picked: list[tuple[int, DiaryLine]] = []
     for day in reversed(diary_days(save_dir)[-7:]):
         if start and day < start.date():
             break
         for line in reversed(read_day(save_dir, day, start)):
-            if line.session != own and line.kind != "skipped":  # a count of unreadable transcript lines
+            if line.session not in own and line.kind != "skipped":  # a count of unreadable transcript lines
                 picked.append(({"asked": 0, "commits": 1, "files": 2}.get(line.kind, 3), line))
         if len(picked) >= limit * 3:
             break

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pinky.base.locations import cache_dir, cache_index_path
+from pinky.base.private import write_private
 from pinky.config import Config
 from pinky.store import hygiene_queries
 from pinky.store.connect import write_transaction
@@ -41,8 +42,7 @@ def remember_read_only(config: Config) -> None:
     mark = _mark(config, config.db_moved_from)
     if not mark.exists():
         try:
-            mark.parent.mkdir(parents=True, exist_ok=True)
-            mark.touch()
+            write_private(mark, b"", config.state_dir)
         except OSError as exc:  # a home that cannot be written: the feedback stays in the copy
             log.info("cannot mark %s as read: %s", mark, exc)
 

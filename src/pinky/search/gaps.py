@@ -1,7 +1,7 @@
 """Knowledge gaps: searches whose best hit was weak, counted, and closed by a later save that answers them.
 
 A search is weak when its best lexical match covers less than `WEAK_COVERAGE` of the query's words AND
-no chunk is semantically closer than `WEAK_SIMILARITY` (both measured on ../shared/eval with
+no chunk is semantically closer than `WEAK_SIMILARITY` (both measured on the retrieval sets, SciFact and CoSQA, with
 benchmarks/calibrate_gaps.py; the figures are in documentation/HYGIENE.md). Only a hash of the query is
 kept, and hashes of its words, unless PINKY_LOG_QUERIES=1; a save whose title and body hold at least
 `CLOSE_SHARE` of a gap's words closes it (without ever needing the text).

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pinky.base.fileio import atomic_write
+from pinky.base.private import write_private
 from pinky.errors import InvalidInput
 from pinky.hosts.catalog import SERVER, Host
 from pinky.setup import entries, formats
@@ -220,6 +221,11 @@ def state_path(env: dict[str, str] | None = None) -> str:
     return os.path.join(os.path.abspath(os.path.expanduser(home)), "state", "setup", STATE_FILE)
 
 
+def state_top(path: str) -> str:
+    """The state folder ($PINKY_HOME/state) that holds `path` (`state/setup/files.json`)."""
+    return os.path.dirname(os.path.dirname(path))
+
+
 def load_state(path: str) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as handle:
@@ -268,7 +274,8 @@ def apply(result: Plan, env: dict[str, str] | None = None) -> None:
         raise InvalidInput(f"cannot write {change.path} ({exc.strerror}); pinky-brain changed "
                            f"{', '.join(done) or 'nothing'}") from None
     finally:
-        atomic_write(spath, json.dumps(state, indent=2, sort_keys=True) + "\n", durable=False)
+        # the original bytes of 0600 config files, tokens included: the owner's alone (pinky.base.private)
+        write_private(spath, json.dumps(state, indent=2, sort_keys=True) + "\n", state_top(spath), durable=False)
 
 
 def write_one(result: Plan, change: Change, state: dict[str, Any]) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pinky.errors import InvalidInput
 from pinky.text.fts import FTS_COLUMNS, fts_term
 
-# Measured on ../shared/eval (documentation/HOW-IT-WORKS.md, "Measurements behind the defaults").
+# Measured on the retrieval sets (documentation/HOW-IT-WORKS.md, "Measurements behind the defaults").
 DEFAULT_FIELD_WEIGHTS: dict[str, float] = {
     "title": 2.0, "heading": 1.0, "text": 1.0, "questions": 2.0, "idents": 2.0,
 }
