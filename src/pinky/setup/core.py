@@ -92,7 +92,10 @@ def edit_json(path: str, before: bytes | None, edits: list[Edit]) -> bytes | Non
     data = formats.load_json(path, text)
     original = copy.deepcopy(data)
     for edit in edits:
-        edit(data)
+        try:
+            edit(data)
+        except InvalidInput as exc:
+            raise InvalidInput(f"{path}: {exc}") from None
     if data == original and before is not None:
         return before  # nothing to change: not even the layout of the user's file
     if before is None and not data:
@@ -119,7 +122,7 @@ def mcp_edit(host: Host, folder: str, remove: bool) -> Any:
     def apply(data: Any) -> None:
         servers = data.get(host.mcp_key)
         if servers is not None and not isinstance(servers, dict):
-            raise InvalidInput(f"{host.mcp_key} is not an object in {host.display}'s config; fix it by hand")
+            raise InvalidInput(f"`{host.mcp_key}` is not an object; fix it by hand, pinky-brain changed nothing")
         if remove:
             if servers is not None:
                 servers.pop(SERVER, None)
@@ -141,7 +144,7 @@ def hooks_edit(host: Host, folder: str, remove: bool) -> Edit:
     def apply(data: Any) -> None:
         hooks = data.get("hooks")
         if hooks is not None and not isinstance(hooks, dict):
-            raise InvalidInput(f"hooks is not an object in {host.display}'s config; fix it by hand")
+            raise InvalidInput("`hooks` is not an object; fix it by hand, pinky-brain changed nothing")
         if host.name in ("cursor", "copilot") and not remove and "version" not in data:
             data["version"] = 1
         hooks = data.setdefault("hooks", {})
@@ -150,7 +153,7 @@ def hooks_edit(host: Host, folder: str, remove: bool) -> Edit:
             if isinstance(groups, list):
                 hooks[event] = in_place(groups, wanted.get(event, []))
             elif event in wanted:
-                raise InvalidInput(f"hooks.{event} is not a list in {host.display}'s config; fix it by hand")
+                raise InvalidInput(f"`hooks.{event}` is not a list; fix it by hand, pinky-brain changed nothing")
         for event in [e for e, v in hooks.items() if v == []]:
             del hooks[event]
         if not hooks:
@@ -181,7 +184,10 @@ def codex_trust_edit(host: Host, hooks_path: str, edit: Edit, *, record: bool, f
 
     old = formats.load_json(hooks_path, userfile.decode(hooks_path, read_bytes(hooks_path))[0])
     new = copy.deepcopy(old)
-    edit(new)
+    try:
+        edit(new)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{hooks_path}: {exc}") from None
     known = frozenset(hook_hash(event, group.get("matcher"), one)
                       for where in {folder, *pinky_folders(host, env)} if where
                       for event, groups in entries.hook_entries(host, where).items()
@@ -254,13 +260,13 @@ def files_of(host: Host, project: str | None, env: dict[str, str] | None = None)
     return [path for path in paths if path] + [state_path(env)]
 
 
-def run(host: Host, *, project: str | None = None, remove: bool = False,
+def run(host: Host, *, project: str | None = None, remove: bool = False, folder: str | None = None,
         env: dict[str, str] | None = None) -> Plan:
     """Plan and write under a lock on each file's folder; when another program changed a file between the read
     and the write, plan again from its new bytes (nothing of its change is lost)."""
     with userfile.locked(files_of(host, project, env)):
         for _ in range(ATTEMPTS):
-            result = plan(host, project=project, remove=remove, env=env)
+            result = plan(host, project=project, remove=remove, folder=folder, env=env)
             try:
                 apply(result, env)
                 return result
@@ -318,12 +324,21 @@ def parsed(kind: str, data: bytes | None) -> Any:
 
 
 def same_meaning(kind: str, one: bytes | None, other: bytes | None) -> bool:
+    """Whether two versions of a config hold the same values (an empty table counts as none: taking pinky's
+    entries out also takes out the tables they leave empty)."""
     if kind == "text" or one is None or other is None:
         return one == other
     try:
-        return bool(parsed(kind, one) == parsed(kind, other))
+        return bool(_without_empty(parsed(kind, one)) == _without_empty(parsed(kind, other)))
     except (ValueError, UnicodeDecodeError):
         return False
+
+
+def _without_empty(value: Any) -> Any:
+    if isinstance(value, dict):
+        kept = {key: _without_empty(item) for key, item in value.items()}
+        return {key: item for key, item in kept.items() if item != {}}
+    return value
 
 
 def check_writable(change: Change) -> None:
