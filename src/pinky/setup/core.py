@@ -27,7 +27,7 @@ from pinky.hosts.catalog import SERVER, Host
 from pinky.setup import entries, formats, toml_edit, userfile
 
 STATE_FILE = "files.json"
-ATTEMPTS = 5  # plans made again when another program changes a file while setup writes it
+ATTEMPTS = 20  # plans made again when another program changes a file while setup writes it (each ~10 ms)
 TRUST_STEP = ("Codex runs project hooks once you trust them: start `codex` in the repository once and accept "
               "pinky-brain's hooks (or run `codex exec --dangerously-bypass-hook-trust`)")
 
