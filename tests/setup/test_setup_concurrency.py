@@ -42,6 +42,12 @@ def trust_mine(codex: Path, index: int) -> str:
     return key
 
 
+def other_install(env: dict[str, str], tmp_path: Path, host: str) -> int:
+    """`pinky-brain setup <host>` as another install of pinky-brain runs it: its launchers in another folder."""
+    core.apply(core.plan(find_host(host), folder=str(tmp_path / "other-install"), env=env), env)
+    return 0
+
+
 def states(codex: Path) -> dict[str, dict[str, str]]:
     return tomllib.loads((codex / "config.toml").read_text()).get("hooks", {}).get("state", {})
 
@@ -59,7 +65,7 @@ def test_rerunning_setup_and_remove_keep_the_users_hook_and_its_trust(env: dict[
     mine = states(codex)[key]
 
     for again in (lambda: pinky(env, "setup", "codex").returncode,
-                  lambda: core.run(find_host("codex"), folder=str(tmp_path / "other-install"), env=env) and 0):
+                  lambda: other_install(env, tmp_path, "codex")):
         assert again() == 0
         hooks = json.loads((codex / "hooks.json").read_text())["hooks"]
         assert hooks["Stop"][1] == MINE and "pinky-hooks" in json.dumps(hooks["Stop"][0]), hooks["Stop"]
@@ -88,7 +94,7 @@ def test_remove_after_edits_and_a_setup_from_another_install_takes_out_exactly_p
     else:
         with open(codex / "config.toml", "a", encoding="utf-8") as config:
             config.write('\n[tools]\nweb_search = true  # mine\n')
-    core.run(find_host(host), folder=str(tmp_path / "other-install"), env=env)
+    assert other_install(env, tmp_path, host) == 0
     removed = pinky(env, "setup", host, "--remove")
     assert removed.returncode == 0, removed.stderr
     left = "".join(p.read_text() for p in home.rglob("*") if p.is_file())

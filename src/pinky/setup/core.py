@@ -264,6 +264,7 @@ def run(host: Host, *, project: str | None = None, remove: bool = False, folder:
         env: dict[str, str] | None = None) -> Plan:
     """Plan and write under a lock on each file's folder; when another program changed a file between the read
     and the write, plan again from its new bytes (nothing of its change is lost)."""
+    os.makedirs(os.path.dirname(state_path(env)), mode=0o700, exist_ok=True)  # its lock is every setup's
     with userfile.locked(files_of(host, project, env)):
         for _ in range(ATTEMPTS):
             result = plan(host, project=project, remove=remove, folder=folder, env=env)
