@@ -158,3 +158,33 @@ def test_another_writer_of_the_same_file_loses_nothing(env: dict[str, str]) -> N
     data = json.loads(config.read_text())
     lost = [n for n in range(count) if f"write-{n}" not in data]
     assert not lost, f"{len(lost)} of {count} writes lost to {runs} setups"
+
+
+def test_project_hooks_keep_the_users_trust_through_setup_and_remove(env: dict[str, str], tmp_path: Path) -> None:
+    """--project: the records live in the user's config.toml, written by Codex when the user accepts a hook
+    (pinky's own included); setup keeps them, --remove moves the user's with its group and drops pinky's."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    codex = Path(env["CODEX_HOME"])
+    (codex / "config.toml").write_text(CODEX_CONFIG)
+
+    def project(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(BIN / "pinky-brain"), "setup", "codex", "--project", *args], env=env, cwd=repo,
+                              capture_output=True, text=True, timeout=120)
+
+    assert project().returncode == 0
+    hooks_path = repo / ".codex" / "hooks.json"
+    data = json.loads(hooks_path.read_text())
+    data["hooks"]["Stop"].append(MINE)
+    hooks_path.write_text(json.dumps(data, indent=2) + "\n")
+    pinkys = data["hooks"]["Stop"][0]["hooks"][0]
+    with open(codex / "config.toml", "a", encoding="utf-8") as config:  # the user accepts both in the TUI
+        for index, hook in ((0, pinkys), (1, MINE["hooks"][0])):
+            config.write(f'\n[hooks.state."{hooks_path}:stop:{index}:0"]\n'
+                         f'trusted_hash = "{hook_hash("Stop", None, hook)}"\n')
+    accepted = states(codex)
+    assert project().returncode == 0
+    assert states(codex) == accepted, "a second setup --project changed the user's trust"
+    assert project("--remove").returncode == 0
+    assert states(codex) == {f"{hooks_path}:stop:0:0": accepted[f"{hooks_path}:stop:1:0"]}
+    assert json.loads(hooks_path.read_text())["hooks"] == {"Stop": [MINE]}

@@ -87,11 +87,13 @@ def trust_edit(hooks_path: str, old: dict[str, Any], new: dict[str, Any], *, rec
                known: frozenset[str] = frozenset()) -> TomlEdit:
     """The config.toml operations that keep every hook's trust where its hook is after hooks.json goes from `old`
     to `new`: the user's records move with their groups (their content untouched), pinky's own records go where
-    pinky's hooks are now (`record`; a key the user added to one, `enabled = false`, is kept) and nowhere else.
+    pinky's hooks are now (`record`; a key the user added to one, `enabled = false`, is kept) and nowhere else;
+    without `record` (project hooks, which the user accepts in Codex) a record where a pinky hook still is stays.
     A record is pinky's when its hash is one of a pinky hook: those in `old` and `new`, and `known` (the hashes
     of pinky's hooks as another install of it wrote them)."""
     moves = user_moves(hooks_path, old, new)
-    pinky_now = our_states(hooks_path, new) if record else {}
+    placed = our_states(hooks_path, new)  # where pinky's hooks are now: a record there is for them
+    pinky_now = placed if record else {}
     ours = set(our_states(hooks_path, old).values()) | set(our_states(hooks_path, new).values()) | set(known)
 
     def operations(data: dict[str, Any]) -> list[Op]:
@@ -100,7 +102,7 @@ def trust_edit(hooks_path: str, old: dict[str, Any], new: dict[str, Any], *, rec
         moved = {moves[prefix] + key[len(prefix):]: record_ for key, record_ in state.items()
                  for prefix in moves if key.startswith(prefix)}
         leaving = {key for key in state for prefix in moves if key.startswith(prefix)}
-        stale = {key for key, record_ in state.items() if key.startswith(f"{hooks_path}:") and key not in pinky_now
+        stale = {key for key, record_ in state.items() if key.startswith(f"{hooks_path}:") and key not in placed
                  and key not in moved and isinstance(record_, dict) and record_.get("trusted_hash") in ours}
         ops: list[Op] = [drop_table((*STATE, key)) for key in sorted(leaving | stale)]
         ops += [put_table((*STATE, key), dict(record_)) for key, record_ in moved.items()]
