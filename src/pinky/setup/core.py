@@ -309,37 +309,12 @@ def restore_originals(result: Plan, state: dict[str, Any]) -> None:
             if not os.path.islink(change.path) and (change.after is None or emptied(change)):
                 change.after = None  # setup created it, and nothing but pinky's entries is in it
             continue
-        if same_meaning(change.kind, original.encode("utf-8"), change.after):
+        if formats.same_meaning(change.kind, original.encode("utf-8"), change.after):
             change.after = original.encode("utf-8")
 
 
 def emptied(change: Change) -> bool:
-    return change.after is not None and change.kind != "text" and not parsed(change.kind, change.after)
-
-
-def parsed(kind: str, data: bytes | None) -> Any:
-    text = (data or b"").decode("utf-8").lstrip(userfile.BOM)
-    if kind == "toml":
-        return tomllib.loads(text)
-    return json.loads(text) if text.strip() else {}
-
-
-def same_meaning(kind: str, one: bytes | None, other: bytes | None) -> bool:
-    """Whether two versions of a config hold the same values (an empty table counts as none: taking pinky's
-    entries out also takes out the tables they leave empty)."""
-    if kind == "text" or one is None or other is None:
-        return one == other
-    try:
-        return bool(_without_empty(parsed(kind, one)) == _without_empty(parsed(kind, other)))
-    except (ValueError, UnicodeDecodeError):
-        return False
-
-
-def _without_empty(value: Any) -> Any:
-    if isinstance(value, dict):
-        kept = {key: _without_empty(item) for key, item in value.items()}
-        return {key: item for key, item in kept.items() if item != {}}
-    return value
+    return change.after is not None and change.kind != "text" and not formats.parsed(change.kind, change.after)
 
 
 def check_writable(change: Change) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from collections.abc import Callable
 from typing import Any
 
@@ -61,3 +62,26 @@ def dump_json(data: dict[str, Any], like: str) -> str:
     return out + ("" if like and not like.endswith("\n") else "\n")
 
 
+def parsed(kind: str, data: bytes | None) -> Any:
+    text = (data or b"").decode("utf-8").lstrip("\ufeff")
+    if kind == "toml":
+        return tomllib.loads(text)
+    return json.loads(text) if text.strip() else {}
+
+
+def same_meaning(kind: str, one: bytes | None, other: bytes | None) -> bool:
+    """Whether two versions of a config hold the same values (an empty table counts as none: taking pinky's
+    entries out also takes out the tables they leave empty)."""
+    if kind == "text" or one is None or other is None:
+        return one == other
+    try:
+        return bool(_without_empty(parsed(kind, one)) == _without_empty(parsed(kind, other)))
+    except (ValueError, UnicodeDecodeError):
+        return False
+
+
+def _without_empty(value: Any) -> Any:
+    if isinstance(value, dict):
+        kept = {key: _without_empty(item) for key, item in value.items()}
+        return {key: item for key, item in kept.items() if item != {}}
+    return value
