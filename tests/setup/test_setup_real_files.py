@@ -162,3 +162,16 @@ def test_crlf_line_endings_are_kept(env: dict[str, str], host: str) -> None:
         assert hooks["AfterAgent"][0] == json.loads(text)["hooks"]["AfterAgent"][0]
     assert limited(env, "setup", host, "--remove", timeout=120).returncode == 0
     assert config.read_bytes() == crlf
+
+
+def test_a_link_into_a_read_only_store_is_named_with_its_target(env: dict[str, str], tmp_path: Path) -> None:
+    """A config that a tool such as home-manager keeps read-only elsewhere: refused, naming where it lives."""
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "config.toml").write_text('model = "o4"\n')
+    (store / "config.toml").chmod(0o444)
+    config = Path(env["CODEX_HOME"]) / "config.toml"
+    config.symlink_to(store / "config.toml")
+    refused(limited(env, "setup", "codex", timeout=120), "is a link to", str(store / "config.toml"), "read-only")
+    assert config.is_symlink() and (store / "config.toml").read_text() == 'model = "o4"\n'
+    assert not (config.parent / "hooks.json").exists()

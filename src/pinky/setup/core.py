@@ -320,9 +320,13 @@ def emptied(change: Change) -> bool:
 def check_writable(change: Change) -> None:
     if change.before is None:
         return
-    if not os.stat(change.path).st_mode & stat.S_IWUSR:
-        raise InvalidInput(f"{change.path} is read-only; make it writable (chmod u+w) and rerun, pinky-brain "
-                           "changed nothing")
+    if os.stat(change.path).st_mode & stat.S_IWUSR:
+        return
+    if os.path.islink(change.path):  # e.g. into a store another tool manages (home-manager): change it there
+        raise InvalidInput(f"{change.path} is a link to {userfile.target(change.path)}, which is read-only; change "
+                           "that file where it is managed, or make it writable, pinky-brain changed nothing")
+    raise InvalidInput(f"{change.path} is read-only; make it writable (chmod u+w) and rerun, pinky-brain "
+                       "changed nothing")
 
 
 def apply(result: Plan, env: dict[str, str] | None = None) -> None:
