@@ -175,3 +175,12 @@ def test_a_link_into_a_read_only_store_is_named_with_its_target(env: dict[str, s
     refused(limited(env, "setup", "codex", timeout=120), "is a link to", str(store / "config.toml"), "read-only")
     assert config.is_symlink() and (store / "config.toml").read_text() == 'model = "o4"\n'
     assert not (config.parent / "hooks.json").exists()
+
+
+def test_a_hard_linked_config_is_refused_not_parted(env: dict[str, str], tmp_path: Path) -> None:
+    kept = tmp_path / "dotfiles-settings.json"
+    kept.write_text(GEMINI_SETTINGS)
+    settings = Path(env["HOME"]) / ".gemini" / "settings.json"
+    os.link(kept, settings)
+    refused(limited(env, "setup", "gemini"), "settings.json", "2 hard links")
+    assert os.path.samefile(kept, settings) and kept.read_text() == GEMINI_SETTINGS

@@ -320,7 +320,11 @@ def emptied(change: Change) -> bool:
 def check_writable(change: Change) -> None:
     if change.before is None:
         return
-    if os.stat(change.path).st_mode & stat.S_IWUSR:
+    info = os.stat(change.path)
+    if info.st_nlink > 1 and stat.S_ISREG(info.st_mode):  # a replace would leave the other names behind
+        raise InvalidInput(f"{change.path} has {info.st_nlink} hard links; setup replaces a file whole, which would "
+                           "part it from the others: make it a symbolic link or a copy, pinky-brain changed nothing")
+    if info.st_mode & stat.S_IWUSR:
         return
     if os.path.islink(change.path):  # e.g. into a store another tool manages (home-manager): change it there
         raise InvalidInput(f"{change.path} is a link to {userfile.target(change.path)}, which is read-only; change "
