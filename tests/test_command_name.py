@@ -165,6 +165,63 @@ def test_install_cli_is_idempotent_and_keeps_what_is_not_its_own(tmp_path: Path)
     assert f"{elsewhere} is on PATH" in chosen.stdout
 
 
+def test_an_edited_launcher_is_kept_without_force(tmp_path: Path) -> None:
+    """Issue 35 item 8: a launcher install-cli wrote and the user then edited still carries the mark; it was
+    replaced anyway. Only the exact text install-cli writes is its own."""
+    home, copy, env = claude_layout(tmp_path)
+    assert shell(env, str(copy / "bin" / "pinky-brain"), "install-cli").returncode == 0
+    for name in ("pinky-brain", "pinky-hooks"):
+        launcher = home / ".local" / "bin" / name
+        edited = launcher.read_text().replace('exec sh "$plugin', 'export MY_TOKEN=1\nexec sh "$plugin')
+        launcher.write_text(edited)
+        refused = shell(env, str(copy / "bin" / "pinky-brain"), "install-cli")
+        assert refused.returncode == 1 and launcher.read_text() == edited, refused.stdout
+        assert len(refused.stderr.strip().splitlines()) == 1 and "edited" in refused.stderr
+        assert "--force" in refused.stderr
+        forced = shell(env, str(copy / "bin" / "pinky-brain"), "install-cli", "--force")
+        assert forced.returncode == 0 and "MY_TOKEN" not in launcher.read_text(), forced.stderr
+
+
+HOSTILE_FOLDERS = ["tools $(touch PWNED)", "it's mine", 'say "hi" `touch PWNED`', "back\\slash \\n", "$HOME x"]
+
+
+@pytest.mark.parametrize("shell_name", ["sh", "bash", "zsh", "fish"])
+@pytest.mark.parametrize("name", HOSTILE_FOLDERS)
+def test_the_path_line_names_any_folder_literally(tmp_path: Path, name: str, shell_name: str) -> None:
+    """Issue 35 item 8: the line install-cli prints for a folder not on PATH is pasted into a shell and then run by
+    the profile at every login; `$(...)` in the folder's name ran, and a `'` broke it."""
+    program = shutil.which(shell_name)
+    if program is None:
+        pytest.skip(f"{shell_name} is not installed")
+    script = Path(sys.executable).with_name("pinky-brain")
+    home = tmp_path / "home"
+    folder = home / name
+    env = {**os.environ, "HOME": str(home), "PATH": shadowed_path(tmp_path), "SHELL": program}
+    home.mkdir()
+    done = shell(env, str(script), "install-cli", "--dir", str(folder))
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.splitlines()[done.stdout.splitlines().index(
+        f"{folder} is not on PATH; add it with this line, then open a new shell:") + 1].strip()
+    pasted = subprocess.run([program, "-c", line], env={**env, "XDG_CONFIG_HOME": str(home / ".config")},
+                            cwd=home, capture_output=True, text=True, timeout=60)
+    assert pasted.returncode == 0, pasted.stderr
+    show = 'printf "%s" "$PATH"' if shell_name != "fish" else 'printf "%s" "$PATH[1]"'
+    rc = "~/.zshrc" if shell_name == "zsh" else "~/.bashrc"
+    login = [program, "-c", f". {rc}; {show}" if shell_name != "fish" else show]
+    shown = subprocess.run(login, env={**env, "XDG_CONFIG_HOME": str(home / ".config")}, cwd=home,
+                           capture_output=True, text=True, timeout=60)
+    assert shown.stdout.split(os.pathsep)[0] == str(folder), (line, shown.stdout, shown.stderr)
+    assert not list(tmp_path.rglob("PWNED")), line
+
+
+def test_a_folder_that_cannot_be_on_path_is_refused(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("pinky-brain")
+    env = {**os.environ, "HOME": str(tmp_path), "PATH": shadowed_path(tmp_path)}
+    done = shell(env, str(script), "install-cli", "--dir", str(tmp_path / "a:b"))
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1 and "--dir" in done.stderr, done
+    assert not (tmp_path / "a:b").exists()
+
+
 def test_install_cli_of_a_pip_install_links_the_console_script(tmp_path: Path) -> None:
     script = Path(sys.executable).with_name("pinky-brain")
     if not script.is_file():

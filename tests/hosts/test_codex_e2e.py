@@ -7,19 +7,24 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from pathlib import Path
 
 import pytest
 from host_support import World, brain_tools, diary_today, find_cli, new_world
 from host_worlds import (
     CODEX_CONFIG,
+    CODEX_ENV,
     KNOWN,
     NEEDS_SETUP,
     PROMPT,
+    codex_command,
     codex_home,
     saving_world,
     setup_round_trip,
     write_user_config,
 )
+
+from pinky.setup.codex_trust import hook_hash
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(6)]
 
@@ -93,3 +98,34 @@ def test_setup_twice_changes_nothing_keeps_the_users_config_and_remove_restores_
     listed = world.run([codex, "mcp", "list", "--json"])
     assert listed.returncode == 0, listed.stderr
     assert {"notes", "pinky"} <= {server["name"] for server in json.loads(listed.stdout)}, listed.stdout
+
+
+def stop_hook_runs(world: World, codex: str, name: str, ran: Path) -> int:
+    """One headless session with no tool call (its turn ends: the Stop hooks run); how often the user's ran."""
+    session = world.session(name, [], codex_command(codex, "Say done."), CODEX_ENV)
+    assert session.returncode == 0, session.stderr[-3000:]
+    return len(ran.read_text()) if ran.exists() else 0
+
+
+@NEEDS_SETUP
+def test_the_users_own_trusted_stop_hook_keeps_running_through_setup_and_remove(
+        tmp_path_factory: pytest.TempPathFactory, codex: str) -> None:
+    """Issue 35 item 5: Codex keys a hook's trust by its position in hooks.json. The user adds a Stop hook after
+    `pinky-brain setup codex` and accepts it (the record Codex's TUI writes); a second setup moved it one place
+    up and wrote pinky's hash over its record, and --remove did the same: it silently stopped running."""
+    world = new_world(tmp_path_factory.mktemp("codex-trust"), ("codex",), KNOWN)
+    write_user_config(world, "codex")
+    assert world.pinky("setup", "codex").returncode == 0
+    ran = world.root / "user-stop-hook-ran"
+    hooks_path = codex_home(world) / "hooks.json"
+    data = json.loads(hooks_path.read_text())
+    mine = {"type": "command", "command": f"printf x >> {ran}"}
+    data["hooks"]["Stop"].append({"hooks": [mine]})
+    hooks_path.write_text(json.dumps(data, indent=2) + "\n")
+    with open(codex_home(world) / "config.toml", "a", encoding="utf-8") as config:
+        config.write(f'\n[hooks.state."{hooks_path}:stop:1:0"]\ntrusted_hash = "{hook_hash("Stop", None, mine)}"\n')
+    assert stop_hook_runs(world, codex, "before", ran) == 1, "the user's hook did not run even before"
+    assert world.pinky("setup", "codex").returncode == 0
+    assert stop_hook_runs(world, codex, "after-setup", ran) == 2, "a second setup took the hook's trust away"
+    assert world.pinky("setup", "codex", "--remove").returncode == 0
+    assert stop_hook_runs(world, codex, "after-remove", ran) == 3, "--remove took the hook's trust away"

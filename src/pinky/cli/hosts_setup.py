@@ -47,15 +47,16 @@ def setup_host(host: str, project: bool, remove: bool, dry_run: bool, as_json: b
     from pinky.setup.entries import COMMANDS
 
     found = find_host(host)
-    result = core.plan(found, project=repository_root(os.getcwd()) if project else None, remove=remove)
+    where = repository_root(os.getcwd()) if project else None
     if dry_run:
+        result = core.plan(found, project=where, remove=remove)
         diff = "".join(change.diff() for change in result.changes if change.changed)
         if as_json:
             emit_json({**result.as_dict(), "dry_run": True, "diff": diff})
         else:
             click.echo(diff or "nothing to change", nl=not diff)
         return
-    core.apply(result)
+    result = core.run(found, project=where, remove=remove)
     if not remove and shutil.which(COMMANDS[host]) is None:
         click.echo(f"pinky-brain: {found.display} is not installed here (no `{COMMANDS[host]}` on PATH); its config "
                    "is written for when it is", err=True)

@@ -10,12 +10,15 @@ Two kinds of installation reach this:
 - pip, pipx or uv. The console script `pinky-brain` sits next to the interpreter; it is linked, unless the
   shell already finds it.
 
-Only a launcher this command wrote, or a link that leads nowhere, is replaced without --force.
+Only a launcher this command wrote and nobody edited since (its text is exactly what this command writes), or a link
+that leads nowhere, is replaced without --force.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,6 +123,7 @@ def install_cli(directory: str | None = None, *, force: bool = False, program: s
         found = installed()
         if found and os.path.realpath(found) == os.path.realpath(source):
             return Installed(source, source, "link", False, True)
+    check_pathable(str(folder))
     _check_folder(folder)
     if kind == "plugin":
         changed = _write_launcher(target, launcher_text(source), force)
@@ -178,10 +182,25 @@ def _existing(target: Path) -> str | None:
         except OSError:
             head = b""
         if LAUNCHER_MARK.encode() in head:
-            return None
+            return None if as_written(head) else f"{target} is a pinky-brain launcher that was edited since " \
+                "install-cli wrote it"
         return f"{target} is another pinky-brain install" if is_ours(str(target)) else \
             f"{target} is another program, not pinky-brain's CLI"
     return f"{target} exists and is not a file"
+
+
+def as_written(head: bytes) -> bool:
+    """Whether a launcher's text is exactly one install-cli writes (for the plugin folder it names): only such a
+    file is replaced without --force, never one the user edited."""
+    try:
+        text = head.decode("utf-8")
+        line = next(line for line in text.splitlines() if line.startswith("plugin="))
+        root = shlex.split(line[len("plugin="):])
+    except (UnicodeDecodeError, StopIteration, ValueError):
+        return False
+    # Launchers of earlier releases render the same text (the template only gained the mcp/hooks modes): when
+    # LAUNCHER changes, keep recognising the old text here, or an upgrade would refuse its own launcher.
+    return len(root) == 1 and text in {launcher_text(root[0], mode) for mode in (None, *COMPANIONS.values())}
 
 
 def _refuse_unless(force: bool, target: Path) -> None:
@@ -216,15 +235,42 @@ def _link(target: Path, source: str, force: bool) -> bool:
     return True
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9_./@%+,=-]*")  # needs no quoting in sh, inside double quotes or out
+
+
 def path_status(folder: Path) -> tuple[bool, str | None]:
     """Whether `folder` is on PATH, and if not the line that puts it there for the user's shell."""
     real = os.path.realpath(folder)
     if any(entry and os.path.realpath(entry) == real for entry in os.environ.get("PATH", "").split(os.pathsep)):
         return True, None
-    home = os.path.expanduser("~")
-    shown = "$HOME" + str(folder)[len(home):] if str(folder).startswith(home + os.sep) else str(folder)
-    shell = os.path.basename(os.environ.get("SHELL", ""))
-    if shell == "fish":
-        return False, f"fish_add_path {shown.replace('$HOME', '~')}"
+    return False, path_line(str(folder), os.path.expanduser("~"), os.path.basename(os.environ.get("SHELL", "")))
+
+
+def path_line(folder: str, home: str, shell: str) -> str:
+    """The line to paste that puts `folder` on PATH: what it writes into the profile names the folder as literal
+    text, so a name holding `$(...)`, a quote or a backslash is neither run nor broken, at paste or at login."""
+    check_pathable(folder)
+    rest = folder[len(home):] if folder.startswith(home + os.sep) else None
+    if shell == "fish":  # fish_add_path keeps the folder itself: no profile line to quote twice
+        return "fish_add_path " + (fish_quote(folder) if rest is None else "~/" + fish_quote(rest[1:]))
     profile = "~/.zshrc" if shell == "zsh" else "~/.bashrc"
-    return False, f"echo 'export PATH=\"{shown}:$PATH\"' >> {profile}"
+    shown = folder if rest is None else "$HOME" + rest
+    if _PLAIN.fullmatch(folder if rest is None else rest):
+        return f"echo 'export PATH=\"{shown}:$PATH\"' >> {profile}"
+    named = shlex.quote(folder) if rest is None else '"$HOME"' + shlex.quote(rest)
+    export = "export PATH=" + named + ':"$PATH"'
+    return f"printf '%s\\n' {shlex.quote(export)} >> {profile}"
+
+
+def check_pathable(folder: str) -> None:
+    """A folder whose name holds the PATH separator or a control character cannot be put on PATH by any line."""
+    if os.pathsep in folder or any(ord(c) < 32 or ord(c) == 127 for c in folder):
+        raise InvalidInput(f"{folder!r} cannot go on PATH (its name holds {os.pathsep!r} or a control character); "
+                           "name another folder with --dir")
+
+
+def fish_quote(text: str) -> str:
+    """`text` as one fish word: fish's single quotes take \\' and \\\\ as escapes, nothing else."""
+    if _PLAIN.fullmatch(text):
+        return text
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

@@ -1,9 +1,12 @@
 """`pinky-brain setup <host>`: register pinky-mcp and pinky-hooks in a host's own config, merged with what is there.
 
-Every other server, setting and comment is kept (JSON keeps its key order and indentation, Codex's TOML goes
-through tomlkit). Running setup twice changes no byte. The bytes a file had before setup changed it are kept in
-`$PINKY_HOME/state/setup/files.json`; `--remove` gives them back when the file still holds exactly what setup wrote,
-otherwise it takes out only pinky's entries (and deletes a file setup created once nothing else is left in it).
+Every other server, setting, hook and comment is kept (JSON keeps its key order and indentation, Codex's TOML goes
+through pinky.setup.toml_edit); files are read and written through pinky.setup.userfile (regular files only, links
+kept, line endings kept, a lock and a re-read before each replace). Running setup twice changes no byte, and
+pinky's hooks are updated where they are, so no other hook changes position. The bytes a file had before setup
+changed it are kept in `$PINKY_HOME/state/setup/files.json`; `--remove` takes out pinky's entries, found by what
+they are, and gives the original bytes back only when the file still holds exactly what setup wrote and they mean
+the same as the file without pinky's entries.
 """
 
 from __future__ import annotations
@@ -14,16 +17,17 @@ import hashlib
 import json
 import os
 import stat
+import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
-from pinky.base.fileio import atomic_write
 from pinky.base.private import write_private
 from pinky.errors import InvalidInput
 from pinky.hosts.catalog import SERVER, Host
-from pinky.setup import entries, formats
+from pinky.setup import entries, formats, toml_edit, userfile
 
 STATE_FILE = "files.json"
+ATTEMPTS = 20  # plans made again when another program changes a file while setup writes it (each ~10 ms)
 TRUST_STEP = ("Codex runs project hooks once you trust them: start `codex` in the repository once and accept "
               "pinky-brain's hooks (or run `codex exec --dangerously-bypass-hook-trust`)")
 
@@ -35,14 +39,15 @@ class Change:
     path: str
     before: bytes | None
     after: bytes | None
+    kind: str = "json"  # json | toml | text: how two versions are compared for meaning
 
     @property
     def changed(self) -> bool:
         return self.before != self.after
 
     def diff(self) -> str:
-        old = (self.before or b"").decode("utf-8").splitlines(keepends=True)
-        new = (self.after or b"").decode("utf-8").splitlines(keepends=True)
+        old = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        new = (self.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
         return "".join(difflib.unified_diff(old, new, self.path if self.before is not None else "/dev/null",
                                             self.path if self.after is not None else "/dev/null"))
 
@@ -76,54 +81,48 @@ def config_path(host: Host, which: str, *, project: str | None, env: dict[str, s
 
 
 def read_bytes(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
-    except IsADirectoryError:
-        raise InvalidInput(f"{path} is a folder, not a config file; pinky-brain changed nothing") from None
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {path} ({exc.strerror}); pinky-brain changed nothing") from None
+    return userfile.read(path)
 
 
 Edit = formats.Edit
 
 
 def edit_json(path: str, before: bytes | None, edits: list[Edit]) -> bytes | None:
-    text = (before or b"").decode("utf-8")
+    text, style = userfile.decode(path, before)
     data = formats.load_json(path, text)
+    original = copy.deepcopy(data)
     for edit in edits:
-        edit(data)
+        try:
+            edit(data)
+        except InvalidInput as exc:
+            raise InvalidInput(f"{path}: {exc}") from None
+    if data == original and before is not None:
+        return before  # nothing to change: not even the layout of the user's file
     if before is None and not data:
         return None
-    return formats.dump_json(data, text).encode("utf-8")
+    return userfile.encode(formats.dump_json(data, text), style)
 
 
-def edit_toml(path: str, before: bytes | None, edits: list[Edit]) -> bytes | None:
-    text = (before or b"").decode("utf-8")
-    doc = formats.load_toml(path, text)
-    for edit in edits:
-        edit(doc)
-    out = doc.as_string()
+def edit_toml(path: str, before: bytes | None, edits: list[toml_edit.TomlEdit]) -> bytes | None:
+    text, style = userfile.decode(path, before)
+    out = toml_edit.edit(path, text, edits)
+    if out == text and before is not None:
+        return before
     if before is None and not out.strip():
         return None
-    return out.encode("utf-8")
+    return userfile.encode(out, style)
 
 
-def mcp_edit(host: Host, folder: str, remove: bool) -> Edit:
+def mcp_edit(host: Host, folder: str, remove: bool) -> Any:
     entry = entries.mcp_entry(host, folder)
+    if host.mcp_format == "toml":
+        keys = (host.mcp_key, SERVER)
+        return lambda data: [toml_edit.drop_table(keys) if remove else toml_edit.set_table(keys, entry)]
 
     def apply(data: Any) -> None:
-        if host.mcp_format == "toml":
-            if remove:
-                formats.drop_toml_table(data, host.mcp_key, SERVER)
-            else:
-                formats.set_toml_table(data, host.mcp_key, SERVER, entry)
-            return
         servers = data.get(host.mcp_key)
         if servers is not None and not isinstance(servers, dict):
-            raise InvalidInput(f"{host.mcp_key} is not an object in {host.display}'s config; fix it by hand")
+            raise InvalidInput(f"`{host.mcp_key}` is not an object; fix it by hand, pinky-brain changed nothing")
         if remove:
             if servers is not None:
                 servers.pop(SERVER, None)
@@ -138,20 +137,23 @@ def mcp_edit(host: Host, folder: str, remove: bool) -> Edit:
 
 
 def hooks_edit(host: Host, folder: str, remove: bool) -> Edit:
+    """pinky's hooks written where they already are (the first of pinky's groups in an event updated in place, any
+    extra one taken out), the missing ones appended: no other hook changes position."""
     wanted = {} if remove else entries.hook_entries(host, folder)
 
     def apply(data: Any) -> None:
         hooks = data.get("hooks")
         if hooks is not None and not isinstance(hooks, dict):
-            raise InvalidInput(f"hooks is not an object in {host.display}'s config; fix it by hand")
+            raise InvalidInput("`hooks` is not an object; fix it by hand, pinky-brain changed nothing")
         if host.name in ("cursor", "copilot") and not remove and "version" not in data:
             data["version"] = 1
         hooks = data.setdefault("hooks", {})
-        for event in list(hooks):
-            if isinstance(hooks[event], list):
-                hooks[event] = [one for one in hooks[event] if not entries.is_ours(one)]
-        for event, listed in wanted.items():
-            hooks.setdefault(event, []).extend(listed)
+        for event in [*hooks, *(e for e in wanted if e not in hooks)]:
+            groups = hooks.setdefault(event, [])
+            if isinstance(groups, list):
+                hooks[event] = in_place(groups, wanted.get(event, []))
+            elif event in wanted:
+                raise InvalidInput(f"`hooks.{event}` is not a list; fix it by hand, pinky-brain changed nothing")
         for event in [e for e, v in hooks.items() if v == []]:
             del hooks[event]
         if not hooks:
@@ -162,14 +164,45 @@ def hooks_edit(host: Host, folder: str, remove: bool) -> Edit:
     return apply
 
 
-def codex_trust_edit(hooks_path: str, edit: Edit) -> Edit:
-    """Codex's trust of the hooks setup writes (recorded in the user's config.toml), and only of those."""
-    from pinky.setup.codex_trust import our_states, trust_edit
+def in_place(groups: list[Any], wanted: list[Any]) -> list[Any]:
+    """`groups` with pinky's own replaced, in order and where they are, by `wanted`; the rest of `wanted` appended."""
+    rest = iter(wanted)
+    out = []
+    for group in groups:
+        if not entries.is_ours(group):
+            out.append(group)
+        elif (replacement := next(rest, None)) is not None:
+            out.append(replacement)
+    return out + list(rest)
 
-    old = formats.load_json(hooks_path, (read_bytes(hooks_path) or b"").decode("utf-8"))
+
+def codex_trust_edit(host: Host, hooks_path: str, edit: Edit, *, record: bool, folder: str,
+                     env: dict[str, str] | None) -> Any:
+    """Codex's trust (in the user's config.toml) after `edit` of hooks.json: pinky's hooks trusted where they are
+    (`record`), every other hook's record kept with its hook."""
+    from pinky.setup.codex_trust import hook_hash, trust_edit
+
+    old = formats.load_json(hooks_path, userfile.decode(hooks_path, read_bytes(hooks_path))[0])
     new = copy.deepcopy(old)
-    edit(new)
-    return trust_edit(our_states(hooks_path, old), our_states(hooks_path, new))
+    try:
+        edit(new)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{hooks_path}: {exc}") from None
+    known = frozenset(hook_hash(event, group.get("matcher"), one)
+                      for where in {folder, *pinky_folders(host, env)} if where
+                      for event, groups in entries.hook_entries(host, where).items()
+                      for group in groups for one in group["hooks"])
+    return trust_edit(hooks_path, old, new, record=record, known=known)
+
+
+def pinky_folders(host: Host, env: dict[str, str] | None) -> set[str]:
+    """The launcher folder of the pinky-mcp the user's config runs now (another install's, maybe)."""
+    path = config_path(host, "mcp", project=None, env=env)
+    try:
+        data = tomllib.loads(userfile.decode(path or "", read_bytes(path) if path else None)[0])
+        return {os.path.dirname(data[host.mcp_key][SERVER]["command"])}
+    except (InvalidInput, tomllib.TOMLDecodeError, KeyError, TypeError):
+        return set()
 
 
 def opencode_plugin(folder: str) -> bytes:
@@ -182,7 +215,7 @@ def plan(host: Host, *, project: str | None = None, remove: bool = False, folder
          env: dict[str, str] | None = None) -> Plan:
     """What setup (or --remove) would write for `host`; nothing is written."""
     folder = folder or (entries.launcher_dir() if not remove else "")
-    per_file: dict[str, list[Edit]] = {}
+    per_file: dict[str, list[Any]] = {}
     fmt: dict[str, str] = {}
     mcp_path = config_path(host, "mcp", project=project, env=env)
     hooks_path = config_path(host, "hooks", project=project, env=env)
@@ -197,22 +230,51 @@ def plan(host: Host, *, project: str | None = None, remove: bool = False, folder
         result.notes.append(f"{host.display} has no {'project' if project else 'user'}-level MCP config")
     if hooks_path and host.name == "opencode":
         before = read_bytes(hooks_path)
-        result.changes.append(Change(hooks_path, before, None if remove else opencode_plugin(folder)))
+        result.changes.append(Change(hooks_path, before, None if remove else opencode_plugin(folder), "text"))
     elif hooks_path:
         per_file.setdefault(hooks_path, []).append(hooks_edit(host, folder, remove))
         fmt.setdefault(hooks_path, "json")
     elif host.hooks:
         result.notes.append(f"{host.display} has no {'project' if project else 'user'}-level hooks config: "
                             f"run `pinky-brain setup {host.name} {'' if project else '--project'}`".rstrip() + "`")
-    if host.name == "codex" and hooks_path and mcp_path and not project:
-        per_file[mcp_path].append(codex_trust_edit(hooks_path, hooks_edit(host, folder, remove)))
-    elif host.name == "codex" and not remove:
+    if host.name == "codex" and hooks_path:
+        user_config = config_path(host, "mcp", project=None, env=env) or ""
+        edit = codex_trust_edit(host, hooks_path, hooks_edit(host, folder, remove), record=not project,
+                                folder=folder, env=env)
+        per_file.setdefault(user_config, []).append(edit)
+        fmt[user_config] = "toml"
+    if host.name == "codex" and project and not remove:
         result.notes.append(TRUST_STEP)
     for path, edits in per_file.items():
         before = read_bytes(path)
-        editor = edit_toml if fmt[path] == "toml" else edit_json
-        result.changes.append(Change(path, before, editor(path, before, edits)))
+        change = Change(path, before, (edit_toml if fmt[path] == "toml" else edit_json)(path, before, edits), fmt[path])
+        if change.changed or path in (mcp_path, hooks_path):  # the user's config.toml only when a record moves
+            result.changes.append(change)
     return result
+
+
+def files_of(host: Host, project: str | None, env: dict[str, str] | None = None) -> list[str]:
+    """Every file setup may write for `host`: its configs and setup's own record."""
+    paths = [config_path(host, which, project=where, env=env) for which in ("mcp", "hooks")
+             for where in {project, None}]
+    return [path for path in paths if path] + [state_path(env)]
+
+
+def run(host: Host, *, project: str | None = None, remove: bool = False, folder: str | None = None,
+        env: dict[str, str] | None = None) -> Plan:
+    """Plan and write under a lock on each file's folder; when another program changed a file between the read
+    and the write, plan again from its new bytes (nothing of its change is lost)."""
+    os.makedirs(os.path.dirname(state_path(env)), mode=0o700, exist_ok=True)  # its lock is every setup's
+    with userfile.locked(files_of(host, project, env)):
+        for _ in range(ATTEMPTS):
+            result = plan(host, project=project, remove=remove, folder=folder, env=env)
+            try:
+                apply(result, env)
+                return result
+            except userfile.Changed:
+                continue
+    raise InvalidInput(f"{host.display}'s config kept changing while pinky-brain wrote it ({ATTEMPTS} times); run "
+                       "setup again once the host is idle")
 
 
 def state_path(env: dict[str, str] | None = None) -> str:
@@ -240,24 +302,45 @@ def digest(data: bytes | None) -> str | None:
 
 
 def restore_originals(result: Plan, state: dict[str, Any]) -> None:
-    """On --remove: a file that still holds exactly what setup wrote gets its pre-setup bytes back."""
+    """On --remove: a file that still holds exactly what setup wrote gets its pre-setup bytes back, when they mean
+    what the file without pinky's entries means (else what they held was not the user's alone: another install's
+    setup, or a record from before an edit); otherwise it keeps the edit that took pinky's entries out."""
     for change in result.changes:
         record = state.get(change.path)
-        if record and change.before is not None and digest(change.before) == record.get("written"):
-            original = record.get("original")
-            change.after = None if original is None else original.encode("utf-8")
+        if not record or change.before is None or digest(change.before) != record.get("written"):
+            continue
+        original = record.get("original")
+        if original is None:
+            if not os.path.islink(change.path) and (change.after is None or emptied(change)):
+                change.after = None  # setup created it, and nothing but pinky's entries is in it
+            continue
+        if formats.same_meaning(change.kind, original.encode("utf-8"), change.after):
+            change.after = original.encode("utf-8")
+
+
+def emptied(change: Change) -> bool:
+    return change.after is not None and change.kind != "text" and not formats.parsed(change.kind, change.after)
 
 
 def check_writable(change: Change) -> None:
     if change.before is None:
         return
-    if not os.stat(change.path).st_mode & stat.S_IWUSR:
-        raise InvalidInput(f"{change.path} is read-only; make it writable (chmod u+w) and rerun, pinky-brain "
-                           "changed nothing")
+    info = os.stat(change.path)
+    if info.st_nlink > 1 and stat.S_ISREG(info.st_mode):  # a replace would leave the other names behind
+        raise InvalidInput(f"{change.path} has {info.st_nlink} hard links; setup replaces a file whole, which would "
+                           "part it from the others: make it a symbolic link or a copy, pinky-brain changed nothing")
+    if info.st_mode & stat.S_IWUSR:
+        return
+    if os.path.islink(change.path):  # e.g. into a store another tool manages (home-manager): change it there
+        raise InvalidInput(f"{change.path} is a link to {userfile.target(change.path)}, which is read-only; change "
+                           "that file where it is managed, or make it writable, pinky-brain changed nothing")
+    raise InvalidInput(f"{change.path} is read-only; make it writable (chmod u+w) and rerun, pinky-brain "
+                       "changed nothing")
 
 
 def apply(result: Plan, env: dict[str, str] | None = None) -> None:
-    """Write the plan's changes (all checked first, so a bad file leaves every file as it was)."""
+    """Write the plan's changes (all checked first, so a bad file leaves every file as it was). Raises
+    userfile.Changed when a file changed since the plan read it (`run` plans again)."""
     spath = state_path(env)
     state = load_state(spath)
     if result.remove:
@@ -281,11 +364,11 @@ def apply(result: Plan, env: dict[str, str] | None = None) -> None:
 def write_one(result: Plan, change: Change, state: dict[str, Any]) -> None:
     """Write (or delete) one file and keep its record: the original bytes, and a digest of what was written."""
     if change.after is None:
-        os.unlink(change.path)
+        userfile.delete(change.path, change.before)
         state.pop(change.path, None)
         return
     mode = stat.S_IMODE(os.stat(change.path).st_mode) if change.before is not None else 0o644
-    atomic_write(change.path, change.after, mode=mode)
+    userfile.replace(change.path, change.after, change.before, mode)
     if result.remove:
         state.pop(change.path, None)
         return

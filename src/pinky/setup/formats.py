@@ -1,11 +1,12 @@
-"""Reading and writing a host's config file without losing anything of the user's: JSON keeps its key order and
-indentation, TOML (Codex) goes through tomlkit, which keeps comments and layout. Bad files raise InvalidInput
-naming the file and the line."""
+"""Reading and writing a host's JSON config without losing anything of the user's: it keeps its key order and
+indentation, and a file it could not write back whole (a key given twice) is refused. TOML (Codex) is
+pinky.setup.toml_edit. Bad files raise InvalidInput naming the file and the line."""
 
 from __future__ import annotations
 
 import json
 import re
+import tomllib
 from collections.abc import Callable
 from typing import Any
 
@@ -18,13 +19,30 @@ def load_json(path: str, text: str) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_no_duplicates)
+    except _Duplicate as exc:
+        raise InvalidInput(f"{path} has the key {exc.args[0]!r} twice in one object (only the last counts); keep "
+                           "one, pinky-brain changed nothing") from None
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg}); fix it, pinky-brain changed "
                            "nothing") from None
     if not isinstance(data, dict):
         raise InvalidInput(f"{path} does not hold a JSON object; fix it, pinky-brain changed nothing")
     return data
+
+
+class _Duplicate(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when a key comes twice: rewriting it would silently drop the first value."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _Duplicate(key)
+        seen.add(key)
+    return dict(pairs)
 
 
 _FIRST_INDENT = re.compile(r"^\{[ \t]*\r?\n([ \t]+)\S")
@@ -44,80 +62,26 @@ def dump_json(data: dict[str, Any], like: str) -> str:
     return out + ("" if like and not like.endswith("\n") else "\n")
 
 
-def load_toml(path: str, text: str) -> Any:
-    import tomlkit
-    from tomlkit.exceptions import ParseError
+def parsed(kind: str, data: bytes | None) -> Any:
+    text = (data or b"").decode("utf-8").lstrip("\ufeff")
+    if kind == "toml":
+        return tomllib.loads(text)
+    return json.loads(text) if text.strip() else {}
 
+
+def same_meaning(kind: str, one: bytes | None, other: bytes | None) -> bool:
+    """Whether two versions of a config hold the same values (an empty table counts as none: taking pinky's
+    entries out also takes out the tables they leave empty)."""
+    if kind == "text" or one is None or other is None:
+        return one == other
     try:
-        return tomlkit.parse(text)
-    except ParseError as exc:
-        raise InvalidInput(f"{path} is not valid TOML (line {exc.line}: {exc}); fix it, pinky-brain changed "
-                           "nothing") from None
+        return bool(_without_empty(parsed(kind, one)) == _without_empty(parsed(kind, other)))
+    except (ValueError, UnicodeDecodeError):
+        return False
 
 
-def plain(value: Any) -> Any:
-    """A tomlkit item as plain Python (for comparing with what setup would write)."""
-    unwrap = getattr(value, "unwrap", None)
-    return unwrap() if unwrap else value
-
-
-def set_toml_table(doc: Any, parent: str, name: str, values: dict[str, Any]) -> None:
-    """`doc[parent][name]` = `values` (keys the user added to it kept), written as `[parent.name]`."""
-    import tomlkit
-
-    if parent not in doc:
-        doc.add(parent, tomlkit.table(is_super_table=True))
-    section = doc[parent]
-    current = section.get(name)
-    if current is not None and isinstance(plain(current), dict):
-        if all(plain(current).get(k) == v for k, v in values.items()):
-            return
-        for key, value in values.items():
-            current[key] = value
-        return
-    table = tomlkit.table()
-    for key, value in values.items():
-        table.add(key, value)
-    section[name] = table
-
-
-def drop_toml_table(doc: Any, parent: str, name: str) -> None:
-    section = doc.get(parent)
-    if section is not None and name in section:
-        del section[name]
-        if not plain(section):
-            del doc[parent]
-
-
-def set_nested(doc: Any, parents: tuple[str, ...], name: str, values: dict[str, Any]) -> None:
-    """`doc[p1][p2]...[name]` = `values`, the parents created as super tables (`[p1.p2."name"]`)."""
-    import tomlkit
-
-    section = doc
-    for parent in parents:
-        if parent not in section:
-            section.add(parent, tomlkit.table(is_super_table=True))
-        section = section[parent]
-    current = section.get(name)
-    if current is not None and plain(current) == values:
-        return
-    table = tomlkit.table()
-    for key, value in values.items():
-        table.add(key, value)
-    section[name] = table
-
-
-def drop_nested(doc: Any, parents: tuple[str, ...], name: str) -> None:
-    """Delete `doc[p1]...[name]`, and each parent left empty by it."""
-    chain = [doc]
-    for parent in parents:
-        if parent not in chain[-1]:
-            return
-        chain.append(chain[-1][parent])
-    if name not in chain[-1]:
-        return
-    del chain[-1][name]
-    for index in range(len(parents) - 1, -1, -1):
-        if plain(chain[index + 1]):
-            break
-        del chain[index][parents[index]]
+def _without_empty(value: Any) -> Any:
+    if isinstance(value, dict):
+        kept = {key: _without_empty(item) for key, item in value.items()}
+        return {key: item for key, item in kept.items() if item != {}}
+    return value

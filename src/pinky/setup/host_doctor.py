@@ -10,6 +10,7 @@ import subprocess
 import tomllib
 from typing import Any
 
+from pinky.errors import InvalidInput
 from pinky.hosts.catalog import CATALOG, SERVER, Host
 from pinky.setup import entries
 from pinky.setup.check import Check
@@ -22,7 +23,10 @@ def load(path: str | None, fmt: str) -> dict[str, Any]:
     """A config file's data; {} when it is missing or unreadable (setup reports bad files itself)."""
     if path is None:
         return {}
-    raw = read_bytes(path)
+    try:
+        raw = read_bytes(path)  # never a FIFO or a device: those are refused before they are opened for reading
+    except InvalidInput:
+        return {}
     if not raw:
         return {}
     try:
