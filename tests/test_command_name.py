@@ -80,12 +80,15 @@ def test_doctor_names_pinky_brain_in_every_fix_and_offers_install_cli(tmp_path: 
     """Its fixes said `pinky reindex` while it warned that `pinky` is /usr/bin/pinky, and suggested putting a
     folder that changes with every plugin update on PATH."""
     script = Path(console_script("pinky-brain")[0])
+    note = project / "documentation" / "gotcha" / "unindexed.md"
+    note.parent.mkdir(parents=True, exist_ok=True)
+    note.write_text("---\ntitle: Not indexed yet\n---\nA note the index has not taken in.\n")
     result = subprocess.run([str(script), "doctor", "--json"], cwd=project, capture_output=True, text=True,
                             env={**os.environ, "PATH": shadowed_path(tmp_path)}, timeout=120)
     checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
     said = [f"{c['name']}: {c['detail']} / {c['fix']}" for c in checks.values()]
     assert not [line for line in said if BARE.search(line)], said
-    assert any("pinky-brain reindex" in line for line in said)  # a fresh index: the fix names the real command
+    assert any("pinky-brain reindex" in line for line in said)  # a note not indexed: the fix names the real command
     cli_check = checks["command `pinky-brain` on PATH"]
     assert cli_check["status"] == "warn" and "finger clone" in cli_check["detail"]
     assert cli_check["fix"].startswith(f"{script} install-cli")
