@@ -182,9 +182,10 @@ def test_a_note_title_holding_the_end_marker_cannot_end_the_block(root: Path, ho
 
 
 def test_the_block_holds_notes_never_the_diary_s_prompts_or_commands(root: Path, home: Path) -> None:
-    for event, name in (("user-prompt", "userPromptSubmitted"), ("post-tool", "postToolUse")):
-        output(run_host("copilot", event, payload("copilot", name, root, home), root))
-    run_host("copilot", "session-end", payload("copilot", "sessionEnd", root, home), root)
+    earlier = str(root / "src")  # another Copilot session (its id comes from the folder), in the same project
+    for event, name in (("user-prompt", "userPromptSubmitted"), ("post-tool", "postToolUse"),
+                        ("session-end", "sessionEnd")):
+        output(run_host("copilot", event, payload("copilot", name, root, home, cwd=earlier), root))
     diary = "".join(p.read_text(encoding="utf-8") for p in (root / "documentation" / "diary").glob("*.md"))
     assert "asked: fix the retry in src/db.py" in diary and "commands: sed -i" in diary
     output(run_host("copilot", "session-start", payload("copilot", "sessionStart", root, home), root))
@@ -195,11 +196,15 @@ def test_the_block_holds_notes_never_the_diary_s_prompts_or_commands(root: Path,
 
 
 APPENDER = """
-import sys
-path, tag, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-for n in range(count):
+import os, sys, time
+path, tag, stop = sys.argv[1], sys.argv[2], sys.argv[3]
+n = 0
+while not os.path.exists(stop):
     with open(path, "a", encoding="utf-8") as handle:  # as an editor or `echo >>` appends: no lock
         handle.write(f"user line {tag}-{n}\\n")
+    n += 1
+    time.sleep(0.0005)
+print(n)
 """
 REWRITER = """
 import sys
@@ -210,16 +215,21 @@ for n in range(int(sys.argv[2])):
 """
 
 
-def test_rewriting_the_block_loses_no_line_a_concurrent_writer_appends(root: Path) -> None:
-    agents = root / "AGENTS.md"
-    count = 400
-    procs = [subprocess.Popen([sys.executable, "-c", REWRITER, str(root), "300"]) for _ in range(2)]
-    procs += [subprocess.Popen([sys.executable, "-c", APPENDER, str(agents), tag, str(count)]) for tag in "ab"]
-    for proc in procs:
+def test_rewriting_the_block_loses_no_line_a_concurrent_writer_appends(root: Path, tmp_path: Path) -> None:
+    agents, stop = root / "AGENTS.md", tmp_path / "stop"
+    appenders = {tag: subprocess.Popen([sys.executable, "-c", APPENDER, str(agents), tag, str(stop)],
+                                       stdout=subprocess.PIPE, text=True) for tag in "ab"}
+    rewriters = [subprocess.Popen([sys.executable, "-c", REWRITER, str(root), "150"]) for _ in range(2)]
+    for proc in rewriters:
         assert proc.wait(timeout=300) == 0
+    stop.touch()
+    counts = {tag: int(proc.communicate(timeout=60)[0]) for tag, proc in appenders.items()}
     lines = agents.read_text(encoding="utf-8").splitlines()
-    lost = [f"user line {tag}-{n}" for tag in "ab" for n in range(count) if f"user line {tag}-{n}" not in lines]
-    assert lost == [], f"{len(lost)} of {2 * count} appended lines lost"
+    wanted = [f"user line {tag}-{n}" for tag, count in counts.items() for n in range(count)]
+    lost = sorted(set(wanted) - set(lines))
+    assert lost == [], f"{len(lost)} of {len(wanted)} appended lines lost"
+    appended = [line for line in lines if line.startswith("user line")]
+    assert len(wanted) > 200 and len(appended) == len(set(appended))  # the writers overlapped; none came twice
     assert sum(line.startswith(BEGIN_LINE) for line in lines) == 1 and lines.count(END_LINE) == 1
     assert "\n".join(lines).startswith(USER_TEXT.rstrip("\n"))
 

@@ -202,9 +202,10 @@ def rewrite(root: str | os.PathLike[str], relative: str, change: Callable[[str |
     """Read the file `relative` below `root` (None: there is none), let `change` make its new text (None: delete
     it), and write that, losing no concurrent edit; True when the file changed.
 
-    Pinky's writers take an flock on the file; an editor or a shell appending takes none, so the text is
-    written only if the file is still exactly what was read (else it is read again), and bytes appended to the old
-    file between that check and the rename that replaces it are appended to the new file."""
+    Pinky's writers take an flock on the file; an editor or a shell appending takes none. So the text is written
+    only if the file still begins with what was read (else it is read again: an edit in place, a file replaced),
+    and whatever was appended to it since it was read, up to a moment after the rename that replaces it, is
+    appended to the new file (a writer that appends all the time never makes the rewrite start again)."""
     root_text = os.fspath(root)
     for _ in range(_ATTEMPTS):
         path = resolve(root_text, relative)
@@ -238,10 +239,10 @@ def _rewrite_open(fd: int, path: str, change: Callable[[str | None], str | None]
         return False
     temp = None if new is None else _write_temp(path, new.encode("utf-8", "surrogateescape"),
                                                 stat.S_IMODE(os.fstat(fd).st_mode), True)
-    if _read_all(fd) != old or not same_file(fd, path):
+    if not _read_all(fd).startswith(old) or not same_file(fd, path):
         if temp:
             _unlink_quietly(temp)
-        return None  # someone wrote meanwhile: start again from what is there now
+        return None  # changed meanwhile, not only at its end: start again from what is there now
     if temp is None:
         os.unlink(path)
     else:
