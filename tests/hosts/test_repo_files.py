@@ -256,3 +256,22 @@ def test_setup_remove_takes_the_digest_out_of_every_repository_the_hooks_wrote(
         assert not (repo / ".windsurf" / "rules" / "pinky-brain.md").exists()
         assert "pinky-brain" not in (repo / ".git" / "info" / "exclude").read_text(encoding="utf-8") \
             if (repo / ".git" / "info" / "exclude").exists() else True
+
+
+@pytest.mark.parametrize(("name", "args"), [
+    ("CLAUDE.md", ("setup-claude", "--no-mcp", "--claude-md", "append")),
+    (".mcp.json", ("setup-claude",)),
+    (".gitignore", ("init",)),
+    (".gitattributes", ("init",)),
+])
+def test_init_and_setup_claude_never_write_through_a_link_out_of_the_project(
+        root: Path, home: Path, name: str, args: tuple[str, ...]) -> None:
+    dotfile = home / ".bashrc"
+    dotfile.write_text("export PATH=$HOME/bin:$PATH\n", encoding="utf-8")
+    (root / name).unlink(missing_ok=True)
+    (root / name).symlink_to(dotfile)
+    result = pinky(root, home, *args)
+    assert result.returncode != 0 and "outside the repository" in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert dotfile.read_text(encoding="utf-8") == "export PATH=$HOME/bin:$PATH\n"
+    assert (root / name).is_symlink()
