@@ -148,6 +148,19 @@ def test_setup_project_never_follows_a_link_to_the_user_s_config(root: Path, hom
     assert (root / folder / name).is_symlink() or (root / folder).is_symlink()
 
 
+def test_setup_project_edits_the_target_of_a_link_inside_the_repository_and_keeps_the_link(root: Path,
+                                                                                             home: Path) -> None:
+    (root / "config").mkdir()
+    (root / "config" / "cursor-mcp.json").write_text('{"mcpServers": {"notes": {"command": "notes"}}}\n')
+    (root / ".cursor").mkdir()
+    (root / ".cursor" / "mcp.json").symlink_to("../config/cursor-mcp.json")
+    result = pinky(root, home, "setup", "cursor", "--project")
+    assert result.returncode == 0, result.stderr
+    assert (root / ".cursor" / "mcp.json").is_symlink()
+    servers = json.loads((root / "config" / "cursor-mcp.json").read_text(encoding="utf-8"))["mcpServers"]
+    assert set(servers) == {"notes", "pinky"}
+
+
 def test_setup_project_refuses_a_fifo_at_once(root: Path, home: Path) -> None:
     (root / ".cursor").mkdir()
     os.mkfifo(root / ".cursor" / "mcp.json")
@@ -219,11 +232,13 @@ def test_rewriting_the_block_loses_no_line_a_concurrent_writer_appends(root: Pat
     agents, stop = root / "AGENTS.md", tmp_path / "stop"
     appenders = {tag: subprocess.Popen([sys.executable, "-c", APPENDER, str(agents), tag, str(stop)],
                                        stdout=subprocess.PIPE, text=True) for tag in "ab"}
-    rewriters = [subprocess.Popen([sys.executable, "-c", REWRITER, str(root), "150"]) for _ in range(2)]
-    for proc in rewriters:
-        assert proc.wait(timeout=300) == 0
-    stop.touch()
-    counts = {tag: int(proc.communicate(timeout=60)[0]) for tag, proc in appenders.items()}
+    try:
+        rewriters = [subprocess.Popen([sys.executable, "-c", REWRITER, str(root), "150"]) for _ in range(2)]
+        codes = [proc.wait(timeout=300) for proc in rewriters]
+    finally:
+        stop.touch()
+        counts = {tag: int(proc.communicate(timeout=60)[0]) for tag, proc in appenders.items()}
+    assert codes == [0, 0]
     lines = agents.read_text(encoding="utf-8").splitlines()
     wanted = [f"user line {tag}-{n}" for tag, count in counts.items() for n in range(count)]
     lost = sorted(set(wanted) - set(lines))

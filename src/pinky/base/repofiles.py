@@ -219,12 +219,37 @@ def rewrite(root: str | os.PathLike[str], relative: str, change: Callable[[str |
                 return True
             continue  # created meanwhile: read what is there
         try:
-            done = _rewrite_open(fd, path, change)
+            with FolderLock(path):
+                done = _rewrite_open(fd, path, change)
         finally:
             os.close(fd)  # releases the flock
         if done is not None:
             return done
     raise _refuse(root_text, relative, f"kept changing while being rewritten ({_ATTEMPTS} attempts)")
+
+
+class FolderLock:
+    """An flock on `path`'s folder, which no rewrite replaces, held for a `with` block: pinky's writers of one file
+    take turns instead of one of them starting again each time another replaced the file it waited on (with the
+    file's own lock only, a writer could be starved of its turn). Nothing where a folder cannot be locked (no
+    fcntl, some network file systems)."""
+
+    def __init__(self, path: str) -> None:
+        self.folder = os.path.dirname(path)
+        self.fd: int | None = None
+
+    def __enter__(self) -> FolderLock:
+        try:
+            self.fd = os.open(self.folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC)
+            lock_descriptor(self.fd)
+        except OSError:
+            self.__exit__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # releases the flock
+            self.fd = None
 
 
 def _rewrite_open(fd: int, path: str, change: Callable[[str | None], str | None]) -> bool | None:

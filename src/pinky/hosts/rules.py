@@ -72,7 +72,8 @@ def write_rules(root: str, host: Host, digest: str) -> str | None:
     else:
         new = HEADER.get(host.name, "") + body
         changed = repofiles.rewrite(root, host.rules_file, lambda old: new)
-        exclude_locally(root, host.rules_file)
+        if changed:
+            exclude_locally(root, host.rules_file)
     return rules_path(root, host) if changed else None
 
 
@@ -143,11 +144,12 @@ def remember(state_dir: str, host: Host, root: str) -> None:
         os.close(fd)
 
 
-def remove_everywhere(state_dir: str, host: Host, here: str) -> tuple[list[str], list[str]]:
-    """`setup <host> --remove`: take `host`'s rules out of the repository `here` and of every repository its hooks
-    wrote them in; (the paths changed, one line per repository where it was refused). The record forgets `host`."""
+def remove_everywhere(state_dir: str, host: Host, here: str, *, only_here: bool = False) -> tuple[list[str], list[str]]:
+    """`setup <host> --remove`: take `host`'s rules out of the repository `here` and (unless `only_here`, for
+    `--project`) of every repository its hooks wrote them in; (the paths changed, one line per repository where it
+    was refused). The record then forgets `host`."""
     changed, refused = [], []
-    for root in dict.fromkeys([here, *written_roots(state_dir, host)]):
+    for root in dict.fromkeys([here, *([] if only_here else written_roots(state_dir, host))]):
         try:
             path = remove_rules(root, host) if os.path.isdir(root) else None
         except OSError as exc:
@@ -155,7 +157,8 @@ def remove_everywhere(state_dir: str, host: Host, here: str) -> tuple[list[str],
             continue
         if path:
             changed.append(path)
-    _forget(state_dir, host)
+    if not only_here:
+        _forget(state_dir, host)
     return changed, refused
 
 
