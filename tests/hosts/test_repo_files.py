@@ -290,3 +290,22 @@ def test_init_and_setup_claude_never_write_through_a_link_out_of_the_project(
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert dotfile.read_text(encoding="utf-8") == "export PATH=$HOME/bin:$PATH\n"
     assert (root / name).is_symlink()
+
+
+@pytest.mark.parametrize("linked", ["documentation/.pinky/usage.log", "documentation/.pinky"])
+def test_a_search_never_appends_its_usage_line_through_a_link_out_of_the_checkout(root: Path, home: Path,
+                                                                                 linked: str) -> None:
+    dotfile = home / ".bashrc"
+    dotfile.write_text("export PATH=$HOME/bin:$PATH\n", encoding="utf-8")
+    target = dotfile if linked.endswith(".log") else home
+    if linked.endswith(".log"):
+        (root / "documentation" / ".pinky").mkdir(exist_ok=True)
+    else:
+        import shutil
+
+        shutil.rmtree(root / "documentation" / ".pinky", ignore_errors=True)
+    (root / linked).symlink_to(target)
+    with KnowledgeBase(load_config(cwd=root)) as kb:  # as the MCP server's brain_search records what it found
+        assert kb.search("retries jitter", record_usage=True, limit=1).hits[0].slug.endswith("db-retries")
+    assert dotfile.read_text(encoding="utf-8") == "export PATH=$HOME/bin:$PATH\n"
+    assert not (home / "usage.log").exists()
