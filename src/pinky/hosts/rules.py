@@ -181,11 +181,16 @@ def _lines(text: str) -> tuple[list[str], str]:
 
 
 def _block(lines: list[str]) -> tuple[int, int] | None:
-    """(first, last) line of the marked block: the first END line and the nearest BEGIN line above it."""
+    """(first, last) line of the marked block: the first END line with a BEGIN line above it (the nearest), so a
+    marker line left alone by hand (a BEGIN without its END, an END without its BEGIN) is never taken for one."""
     bare = [line.rstrip("\r\n") for line in lines]
-    end = next((i for i, line in enumerate(bare) if line == END), None)
-    start = None if end is None else next((i for i in range(end - 1, -1, -1) if bare[i] == BEGIN), None)
-    return None if start is None or end is None else (start, end)
+    after = -1
+    for end in (i for i, line in enumerate(bare) if line == END):
+        start = next((i for i in range(end - 1, after, -1) if bare[i] == BEGIN), None)
+        if start is not None:
+            return start, end
+        after = end
+    return None
 
 
 def replace_block(text: str, body: str) -> str:
