@@ -309,3 +309,10 @@ def test_a_search_never_appends_its_usage_line_through_a_link_out_of_the_checkou
         assert kb.search("retries jitter", record_usage=True, limit=1).hits[0].slug.endswith("db-retries")
     assert dotfile.read_text(encoding="utf-8") == "export PATH=$HOME/bin:$PATH\n"
     assert not (home / "usage.log").exists()
+
+
+def test_doctor_is_not_hung_by_a_fifo_in_the_project_s_claude_settings(root: Path, home: Path) -> None:
+    (root / ".claude").mkdir()
+    os.mkfifo(root / ".claude" / "settings.json")
+    result = pinky(root, home, "doctor")  # within 120 s; it used to wait for a writer for ever
+    assert "claude code" in result.stdout and "Traceback" not in result.stderr, result.stderr

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pinky.base import repofiles
+from pinky.base.fileio import read_regular
 from pinky.config import Config
 from pinky.errors import InvalidInput, NotInProject
 from pinky.setup.project import inside_repository
@@ -60,8 +61,8 @@ def read_json(path: Path, root: Path | None = None) -> dict[str, Any]:
         text = "" if data is None else data.decode("utf-8")
     elif not path.exists():
         return {}
-    else:
-        text = path.read_text(encoding="utf-8")
+    else:  # a regular file only: a FIFO would hang `doctor`
+        text = read_regular(path, limit=repofiles.MAX_BYTES).decode("utf-8")
     if not text.strip():
         return {}
     try:
