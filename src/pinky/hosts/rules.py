@@ -108,8 +108,8 @@ def _record(state_dir: str) -> str:
     return os.path.join(state_dir, "hosts", "rules-written.jsonl")
 
 
-def written_roots(state_dir: str, host: Host) -> list[str]:
-    """The repositories whose rules file (or AGENTS.md block) `host`'s hooks wrote, as remembered."""
+def _records(state_dir: str) -> list[tuple[str, str]]:
+    """(host, repository) of every rules file the hooks wrote, as remembered; a line cut by a crash is skipped."""
     import json
 
     from pinky.base.fileio import read_regular
@@ -118,25 +118,31 @@ def written_roots(state_dir: str, host: Host) -> list[str]:
         lines = read_regular(_record(state_dir), limit=repofiles.MAX_BYTES).decode("utf-8", "replace").splitlines()
     except OSError:
         return []
-    roots = []
+    found = []
     for line in lines:
         try:
             name, root = json.loads(line)
         except (ValueError, TypeError):
-            continue  # a line cut by a crash
-        if name == host.name and isinstance(root, str) and root not in roots:
-            roots.append(root)
-    return roots
+            continue
+        if isinstance(name, str) and isinstance(root, str):
+            found.append((name, root))
+    return found
+
+
+def written_roots(state_dir: str, host: Host) -> list[str]:
+    """The repositories whose rules file (or AGENTS.md block) `host`'s hooks wrote, as remembered."""
+    return list(dict.fromkeys(root for name, root in _records(state_dir) if name == host.name))
 
 
 def remember(state_dir: str, host: Host, root: str) -> None:
-    """Note that `host`'s rules were written in `root` (once), so `setup <host> --remove` finds them there."""
+    """Note that `host`'s rules were written in `root` (once), so `setup <host> --remove` finds them there. The
+    record is the owner's alone (0600 in a 0700 folder): it names the user's repositories."""
     import json
 
     if root in written_roots(state_dir, host):
         return
     path = _record(state_dir)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, (json.dumps([host.name, root]) + "\n").encode("utf-8"))
@@ -165,14 +171,11 @@ def remove_everywhere(state_dir: str, host: Host, here: str, *, only_here: bool 
 def _forget(state_dir: str, host: Host) -> None:
     import json
 
-    from pinky.base.fileio import atomic_write, read_regular
+    from pinky.base.fileio import atomic_write
 
-    try:
-        lines = read_regular(_record(state_dir), limit=repofiles.MAX_BYTES).decode("utf-8", "replace").splitlines()
-    except OSError:
-        return
-    kept = [line for line in lines if not line.startswith(json.dumps([host.name])[:-1] + ",")]
-    atomic_write(_record(state_dir), "".join(f"{line}\n" for line in kept), mode=0o600, durable=False)
+    kept = [json.dumps([name, root]) + "\n" for name, root in _records(state_dir) if name != host.name]
+    if os.path.exists(_record(state_dir)):
+        atomic_write(_record(state_dir), "".join(kept), mode=0o600, durable=False)
 
 
 def _lines(text: str) -> tuple[list[str], str]:
