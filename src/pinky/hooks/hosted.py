@@ -68,10 +68,12 @@ def _refresh(found: Host, loc: Locations) -> None:
 
     try:
         refresh_rules(loc, found)
-    except OutsideRepository as exc:
+    except OSError as exc:  # a read-only checkout too: the hook goes on
         import sys
 
-        sys.stderr.write(f"pinky: the digest was not written: {exc}\n")
+        why = exc if isinstance(exc, OutsideRepository) else \
+            f"{os.path.join(loc.base_dir, found.rules_file or '')}: {(exc.strerror or str(exc)).lower()}"
+        sys.stderr.write(f"pinky: the digest was not written: {why}\n")
 
 
 def _user_prompt(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
