@@ -72,6 +72,20 @@ def test_agents_md_linked_to_a_private_key_is_neither_read_nor_replaced(root: Pa
                    if p.is_file() and not p.is_symlink() and ".git" not in p.parts)
 
 
+@pytest.mark.parametrize("target", [".git/hooks/pre-commit", ".git/config"])
+def test_agents_md_linked_into_git_s_own_folder_is_left_alone(root: Path, home: Path, target: str) -> None:
+    hook = root / target
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    hook.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    hook.chmod(0o755)
+    write_note(root, "documentation/gotcha/run.md", "---\ntitle: $(touch PWNED) on commit\ntype: gotcha\n---\nx\n")
+    reindex(root)
+    (root / "AGENTS.md").unlink()
+    (root / "AGENTS.md").symlink_to(target)
+    refused(run_host("copilot", "session-start", payload("copilot", "sessionStart", root, home), root), "AGENTS.md")
+    assert hook.read_text(encoding="utf-8") == "#!/bin/sh\nexit 0\n"
+
+
 def test_agents_md_linked_inside_the_repository_is_written_through_and_stays_a_link(root: Path, home: Path) -> None:
     agents = root / "AGENTS.md"
     agents.rename(root / "CLAUDE.md")

@@ -5,8 +5,9 @@ FIFO named like a file pinky reads. Every read and write pinky makes inside a re
 AGENTS.md block, `setup --project`, `pinky init`'s lines, the clone's `.git/info/exclude`) goes through here:
 
 - `resolve` walks the path from the repository's root down, one lstat per part: a symbolic link that stays inside
-  the repository is followed (`AGENTS.md -> CLAUDE.md` is common, and the link is kept), one that leads out is
-  refused, and so is anything but a folder on the way or a regular file at the end;
+  the repository is followed (`AGENTS.md -> CLAUDE.md` is common, and the link is kept), one that leads out, or
+  into git's own folder (`AGENTS.md -> .git/hooks/pre-commit` would have the digest's text run by the next
+  commit), is refused, and so is anything but a folder on the way or a regular file at the end;
 - reads open the resolved path with O_NOFOLLOW | O_NONBLOCK and check it again with fstat (a FIFO never blocks,
   a link swapped in meanwhile is not followed, `/dev/zero` is not read), size-capped;
 - `rewrite` is a read-modify-write that loses no concurrent edit: under a lock on the file between pinky's
@@ -88,6 +89,9 @@ def resolve(root: str | os.PathLike[str], relative: str) -> str:
             if not _inside(candidate, base):
                 raise _refuse(root_text, relative, f"{_which(parts, index)}a symbolic link to {candidate}, "
                                                    "outside the repository")
+            if ".git" in os.path.relpath(candidate, base).split(os.sep):  # its config, its hooks: never ours
+                raise _refuse(root_text, relative, f"{_which(parts, index)}a symbolic link to {candidate}, "
+                                                   "inside git's own folder")
             try:
                 mode = os.stat(candidate).st_mode
             except FileNotFoundError:  # a dangling link inside the repository: its target is created
