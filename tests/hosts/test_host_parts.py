@@ -116,3 +116,18 @@ def test_the_capture_ask_a_host_sends_back_as_a_prompt_is_not_an_ask_of_the_user
     events = read({"type": "user", "content": [{"text": "fix the retry"}]})
     events += read({"type": "user", "content": [{"text": f"{ASK_OPENING}: a failing test was fixed. Save it."}]})
     assert summarize(events).prompts == ("fix the retry",)
+
+
+def test_a_marker_line_left_alone_by_hand_is_never_taken_for_the_block() -> None:
+    from pinky.hosts.rules import replace_block, without_block
+
+    for mine in (f"# Mine\n{END}\nkeep\n", f"# Mine\n{BEGIN}\nkeep\n"):
+        text = mine
+        for n in range(3):
+            text = replace_block(text, f"digest {n}\n")
+        assert text.startswith(mine) and text.count(f"{BEGIN}\n") == 1 + mine.count(BEGIN)
+        assert "digest 2" in text and "digest 1" not in text
+        assert without_block(text) == mine
+    crlf = "# Mine\r\n\r\nKeep this.\r\n"
+    assert replace_block(crlf, "d\n") == crlf + f"\r\n{BEGIN}\r\nd\r\n{END}\r\n"
+    assert without_block(replace_block(crlf, "d\n")) == crlf

@@ -16,13 +16,15 @@ anything; losing the tail of it in a crash loses nothing written. Stdlib only.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 import logging
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from pinky.base.fileio import atomic_write, file_lock
+from pinky.base.fileio import UnsafeFile, atomic_write, file_lock, outside
 
 log = logging.getLogger("pinky.base.usage")
 
@@ -40,9 +42,12 @@ def record(base: Path, paths: Iterable[str], kind: str, day: str, now: str) -> N
     lines = "".join(json.dumps({"day": day, "use": kind, "path": path}, ensure_ascii=False) + "\n"
                     for path in dict.fromkeys(paths))
     path = ledger_path(base)
+    why = outside(path, base)  # a checkout's `.pinky -> ~` or `usage.log -> ~/.bashrc`: never appended to
+    if why:
+        raise UnsafeFile(f"{path}: {why}")
     path.parent.mkdir(parents=True, exist_ok=True)
     with file_lock(_lock_of(path), shared=True):  # compaction takes it exclusively
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = _open_ledger(path)
         try:
             if os.fstat(fd).st_size == 0:
                 lines = json.dumps({"since": now}) + "\n" + lines
@@ -53,6 +58,21 @@ def record(base: Path, paths: Iterable[str], kind: str, day: str, now: str) -> N
             os.close(fd)
     if size > COMPACT_BYTES:
         compact(base)
+
+
+def _open_ledger(path: Path) -> int:
+    """The ledger opened for appending: never through a link, never a FIFO or a device (UnsafeFile)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):
+            raise UnsafeFile(f"{path}: a symbolic link or a special file, not the usage ledger") from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UnsafeFile(f"{path}: not a regular file, not the usage ledger")
+    return fd
 
 
 def note_use(roots: dict[str, Path], used: Iterable[tuple[str, str]], kind: str, when: dt.datetime) -> None:

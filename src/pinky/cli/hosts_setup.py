@@ -10,7 +10,11 @@ import sys
 import click
 
 from pinky.cli.app import cli, emit_json
-from pinky.hosts.catalog import HOSTS
+from pinky.hosts.catalog import HOSTS, Host
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pinky.setup.core import Plan
 
 
 def repository_root(start: str) -> str:
@@ -57,6 +61,8 @@ def setup_host(host: str, project: bool, remove: bool, dry_run: bool, as_json: b
             click.echo(diff or "nothing to change", nl=not diff)
         return
     result = core.run(found, project=where, remove=remove)
+    if remove and found.context == "rules":
+        _remove_rules(result, found, project)
     if not remove and shutil.which(COMMANDS[host]) is None:
         click.echo(f"pinky-brain: {found.display} is not installed here (no `{COMMANDS[host]}` on PATH); its config "
                    "is written for when it is", err=True)
@@ -66,3 +72,16 @@ def setup_host(host: str, project: bool, remove: bool, dry_run: bool, as_json: b
     for line in core.summary(result):
         click.echo(line)
     sys.stdout.flush()
+
+
+def _remove_rules(result: Plan, found: Host, project: bool) -> None:
+    """--remove of a host whose hooks keep a rules file (Cursor, Copilot CLI, Windsurf): the file, or the AGENTS.md
+    block, goes too, here and (the user-level hooks ran anywhere) in every repository the hooks wrote one."""
+    from pinky.hosts.rules import remove_everywhere
+    from pinky.setup import core
+
+    state_dir = os.path.dirname(os.path.dirname(core.state_path()))
+    changed, refused = remove_everywhere(state_dir, found, repository_root(os.getcwd()), only_here=project)
+    result.notes += [f"removed pinky's digest from {path}" for path in changed]
+    for line in refused:
+        click.echo(f"pinky-brain: {line}", err=True)

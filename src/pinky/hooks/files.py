@@ -173,11 +173,10 @@ def _evergreen(tool_name: object, tool_input: dict, loc: Locations) -> str | Non
     from pinky.hygiene.evergreen import check_claude_md_write
 
     existing = None
-    if tool_name == "Write":
-        try:
-            existing = _read_regular(os.path.join(loc.base_dir, path)).decode("utf-8", errors="replace")
-        except OSError:
-            existing = None
+    if tool_name == "Write":  # never through a link out of the repository, never a FIFO
+        from pinky.base.repofiles import read_text
+
+        existing = read_text(loc.base_dir, path)
     findings = check_claude_md_write(str(tool_name or ""), tool_input, existing)
     if not findings:
         return None

@@ -58,15 +58,25 @@ def _session_start(found: Host, payload: dict, loc: Locations, raw: dict) -> dic
     if not isinstance(digest, str):
         return None
     if found.context == "rules":
-        _refresh(found, loc, digest)
+        _refresh(found, loc)  # its own digest: notes only, for a file others read
         return None
     return adapters.context(found, payload["hook_event_name"], named(digest, found))
 
 
-def _refresh(found: Host, loc: Locations, digest: str | None = None) -> None:
+def _refresh(found: Host, loc: Locations) -> None:
+    """Keep the host's rules file current; one line on stderr when the repository's file may not be written
+    (a link out of it, a FIFO: `pinky.base.repofiles`), and the hook goes on."""
+    from pinky.base.repofiles import OutsideRepository
     from pinky.hosts.rules import refresh_rules  # only these hosts write it: not on every hook's path
 
-    refresh_rules(loc, found, digest)
+    try:
+        refresh_rules(loc, found)
+    except OSError as exc:  # a read-only checkout too: the hook goes on
+        import sys
+
+        why = exc if isinstance(exc, OutsideRepository) else \
+            f"{os.path.join(loc.base_dir, found.rules_file or '')}: {(exc.strerror or str(exc)).lower()}"
+        sys.stderr.write(f"pinky: the digest was not written: {why}\n")
 
 
 def _user_prompt(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
@@ -195,12 +205,10 @@ def guard(found: Host, payload: dict, loc: Locations, changed: list[str]) -> str
 
     tool_name, tool_input = _as_claude_edit(payload, targets[0])
     existing = None
-    if tool_name == "Write":
-        try:
-            with open(os.path.join(loc.base_dir, targets[0]), encoding="utf-8", errors="replace") as handle:
-                existing = handle.read()
-        except OSError:
-            existing = None
+    if tool_name == "Write":  # never through a link out of the repository, never a FIFO
+        from pinky.base.repofiles import read_text
+
+        existing = read_text(loc.base_dir, targets[0])
     findings = check_claude_md_write(tool_name, {**tool_input, "file_path": "CLAUDE.md"}, existing)
     if not findings:
         return None

@@ -203,8 +203,9 @@ COPILOT = Host(
     hooks_user=None, hooks_project=".github/hooks/pinky-brain.json",
     instructions="AGENTS.md", context="rules", rules_file="AGENTS.md",
     stop_continue=None,
-    limits=(Limit("sessionStart and userPromptSubmitted output is ignored: the digest lives in a marked block of "
-                  "AGENTS.md instead, recall cannot reach the model", COPILOT_DOCS),
+    limits=(Limit("sessionStart and userPromptSubmitted output is ignored: the digest's notes (never the diary: "
+                  "the file is committed) live in a marked block of AGENTS.md instead, recall cannot reach the model",
+                  COPILOT_DOCS),
             Limit("only preToolUse output is read (permissionDecision allow/deny): file notes cannot reach the "
                   "model", COPILOT_DOCS),
             Limit("no stop hook that can continue the agent, and no transcript path: no capture ask; the diary "

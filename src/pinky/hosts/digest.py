@@ -58,7 +58,10 @@ def _clip(text: str, limit: int) -> str:
 
 
 def build_digest(loc: Locations, *, since: float | None, session_id: str, budget: int,
-                 reverify_days: int, refresh: Callable[[Connection], Connection | None] | None = None) -> str:
+                 reverify_days: int, refresh: Callable[[Connection], Connection | None] | None = None,
+                 diary: bool = True, global_notes: bool = True) -> str:
+    """The digest; `diary=False` leaves out the diary's lines (prompts, shell commands) and `global_notes=False` the
+    user's global brain, for a file others read (`pinky.hosts.rules`)."""
     conn = readonly.connect_ro(loc.read_db)
     if conn is not None and refresh is not None:  # the hooks': the global brain as it is on disk now
         conn = refresh(conn)
@@ -67,16 +70,17 @@ def build_digest(loc: Locations, *, since: float | None, session_id: str, budget
         head = "pinky brain: no index yet; `pinky-brain reindex` is building it in the background."
     else:
         try:
-            head, sections = _sections(conn, reverify_days, loc.project or "")
+            head, sections = _sections(conn, reverify_days, loc.project or "", global_notes)
         finally:
             conn.close()
-    diary = diary_since(loc.save_dir or "", since, session_id)
-    if diary:
-        sections.append(["Diary since the last session:"] + [f"- {_clip(line, 160)}" for line in diary])
+    lines = diary_since(loc.save_dir or "", since, session_id) if diary else []
+    if lines:
+        sections.append(["Diary since the last session:"] + [f"- {_clip(line, 160)}" for line in lines])
     return _fit(head, sections, REMINDER, budget)
 
 
-def _sections(conn: Connection, reverify_days: int, project: str) -> tuple[str, list[list[str]]]:
+def _sections(conn: Connection, reverify_days: int, project: str,
+              global_notes: bool = True) -> tuple[str, list[list[str]]]:
     by_root = readonly.entries_by_root(conn)
     total = sum(by_root.values())
     types = ", ".join(f"{n:,} {t}" for t, n in readonly.commonest_types(conn, 5))
@@ -88,7 +92,8 @@ def _sections(conn: Connection, reverify_days: int, project: str) -> tuple[str, 
     if key:
         sections.append(["Key gotchas and decisions (most important, then most recently changed):"]
                         + [f"- {plain(slug)} [{type_}] {_clip(title, 100)}" for slug, type_, title in key])
-    shared = readonly.global_entries_for(conn, project, GLOBAL_SHOWN) if by_root.get("global") else []
+    shared = readonly.global_entries_for(conn, project, GLOBAL_SHOWN) if global_notes and by_root.get("global") \
+        else []
     if shared:
         sections.append(["From the global brain (about this project first, then the most used):"]
                         + [f"- {plain(slug)} [{type_}] {_clip(title, 100)}" for slug, type_, title in shared])

@@ -5,7 +5,8 @@ writes no server entry unless asked (`--mcp`): a project entry next to the plugi
 show every brain tool twice, since the plugin's command (its launcher) can never equal a project's
 and Claude Code only deduplicates identical commands. Without the plugin, `pinky setup-claude`
 registers `pinky-mcp` in the project's `.mcp.json`. The entry needs no paths: the server finds the
-project from its working directory, as every pinky command does.
+project from its working directory, as every pinky command does. Every file is read and written through
+`pinky.base.repofiles`: a checkout's `CLAUDE.md` linked to `~/.bashrc` is refused, never appended to.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pinky.base.fileio import atomic_write
+from pinky.base import repofiles
+from pinky.base.fileio import read_regular
 from pinky.config import Config
 from pinky.errors import InvalidInput, NotInProject
+from pinky.setup.project import inside_repository
 
 MCP_JSON_KEY = "pinky"  # the server's name in .mcp.json (its serverInfo name is pinky.mcp.server.SERVER_NAME)
 SERVER_COMMAND = "pinky-mcp"
@@ -50,10 +53,16 @@ def project_root(config: Config) -> Path:
     return config.project_root
 
 
-def read_json(path: Path) -> dict[str, Any]:
-    if not path.exists():
+def read_json(path: Path, root: Path | None = None) -> dict[str, Any]:
+    """The JSON object in `path` ({} when missing or empty); with `root`, read as a file of that repository."""
+    if root is not None:
+        with inside_repository():
+            data = repofiles.read(root, path.relative_to(root).as_posix())
+        text = "" if data is None else data.decode("utf-8")
+    elif not path.exists():
         return {}
-    text = path.read_text(encoding="utf-8")
+    else:  # a regular file only: a FIFO would hang `doctor`
+        text = read_regular(path, limit=repofiles.MAX_BYTES).decode("utf-8")
     if not text.strip():
         return {}
     try:
@@ -65,8 +74,9 @@ def read_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+def _write_json(root: Path, path: Path, data: dict[str, Any]) -> None:
+    with inside_repository():
+        repofiles.write(root, path.relative_to(root).as_posix(), json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def server_entry() -> dict[str, Any]:
@@ -83,7 +93,7 @@ def merge_mcp_json(config: Config, root: Path | None = None) -> str:
     root = root or project_root(config)
     path = root / ".mcp.json"
     existed = path.exists()
-    data = read_json(path)
+    data = read_json(path, root)
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise InvalidInput(f"{path}: mcpServers is not an object; fix it by hand")
@@ -92,25 +102,27 @@ def merge_mcp_json(config: Config, root: Path | None = None) -> str:
     if merged == current:
         return "unchanged"
     servers[MCP_JSON_KEY] = merged
-    _write_json(path, data)
+    _write_json(root, path, data)
     return "updated" if existed else "created"
 
 
 def add_claude_md_snippet(root: Path) -> bool:
     """Append the snippet to `<root>/CLAUDE.md` (created if missing); False when it is already there."""
-    path = root / "CLAUDE.md"
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    if SNIPPET_BEGIN in text:
-        return False
-    sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-    path.write_text(text + sep + CLAUDE_MD_SNIPPET, encoding="utf-8")
-    return True
+    def change(old: str | None) -> str | None:
+        text = old or ""
+        if SNIPPET_BEGIN in text:
+            return old
+        sep = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+        return text + sep + CLAUDE_MD_SNIPPET
+
+    with inside_repository():
+        return repofiles.rewrite(root, "CLAUDE.md", change)
 
 
 def add_allow_rules(root: Path) -> list[str]:
     """Add the brain tools to `<root>/.claude/settings.json` permissions.allow; returns the rules added."""
     path = root / ".claude" / "settings.json"
-    data = read_json(path)
+    data = read_json(path, root)
     permissions = data.setdefault("permissions", {})
     if not isinstance(permissions, dict):
         raise InvalidInput(f"{path}: permissions is not an object; fix it by hand")
@@ -120,7 +132,7 @@ def add_allow_rules(root: Path) -> list[str]:
     added = [rule for rule in ALLOW_RULES if rule not in allow]
     if added:
         allow.extend(added)
-        _write_json(path, data)
+        _write_json(root, path, data)
     return added
 
 

@@ -80,6 +80,24 @@ def config_path(host: Host, which: str, *, project: str | None, env: dict[str, s
     return os.path.join(home, relative[2:]) if relative.startswith("~/") else relative
 
 
+def inside_project(project: str, path: str | None) -> str | None:
+    """--project: `path` once checked that reading and writing it stays inside the repository (`pinky.base.
+    repofiles`): a checkout's link to the user's own config must not copy it (a token in it) into the repository,
+    a linked folder (`.cursor -> ~/.cursor`) must not lead the write to the user's config, a FIFO must not hang
+    setup. A link that stays inside is followed: its target is edited and the link kept. InvalidInput otherwise."""
+    if path is None:
+        return None
+    from pinky.base import repofiles
+
+    relative = os.path.relpath(path, project).replace(os.sep, "/")
+    try:
+        real = repofiles.resolve(project, relative)
+    except repofiles.OutsideRepository as exc:
+        raise InvalidInput(f"{exc}; pinky-brain writes only regular files inside the repository and changed "
+                           "nothing") from None
+    return path if real == os.path.join(os.path.realpath(project), *relative.split("/")) else real
+
+
 def read_bytes(path: str) -> bytes | None:
     return userfile.read(path)
 
@@ -219,6 +237,8 @@ def plan(host: Host, *, project: str | None = None, remove: bool = False, folder
     fmt: dict[str, str] = {}
     mcp_path = config_path(host, "mcp", project=project, env=env)
     hooks_path = config_path(host, "hooks", project=project, env=env)
+    if project:
+        mcp_path, hooks_path = inside_project(project, mcp_path), inside_project(project, hooks_path)
     result = Plan(host, remove)
     if mcp_path is None and hooks_path is None:
         raise InvalidInput(f"{host.display} has no {'project' if project else 'user'}-level config; "

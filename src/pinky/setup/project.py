@@ -9,6 +9,9 @@ What it writes, all meant to be committed except the index:
   copy) and for the edit locks in the knowledge folder (`documentation/.pinky/`);
 - `.gitattributes`: diaries merge as a line union, so two branches appending to the same day
   never conflict.
+
+Each file inside the project is written through `pinky.base.repofiles`: a checkout's link that leads out of it, or
+a FIFO, is refused in one line (`inside_repository`) instead of being written through.
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from pinky.base import repofiles
 from pinky.base.fileio import atomic_write, unwritable
 from pinky.base.layout import DIARY_DIR, ENTRY_TYPES
 from pinky.base.locations import DEFAULT_INDEX, DEFAULT_SAVE_DIR, MARKER, find_project_root
-from pinky.errors import ReadOnlyFolder
+from pinky.errors import InvalidInput, ReadOnlyFolder
 
 TEMPLATES_DIR = "_templates"
 INDEX_COMMENT = "# pinky-brain index (derived from the markdown; rebuild: pinky-brain reindex) and edit locks"
@@ -83,13 +87,31 @@ def init_writes(root: Path) -> Iterator[None]:
                              ".gitignore lines, so it needs a folder you can write") from None
 
 
+@contextmanager
+def inside_repository() -> Iterator[None]:
+    """A file of the project that is a link out of it, or no regular file, is one line (InvalidInput)."""
+    try:
+        yield
+    except repofiles.OutsideRepository as exc:
+        raise InvalidInput(f"{exc}; pinky-brain writes only regular files inside the project and left it "
+                           "alone") from None
+
+
+def create_missing(root: Path, path: Path, text: str) -> bool:
+    """Create `path` holding `text` unless it exists; True when this call created it. Inside `root` never through
+    a link out of it (`repofiles`); elsewhere (a knowledge folder set outside the project) as any file."""
+    if not path.is_relative_to(root):
+        if path.exists():
+            return False
+        atomic_write(path, text)
+        return True
+    with inside_repository():
+        return repofiles.rewrite(root, path.relative_to(root).as_posix(), lambda old: text if old is None else old)
+
+
 def write_marker(root: Path) -> bool:
     """Create `<root>/pinky.toml` unless it exists; True when this call created it."""
-    marker = root / MARKER
-    if marker.exists():
-        return False
-    atomic_write(marker, MARKER_TEXT)
-    return True
+    return create_missing(root, root / MARKER, MARKER_TEXT)
 
 
 def init_project(root: Path, save_dir: Path, db_path: Path) -> InitReport:
@@ -100,12 +122,11 @@ def init_project(root: Path, save_dir: Path, db_path: Path) -> InitReport:
     templates = save_dir / TEMPLATES_DIR
     for kind in ENTRY_TYPES:
         path = templates / f"{kind}.md"
-        if not path.exists():
-            atomic_write(path, _template(kind))
+        if create_missing(root, path, _template(kind)):
             report.created.append(_relative(path, root))
-    report.created += _append_missing(root / ".gitignore", _ignore_lines(db_path, root, save_dir), INDEX_COMMENT)
+    report.created += _append_missing(root, ".gitignore", _ignore_lines(db_path, root, save_dir), INDEX_COMMENT)
     diary = _relative(save_dir / DIARY_DIR, root)
-    report.created += _append_missing(root / ".gitattributes", [f"{diary}/** merge=union"],
+    report.created += _append_missing(root, ".gitattributes", [f"{diary}/** merge=union"],
                                       "# pinky-brain: diaries only ever get lines appended; keep both sides")
     return report
 
@@ -129,13 +150,19 @@ def _ignore_lines(db_path: Path, root: Path, save_dir: Path) -> list[str]:
     return lines
 
 
-def _append_missing(path: Path, wanted: list[str], comment: str) -> list[str]:
-    """Add the lines `path` lacks, under a comment; returns what to report."""
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    present = {line.strip() for line in text.splitlines()}
-    missing = [line for line in wanted if line not in present]
-    if not missing or not wanted:
-        return []
-    lead = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
-    atomic_write(path, text + lead + "\n".join([comment, *missing]) + "\n")
-    return [f"{path.name} (+{', '.join(missing)})"]
+def _append_missing(root: Path, name: str, wanted: list[str], comment: str) -> list[str]:
+    """Add the lines `<root>/<name>` lacks, under a comment; returns what to report."""
+    added: list[str] = []
+
+    def change(old: str | None) -> str | None:
+        text = old or ""
+        present = {line.strip() for line in text.splitlines()}
+        added[:] = [line for line in wanted if line not in present]
+        if not added:
+            return old
+        lead = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
+        return text + lead + "\n".join([comment, *added]) + "\n"
+
+    with inside_repository():
+        repofiles.rewrite(root, name, change)
+    return [f"{name} (+{', '.join(added)})"] if added else []
