@@ -107,7 +107,9 @@ def locked(paths: list[str]) -> Iterator[None]:
     """Hold an exclusive lock on the folder of each file (in one order, so two setups never wait on each other)
     while setup reads, plans and writes them. Where a folder cannot be locked (no fcntl, a network file system
     refusing it), the re-read before each replace still keeps another writer's change."""
-    folders = sorted({_existing_folder(os.path.dirname(target(os.path.abspath(p)))) for p in paths})
+    # by their real path: a linked folder (a checkout's `.codex -> ~/.codex`) is the same folder, and flock on a
+    # second descriptor of it would wait on this very process
+    folders = sorted({os.path.realpath(_existing_folder(os.path.dirname(target(os.path.abspath(p))))) for p in paths})
     with ExitStack() as stack:
         for folder in folders:
             stack.enter_context(_folder_lock(folder))
