@@ -59,3 +59,21 @@ def test_a_type_no_front_end_takes_is_refused_by_name() -> None:
         fields_of(Odd)
     with pytest.raises(TypeError, match=r"Pairs\.pairs: a list field takes one item type"):
         fields_of(Pairs)
+
+
+def test_a_field_the_cli_finds_itself_is_required_of_the_tool_only() -> None:
+    """brain_update's expected_version: an agent says which version it read; the CLI reads the current one."""
+    import inspect
+
+    from pinky.base.operations import UpdateRequest
+    from pinky.mcp.declared import takes
+
+    @takes(UpdateRequest)
+    def tool(state: object, **fields: object) -> None: ...
+
+    parameters = inspect.signature(tool).parameters
+    assert parameters["expected_version"].default is inspect.Parameter.empty
+    assert "None" not in str(parameters["expected_version"].annotation)
+    assert parameters["title"].default is None
+    option = next(f for f in fields_of(UpdateRequest) if f.name == "expected_version")
+    assert option.default is None and option.spec.flag == "--expected-version"  # optional at the CLI

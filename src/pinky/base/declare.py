@@ -20,20 +20,22 @@ class Spec:
     more than `doc`. `flag`: the CLI option ("--tag"; "" when the CLI does not offer it) and `short` its
     one-letter form; `tool`: whether the MCP tool takes it. `choices`: the values it takes; `low`/`high`: an
     integer's bounds; `min_length`/`max_length`: a text's length or a list's items; `required`: a CLI option
-    the command cannot do without (a field with no default is one too).
+    the command cannot do without (a field with no default is one too); `tool_required`: an MCP argument the tool
+    cannot do without though the CLI can (it finds the value itself).
 
     A plain class, not a dataclass: `pinky-brain --help` builds some thirty of them at start."""
 
     __slots__ = ("choices", "doc", "flag", "help", "high", "low", "max_length", "metavar", "min_length",
-                 "required", "short", "show_default", "tool")
+                 "required", "short", "show_default", "tool", "tool_required")
 
     def __init__(self, *, doc: str = "", help: str = "", flag: str = "", short: str = "", tool: bool = True,
                  choices: tuple[str, ...] = (), low: int | None = None, high: int | None = None,
                  min_length: int | None = None, max_length: int | None = None, metavar: str = "",
-                 show_default: bool = False, required: bool = False) -> None:
+                 show_default: bool = False, required: bool = False, tool_required: bool = False) -> None:
         self.doc, self.help, self.flag, self.short, self.tool = doc, help, flag, short, tool
         self.choices, self.low, self.high, self.min_length, self.max_length = choices, low, high, min_length, max_length
         self.metavar, self.show_default, self.required = metavar, show_default, required
+        self.tool_required = tool_required
 
     @property
     def cli_help(self) -> str:

@@ -12,6 +12,7 @@ import annotations`: the front ends read each field's type as it is, without eva
 
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, field
+from typing import Any
 
 from pinky.base.declare import declared, specified
 from pinky.base.layout import ENTRY_TYPES
@@ -117,6 +118,41 @@ class SaveRequest:
     # Not an argument: who asks. An agent's save with no scope outside any project lands in the global brain (the
     # pinky-mcp contract); a person at the CLI is asked to say which (`pinky-brain init`, or --scope global).
     unscoped_outside_project: str = declared("global", tool=False)
+
+
+@dataclass(frozen=True)
+class UpdateRequest:
+    """A change to one entry, as `pinky-brain update` and `brain_update` ask for it: what is given changes, what is
+    not stays. `expected_version`: the version the caller read, and a file changed since is a conflict (an agent
+    always says which it read; the CLI, when not told, takes the one it reads now). `verified`: the caller checked
+    it still holds today, which sets `last_verified` to today."""
+
+    slug: str = declared(min_length=1, max_length=500)
+    _: KW_ONLY
+    expected_version: str | None = declared(None, flag="--expected-version", min_length=1, max_length=100,
+                                            tool_required=True, doc="The version you read.",
+                                            help="Write only if the entry still has this version (from "
+                                                 "pinky-brain get).")
+    title: str | None = declared(None, flag="--title", short="-t", max_length=MAX_TITLE_CHARS, help="A new title.")
+    body: str | None = declared(None, max_length=MAX_BODY_CHARS, doc="Replaces the whole body.")
+    tags: Sequence[str] | None = declared(None, flag="--tag", max_length=MAX_TAGS,
+                                          help="Replace the tags with these (repeatable).")
+    type: str | None = declared(None, flag="--type", choices=EVERY_TYPE, help="A new type.")
+    last_verified: str | None = declared(None, max_length=40, doc="A date it was confirmed.")
+    verified: bool = declared(False, doc="true: you checked it still holds today.")
+    questions: Sequence[str] | None = declared(None, flag="--question", max_length=MAX_QUESTIONS, doc=(
+        "Questions it answers, as a future session would ask."), help="Replace the questions it answers (repeatable).")
+
+    def changes(self) -> dict[str, Any]:
+        """What changes, as `KnowledgeBase.update` takes it (None: stays); `verified` is today's last_verified."""
+        verified_on = self.last_verified
+        if self.verified and verified_on is None:
+            from pinky.base.dates import now_utc
+
+            verified_on = now_utc().date().isoformat()
+        return {"title": self.title, "body": self.body, "tags": None if self.tags is None else list(self.tags),
+                "type": self.type, "last_verified": verified_on,
+                "questions": None if self.questions is None else list(self.questions)}
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from pinky.base.layout import ENTRY_TYPES, folder_type
-from pinky.base.operations import SaveRequest, SearchRequest
+from pinky.base.operations import SaveRequest, SearchRequest, UpdateRequest
 from pinky.base.shown import plain
 from pinky.cli.app import cli, config_of, emit_json, open_kb, ready_kb
 from pinky.cli.options import request_options
@@ -111,18 +111,13 @@ def _print_classification(found: dict[str, Any] | None) -> None:
 
 @cli.command()
 @click.argument("slug")
-@click.option("--expected-version", help="Write only if the entry still has this version (from pinky-brain get).")
-@click.option("--title", "-t", help="A new title.")
-@click.option("--type", "type_", type=TYPE_CHOICE, help="A new type.")
-@click.option("--tag", "tags", multiple=True, help="Replace the tags with these (repeatable).")
-@click.option("--question", "questions", multiple=True, help="Replace the questions it answers (repeatable).")
+@request_options(UpdateRequest)
 @click.option("--no-questions", is_flag=True, help="Remove the questions it answers.")
 @click.option("--body", "body_from_stdin", is_flag=True, help="Replace the body with standard input.")
 @click.option("--json", "as_json", is_flag=True, help="Print the updated entry as JSON.")
 @click.pass_context
-def update(ctx: click.Context, slug: str, expected_version: str | None, title: str | None, type_: str | None,
-           tags: tuple[str, ...], questions: tuple[str, ...], no_questions: bool, body_from_stdin: bool,
-           as_json: bool) -> None:
+def update(ctx: click.Context, slug: str, no_questions: bool, body_from_stdin: bool, as_json: bool,
+           **fields: Any) -> None:
     """Change an entry's title, type, tags, questions or body; what is not given stays.
 
     Without --expected-version it changes the version it reads now; with it, a file changed since is a
@@ -132,15 +127,17 @@ def update(ctx: click.Context, slug: str, expected_version: str | None, title: s
 
         pinky-brain update gotcha/pg-pool-hangs-on-exit --question "why does the worker hang on shutdown?"
     """
-    if questions and no_questions:
+    if fields["questions"] and no_questions:
         raise click.UsageError("give --question or --no-questions, not both")
-    if not (title or type_ or tags or questions or no_questions or body_from_stdin):
+    request = UpdateRequest(slug, **{**fields, "tags": fields["tags"] or None, "questions": [] if no_questions else
+                                     (fields["questions"] or None)})
+    if not (body_from_stdin or any(value is not None for value in request.changes().values())):
         raise click.UsageError("nothing to change: give --title, --type, --tag, --question, --no-questions or --body")
     kb = open_kb(ctx)
-    body = sys.stdin.read() if body_from_stdin else None
-    entry = kb.update(slug, expected_version or kb.get(slug).version, title=title, body=body,
-                      tags=list(tags) or None, type=type_,
-                      questions=[] if no_questions else (list(questions) or None))
+    if body_from_stdin:
+        request = replace(request, body=sys.stdin.read())
+    entry = kb.update(slug, request.expected_version or kb.get(slug).version, **request.changes())
+    type_ = request.type
     if as_json:
         emit_json(entry.as_dict())
         return

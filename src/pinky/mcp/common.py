@@ -8,7 +8,7 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, ParamSpec, TypeVar
+from typing import Annotated, Any, ParamSpec, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Resolve
@@ -17,9 +17,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field
 
-from pinky.base.layout import ENTRY_TYPES
 from pinky.base.shown import shown, shown_all
-from pinky.base.validate import MAX_QUESTIONS
 from pinky.errors import PinkyError
 from pinky.kb import KnowledgeBase
 from pinky.mcp import lifeline
@@ -31,7 +29,6 @@ T = TypeVar("T")
 R = TypeVar("R")
 P = ParamSpec("P")
 log = logging.getLogger("pinky.mcp")
-EntryType = Literal[ENTRY_TYPES]  # type: ignore[valid-type]
 
 
 @dataclass(frozen=True)
@@ -51,8 +48,6 @@ RankOffset = Annotated[int, Field(ge=0, le=99)]
 ListOffset = Annotated[int, Field(ge=0, le=9_500)]
 BodyOffset = Annotated[int, Field(ge=0, le=10_000_000, description="Body from this character.")]
 Slug = Annotated[str, Field(min_length=1, max_length=500)]
-Questions = Annotated[list[str] | None, Field(max_length=MAX_QUESTIONS, description=(
-    "Questions it answers, as a future session would ask."))]
 
 
 async def run_core(runtime: Runtime, fn: Callable[[KnowledgeBase], T], *, exclusive: bool = False,

@@ -25,7 +25,7 @@ def argument(field: Declared) -> Any:
     kind: Any = Literal[spec.choices] if spec.choices else field.scalar
     if field.many:
         kind = list[kind]
-    if field.optional:
+    if field.optional and not spec.tool_required:
         kind = kind | None
     limits: dict[str, Any] = {"ge": spec.low, "le": spec.high, "min_length": spec.min_length,
                               "max_length": spec.max_length, "description": spec.doc or None}
@@ -41,7 +41,8 @@ def takes(request: type, *, skip: Sequence[str] = ()) -> Callable[[Any], Any]:
         declared = inspect.signature(fn)
         state, *rest = [p for p in declared.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
         fields = [inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, annotation=argument(field),
-                                    **({} if field.default is MISSING else {"default": field.default}))
+                                    **({} if field.default is MISSING or field.spec.tool_required
+                                       else {"default": field.default}))
                   for field in fields_of(request, skip=skip) if field.spec.tool]
         tail = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in rest]
         fn.__signature__ = declared.replace(parameters=[state, *fields, *tail])

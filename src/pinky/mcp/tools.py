@@ -20,20 +20,17 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from pinky.base.dates import now_utc
+from pinky.base.operations import UpdateRequest
 from pinky.base.secret_words import explain
 from pinky.base.shown import shown_all
-from pinky.base.validate import MAX_BODY_CHARS, MAX_TAGS, MAX_TITLE_CHARS
 from pinky.kb import KnowledgeBase, SaveRequest, SearchRequest, Selection
 from pinky.mcp import graph_tools as mcp_graph
 from pinky.mcp import text as mcp_text
 from pinky.mcp.budget import Pages
 from pinky.mcp.common import (
     BodyOffset,
-    EntryType,
     ListOffset,
     Offset,
-    Questions,
     RankOffset,
     Slug,
     State,
@@ -69,7 +66,6 @@ def _entry_meta(entry: Any) -> EntryMetaOut:
 
 # --- read tools ---------------------------------------------------------------------------------
 
-Tags = Annotated[list[str] | None, Field(max_length=MAX_TAGS)]
 
 
 @takes(SearchRequest)
@@ -195,30 +191,18 @@ async def brain_save(state: State, **fields: Any) -> Annotated[CallToolResult, S
     return _result(state, text, out)
 
 
-async def brain_update(
-    state: State,
-    slug: Slug,
-    expected_version: Annotated[str, Field(min_length=1, max_length=100, description=(
-        "The version you read."))],
-    title: Annotated[str | None, Field(max_length=MAX_TITLE_CHARS)] = None,
-    body: Annotated[str | None, Field(max_length=MAX_BODY_CHARS, description="Replaces the whole body.")] = None,
-    tags: Tags = None,
-    type: EntryType | None = None,
-    last_verified: Annotated[str | None, Field(max_length=40, description="A date it was confirmed.")] = None,
-    verified: Annotated[bool, Field(description="true: you checked it still holds today.")] = False,
-    questions: Questions = None,
-) -> Annotated[CallToolResult, EntryMetaOut]:
+@takes(UpdateRequest)
+async def brain_update(state: State, **fields: Any) -> Annotated[CallToolResult, EntryMetaOut]:
     """Correct or refresh an entry (verified=true: you checked a stale one still holds). If it
     changed since the version you read, nothing is written: re-read it and reapply."""
-    if verified and last_verified is None:
-        last_verified = now_utc().date().isoformat()
-    if all(v is None for v in (title, body, tags, type, last_verified, questions)):
+    request = UpdateRequest(**fields)
+    changes = request.changes()
+    if all(value is None for value in changes.values()):
         raise ToolError("nothing to change: give at least one of title, body, tags, type, last_verified, verified, "
                         "questions")
 
     def work(kb: KnowledgeBase) -> Any:
-        return kb.update(slug, expected_version, title=title, body=body, tags=tags, type=type,
-                         last_verified=last_verified, questions=questions)
+        return kb.update(request.slug, request.expected_version or "", **changes)
 
     entry = await run_core(state.runtime, work)
     state.runtime.embed_soon()
