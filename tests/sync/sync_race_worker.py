@@ -85,26 +85,29 @@ SCRIBBLED = (JOURNAL, "note/scratch.md")
 
 
 def scribble(kind: str, stop: Path, brains: list[Path]) -> None:
-    """Append a line to each brain's journal and scratch note in turn, taking no lock, until `stop` exists."""
+    """Append a line to each brain's journal and scratch note in turn, taking no lock, until `stop` exists.
+    `path` opens every file by its name, waits up to 50 ms (a slow writer), then writes and closes them;
+    `fd` opens each file once and writes to it every few ms."""
     held: dict[Path, int] = {}
     n = 0
     while not stop.exists():
-        for brain in brains:
-            for rel in SCRIBBLED:
-                minute = random.choice(("11:59", "12:00", "12:30"))  # some sort before the syncs' lines
-                line = f"- {minute} {kind} scribbler line {n} into {brain.parent.name}"
-                if kind == "fd":
-                    fd = held.get(brain / rel)
-                    if fd is None:
-                        fd = held[brain / rel] = os.open(brain / rel, os.O_WRONLY | os.O_APPEND)
-                    os.write(fd, (line + "\n").encode())
-                else:
-                    fd = os.open(brain / rel, os.O_WRONLY | os.O_APPEND)
-                    time.sleep(random.uniform(0, 0.05))
-                    os.write(fd, (line + "\n").encode())
-                    os.close(fd)
-                print("ack", line, flush=True)
-                n += 1
+        files = [brain / rel for brain in brains for rel in SCRIBBLED]
+        if kind == "fd":
+            for file in files:
+                if file not in held:
+                    held[file] = os.open(file, os.O_WRONLY | os.O_APPEND)
+            opened = [held[file] for file in files]
+        else:
+            opened = [os.open(f, os.O_WRONLY | os.O_APPEND) for f in files]
+            time.sleep(random.uniform(0, 0.05))
+        for fd, file in zip(opened, files, strict=True):
+            minute = random.choice(("11:59", "12:00", "12:30"))  # some sort before the syncs' lines
+            line = f"- {minute} {kind} scribbler line {n} into {file.parent.parent.parent.name}"
+            os.write(fd, (line + "\n").encode())
+            if kind == "path":
+                os.close(fd)
+            print("ack", line, flush=True)
+            n += 1
         time.sleep(random.uniform(0.001, 0.01))
 
 

@@ -27,9 +27,16 @@ WORKER = Path(__file__).with_name("sync_race_worker.py")
 JOURNAL_HEAD = "---\ntitle: Journal\ntype: note\nappend_only: true\n---\n\n# Journal\n\n"
 
 
-def start(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, str(WORKER), *args], text=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+def start(*args: str, out: Path | None = None) -> subprocess.Popen[str]:
+    """A worker process; its output goes to `out` when given (a pipe nobody reads until the end would stop a
+    writer once 64 KiB of acknowledgements filled it)."""
+    stdout = out.open("w", encoding="utf-8") if out else subprocess.PIPE
+    try:
+        return subprocess.Popen([sys.executable, str(WORKER), *args], text=True, stdout=stdout,
+                                stderr=subprocess.PIPE)
+    finally:
+        if out:
+            stdout.close()  # type: ignore[union-attr]
 
 
 def two_brains(tmp_path: Path) -> tuple[Path, Path, str]:
@@ -88,11 +95,13 @@ def every_line(repos: list[str], brains: list[Path]) -> set[str]:
 def run_race(tmp_path: Path, kind: str, count: int) -> dict[str, object]:
     a, b, remote = two_brains(tmp_path)
     stop = tmp_path / "stop"
-    writer = start("scribble", kind, str(stop), str(a), str(b))
+    acks = tmp_path / "written.txt"
+    writer = start("scribble", kind, str(stop), str(a), str(b), out=acks)
     syncers = [start("sync", str(a), remote, "a", str(count)), start("sync", str(b), remote, "b", str(count))]
     outputs = [p.communicate(timeout=900) for p in syncers]
     stop.touch()
-    written, writer_err = writer.communicate(timeout=60)
+    _, writer_err = writer.communicate(timeout=60)
+    written = acks.read_text(encoding="utf-8")
     assert writer.returncode == 0, writer_err
     for process, (_, err) in zip(syncers, outputs, strict=True):
         assert process.returncode == 0, err
