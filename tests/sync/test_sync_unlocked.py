@@ -13,6 +13,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from dulwich import porcelain
@@ -92,7 +93,7 @@ def every_line(repos: list[str], brains: list[Path]) -> set[str]:
     return {line for text in texts for line in text.splitlines()}
 
 
-def run_race(tmp_path: Path, kind: str, count: int) -> dict[str, object]:
+def run_race(tmp_path: Path, kind: str, count: int) -> dict[str, Any]:
     a, b, remote = two_brains(tmp_path)
     stop = tmp_path / "stop"
     acks = tmp_path / "written.txt"
@@ -124,4 +125,4 @@ def test_no_line_an_unlocked_writer_appends_during_syncs_is_lost(
                    f"{len(result['lost'])} lost")
     assert result["acked"], "the writer wrote nothing: the test proves nothing"
     assert result["crashes"] == []
-    assert result["lost"] == [], result["lost"][:5]  # type: ignore[index]
+    assert result["lost"] == [], result["lost"][:5]
