@@ -18,6 +18,7 @@ two kinds:
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Iterator
@@ -31,6 +32,7 @@ SETTLE_SECONDS = 5.0  # how long a checkout waits for the writers that still hol
 GRACE_SECONDS = 0.2  # without /proc: how long a replaced file is watched once it stops growing
 WATCH_LIMIT = 128  # replaced files kept open at once (descriptors): more are settled mid-checkout
 _POLL = 0.005
+log = logging.getLogger("pinky")
 
 Key = tuple[int, int]  # (st_dev, st_ino)
 
@@ -167,6 +169,9 @@ class LateAppends:
                     (now - item.quiet_since > GRACE_SECONDS if holders is None else item.key not in holders)]
             if now > deadline:
                 self.abandoned += len(self.watched) - len(done)
+                log.warning("%d file(s) sync replaced are still open in another process after %.0f s: what it "
+                            "writes to them from now on is not in the brain", len(self.watched) - len(done),
+                            SETTLE_SECONDS)
                 done = list(self.watched)
             for item in done:
                 item.harvest()  # what was written between the last look and the close
