@@ -53,7 +53,8 @@ class Audit:
         if self.changed_vectors:
             parts.append(f"{self.changed_vectors} vectors no longer matched the checksum stored with them")
         if self.second_stage:
-            parts.append(f"{self.second_stage} second-stage vectors were malformed")
+            parts.append(f"{self.second_stage} second-stage vectors were malformed or no longer matched their "
+                         "checksum")
         if self.full_text:
             parts.append("the full-text index disagreed with the chunks")
         return "; ".join(parts)
@@ -69,12 +70,13 @@ def audit(index: Index) -> Audit:
     found.entries = [index.display_path(root, path) for _, root, path, *_ in stale]
     bad, changed, unsummed = _damaged_vectors(conn) if index.vectors_writable() else ([], [], [])
     found.vectors, found.changed_vectors = len(bad), len(changed)
-    bad_quality = _malformed_quality(conn)
+    bad_quality, unsummed_quality = _damaged_quality(conn)
     found.second_stage = len(bad_quality)
     found.full_text = not store_entries.fts_matches_chunks(conn)
-    if unsummed:
-        with write_transaction(conn):
-            store_vectors.record_sums(conn, unsummed)  # stored before sums were: from now on they are checked
+    if unsummed or unsummed_quality:
+        with write_transaction(conn):  # stored before sums were: from now on they are checked
+            store_vectors.record_sums(conn, unsummed)
+            quality.record_sums(conn, unsummed_quality)
     if not found.damaged:
         return found
     with write_transaction(conn):
@@ -136,6 +138,14 @@ def _malformed_vectors(conn: Any) -> list[int]:
         if vector is None or not np.isfinite(vector).all() or abs(float(np.linalg.norm(vector)) - 1) > NORM_TOLERANCE:
             bad.append(chunk_id)
     return bad
+
+
+def _damaged_quality(conn: Any) -> tuple[list[int], list[int]]:
+    """(second-stage vectors malformed or not matching their checksum, sound ones without a checksum yet)."""
+    bad = _malformed_quality(conn)
+    changed, unsummed = quality.damaged(conn)
+    malformed = set(bad)
+    return bad + [i for i in changed if i not in malformed], [i for i in unsummed if i not in malformed]
 
 
 def _malformed_quality(conn: Any) -> list[int]:
