@@ -169,6 +169,8 @@ def _keep_inode(run: _Checkout, path: str, target: Path, current: BinaryIO,
         elif not _append_in_place(target, current, extended[len(data):]):
             return None  # replaced meanwhile: look again
     return _with_copies(run, copies)
+
+
 @contextmanager
 def _edit_lock(root: Path, path: str) -> Iterator[None]:
     """The edit lock every update of the global note ``path`` takes (`pinky.knowledge.entries`)."""
