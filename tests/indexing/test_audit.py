@@ -97,3 +97,85 @@ def test_a_sound_index_is_left_as_it_is(project: Path, brain: dict[str, str]) ->
         assert kb.verify(full=True) is None
     assert not found.damaged and found.summary() == ""
     assert (project / "brain.db").stat().st_mtime_ns == before
+
+
+# --- issue 35 item 11: flips that leave a vector finite and of unit length ------------------------------------
+
+# (which stored vector, which of its non-zero floats, which bit of that float's lowest byte): the lowest mantissa
+# bits, each moving one component by ~1e-7 of its size, so the vector stays finite and of unit length to ~1e-7
+LOW_FLIPS = [(0, 0, 0), (1, 3, 1), (2, 5, 2), (3, 7, 3), (4, 1, 0), (5, 2, 4), (6, 4, 7)]
+
+
+def vectors_by_place(project: Path) -> dict[tuple[str, int], bytes]:
+    """Every stored vector by its chunk's entry and place in it: what two indexes of one brain must share."""
+    with KnowledgeBase(load_config()) as kb:
+        rows = kb.index.conn.execute(f"SELECT c.entry_id, c.ord, v.embedding FROM chunk c JOIN "
+                                     f"{store_vectors.VEC_TABLE} v ON v.chunk_id = c.id").fetchall()
+    return {(entry, order): bytes(blob) for entry, order, blob in rows}
+
+
+def flip_low_bit(db: Path, blob: bytes, nth: int, bit: int) -> bytes:
+    """Flip one bit of the lowest byte of the `nth` non-zero float of the vector stored as `blob`, in the
+    file's pages (found by a stretch of the vector around it that occurs once in the file); the vector as it
+    now reads."""
+    import numpy as np
+
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    nonzero = np.flatnonzero(np.frombuffer(blob, dtype=np.float32))
+    offset = 4 * int(nonzero[nth % len(nonzero)])
+    data = db.read_bytes()
+    for width in (64, 128, 256, 512, len(blob)):
+        start = max(0, min(offset - width // 2, len(blob) - width))
+        needle = blob[start:start + width]
+        if data.count(needle) == 1:
+            break
+    assert flip_everywhere(db, needle, offset - start, blob[offset] ^ (1 << bit)) == 1
+    changed = bytearray(blob)
+    changed[offset] ^= 1 << bit
+    return bytes(changed)
+
+
+def test_low_bit_flips_in_vectors_are_found_and_embedded_again(project: Path, brain: dict[str, str]) -> None:
+    """Each of 7 single low-bit flips, one at a time: the vector still looks sound (finite, unit length),
+    `doctor --full` finds it by its checksum and embeds it again, and the index is then the undamaged one."""
+    import numpy as np
+
+    db = project / "brain.db"
+    undamaged = vectors_by_place(project)
+    for which, component, bit in LOW_FLIPS:
+        with KnowledgeBase(load_config()) as kb:
+            chunk_id, blob = sorted(map(tuple, store_vectors.all_vectors(kb.index.conn)))[which]
+        damaged = flip_low_bit(db, blob, component, bit)
+        vector = np.frombuffer(damaged, dtype=np.float32)
+        assert np.isfinite(vector).all() and abs(float(np.linalg.norm(vector)) - 1) < 1e-6  # silent damage
+        assert integrity_check(db) == "ok"
+        with KnowledgeBase(load_config()) as kb:
+            assert dict(store_vectors.all_vectors(kb.index.conn))[chunk_id] == damaged
+        code, check = audit_line(project)
+        assert code == 1 and "1 vectors no longer matched the checksum" in check["detail"], (which, check)
+        assert vectors_by_place(project) == undamaged, which
+        code, check = audit_line(project)
+        assert code == 0 and check["status"] == "ok", check
+
+
+def test_a_damaged_vector_is_not_handed_on_to_the_same_text(project: Path, brain: dict[str, str]) -> None:
+    """A note edited around an unchanged paragraph: its new chunk takes the old chunk's vector without
+    embedding again, unless that vector no longer matches its checksum. A plain reindex, no doctor."""
+    db = project / "brain.db"
+    note = project / "documentation/note/quokka.md"
+    undamaged = vectors_by_place(project)
+    with KnowledgeBase(load_config()) as kb:
+        (entry_id,) = kb.index.conn.execute("SELECT entry_id FROM chunk WHERE text LIKE '%QUOKKAMARKER%'").fetchone()
+        chunk_id, blob = next((i, v) for i, v in sorted(map(tuple, store_vectors.all_vectors(kb.index.conn)))
+                              if i in {r[0] for r in kb.index.conn.execute(
+                                  "SELECT id FROM chunk WHERE entry_id = ?", (entry_id,))})
+    flip_low_bit(db, blob, 2, 0)
+    note.write_text(note.read_text(encoding="utf-8").replace("type: note\n", "type: note\ntags: [cache]\n"),
+                    encoding="utf-8")
+    with KnowledgeBase(load_config()) as kb:
+        kb.reindex()
+    after = vectors_by_place(project)
+    assert {place: after[place] for place in undamaged if place[0] == entry_id} == \
+        {place: vector for place, vector in undamaged.items() if place[0] == entry_id}

@@ -294,6 +294,33 @@ def test_a_damaged_index_is_rebuilt_with_the_vectors_it_still_holds(brain: Knowl
         assert dict(conn.execute(f"SELECT passage, vector FROM {store_quality.TABLE}").fetchall()) == before
 
 
+def test_a_low_bit_flipped_in_a_second_stage_vector_is_found_and_not_kept_through_a_rebuild(
+        brain: KnowledgeBase) -> None:
+    """Issue 35 item 11: one component moved by 1 (still in range, the largest still ±127) passes every shape
+    check; the checksum kept with the vector finds it: `doctor --full`'s audit drops it, the fill makes it
+    again, and a full rebuild never takes a damaged one back into its stash."""
+    import numpy as np
+
+    from pinky.indexing.audit import audit
+
+    brain.refine_pending()
+    conn = brain.index.conn
+    before = dict(conn.execute(f"SELECT chunk_id, vector FROM {store_quality.TABLE}").fetchall())
+    chunk_id, vector = next(iter(before.items()))
+    values = np.frombuffer(vector, dtype=np.int8).copy()
+    small = int(np.flatnonzero(np.abs(values.astype(np.int16)) < 100)[0])
+    values[small] ^= 1  # the lowest bit of a small component
+    conn.execute(f"UPDATE {store_quality.TABLE} SET vector = ? WHERE chunk_id = ?", (values.tobytes(), chunk_id))
+    conn.commit()
+    kept = dict(store_quality.for_rebuild(conn)[1])  # what a full rebuild would take back
+    assert len(kept) == len(before) - 1 and values.tobytes() not in kept.values()
+    found = audit(brain.index)
+    assert found.second_stage == 1, found.summary()
+    assert brain.refine_pending() == 1
+    assert dict(conn.execute(f"SELECT chunk_id, vector FROM {store_quality.TABLE}").fetchall()) == before
+    assert not audit(brain.index).damaged
+
+
 def test_a_file_that_is_no_database_gives_no_vectors(tmp_path: Path) -> None:
     garbage = tmp_path / "brain.db"
     garbage.write_bytes(bytes(range(256)) * 64)

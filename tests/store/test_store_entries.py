@@ -255,7 +255,7 @@ def test_collect_garbage_removes_orphans_and_stale_cache_rows_only(db: Database)
 def test_collect_garbage_without_a_fingerprint_empties_the_cache(db: Database) -> None:
     add_entry(db.conn, "kept", chunks=["text"])
     live_hash = db.conn.execute("SELECT hash FROM chunk").fetchone()[0]
-    db.conn.execute("INSERT INTO embedding_cache VALUES (?, 'fp', x'00')", (live_hash,))
+    db.conn.execute("INSERT INTO embedding_cache(hash, fingerprint, vector) VALUES (?, 'fp', x'00')", (live_hash,))
     assert store_entries.collect_garbage(db.conn, None, has_vec_table=False)["stale_cached_embeddings"] == 1
 
 

@@ -239,6 +239,14 @@ def _unlink_quietly(path: str) -> None:
         pass
 
 
+def write_temp(path: str | os.PathLike[str], data: bytes | str, *, mode: int = 0o644) -> str:
+    """The first half of `atomic_write`: `data` written and flushed to a temporary file beside `path` (its
+    folder created if needed); the caller renames it over `path` (`os.replace`) or removes it."""
+    target = os.fspath(path)
+    os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+    return _write_temp(target, _as_bytes(data), mode, True)
+
+
 def atomic_write(path: str | os.PathLike[str], data: bytes | str, *, mode: int = 0o644,
                  durable: bool = True) -> None:
     """Replace `path` with `data` atomically, creating its folder if needed.
@@ -327,6 +335,15 @@ def lock_descriptor(fd: int) -> None:
     except ImportError:  # pragma: no cover - Windows
         return
     fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def unlock_descriptor(fd: int) -> None:
+    """Release the flock `lock_descriptor` took, keeping the file open."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return
+    fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 def same_file(fd: int, path: str | os.PathLike[str]) -> bool:

@@ -331,6 +331,17 @@ def m014_term_counts(conn: Any) -> None:
     term_counts.create(conn)
 
 
+@migration
+def m015_vector_sums(conn: Any) -> None:
+    """A CRC-32 of each stored vector, written with it (`vectors.store_vectors`, `stash_vectors`, `quality`): a flipped
+    low mantissa bit keeps a vector finite and of unit length, and only its sum tells (`doctor --full`,
+    and every reuse of a stored vector). NULL for a vector stored before: `doctor --full` records its sum."""
+    conn.execute("ALTER TABLE chunk ADD COLUMN vector_sum INTEGER")
+    conn.execute("ALTER TABLE embedding_cache ADD COLUMN sum INTEGER")
+    conn.execute(f"ALTER TABLE {quality.TABLE} ADD COLUMN sum INTEGER")  # the second stage's (`quality.store`)
+    conn.execute(f"ALTER TABLE {quality.STASH} ADD COLUMN sum INTEGER")
+
+
 KNOWN = [name for name, _ in MIGRATIONS]
 
 

@@ -2,7 +2,9 @@
 
 They live in `chunk_quality`, one int8 blob per chunk (`quantize`; `unpack` reads them back), and go with their chunk
 (ON DELETE CASCADE). `meta` holds the fingerprint of the model that made them; any change of model
-empties the table.
+empties the table. Each has its CRC-32 beside it (`sum`, as the first stage's vectors do: `pinky.store.vectors`):
+a vector is taken again (by another chunk, through an edit or a rebuild) only while it matches, and
+`doctor --full` checks them all (`damaged`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pinky.store.readonly import readonly_uri
-from pinky.store.vectors import get_meta, set_meta
+from pinky.store.vectors import get_meta, intact, set_meta, vector_sum
 
 if TYPE_CHECKING:
     import numpy as np
@@ -86,10 +88,11 @@ def made_for(conn: Any, passages: Sequence[str]) -> dict[str, bytes]:
     or kept through a full rebuild)."""
     found: dict[str, bytes] = {}
     for passage in dict.fromkeys(passages):
-        row = conn.execute(f"SELECT vector FROM {TABLE} WHERE passage = ? UNION ALL "
-                           f"SELECT vector FROM {STASH} WHERE passage = ? LIMIT 1", (passage, passage)).fetchone()
-        if row:
-            found[passage] = row[0]
+        rows = conn.execute(f"SELECT vector, sum FROM {TABLE} WHERE passage = ? UNION ALL "
+                            f"SELECT vector, sum FROM {STASH} WHERE passage = ?", (passage, passage))
+        vector = next((vector for vector, kept in rows if intact(vector, kept)), None)
+        if vector is not None:
+            found[passage] = vector
     return found
 
 
@@ -97,8 +100,9 @@ def for_rebuild(conn: Any) -> tuple[str | None, list[tuple[str, bytes]]]:
     """The fingerprint and (passage, vector) rows to keep through a full rebuild (none before m012)."""
     if conn.execute(f"SELECT 1 FROM sqlite_master WHERE name = '{TABLE}'").fetchone() is None:
         return None, []
-    rows = conn.execute(f"SELECT passage, vector FROM {TABLE} UNION SELECT passage, vector FROM {STASH}")
-    return fingerprint(conn), rows.fetchall()
+    rows = conn.execute(f"SELECT passage, vector, {_sum_of(conn, TABLE)} FROM {TABLE} "
+                        f"UNION SELECT passage, vector, {_sum_of(conn, STASH)} FROM {STASH}")
+    return fingerprint(conn), [(passage, vector) for passage, vector, kept in rows if intact(vector, kept)]
 
 
 def after_rebuild(conn: Any, kept_fingerprint: str | None, rows: Sequence[tuple[str, bytes]]) -> None:
@@ -106,7 +110,8 @@ def after_rebuild(conn: Any, kept_fingerprint: str | None, rows: Sequence[tuple[
     if kept_fingerprint is None or not rows:
         return
     set_meta(conn, FINGERPRINT_KEY, kept_fingerprint)
-    conn.executemany(f"INSERT OR IGNORE INTO {STASH}(passage, vector) VALUES (?, ?)", rows)
+    conn.executemany(f"INSERT OR IGNORE INTO {STASH}(passage, vector, sum) VALUES (?, ?, ?)",
+                     [(passage, vector, vector_sum(vector)) for passage, vector in rows])
 
 
 def salvage(path: Path) -> tuple[str | None, list[tuple[str, bytes]]]:
@@ -125,14 +130,20 @@ def salvage(path: Path) -> tuple[str | None, list[tuple[str, bytes]]]:
         for table in (TABLE, STASH):
             if conn.execute(f"PRAGMA quick_check({table})").fetchone() != ("ok",):
                 continue
-            for passage, vector in conn.execute(f"SELECT passage, vector FROM {table}"):
-                if isinstance(passage, str) and isinstance(vector, bytes) and len(vector) == VECTOR_BYTES:
+            for passage, vector, kept in conn.execute(f"SELECT passage, vector, {_sum_of(conn, table)} FROM {table}"):
+                if isinstance(passage, str) and isinstance(vector, bytes) and len(vector) == VECTOR_BYTES \
+                        and intact(vector, kept):
                     rows.setdefault(passage, vector)
     except sqlite3.Error:
         return None, []  # no meta, no such table (an older index), or damage the checks did not see
     finally:
         conn.close()
     return kept, list(rows.items())
+
+
+def _sum_of(conn: Any, table: str) -> str:
+    """The column holding `table`'s checksums; NULL in an index made before they were kept."""
+    return "sum" if any(column[1] == "sum" for column in conn.execute(f"PRAGMA table_info({table})")) else "NULL"
 
 
 def stash_size(conn: Any) -> int:
@@ -162,8 +173,8 @@ def store(conn: Any, rows: Sequence[tuple[int, str, str, bytes]]) -> int:
     stored = 0
     for chunk_id, text_hash, passage, vector in rows:
         stored += conn.execute(
-            f"INSERT OR REPLACE INTO {TABLE}(chunk_id, passage, vector) SELECT id, ?, ? FROM chunk "
-            "WHERE id = ? AND hash = ?", (passage, vector, chunk_id, text_hash)).rowcount
+            f"INSERT OR REPLACE INTO {TABLE}(chunk_id, passage, vector, sum) SELECT id, ?, ?, ? FROM chunk "
+            "WHERE id = ? AND hash = ?", (passage, vector, vector_sum(vector), chunk_id, text_hash)).rowcount
     if stored:
         bump_generation(conn)
     return stored
@@ -175,8 +186,9 @@ def all_vectors(conn: Any) -> list[tuple[int, bytes]]:
 
 def of_entry(conn: Any, entry_id: str) -> dict[str, bytes]:
     """passage hash -> vector of an entry's chunks (kept across an edit where the model's input is unchanged)."""
-    return dict(conn.execute(f"SELECT q.passage, q.vector FROM chunk c JOIN {TABLE} q ON q.chunk_id = c.id "
-                             "WHERE c.entry_id = ?", (entry_id,)).fetchall())
+    rows = conn.execute(f"SELECT q.passage, q.vector, q.sum FROM chunk c JOIN {TABLE} q ON q.chunk_id = c.id "
+                        "WHERE c.entry_id = ?", (entry_id,))
+    return {passage: vector for passage, vector, kept in rows if intact(vector, kept)}
 
 
 def entries_lacking(conn: Any, entry_ids: Sequence[str]) -> set[str]:
@@ -213,3 +225,22 @@ def forget(conn: Any, chunk_ids: Sequence[int]) -> None:
     conn.executemany(f"DELETE FROM {TABLE} WHERE chunk_id = ?", [(i,) for i in chunk_ids])
     if chunk_ids:
         bump_generation(conn)
+
+
+def damaged(conn: Any) -> tuple[list[int], list[int]]:
+    """(chunks whose second-stage vector no longer matches its sum, chunks whose vector has none yet)."""
+    changed, unsummed = [], []
+    for chunk_id, vector, kept in conn.execute(f"SELECT chunk_id, vector, sum FROM {TABLE}"):
+        if kept is None:
+            unsummed.append(chunk_id)
+        elif not intact(vector, kept):
+            changed.append(chunk_id)
+    return changed, unsummed
+
+
+def record_sums(conn: Any, chunk_ids: Sequence[int]) -> None:
+    """Keep the sums of vectors stored before sums were (found sound otherwise)."""
+    for chunk_id in chunk_ids:
+        row = conn.execute(f"SELECT vector FROM {TABLE} WHERE chunk_id = ?", (chunk_id,)).fetchone()
+        if row:
+            conn.execute(f"UPDATE {TABLE} SET sum = ? WHERE chunk_id = ?", (vector_sum(row[0]), chunk_id))

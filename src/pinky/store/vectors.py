@@ -6,10 +6,15 @@ live chunks (a paragraph that also appears elsewhere), and in `embedding_cache`,
 vectors of chunks deleted since the last embedding run (an edited note's unchanged paragraphs, a
 renamed file, a reverted edit). After each embedding run it is trimmed to vectors no live chunk
 holds, at most STASH_MAX of them: a cache of every vector ever made was 47 % of the index (each
-2 KB blob on an overflow page of its own) and duplicated the vectors the index already holds."""
+2 KB blob on an overflow page of its own) and duplicated the vectors the index already holds.
+
+Each stored vector has its CRC-32 beside it (`chunk.vector_sum`, `embedding_cache.sum`), written with it: a
+vector is only reused (by another chunk of the same text, from the cache) when it still matches, and
+`doctor --full` checks them all (`damaged_vectors`). Searches never check: the hot path reads no sums."""
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -62,7 +67,7 @@ def reset_vector_table(conn: Any, dims: int, fingerprint: str, embedder: str) ->
         f"CREATE VIRTUAL TABLE {VEC_TABLE} USING vec0("
         f"chunk_id INTEGER PRIMARY KEY, embedding float[{int(dims)}] distance_metric=cosine)"
     )
-    conn.execute("UPDATE chunk SET has_vector = 0 WHERE has_vector != 0")
+    conn.execute("UPDATE chunk SET has_vector = 0, vector_sum = NULL WHERE has_vector != 0")
     bump_vector_generation(conn)
     set_meta(conn, "fingerprint", fingerprint)
     set_meta(conn, "dims", str(dims))
@@ -90,9 +95,9 @@ def cached_vectors(conn: Any, hashes: Iterable[str], fingerprint: str) -> dict[s
     for i in range(0, len(hashes), 500):
         part = hashes[i : i + 500]
         marks = ",".join("?" * len(part))
-        found.update(conn.execute(
-            f"SELECT hash, vector FROM embedding_cache WHERE fingerprint = ? AND hash IN ({marks})",
-            (fingerprint, *part)))
+        found.update((text_hash, vector) for text_hash, vector, kept in conn.execute(
+            f"SELECT hash, vector, sum FROM embedding_cache WHERE fingerprint = ? AND hash IN ({marks})",
+            (fingerprint, *part)) if intact(vector, kept))
         missing = [h for h in part if h not in found]
         if live_ok and missing:
             found.update(_live_vectors(conn, missing))
@@ -109,14 +114,24 @@ def _live_vectors(conn: Any, hashes: list[str]) -> dict[str, bytes]:
 def vectors_by_hash(conn: Any, chunk_ids: Sequence[int]) -> dict[str, bytes]:
     """text hash -> vector of those chunks that have one (vec0 answers point lookups by its key)."""
     marks = ",".join("?" * len(chunk_ids))
-    hashes = dict(conn.execute(f"SELECT id, hash FROM chunk WHERE has_vector = 1 AND id IN ({marks})",
-                               list(chunk_ids)))
+    rows = conn.execute(f"SELECT id, hash, vector_sum FROM chunk WHERE has_vector = 1 AND id IN ({marks})",
+                        list(chunk_ids)).fetchall()
     found = {}
-    for chunk_id, text_hash in hashes.items():
+    for chunk_id, text_hash, kept in rows:
         row = conn.execute(f"SELECT embedding FROM {VEC_TABLE} WHERE chunk_id = ?", (chunk_id,)).fetchone()
-        if row:
+        if row and intact(row[0], kept):  # a damaged vector is made again, never handed on
             found[text_hash] = row[0]
     return found
+
+
+def vector_sum(vector: bytes) -> int:
+    """The checksum kept with a stored vector."""
+    return zlib.crc32(vector)
+
+
+def intact(vector: bytes, kept: int | None) -> bool:
+    """True when `vector` matches the sum kept with it (or none was kept: stored before sums were)."""
+    return kept is None or zlib.crc32(vector) == kept
 
 
 def stash_vectors(conn: Any, vectors: dict[str, bytes]) -> None:
@@ -124,8 +139,8 @@ def stash_vectors(conn: Any, vectors: dict[str, bytes]) -> None:
     fingerprint = get_meta(conn, "fingerprint")
     if fingerprint is None or not vectors:
         return
-    conn.executemany("INSERT OR IGNORE INTO embedding_cache(hash, fingerprint, vector) VALUES (?, ?, ?)",
-                     [(text_hash, fingerprint, vector) for text_hash, vector in vectors.items()])
+    conn.executemany("INSERT OR IGNORE INTO embedding_cache(hash, fingerprint, vector, sum) VALUES (?, ?, ?, ?)",
+                     [(text_hash, fingerprint, vector, vector_sum(vector)) for text_hash, vector in vectors.items()])
 
 
 def stash_size(conn: Any) -> int:
@@ -157,7 +172,8 @@ def store_vectors(conn: Any, rows: Sequence[tuple[int, bytes]]) -> int:
         conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id = ?", (chunk_id,))
         conn.execute(f"INSERT INTO {VEC_TABLE}(chunk_id, embedding) VALUES (?, ?)", (chunk_id, wanted[chunk_id]))
     if live:
-        conn.execute(f"UPDATE chunk SET has_vector = 1 WHERE id IN ({','.join('?' * len(live))})", live)
+        conn.executemany("UPDATE chunk SET has_vector = 1, vector_sum = ? WHERE id = ?",
+                         [(vector_sum(wanted[chunk_id]), chunk_id) for chunk_id in live])
         bump_vector_generation(conn)
     return len(live)
 
@@ -181,6 +197,33 @@ def forget_vectors(conn: Any, chunk_ids: Sequence[int]) -> None:
     """Drop these chunks' vectors (damaged): the next embedding pass makes them again."""
     for chunk_id in chunk_ids:
         conn.execute(f"DELETE FROM {VEC_TABLE} WHERE chunk_id = ?", (chunk_id,))
-    conn.executemany("UPDATE chunk SET has_vector = 0 WHERE id = ?", [(i,) for i in chunk_ids])
+    conn.executemany("UPDATE chunk SET has_vector = 0, vector_sum = NULL WHERE id = ?", [(i,) for i in chunk_ids])
     if chunk_ids:
         bump_vector_generation(conn)
+
+
+def damaged_vectors(conn: Any) -> tuple[list[int], list[int]]:
+    """(chunks whose stored vector no longer matches its sum, or is missing though the chunk says it has one;
+    chunks whose vector has no sum yet). One pass over the vector table, for `doctor --full`."""
+    kept = dict(conn.execute("SELECT id, vector_sum FROM chunk WHERE has_vector = 1"))
+    stored = set()
+    damaged, unsummed = [], []
+    for chunk_id, vector in all_vectors(conn):
+        stored.add(chunk_id)
+        if chunk_id not in kept:
+            continue  # an orphan: the reindex drops it (drop_orphan_vectors)
+        if kept[chunk_id] is None:
+            unsummed.append(chunk_id)
+        elif zlib.crc32(vector) != kept[chunk_id]:
+            damaged.append(chunk_id)
+    damaged += [chunk_id for chunk_id in kept if chunk_id not in stored]
+    return damaged, unsummed
+
+
+def record_sums(conn: Any, chunk_ids: Sequence[int]) -> None:
+    """Keep the sums of vectors stored before sums were (found sound otherwise)."""
+    for chunk_id in chunk_ids:
+        row = conn.execute(f"SELECT embedding FROM {VEC_TABLE} WHERE chunk_id = ?", (chunk_id,)).fetchone()
+        if row:
+            conn.execute("UPDATE chunk SET vector_sum = ? WHERE id = ? AND has_vector = 1",
+                         (vector_sum(row[0]), chunk_id))

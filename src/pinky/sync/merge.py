@@ -163,6 +163,28 @@ def union_merge(ours: str, theirs: str, base: str | None = None) -> str:
 Block: TypeAlias = tuple["Time | None", str]
 
 
+def appended_form(path: str, ours: bytes, merged: bytes) -> bytes | None:
+    """``ours`` followed by the blocks of ``merged`` it lacks: the union merge's result, as an append to the
+    file on disk (for a file another process holds open and keeps appending to, which must not be replaced).
+    None when ``path`` is not append-only or the merge changed the header."""
+    if not is_append_only(path, ours, merged):
+        return None
+    header, own = _split_blocks(ours.decode("utf-8"))
+    merged_header, blocks = _split_blocks(merged.decode("utf-8"))
+    if header != merged_header:
+        return None
+    missing = Counter(text for _, text in blocks) - Counter(text for _, text in own)
+    added = []
+    for _, text in blocks:
+        if missing[text] > 0:
+            missing[text] -= 1
+            added.append(text)
+    if not added:
+        return ours
+    joint = b"" if not ours or ours.endswith(b"\n") else b"\n"
+    return ours + joint + "\n".join(added).encode("utf-8") + b"\n"
+
+
 def _merge_blocks(ours: list[Block], theirs: list[Block], base: list[Block] | None) -> list[Block]:
     """Each block as many times as the base had it plus what each side added (never below 0)."""
     o, t = Counter(text for _, text in ours), Counter(text for _, text in theirs)
