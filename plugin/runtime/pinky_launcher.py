@@ -29,6 +29,7 @@ from pinky_runtime_lookup import (
     LauncherError,
     entry_script,
     is_ready,
+    lease,
     plugin_root,
     remember_python,
     runtime_home,
@@ -102,6 +103,8 @@ def run_in(data: str, venv: str, mode: str, args: list[str]) -> int:
         remember_python(data, venv, replace=False)
         python = venv_python(venv)
         os.execv(python, [python, entry_script(), data, mode, *args])
+    if not lease(venv):
+        raise LauncherError(f"the runtime {venv} was removed while starting; start again")
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
     program, module = ENTRY_POINTS[mode]

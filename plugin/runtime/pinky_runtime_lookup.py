@@ -50,6 +50,28 @@ def is_ready(venv: str) -> bool:
     return os.path.isfile(os.path.join(venv, READY)) and os.path.exists(venv_python(venv))
 
 
+_leases: list[int] = []  # the open files whose shared locks say "a process runs from this runtime"
+
+
+def lease(venv: str) -> bool:
+    """Hold a shared lock on the runtime's ready marker for this process's life (and across an exec): prune()
+    deletes no runtime whose marker someone holds, so a server running for hours keeps its files. False when the
+    runtime went away in the meantime (it was pruned between the readiness check and this lock)."""
+    import fcntl
+
+    try:
+        fd = os.open(os.path.join(venv, READY), os.O_RDONLY)
+        fcntl.flock(fd, fcntl.LOCK_SH)  # waits only while prune() holds it to move the runtime away
+    except OSError:
+        return False
+    if not os.path.isfile(os.path.join(venv, READY)):  # moved away while this process waited
+        os.close(fd)
+        return False
+    os.set_inheritable(fd, True)
+    _leases.append(fd)
+    return True
+
+
 def remember_python(data: str, venv: str, replace: bool = True) -> None:
     """Point `run` at this runtime's interpreter, so the next start skips the search for a Python.
     replace=False keeps a pointer that still works: a session started before a plugin update uses the old

@@ -32,8 +32,8 @@ REINDEX_DEBOUNCE_S = 60
 
 
 def session_start(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
-    offer = install_offer(loc)
-    if not loc.in_project:  # not a pinky project: silent, but for the one-time install-cli offer
+    offer = "\n".join(filter(None, [install_offer(loc), *broken_hosts()])) or None
+    if not loc.in_project:  # not a pinky project: silent, but for the install-cli offer and broken host entries
         return {"systemMessage": offer} if offer else None
     if not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
         spawn_reindex(loc)
@@ -50,6 +50,17 @@ def session_start(payload: dict, loc: Locations, state: StateFiles) -> dict | No
         out["systemMessage"] = offer
         out["hookSpecificOutput"]["additionalContext"] += f"\n{offer} (tell the user; it is for their shell)"
     return out
+
+
+def broken_hosts() -> list[str]:
+    """The hosts whose config runs a pinky command that is gone (pinky.setup.broken), also on stderr: a host that
+    shows no systemMessage still shows a hook's stderr."""
+    from pinky.setup.broken import broken_entries
+
+    lines = broken_entries()
+    for line in lines:
+        sys.stderr.write(line + "\n")
+    return lines
 
 
 # --- the command in the user's own shell ---------------------------------------------------------

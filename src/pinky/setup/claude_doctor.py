@@ -151,12 +151,34 @@ def _trust(root: Path, settings: list[dict[str, Any]], project_state: dict[str, 
                  f"--allowedTools '{rule}' to claude -p")
 
 
+def _twice(settings: list[dict[str, Any]]) -> Check | None:
+    """The plugin enabled and `pinky-brain setup claude`'s user-level server or hooks too: every brain tool twice,
+    two session digests (issue 36 item 7)."""
+    if not plugin_enabled(settings):
+        return None
+    from pinky.setup.entries import is_ours
+
+    servers = load_quiet(claude_json()).get("mcpServers")
+    hooks = settings[0].get("hooks") if isinstance(settings[0].get("hooks"), dict) else {}
+    found = [f"the {MCP_JSON_KEY!r} server in {claude_json()}"] if isinstance(servers, dict) and \
+        MCP_JSON_KEY in servers else []
+    if any(is_ours(group) for groups in hooks.values() if isinstance(groups, list) for group in groups):
+        found.append(f"pinky-brain's hooks in {claude_dir() / 'settings.json'}")
+    if not found:
+        return None
+    return Check("claude code: set up twice", "warn", f"the pinky plugin is enabled and {' and '.join(found)} "
+                 "too: every brain tool appears twice and each session gets two digests",
+                 "pinky-brain setup claude --remove (the plugin brings both), or disable the plugin")
+
+
 def claude_checks(config: Config) -> list[Check]:
     """Is Claude Code wired up: plugin and its runtime, one server, trust."""
     root = config.project_root
     settings = [load_quiet(p) for p in settings_files(root)]
     has_entry = root is not None and MCP_JSON_KEY in (load_quiet(root / ".mcp.json").get("mcpServers") or {})
     checks = [_plugin(settings, has_entry)]
+    twice = _twice(settings)
+    checks += [twice] if twice else []
     runtime = _runtime(settings)
     checks += [runtime] if runtime else []
     if root is None:  # the project's .mcp.json, approvals and trust only exist inside a project

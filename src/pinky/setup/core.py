@@ -180,7 +180,8 @@ def opencode_plugin(folder: str) -> bytes:
 def plan(host: Host, *, project: str | None = None, remove: bool = False, folder: str | None = None,
          env: dict[str, str] | None = None) -> Plan:
     """What setup (or --remove) would write for `host`; nothing is written."""
-    folder = folder or (entries.launcher_dir() if not remove else "")
+    if folder is None:  # --project: commands found at run time, so the files hold no path of this machine
+        folder = "" if remove or project else entries.launcher_dir()
     per_file: dict[str, list[Edit]] = {}
     fmt: dict[str, str] = {}
     mcp_path = config_path(host, "mcp", project=project, env=env)
