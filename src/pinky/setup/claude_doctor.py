@@ -153,17 +153,25 @@ def _trust(root: Path, settings: list[dict[str, Any]], project_state: dict[str, 
 
 def _twice(settings: list[dict[str, Any]]) -> Check | None:
     """The plugin enabled and `pinky-brain setup claude`'s user-level server or hooks too: every brain tool twice,
-    two session digests (issue 36 item 7)."""
+    two session digests (issue 36 item 7). Both where setup writes (under HOME) and where Claude Code reads
+    (CLAUDE_CONFIG_DIR, when set)."""
     if not plugin_enabled(settings):
         return None
+    from pinky.hosts.catalog import host
+    from pinky.setup.core import config_path
     from pinky.setup.entries import is_ours
 
-    servers = load_quiet(claude_json()).get("mcpServers")
-    hooks = settings[0].get("hooks") if isinstance(settings[0].get("hooks"), dict) else {}
-    found = [f"the {MCP_JSON_KEY!r} server in {claude_json()}"] if isinstance(servers, dict) and \
-        MCP_JSON_KEY in servers else []
-    if any(is_ours(group) for groups in hooks.values() if isinstance(groups, list) for group in groups):
-        found.append(f"pinky-brain's hooks in {claude_dir() / 'settings.json'}")
+    claude = host("claude")
+    found = []
+    for path in dict.fromkeys([claude_json(), Path(str(config_path(claude, "mcp", project=None)))]):
+        servers = load_quiet(path).get("mcpServers")
+        if isinstance(servers, dict) and MCP_JSON_KEY in servers:
+            found.append(f"the {MCP_JSON_KEY!r} server in {path}")
+    for path in dict.fromkeys([claude_dir() / "settings.json", Path(str(config_path(claude, "hooks", project=None)))]):
+        hooks = load_quiet(path).get("hooks")
+        groups = [g for gs in hooks.values() if isinstance(gs, list) for g in gs] if isinstance(hooks, dict) else []
+        if any(is_ours(group) for group in groups):
+            found.append(f"pinky-brain's hooks in {path}")
     if not found:
         return None
     return Check("claude code: set up twice", "warn", f"the pinky plugin is enabled and {' and '.join(found)} "
