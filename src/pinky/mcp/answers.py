@@ -8,7 +8,7 @@ Claude Code gave up waiting: the first session after `pinky-brain setup` had no 
 What: answers.json holds, generated from the real server by `python -m pinky.mcp.answers` (and checked by
 tests/mcp/test_mcp_answers.py, which compares it byte for byte with what the real server answers, for every tier
 and every protocol version of the handshake): the initialize result (the same for every tier; its
-protocolVersion is the client's, for each version in `versions`) and, per tier, the names of its tools in
+protocolVersion becomes the client's, for each version in `versions`) and, per tier, the names of its tools in
 tools/list order, with each tool's definition once. The front serves them when its own cache (written from
 this install's real server) has no answer; the real server's own answer still arrives within the session, and a
 list that differs (an SDK release that serialises differently) makes the front send
@@ -44,7 +44,8 @@ def shipped(tier: str) -> dict:
         return {}
     if data.get("format") != FORMAT:
         return {}
-    return {"initialize": {version: {**initialize, "protocolVersion": version} for version in versions},
+    return {"initialize": {version: {key: version if key == "protocolVersion" else value  # in the server's order
+                                     for key, value in initialize.items()} for version in versions},
             "tools": {version: listed for version in versions}}
 
 
@@ -84,7 +85,6 @@ def generate(cwd: str) -> dict:
         tiers[tier] = [tool["name"] for tool in result["tools"]]
         tools.update((tool["name"], tool) for tool in result["tools"])
         listed = {key: value for key, value in result.items() if key != "tools"}
-    initialize = {key: value for key, value in initialize.items() if key != "protocolVersion"}
     return {"format": FORMAT, "versions": list(HANDSHAKE_PROTOCOL_VERSIONS), "initialize": initialize,
             "list": listed, "tiers": tiers, "tools": list(tools.values())}
 
