@@ -20,7 +20,8 @@ from test_plugin_runtime import PLUGIN, env_for, info, linked_runtime, plugin_co
 
 BIN = Path(sys.executable).parent
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "t", "version": "1"}}}
 
 
 def with_console_scripts(venv: Path) -> Path:
@@ -107,7 +108,7 @@ def test_the_local_bin_launchers_run_the_plugin_copy_claude_code_has_installed(t
     cache = installed_copy(config, tmp_path)
     for name in ("pinky-brain", "runtime/run"):
         stub = cache / name.replace("pinky-brain", "bin/pinky-brain")
-        stub.write_text(f'#!/bin/sh\necho "installed copy $*"\n')
+        stub.write_text('#!/bin/sh\necho "installed copy $*"\n')
     local = Path(env["HOME"]) / ".local" / "bin"
     for name, expected in (("pinky-brain", "installed copy --version"), ("pinky-hooks", "installed copy hooks x"),
                            ("pinky-mcp", "installed copy mcp x")):

@@ -46,7 +46,7 @@ def shipped(tier: str) -> dict:
         return {}
     return {"initialize": {version: {key: version if key == "protocolVersion" else value  # in the server's order
                                      for key, value in initialize.items()} for version in versions},
-            "tools": {version: listed for version in versions}}
+            "tools": dict.fromkeys(versions, listed)}
 
 
 # --- generating it -----------------------------------------------------------------------------------------
@@ -79,7 +79,10 @@ def generate(cwd: str) -> dict:
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
     latest = HANDSHAKE_PROTOCOL_VERSIONS[-1]
-    tiers, tools, listed, initialize = {}, {}, {}, {}
+    tiers: dict[str, list[str]] = {}
+    tools: dict[str, dict] = {}
+    listed: dict = {}
+    initialize: dict = {}
     for tier in TIER_NAMES:
         initialize, result = real_answers(tier, latest, cwd)
         tiers[tier] = [tool["name"] for tool in result["tools"]]

@@ -16,7 +16,8 @@ import re
 
 from pinky.hosts.catalog import CATALOG, Host
 
-COMMAND = re.compile(r"(/[^\s\"'\\]*/(?:pinky-hooks|pinky-mcp))(?![\w.-])")
+BREAKS = re.compile(r"[\s\"'\\]+")  # what ends a path in a JSON string, a TOML value or a command line
+NAMES = ("/pinky-hooks", "/pinky-mcp")
 MAX_BYTES = 8 << 20  # ~/.claude.json grows with every project; bigger than this it is not searched
 RUNTIME_READY = "pinky-ready"  # the marker of a Claude Code plugin runtime (plugin/runtime/pinky_runtime_lookup)
 
@@ -63,7 +64,8 @@ def _commands(path: str) -> list[tuple[str, str]]:
     if b"/pinky-" not in data:
         return []
     found: list[tuple[str, str]] = []
-    for command in dict.fromkeys(COMMAND.findall(data.decode("utf-8", "replace"))):
+    words = BREAKS.split(data.decode("utf-8", "replace"))
+    for command in dict.fromkeys(word for word in words if word.startswith("/") and word.endswith(NAMES)):
         why = problem(command)
         if why:
             found.append((command, why))
