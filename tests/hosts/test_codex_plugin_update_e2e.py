@@ -1,0 +1,75 @@
+"""Codex CLI, the real one, set up through the Claude Code plugin, keeps its tools and hooks across a plugin
+update (issue 36 item 1): `pinky-brain setup codex` once wrote the plugin runtime's own folder into Codex's
+config; the next plugin update (or commit in the clone a marketplace was added from) built a new runtime and
+deleted that folder, and the next `codex exec` printed `hook: SessionStart Failed` and had no brain tools.
+
+A fresh HOME where Claude Code has installed the plugin (its copy in the plugin cache, named in
+installed_plugins.json, its runtime in the plugin data folder, made the quick way of tests/test_plugin_runtime.py
+with pip's console scripts in its bin/), `setup codex` run by the plugin's own bin/pinky-brain, one session; then
+the plugin update: new package content, a new runtime, the old one deleted; then the next session."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from host_support import World, brain_tools, find_cli, new_world
+from host_worlds import CODEX_ENV, KNOWN, NEEDS_SETUP, SAVE, codex_command, codex_home, write_user_config
+from test_plugin_runtime import BASE_PYTHON, PLUGIN, linked_runtime, preparation
+from test_plugin_updates import update, with_console_scripts
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(6)]
+
+
+def install_plugin(world: World) -> tuple[Path, Path, dict[str, str]]:
+    """(the plugin copy Claude Code runs, its data folder, the environment its runtime is made in)."""
+    claude = world.home / ".claude"
+    copy = claude / "plugins" / "cache" / "pinky-market" / "pinky" / "0.1.0"
+    copy.parent.mkdir(parents=True)
+    shutil.copytree(PLUGIN, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (claude / "plugins" / "installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": {
+        "pinky@pinky-market": [{"scope": "user", "installPath": str(copy), "version": "0.1.0"}]}}, indent=2))
+    data = claude / "plugins" / "data" / "pinky-pinky-market"
+    return copy, data, {**world.env, "CLAUDE_PLUGIN_DATA": str(data), "PINKY_PYTHON": BASE_PYTHON}
+
+
+def offered_and_shown(world: World, name: str) -> tuple[list[str], str]:
+    session = world.sessions[name]
+    assert session.returncode == 0, session.stderr[-3000:]
+    assert "Failed" not in session.stderr, session.stderr[-3000:]  # codex: `hook: SessionStart Failed`
+    spaces = {tool.get("name"): tool for r in session.main for tool in r["body"]["tools"]
+              if tool.get("type") == "namespace"}
+    tools = sorted(tool["name"] for tool in spaces.get("mcp__pinky", {}).get("tools", []))
+    return tools, json.dumps(session.main[0]["body"]["input"], ensure_ascii=False) if session.main else ""
+
+
+@NEEDS_SETUP
+def test_codex_keeps_tools_and_hooks_across_a_plugin_update(tmp_path_factory: pytest.TempPathFactory,
+                                                            request: pytest.FixtureRequest) -> None:
+    codex = find_cli(request, "codex")
+    world = new_world(tmp_path_factory.mktemp("codex-plugin-update"), ("codex",), KNOWN)
+    write_user_config(world, "codex")
+    copy, data, runtime_env = install_plugin(world)
+    old = with_console_scripts(linked_runtime(runtime_env, copy))
+    done = world.run([str(copy / "bin" / "pinky-brain"), "setup", "codex"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    written = (codex_home(world) / "config.toml").read_text() + (codex_home(world) / "hooks.json").read_text()
+    assert str(data) not in written and str(world.home / ".local" / "bin" / "pinky-hooks") in written
+
+    world.session("before", [{"tool": "brain_save", "wait": 30, "input": SAVE}], codex_command(codex, "Save it."),
+                  CODEX_ENV)
+    tools, shown = offered_and_shown(world, "before")
+    assert tools == sorted(brain_tools()) and KNOWN[0] in shown, shown[-2000:]
+
+    update(copy)  # the plugin update: new content, so the next start needs (and here gets) a new runtime
+    new = linked_runtime(runtime_env, copy)
+    preparation.remove_unless_running(str(old))  # what the new runtime's prune does once KEEP_OLD lets it
+    assert new != old and not old.exists()
+
+    world.session("after", [{"tool": "brain_search", "wait": 30, "input": {"query": "pool"}}],
+                  codex_command(codex, "Search it."), CODEX_ENV)
+    tools, shown = offered_and_shown(world, "after")
+    assert tools == sorted(brain_tools()), world.sessions["after"].stderr[-3000:]
+    assert KNOWN[0] in shown, shown[-2000:]  # the SessionStart hook ran: its digest reached the model
