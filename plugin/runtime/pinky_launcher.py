@@ -16,7 +16,8 @@ The launcher is stdlib-only, one concern a module:
     pinky_mcp_standin.py      the MCP server that answers while the runtime is prepared, then relays
 
 The hot path (a hook runs on every Read and Edit) loads only this module and pinky_runtime_lookup, from
-launch.py's bytecode cache, and imports nothing beyond os and sys. The other two are imported, from the same
+launch.py's bytecode cache, and imports nothing beyond os, sys and fcntl (the runtime's lease: prune() deletes
+no runtime a process runs from). The other two are imported, from the same
 cache (BytecodeCache), only when the runtime is not ready, or for `prepare` and `info`.
 """
 

@@ -4,8 +4,9 @@ The runtime is a venv in <data>/runtime/<key>. <key> hashes the package source t
 (pyproject.toml and src/) and the Python version: a plugin update with new content gets a new runtime, an
 unchanged one reuses the old. It counts as ready only once <key>/pinky-ready exists, which is written last.
 
-A hook runs on every Read and Edit, so this module imports nothing beyond os and sys and compares file stats
-with a cached signature instead of hashing the source on every start.
+A hook runs on every Read and Edit, so this module imports nothing beyond os and sys (and fcntl for the lease a
+process takes on the runtime it runs from) and compares file stats with a cached signature instead of hashing
+the source on every start.
 """
 
 import os
