@@ -36,10 +36,10 @@ LAUNCHER = """#!/bin/sh
 plugin={root}
 config=${{CLAUDE_CONFIG_DIR:-$HOME/.claude}}
 case $plugin in */plugins/cache/*/*/*) config=${{plugin%%/plugins/cache/*}} ;; esac
-current=$(grep -o '"installPath"[[:space:]]*:[[:space:]]*"[^"]*/plugins/cache/[^"]*/pinky/[^"]*"' \\
-    "$config/plugins/installed_plugins.json" 2>/dev/null | sed 's|.*"\\([^"]*\\)"$|\\1|' |
+current=$(sed -n 's|.*"installPath"[[:space:]]*:[[:space:]]*"\\([^"]*/plugins/cache/[^"]*/pinky/[^"]*\\)".*|\\1|p' \\
+    "$config/plugins/installed_plugins.json" 2>/dev/null |
     while IFS= read -r path; do
-        [ -f "$path/runtime/run" ] && echo "$path" && break
+        [ -f "$path/bin/pinky-brain" ] && echo "$path" && break
     done)
 plugin=${{current:-$plugin}}
 if [ ! -f "$plugin/bin/pinky-brain" ]; then
