@@ -217,3 +217,16 @@ def test_a_broken_host_entry_is_said_at_the_next_session_start(tmp_path: Path, h
     fix = f"run `pinky-brain setup {host}`"
     assert fix in out["systemMessage"] and fix in out["hookSpecificOutput"]["additionalContext"]
     assert f"{gone}/pinky-" in out["systemMessage"] and fix in ran.stderr
+
+
+def test_doctor_warns_of_an_entry_that_names_a_plugin_runtime(tmp_path: Path) -> None:
+    """What pinky-brain wrote before these launchers still runs until the next update deletes it: doctor says so."""
+    env = user_env(tmp_path, tmp_path / "data")
+    runtime = with_console_scripts(linked_runtime({**env, "CLAUDE_PLUGIN_DATA": str(tmp_path / "data")}))
+    (Path(env["CODEX_HOME"]) / "config.toml").write_text(f'[mcp_servers.pinky]\ncommand = "{runtime}/bin/pinky-mcp"\n')
+    doctor = subprocess.run([str(BIN / "pinky-brain"), "doctor", "--json"], env={**env, "PINKY_HASH_EMBED": "1"},
+                            cwd=tmp_path, capture_output=True, text=True, timeout=180)
+    checks = {check["name"]: check for check in json.loads(doctor.stdout)["checks"]}
+    server = checks["Codex CLI: MCP server"]
+    assert server["status"] == "warn" and "next plugin update deletes" in server["detail"], server
+    assert server["fix"].startswith("pinky-brain setup codex")
