@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -73,3 +75,27 @@ def test_codex_keeps_tools_and_hooks_across_a_plugin_update(tmp_path_factory: py
     tools, shown = offered_and_shown(world, "after")
     assert tools == sorted(brain_tools()), world.sessions["after"].stderr[-3000:]
     assert KNOWN[0] in shown, shown[-2000:]  # the SessionStart hook ran: its digest reached the model
+
+
+@NEEDS_SETUP
+def test_the_first_codex_session_after_setup_has_the_tools_beside_two_cpu_hogs(
+        tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> None:
+    """Issue 36 item 3: with two CPU hogs the first session after `pinky-brain setup codex` (no MCP answers cached
+    yet) was offered none of the brain's tools, 3 runs of 3: Codex does not wait 7-16 s for a server's start."""
+    codex = find_cli(request, "codex")
+    world = new_world(tmp_path_factory.mktemp("codex-first-busy"), ("codex",), KNOWN)
+    write_user_config(world, "codex")
+    done = world.pinky("setup", "codex")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not (world.home / ".pinky" / "cache" / "mcp").exists()  # a first start: nothing cached
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        world.session("first", [{"tool": "brain_search", "wait": 30, "input": {"query": "deploy"}}],
+                      codex_command(codex, "Search it."), CODEX_ENV)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    tools, shown = offered_and_shown(world, "first")
+    assert tools == sorted(brain_tools()), world.sessions["first"].stderr[-3000:]
+    assert KNOWN[0] in shown
