@@ -106,3 +106,24 @@ def test_the_first_codex_session_after_setup_has_the_tools_beside_two_cpu_hogs(
     tools, shown = offered_and_shown(world, "first")
     assert tools == sorted(brain_tools()), world.sessions["first"].stderr[-3000:]
     assert KNOWN[0] in shown and Path(slow["PINKY_TEST_SDK_MARKER"]).exists()  # the slow import did happen
+
+
+@NEEDS_SETUP
+def test_a_codex_session_runs_what_setup_project_wrote(tmp_path_factory: pytest.TempPathFactory,
+                                                       request: pytest.FixtureRequest) -> None:
+    """Issue 36 item 2: `setup codex --project` writes portable `sh -c` commands (no path of this machine);
+    the real Codex runs them: the server's tools are offered and the SessionStart hook's digest is shown."""
+    codex = find_cli(request, "codex")
+    world = new_world(tmp_path_factory.mktemp("codex-project"), ("codex",), KNOWN)
+    write_user_config(world, "codex")
+    done = world.pinky("setup", "codex", "--project")
+    assert done.returncode == 0, done.stdout + done.stderr
+    written = "".join(p.read_text() for p in (world.project / ".codex").iterdir())
+    assert str(world.root) not in written and "sh -c" in written
+    trust = ["--trust", "--dangerously-bypass-hook-trust"]  # a project is trusted, and its hooks accepted, once
+    world.session("project", [{"tool": "brain_search", "input": {"query": "deploy"}}],
+                  [*codex_command(codex, "Search it.")[:2], *trust, *codex_command(codex, "Search it.")[2:]],
+                  CODEX_ENV)
+    tools, shown = offered_and_shown(world, "project")
+    assert tools == sorted(brain_tools()), world.sessions["project"].stderr[-3000:]
+    assert KNOWN[0] in shown, shown[-2000:]
