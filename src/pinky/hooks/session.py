@@ -31,8 +31,11 @@ if TYPE_CHECKING:
 REINDEX_DEBOUNCE_S = 60
 
 
-def session_start(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
-    offer = "\n".join(filter(None, [install_offer(loc), *broken_hosts()])) or None
+def session_start(payload: dict, loc: Locations, state: StateFiles, notices: bool = True) -> dict | None:
+    """notices=False: a digest that goes into a rules file the repository commits (Cursor, Copilot, Windsurf)
+    carries no notice about this machine's configs; they still go to stderr."""
+    broken = broken_hosts()
+    offer = ("\n".join(filter(None, [install_offer(loc), *broken])) or None) if notices else None
     if not loc.in_project:  # not a pinky project: silent, but for the install-cli offer and broken host entries
         return {"systemMessage": offer} if offer else None
     if not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
