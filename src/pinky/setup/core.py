@@ -23,8 +23,9 @@ from pinky.hosts.catalog import SERVER, Host
 from pinky.setup import entries, formats
 
 STATE_FILE = "files.json"
-TRUST_STEP = ("Codex runs project hooks once you trust them: start `codex` in the repository once and accept "
-              "pinky-brain's hooks (or run `codex exec --dangerously-bypass-hook-trust`)")
+TRUST_STEP = ("Codex reads a project's .codex/ and runs its hooks once you trust them: start `codex` in the repository "
+              "once, trust it and accept pinky-brain's hooks (or run `codex exec --trust "
+              "--dangerously-bypass-hook-trust`)")
 
 
 @dataclass
