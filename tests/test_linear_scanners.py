@@ -67,6 +67,7 @@ PATTERNS: dict[tuple[str, str], tuple[str, ...]] = {
     ("pinky.search.history", "HISTORY"): ("3 ", "last ", "what did ", "2026-", "2026-w", "nov 3"),
     ("pinky.sync.run", "_OBJECT_ID"): (),
     ("pinky.setup.codex_trust", "_WORD_START"): ("A", "aB"),
+    ("pinky.setup.broken", "BREAKS"): (" ", "\\", " a"),
     ("pinky.setup.formats", "_FIRST_INDENT"): ("{\n ", "{ \t", "{\r\n\t"),
     ("pinky.capture.brain_calls", "_BRAIN_TOOL"): ("_brain_", "brain_save_", "__brain_update"),
     ("pinky.capture.brain_calls", "_ANSWER"): ("Saved a → ", "Saved a → b,", "Updated  → "),

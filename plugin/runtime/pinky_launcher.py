@@ -16,7 +16,8 @@ The launcher is stdlib-only, one concern a module:
     pinky_mcp_standin.py      the MCP server that answers while the runtime is prepared, then relays
 
 The hot path (a hook runs on every Read and Edit) loads only this module and pinky_runtime_lookup, from
-launch.py's bytecode cache, and imports nothing beyond os and sys. The other two are imported, from the same
+launch.py's bytecode cache, and imports nothing beyond os, sys and fcntl (the runtime's lease: prune() deletes
+no runtime a process runs from). The other two are imported, from the same
 cache (BytecodeCache), only when the runtime is not ready, or for `prepare` and `info`.
 """
 
@@ -29,6 +30,7 @@ from pinky_runtime_lookup import (
     LauncherError,
     entry_script,
     is_ready,
+    lease,
     plugin_root,
     remember_python,
     runtime_home,
@@ -102,6 +104,8 @@ def run_in(data: str, venv: str, mode: str, args: list[str]) -> int:
         remember_python(data, venv, replace=False)
         python = venv_python(venv)
         os.execv(python, [python, entry_script(), data, mode, *args])
+    if not lease(venv):
+        raise LauncherError(f"the runtime {venv} was removed while starting; start again")
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
     program, module = ENTRY_POINTS[mode]

@@ -4,8 +4,9 @@ The runtime is a venv in <data>/runtime/<key>. <key> hashes the package source t
 (pyproject.toml and src/) and the Python version: a plugin update with new content gets a new runtime, an
 unchanged one reuses the old. It counts as ready only once <key>/pinky-ready exists, which is written last.
 
-A hook runs on every Read and Edit, so this module imports nothing beyond os and sys and compares file stats
-with a cached signature instead of hashing the source on every start.
+A hook runs on every Read and Edit, so this module imports nothing beyond os and sys (and fcntl for the lease a
+process takes on the runtime it runs from) and compares file stats with a cached signature instead of hashing
+the source on every start.
 """
 
 import os
@@ -48,6 +49,28 @@ def python_tag() -> str:
 def is_ready(venv: str) -> bool:
     # exists() follows the venv's python symlink: a runtime whose base interpreter was removed is not ready.
     return os.path.isfile(os.path.join(venv, READY)) and os.path.exists(venv_python(venv))
+
+
+_leases: list[int] = []  # the open files whose shared locks say "a process runs from this runtime"
+
+
+def lease(venv: str) -> bool:
+    """Hold a shared lock on the runtime's ready marker for this process's life (and across an exec): prune()
+    deletes no runtime whose marker someone holds, so a server running for hours keeps its files. False when the
+    runtime went away in the meantime (it was pruned between the readiness check and this lock)."""
+    import fcntl
+
+    try:
+        fd = os.open(os.path.join(venv, READY), os.O_RDONLY)
+        fcntl.flock(fd, fcntl.LOCK_SH)  # waits only while prune() holds it to move the runtime away
+    except OSError:
+        return False
+    if not os.path.isfile(os.path.join(venv, READY)):  # moved away while this process waited
+        os.close(fd)
+        return False
+    os.set_inheritable(fd, True)
+    _leases.append(fd)
+    return True
 
 
 def remember_python(data: str, venv: str, replace: bool = True) -> None:

@@ -10,7 +10,7 @@ Read and Edit, try again after RETRY_AFTER_FAILURE seconds, or at once when pip'
 variable, a pip.conf): what failed may have changed. While it runs, the step it
 is on is kept in runtime/progress; when it is done, how long each step took goes into runtime/last-preparation:
 the stand-in server's brain_status reads both to say what is happening and how long it should still take.
-Everything is also written to runtime/prepare.log. A new runtime prunes all but KEEP_OLD older ones.
+Everything is also written to runtime/prepare.log. A new runtime prunes the older ones nothing needs (prune).
 
 The standard library is imported inside the functions that use it: the launcher imports this module with the
 pycache prefix pointing at its own bytecode cache (see launch.py), and stdlib modules imported at module level
@@ -335,24 +335,79 @@ def progress_report(data: str, key: str) -> tuple[str, float]:
 
 
 def prune(home: str, keep: str) -> None:
-    """Delete half-built runtimes and build folders, and all but the newest KEEP_OLD older runtimes (called
-    under the lock, so nothing is being built). The launcher's own bytecode cache (`pycache`) stays."""
+    """Delete half-built runtimes and build folders, and the older runtimes nothing needs (called under the
+    lock, so nothing is being built). A runtime stays while a plugin folder still needs it (named_keys: the
+    clone a marketplace was added from and Claude Code's copy of it may need different ones, and each would
+    otherwise rebuild the one the other deleted), while a process runs from it (its lease, see
+    pinky_runtime_lookup.lease), and the newest KEEP_OLD others stay too. The launcher's bytecode cache stays."""
     import shutil
 
-    old = []
+    named, old = named_keys(home), []
     for entry in os.scandir(home):
         if not entry.is_dir(follow_symlinks=False) or entry.name in ("keys", "pycache") or entry.path == keep:
             continue
-        if entry.name.startswith("."):  # a .build- folder left by a killed build
+        if entry.name.startswith("."):  # a .build- folder left by a killed build, or a pruned runtime
             shutil.rmtree(entry.path, ignore_errors=True)
             continue
         marker = os.path.join(entry.path, READY)
         if os.path.isfile(marker):
-            old.append((os.stat(marker).st_mtime, entry.path))
+            if entry.name not in named:
+                old.append((os.stat(marker).st_mtime, entry.path))
         else:
             shutil.rmtree(entry.path, ignore_errors=True)
     for _, path in sorted(old, reverse=True)[KEEP_OLD:]:
-        shutil.rmtree(path, ignore_errors=True)
+        remove_unless_running(path)
+
+
+def named_keys(home: str) -> set[str]:
+    """The runtimes a plugin folder on this machine needs now: the keys recorded in runtime/keys/ for a folder
+    whose package source is still what the key was computed from. A record whose folder is gone (an old
+    plugin version Claude Code removed) is deleted."""
+    from pinky_runtime_lookup import source_files, stat_signature
+
+    keys, folder = set(), os.path.join(home, "keys")
+    try:
+        records = [entry.path for entry in os.scandir(folder) if entry.name.endswith(".txt")]
+    except OSError:
+        return keys
+    for record in records:
+        try:
+            with open(record, encoding="utf-8") as handle:
+                root, _tag, key, signature = handle.read().split("\n", 3)
+        except (OSError, ValueError):
+            continue
+        try:
+            current = stat_signature(source_files(os.path.join(root, "package")))
+        except (OSError, LauncherError):
+            try:
+                os.unlink(record)  # the plugin folder is gone
+            except OSError:
+                pass
+            continue
+        if current == signature:
+            keys.add(key)
+    return keys
+
+
+def remove_unless_running(path: str) -> None:
+    """Delete a runtime unless a process holds its lease: under an exclusive lock on its ready marker it is
+    first moved aside (a launcher waiting for the lease then sees it gone), then deleted."""
+    import fcntl
+    import shutil
+
+    try:
+        fd = os.open(os.path.join(path, READY), os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        aside = os.path.join(os.path.dirname(path), f".pruned-{os.path.basename(path)}-{os.getpid()}")
+        os.rename(path, aside)
+    except OSError:
+        return  # in use (BlockingIOError), or already gone
+    finally:
+        os.close(fd)
+    shutil.rmtree(aside, ignore_errors=True)
 
 
 # --- bookkeeping: the log, the failure record, the lock, the background start -------------------------

@@ -4,8 +4,10 @@ folder, every file equals the committed one (`python -m pinky.setup.packaging` r
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
+from pinky.setup.entries import find_script
 from pinky.setup.packaging import GEMINI_DIR, gemini_files, write
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,8 +25,10 @@ def test_the_committed_gemini_extension_is_the_generated_one(tmp_path: Path) -> 
 def test_the_extension_runs_pinkys_commands_for_gemini() -> None:
     files = gemini_files()
     manifest = json.loads(files["gemini-extension.json"])
-    assert manifest["mcpServers"]["pinky"]["command"] == "pinky-mcp"
+    server = manifest["mcpServers"]["pinky"]
+    assert [server["command"], *server["args"]] == ["sh", "-c", find_script("pinky-mcp"), "pinky-mcp"]
     hooks = json.loads(files["hooks/hooks.json"])["hooks"]
     assert {"SessionStart", "BeforeAgent", "AfterAgent"} <= set(hooks)
-    assert hooks["AfterAgent"][0]["hooks"][0]["command"] == "pinky-hooks --host gemini stop"
+    words = shlex.split(hooks["AfterAgent"][0]["hooks"][0]["command"])
+    assert words[:2] == ["sh", "-c"] and words[3:] == ["pinky-hooks", "--host", "gemini", "stop"]
     assert "mcp_pinky_brain_search" in files["GEMINI.md"]

@@ -29,6 +29,20 @@ def repository_root(start: str) -> str:
         folder = parent
 
 
+def refuse_beside_the_plugin(project: str | None) -> None:
+    """Claude Code with the pinky plugin enabled already has the server and the hooks: a second registration
+    showed every brain tool twice and two session digests (issue 36 item 7)."""
+    from pathlib import Path
+
+    from pinky.errors import Conflict
+    from pinky.setup.claude_doctor import load_quiet, plugin_enabled, settings_files
+
+    if plugin_enabled([load_quiet(path) for path in settings_files(Path(project) if project else None)]):
+        raise Conflict("the pinky plugin is enabled in Claude Code and brings the server and the hooks itself: "
+                       "setting them up too shows every brain tool twice; disable the plugin first (claude plugin "
+                       "disable pinky@pinky-market), or pass --force")
+
+
 @cli.command("setup")
 @click.argument("host", type=click.Choice(HOSTS))
 @click.option("--project", is_flag=True, help="Write the repository's own config (.codex/, .gemini/, ...) instead "
@@ -36,8 +50,10 @@ def repository_root(start: str) -> str:
 @click.option("--remove", is_flag=True, help="Take out what setup wrote (the original bytes when nothing else "
               "changed).")
 @click.option("--dry-run", is_flag=True, help="Print the change as a unified diff and write nothing.")
+@click.option("--force", is_flag=True, help="Set up Claude Code even though the pinky plugin is enabled (every brain "
+              "tool would appear twice).")
 @click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
-def setup_host(host: str, project: bool, remove: bool, dry_run: bool, as_json: bool) -> None:
+def setup_host(host: str, project: bool, remove: bool, dry_run: bool, force: bool, as_json: bool) -> None:
     """Register pinky-brain's MCP server (pinky-mcp) and its hooks (pinky-hooks --host HOST) in HOST's config,
     merged with what is there; idempotent. User level unless --project.
 
@@ -47,11 +63,13 @@ def setup_host(host: str, project: bool, remove: bool, dry_run: bool, as_json: b
         pinky-brain setup gemini --dry-run
     """
     from pinky.hosts.catalog import host as find_host
-    from pinky.setup import core
+    from pinky.setup import core, entries
     from pinky.setup.entries import COMMANDS
 
     found = find_host(host)
     where = repository_root(os.getcwd()) if project else None
+    if host == "claude" and not remove and not force:
+        refuse_beside_the_plugin(where)
     if dry_run:
         result = core.plan(found, project=where, remove=remove)
         diff = "".join(change.diff() for change in result.changes if change.changed)
@@ -60,7 +78,9 @@ def setup_host(host: str, project: bool, remove: bool, dry_run: bool, as_json: b
         else:
             click.echo(diff or "nothing to change", nl=not diff)
         return
+    written = [] if remove or project else entries.plugin_launchers()
     result = core.run(found, project=where, remove=remove)
+    result.notes[:0] = written
     if remove and found.context == "rules":
         _remove_rules(result, found, project)
     if not remove and shutil.which(COMMANDS[host]) is None:

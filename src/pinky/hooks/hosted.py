@@ -53,7 +53,7 @@ def run_hosted(name: str, event: str, raw: dict) -> dict | None:
 def _session_start(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
     from pinky.hooks.session import session_start
 
-    out = session_start(payload, loc, StateFiles(loc.state_dir))
+    out = session_start(payload, loc, StateFiles(loc.state_dir), notices=found.context != "rules")
     digest = (out or {}).get("hookSpecificOutput", {}).get("additionalContext")
     if not isinstance(digest, str):
         return None

@@ -31,9 +31,12 @@ if TYPE_CHECKING:
 REINDEX_DEBOUNCE_S = 60
 
 
-def session_start(payload: dict, loc: Locations, state: StateFiles) -> dict | None:
-    offer = install_offer(loc)
-    if not loc.in_project:  # not a pinky project: silent, but for the one-time install-cli offer
+def session_start(payload: dict, loc: Locations, state: StateFiles, notices: bool = True) -> dict | None:
+    """notices=False: a digest that goes into a rules file the repository commits (Cursor, Copilot, Windsurf)
+    carries no notice about this machine's configs; they still go to stderr."""
+    broken = broken_hosts()
+    offer = ("\n".join(filter(None, [install_offer(loc), *broken])) or None) if notices else None
+    if not loc.in_project:  # not a pinky project: silent, but for the install-cli offer and broken host entries
         return {"systemMessage": offer} if offer else None
     if not os.environ.get(ENV_HOOKS_NO_BACKGROUND):
         spawn_reindex(loc)
@@ -50,6 +53,17 @@ def session_start(payload: dict, loc: Locations, state: StateFiles) -> dict | No
         out["systemMessage"] = offer
         out["hookSpecificOutput"]["additionalContext"] += f"\n{offer} (tell the user; it is for their shell)"
     return out
+
+
+def broken_hosts() -> list[str]:
+    """The hosts whose config runs a pinky command that is gone (pinky.setup.broken), also on stderr: a host that
+    shows no systemMessage still shows a hook's stderr."""
+    from pinky.setup.broken import broken_entries
+
+    lines = broken_entries()
+    for line in lines:
+        sys.stderr.write(line + "\n")
+    return lines
 
 
 # --- the command in the user's own shell ---------------------------------------------------------

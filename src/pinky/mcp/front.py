@@ -5,7 +5,9 @@ takes 0.4 s on a quiet machine and took 6 s on a busy 2-core one, while `claude 
 servers and then runs the turn without their tools.
 
 How: the console script starts here, with the standard library only. It answers `initialize` and `tools/list`
-itself, from a cache of what the real server answered the last time (so the answers cannot differ from its own):
+itself, from a cache of what the real server answered the last time (so the answers cannot differ from its own),
+or before there is one from the answers shipped in the package (pinky.mcp.answers: the first start after an
+install or update, on a busy machine, must list the tools too):
 $PINKY_HOME/cache/mcp/<install>.json, one file per installation and PINKY_TIER, with one answer per protocol
 version, and valid only while every file of the pinky package and the SDK's packages keeps its size and mtime.
 Only then does it start the real server (`python -P -m pinky.mcp.server`, stderr shared): when the cached tool
@@ -15,8 +17,8 @@ closed at once none is started). It passes lines between the real server and the
 server gets the client's `initialize` (its own answer is dropped: the client has one) and the front asks it for
 `tools/list` once: when the answer differs from the cache (an edit the key missed), the cache is rewritten and,
 if the cached list was served, `notifications/tools/list_changed` makes the client list again. Without a valid
-cache (the first start of an install or after an update) everything is relayed, and the cache is written for the
-next start.
+cache (the first start of an install or after an update) the shipped answers are served, and the cache is
+written for the next start.
 
 The cache is trusted only as a regular file owned by this user and writable by nobody else, opened without
 following a link or waiting on a FIFO, whose answers match the SHA-256 kept in its first line; anything else is
@@ -210,21 +212,28 @@ class Front:
         self.answered_init = False  # the front answered it from the cache: drop the real server's answer
         self.served_tools: object = None  # the cached tools/list result the front served, if it did
         self.fresh: dict = {}  # the real server's answers, for the cache
-        self.cache: dict = {}
+        self.cache: dict = {}  # what the front serves: the stored answers, else the shipped ones
+        self.stored: dict = {}
+        self.writer: threading.Thread | None = None  # writing the cache
 
     def serve(self) -> int:
         from pinky.mcp import lifeline
 
         if lifeline.ENV in os.environ:
             lifeline.hold()  # started by the plugin's stand-in server: die with it, and the real server with us
-        self.cache = read_cache(self.path, self.signature)
-        if (os.environ.get(ENV_TIER) or "").strip().lower() not in TIERS:
+        from pinky.mcp.answers import shipped
+
+        tier = (os.environ.get(ENV_TIER) or "").strip().lower()
+        self.stored = read_cache(self.path, self.signature)  # this install's own answers, when a session wrote them
+        ready = shipped(tier) if tier in TIERS else {}  # else the package's (pinky.mcp.answers): the first start too
+        self.cache = {part: {**ready.get(part, {}), **self.stored.get(part, {})} for part in ("initialize", "tools")}
+        if tier not in TIERS:
             self.start_child()  # it says what is wrong and exits, even to a client that says nothing
         try:
             self.read_client()
             if self.child is None:
                 return 0  # the client only initialized (answered from the cache), or said nothing at all
-            if self.init_id is not None and not self.answered_init:
+            if self.init_id is not None and self.version not in self.stored.get("tools", {}):
                 self.probed.wait()  # the client is done; the cache still needs the real server's answers
         except KeyboardInterrupt:
             pass
@@ -348,6 +357,8 @@ class Front:
             self.emit(b"".join(kept))
         self.emit(pending)
         sys.stderr.flush()
+        if self.writer is not None:
+            self.writer.join(10)  # the cache for the next start, whose first answers it is
         os._exit(self.child.wait())
 
     def kept_back(self, line: bytes) -> bool:
@@ -384,10 +395,11 @@ class Front:
             return
         if self.served_tools is not None and self.served_tools != tools:
             self.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
-        known_init, known_tools = self.cache.get("initialize", {}), self.cache.get("tools", {})
+        known_init, known_tools = self.stored.get("initialize", {}), self.stored.get("tools", {})
         if known_init.get(version) != initialize or known_tools.get(version) != tools:
             answers = {"initialize": {**known_init, version: initialize}, "tools": {**known_tools, version: tools}}
-            threading.Thread(target=write_cache, args=(self.path, self.signature, answers)).start()
+            self.writer = threading.Thread(target=write_cache, args=(self.path, self.signature, answers))
+            self.writer.start()
 
     def send(self, message: dict) -> None:
         """A message to the client (called under the lock)."""

@@ -211,6 +211,10 @@ def main() -> None:
     except PinkyError as exc:
         print(f"pinky-mcp: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
+    from pinky.setup.broken import broken_entries
+
+    for line in broken_entries():  # another host's entry that no longer runs: said where a user may look
+        print(line, file=sys.stderr)
     try:
         anyio.run(serve, config, tier)
     except KeyboardInterrupt:

@@ -151,12 +151,42 @@ def _trust(root: Path, settings: list[dict[str, Any]], project_state: dict[str, 
                  f"--allowedTools '{rule}' to claude -p")
 
 
+def _twice(settings: list[dict[str, Any]]) -> Check | None:
+    """The plugin enabled and `pinky-brain setup claude`'s user-level server or hooks too: every brain tool twice,
+    two session digests (issue 36 item 7). Both where setup writes (under HOME) and where Claude Code reads
+    (CLAUDE_CONFIG_DIR, when set)."""
+    if not plugin_enabled(settings):
+        return None
+    from pinky.hosts.catalog import host
+    from pinky.setup.core import config_path
+    from pinky.setup.entries import is_ours
+
+    claude = host("claude")
+    found = []
+    for path in dict.fromkeys([claude_json(), Path(str(config_path(claude, "mcp", project=None)))]):
+        servers = load_quiet(path).get("mcpServers")
+        if isinstance(servers, dict) and MCP_JSON_KEY in servers:
+            found.append(f"the {MCP_JSON_KEY!r} server in {path}")
+    for path in dict.fromkeys([claude_dir() / "settings.json", Path(str(config_path(claude, "hooks", project=None)))]):
+        hooks = load_quiet(path).get("hooks")
+        groups = [g for gs in hooks.values() if isinstance(gs, list) for g in gs] if isinstance(hooks, dict) else []
+        if any(is_ours(group) for group in groups):
+            found.append(f"pinky-brain's hooks in {path}")
+    if not found:
+        return None
+    return Check("claude code: set up twice", "warn", f"the pinky plugin is enabled and {' and '.join(found)} "
+                 "too: every brain tool appears twice and each session gets two digests",
+                 "pinky-brain setup claude --remove (the plugin brings both), or disable the plugin")
+
+
 def claude_checks(config: Config) -> list[Check]:
     """Is Claude Code wired up: plugin and its runtime, one server, trust."""
     root = config.project_root
     settings = [load_quiet(p) for p in settings_files(root)]
     has_entry = root is not None and MCP_JSON_KEY in (load_quiet(root / ".mcp.json").get("mcpServers") or {})
     checks = [_plugin(settings, has_entry)]
+    twice = _twice(settings)
+    checks += [twice] if twice else []
     runtime = _runtime(settings)
     checks += [runtime] if runtime else []
     if root is None:  # the project's .mcp.json, approvals and trust only exist inside a project

@@ -31,25 +31,24 @@ DEFAULT_DIR = "~/.local/bin"  # where pipx, uv and pip --user put commands; on P
 
 LAUNCHER = """#!/bin/sh
 {mark}
-# Runs the pinky Claude Code plugin's own bin/pinky-brain. Claude Code keeps the plugin in a folder named after
-# its version and replaces it on update, so when the folder below is such a copy the current one is looked up
-# in installed_plugins.json on every start. Rerun `pinky-brain install-cli` to point this file elsewhere.
+# Runs the pinky Claude Code plugin's own bin/pinky-brain (or, for pinky-mcp and pinky-hooks, its runtime/run).
+# The plugin Claude Code has installed comes first, looked up in its installed_plugins.json at every start:
+# Claude Code copies a plugin (even from a marketplace added by path) into a folder named after its version and
+# replaces it on update, and running the copy Claude Code runs means one runtime for both. The folder below is
+# the fallback (the plugin this file was written from). Rerun `pinky-brain install-cli` to point it elsewhere.
 plugin={root}
-case $plugin in
-*/plugins/cache/*/*/*)
-    family=${{plugin%/*}}/
-    list=${{plugin%%/plugins/cache/*}}/plugins/installed_plugins.json
-    current=$(sed -n 's|^[[:space:]]*"installPath":[[:space:]]*"\\([^"]*\\)".*|\\1|p' "$list" 2>/dev/null |
-        while IFS= read -r path; do
-            case $path in "$family"*) [ -f "$path/bin/pinky-brain" ] && echo "$path" && break ;; esac
-        done)
-    plugin=${{current:-$plugin}}
-    ;;
-esac
+config=${{CLAUDE_CONFIG_DIR:-$HOME/.claude}}
+case $plugin in */plugins/cache/*/*/*) config=${{plugin%%/plugins/cache/*}} ;; esac
+current=$(sed -n 's|.*"installPath"[[:space:]]*:[[:space:]]*"\\([^"]*/plugins/cache/[^"]*/pinky/[^"]*\\)".*|\\1|p' \\
+    "$config/plugins/installed_plugins.json" 2>/dev/null |
+    while IFS= read -r path; do
+        [ -f "$path/bin/pinky-brain" ] && echo "$path" && break
+    done)
+plugin=${{current:-$plugin}}
 if [ ! -f "$plugin/bin/pinky-brain" ]; then
     echo "pinky-brain: the pinky plugin is no longer in $plugin; reinstall it (claude plugin install" \\
         "pinky@pinky-market), or remove this launcher ($0)" >&2
-    exit 1
+    exit {missing}
 fi
 exec sh "$plugin/{target}"{mode} "$@"
 """
@@ -111,7 +110,8 @@ def this_cli(program: str | None = None, executable: str | None = None) -> tuple
 def launcher_text(root: str, mode: str | None = None) -> str:
     """The launcher of the plugin's bin/pinky-brain, or with `mode` (mcp, hooks) of its runtime in that mode."""
     return LAUNCHER.format(mark=LAUNCHER_MARK, root="'" + root.replace("'", "'\\''") + "'",
-                           target="runtime/run" if mode else f"bin/{NAME}", mode=f" {mode}" if mode else "")
+                           target="runtime/run" if mode else f"bin/{NAME}", mode=f" {mode}" if mode else "",
+                           missing=0 if mode == "hooks" else 1)  # a hook fails open
 
 
 def install_cli(directory: str | None = None, *, force: bool = False, program: str | None = None,
@@ -139,12 +139,17 @@ def install_cli(directory: str | None = None, *, force: bool = False, program: s
     return result
 
 
-def install_companions(folder: Path, kind: str, source: str, force: bool) -> list[str]:
+def install_companions(folder: Path, kind: str, source: str, force: bool, keep_pinky: bool = False) -> list[str]:
     """pinky-mcp and pinky-hooks beside pinky-brain, so a host's config (pinky-brain setup) runs commands that
-    survive updates; one line per command written."""
+    survive updates; one line per command written. keep_pinky (setup): a command already there that runs
+    another pinky install (a link to pipx's console script) is left as it is, not refused."""
     done = []
+    if keep_pinky:
+        _check_folder(folder)
     for name, mode in COMPANIONS.items():
         target = folder / name
+        if keep_pinky and _existing(target) and runs_pinky(str(target)):
+            continue
         if kind == "plugin":
             if _write_launcher(target, launcher_text(source, mode), force):
                 done.append(f"wrote {target}, a launcher for the plugin's `{mode}` runtime")
@@ -153,6 +158,16 @@ def install_companions(folder: Path, kind: str, source: str, force: bool) -> lis
         if os.path.isfile(script) and _link(target, script, force):
             done.append(f"linked {target} -> {script}")
     return done
+
+
+def runs_pinky(path: str) -> bool:
+    """An executable file that runs pinky: a console script (it imports `pinky.`), or a launcher of the plugin."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(8192)
+    except OSError:
+        return False
+    return os.access(path, os.X_OK) and (b"pinky." in head or b"pinky-brain" in head)
 
 
 def _check_folder(folder: Path) -> None:

@@ -28,8 +28,9 @@ from pinky.setup import entries, formats, toml_edit, userfile
 
 STATE_FILE = "files.json"
 ATTEMPTS = 20  # plans made again when another program changes a file while setup writes it (each ~10 ms)
-TRUST_STEP = ("Codex runs project hooks once you trust them: start `codex` in the repository once and accept "
-              "pinky-brain's hooks (or run `codex exec --dangerously-bypass-hook-trust`)")
+TRUST_STEP = ("Codex reads a project's .codex/ and runs its hooks once you trust them: start `codex` in the repository "
+              "once, trust it and accept pinky-brain's hooks (or run `codex exec --trust "
+              "--dangerously-bypass-hook-trust`)")
 
 
 @dataclass
@@ -232,7 +233,8 @@ def opencode_plugin(folder: str) -> bytes:
 def plan(host: Host, *, project: str | None = None, remove: bool = False, folder: str | None = None,
          env: dict[str, str] | None = None) -> Plan:
     """What setup (or --remove) would write for `host`; nothing is written."""
-    folder = folder or (entries.launcher_dir() if not remove else "")
+    if folder is None:  # --project: commands found at run time, so the files hold no path of this machine
+        folder = "" if remove or project else entries.launcher_dir()
     per_file: dict[str, list[Any]] = {}
     fmt: dict[str, str] = {}
     mcp_path = config_path(host, "mcp", project=project, env=env)

@@ -87,6 +87,12 @@ def mcp_check(host: Host, entry: Any, path: str | None) -> Check:
     if not runnable(command):
         return Check(name, "error", f"{path} runs {command}, which is not there or not executable",
                      f"pinky-brain setup {host.name} (it writes the command of this install)")
+    from pinky.setup.broken import problem
+
+    soon = problem(command) if os.path.isabs(command) else None
+    if soon:  # a plugin runtime's own folder, written by an older pinky-brain: the next update deletes it
+        return Check(name, "warn", f"{path} runs {command}, {soon}",
+                     f"pinky-brain setup {host.name} (it writes a launcher that survives updates)")
     return Check(name, "ok", f"{command} (in {path})")
 
 
