@@ -47,13 +47,16 @@ class Candidate:
     transcript: str
 
 
-def candidate_from(evidence: Evidence, session: PastSession, when: datetime, prompts: Iterable[str]) -> Candidate:
-    """A candidate for one sign of a turn ending at `when`; its text redacted as the diary's is."""
+def candidate_from(evidence: Sequence[Evidence], session: PastSession, when: datetime,
+                   prompts: Iterable[str]) -> Candidate:
+    """One candidate for a turn ending at `when` that shows these signs (the first names its kind: one learning
+    often shows two, a failure fixed and the file its error named edited); its text redacted as the diary's is."""
     asked = [p for p in prompts if p.strip()]
     prompt = _flat(redact(asked[0][:4000], unlabelled=True), PROMPT_SHOWN) if asked else ""
-    text = _flat(redact(evidence.text, unlabelled=True), 300)
-    key = hashlib.sha1(f"{session.session_id}\0{evidence.kind}\0{evidence.text}".encode()).hexdigest()[:12]
-    return Candidate(key, evidence.kind, text, prompt, NOTE_TYPE.get(evidence.kind, "note"), session.host,
+    text = _flat(redact("; ".join(e.text for e in evidence), unlabelled=True), 400)
+    first = evidence[0]
+    key = hashlib.sha1(f"{session.session_id}\0{first.kind}\0{first.text}".encode()).hexdigest()[:12]
+    return Candidate(key, first.kind, text, prompt, NOTE_TYPE.get(first.kind, "note"), session.host,
                      short_session(session.session_id), as_local(when).isoformat(timespec="minutes"),
                      str(session.path))
 
@@ -96,7 +99,7 @@ def merge_candidates(path: Path, found: Sequence[Candidate]) -> int:
         items = [i for i in data.get("open") or [] if isinstance(i, dict)]
         decided = set(data.get("decided") or [])
         known = {i.get("id") for i in items} | decided
-        new = [asdict(c) for c in dict((c.id, c) for c in found).values() if c.id not in known]
+        new = [asdict(c) for c in {c.id: c for c in found}.values() if c.id not in known]
         if new:
             fileio.atomic_write(path, json.dumps({"open": items + new, "decided": sorted(decided)}, indent=1))
         return len(new)

@@ -155,8 +155,9 @@ def _gemini(path: Path, size: int, events: list[dict]) -> PastSession | None:
         return None
     texts: list[object] = []
     for event in events:  # the context listing the workspace comes as a message, or inside a `$set` of them
-        update = event.get("$set") if isinstance(event.get("$set"), dict) else {}
-        messages = update.get("messages") if isinstance(update.get("messages"), list) else [event]
+        update = event.get("$set")
+        listed = update.get("messages") if isinstance(update, dict) else None
+        messages: list = listed if isinstance(listed, list) else [event]
         for message in messages:
             content = message.get("content") if isinstance(message, dict) and message.get("type") == "user" else None
             texts += [c.get("text") for c in content if isinstance(c, dict)] if isinstance(content, list) else [content]

@@ -17,7 +17,9 @@ asked or saved: what they find is kept as candidate notes (`pinky.capture.candid
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import tempfile
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -27,14 +29,16 @@ from pinky.capture.diary import append_diary
 from pinky.capture.evidence import Timeline
 from pinky.capture.foreign import translator
 from pinky.capture.past_sessions import PastSession, find_sessions
-from pinky.capture.recorder import OffsetStore, TurnTrack
+from pinky.capture.recorder import OFFSET_MAX_AGE_S, OffsetStore, TurnTrack
 from pinky.capture.transcript import Transcript, prompt_text
 from pinky.errors import NotFound
 
-__all__ = ["IMPORT_COMMAND", "ImportResult", "ImportSummary", "Places", "SessionImport", "import_sessions", "ledger_path",
-           "unread", "waiting_line"]
+__all__ = ["IMPORT_COMMAND", "ImportResult", "ImportSummary", "Places", "SessionImport", "import_sessions",
+           "ledger_path", "unread", "waiting_line"]
 
 Progress = Callable[[int], None]  # bytes read since the last call
+RECENT_S = OFFSET_MAX_AGE_S  # sessions changed this recently get a Stop-hook offset too: the host may resume them
+BATCH_LINES = 2000  # diary lines appended in one write
 
 
 def ledger_path(state_dir: str) -> Path:
@@ -44,30 +48,55 @@ def ledger_path(state_dir: str) -> Path:
 
 @dataclass
 class ImportResult:
-    """What one session's import did."""
+    """What one session's replay found."""
 
     session: PastSession
+    end: int = 0  # where reading stopped
     turns: int = 0
-    lines: int = 0
     skipped: int = 0
-    written: list[Path] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
 
 
+class Spool:
+    """The turns' diary lines of every session, kept on disk until all are read and then given back in the order
+    their Stops fired: a day's file gets each session's lines where the Stop hook would have put them, in memory
+    bounded however many gigabytes the sessions hold. A temporary SQLite file, gone when closed."""
+
+    def __init__(self, folder: str) -> None:
+        import sqlite3
+
+        self.db = sqlite3.connect(os.path.join(folder, "spool.db"))
+        self.db.execute("CREATE TABLE turn (moment REAL, session INTEGER, seq INTEGER, at TEXT, lines TEXT, "
+                        "ending INTEGER)")
+        self.seq = 0
+
+    def add(self, moment: float, session: int, when: datetime, lines: list[str], end: int) -> None:
+        self.seq += 1
+        self.db.execute("INSERT INTO turn VALUES (?, ?, ?, ?, ?, ?)",
+                        (moment, session, self.seq, when.isoformat(), "\n".join(lines), end))
+
+    def in_order(self) -> Iterator[tuple[int, datetime, list[str], int]]:
+        """(session index, when, lines, end offset) by the moment their Stop fired."""
+        self.db.execute("CREATE INDEX turn_order ON turn (moment, session, seq)")
+        for session, at, lines, end in self.db.execute(
+                "SELECT session, at, lines, ending FROM turn ORDER BY moment, session, seq"):
+            yield session, datetime.fromisoformat(at), lines.split("\n"), end
+
+    def close(self) -> None:
+        self.db.close()
+
+
 class SessionImport:
-    """Replays one past session into the project's diary: `SessionImport(session, save_dir, ...).run()`."""
+    """Replays one past session into the spool, turn by turn as its Stops would have recorded it."""
 
-    def __init__(self, session: PastSession, save_dir: Path, stop_offsets: Path, ledger: Path,
+    def __init__(self, session: PastSession, index: int, start: int, spool: Spool,
                  progress: Progress | None = None) -> None:
-        self.session, self.save_dir = session, save_dir
-        self.path = str(session.path)
-        self.stop_store, self.ledger = OffsetStore(stop_offsets), OffsetStore(ledger, max_age_s=float("inf"))
+        self.session, self.index, self.start, self.spool = session, index, start, spool
         self.progress = progress or (lambda n: None)
-        self.result = ImportResult(session)
-
-    def start_offset(self) -> int:
-        return max(self.stop_store.get(self.session.session_id, self.path),
-                   self.ledger.get(self.session.session_id, self.path))
+        self.result = ImportResult(session, end=start)
+        self.store = OffsetStore(Path(os.devnull))  # TurnTrack's own offset is not used: the import keeps its own
+        self.moment = float("-inf")
+        self.fed = self.prompted = False
 
     def run(self) -> ImportResult:
         try:
@@ -75,10 +104,11 @@ class SessionImport:
         except (NotFound, OSError):
             return self.result
         with transcript:
-            start = transcript.resume(self.start_offset())
+            start = transcript.resume(self.start)
             self.progress(start)
             if start < transcript.size:
                 self._replay(transcript, start)
+            self.result.end = max(transcript.end, start)
         return self.result
 
     def _replay(self, transcript: Transcript, start: int) -> None:
@@ -92,8 +122,7 @@ class SessionImport:
             events = translate(item) if translate is not None and isinstance(item, dict) else [item]
             typed = any(isinstance(e, dict) and e.get("type") == "user" and prompt_text(e) for e in events)
             if typed and self.prompted:  # a new prompt: the previous turn ended, and its Stop fired
-                if not self._close_turn(begin, stamp):
-                    return
+                self._close_turn(begin, stamp)
             self.prompted = self.prompted or typed
             stamp = _stamp(item) or stamp
             for event in events:
@@ -105,40 +134,23 @@ class SessionImport:
                     self.result.skipped += 1
         if self.fed:
             self._close_turn(transcript.end, stamp)
-        self._advance(transcript.end)
 
     def _new_turn(self) -> None:
-        self.track = TurnTrack(self.stop_store, self.session.session_id, self.session.path)
-        self.timeline, self.fed, self.prompted = Timeline(), False, False
+        self.track = TurnTrack(self.store, self.session.session_id, self.session.path)
+        self.timeline = Timeline()
+        self.fed = self.prompted = False
 
-    def _close_turn(self, end: int, when: datetime) -> bool:
-        """Write the turn that ends at byte `end` as its Stop would have; False when a live Stop hook of the same
-        session recorded past it meanwhile (the rest is the hook's)."""
+    def _close_turn(self, end: int, when: datetime) -> None:
+        """The turn ending at byte `end`, as its Stop at `when` would have recorded it, into the spool."""
         lines, _ = self.track.flush(when, True)
-        if not self.timeline.saved:
-            self.result.candidates += [candidate_from(e, self.session, when, self.timeline.prompts)
-                                       for e in self.timeline.evidence()]
+        evidence = [] if self.timeline.saved else self.timeline.evidence()  # a turn that saved decided already
+        if evidence:
+            self.result.candidates.append(candidate_from(evidence, self.session, when, self.timeline.prompts))
         self.result.turns += 1
         self._new_turn()
-        if not lines:
-            return True
-        with self.stop_store.lock():
-            if self.stop_store.get(self.session.session_id, self.path) >= end:
-                return False
-            written = append_diary(self.save_dir, lines, when)
-            self._advance(end)
-        self.result.lines += len(lines)
-        if written not in self.result.written:
-            self.result.written.append(written)
-        return True
-
-    def _advance(self, end: int) -> None:
-        """Both offsets past `end`: the Stop hook's (a resumed session is recorded from there) and the import's."""
-        session = self.session.session_id
-        if self.stop_store.get(session, self.path) < end:
-            self.stop_store.set(session, end, self.path)
-        if self.ledger.get(session, self.path) < end:
-            self.ledger.set(session, end, self.path)
+        self.moment = max(self.moment, when.timestamp())  # a session's turns stay in its order if its clock jumped
+        if lines:
+            self.spool.add(self.moment, self.index, when, lines, end)
 
     def _file_time(self) -> datetime:
         try:
@@ -176,11 +188,15 @@ class ImportSummary:
     hosts: dict[str, int] = field(default_factory=dict)
 
 
+def _starts(sessions: list[PastSession], stop_offsets: Path, ledger: Path) -> list[int]:
+    """Where each session's recording stopped: the Stop hook's offset or an earlier import's, the further on."""
+    stop, done = OffsetStore(stop_offsets), OffsetStore(ledger, max_age_s=float("inf"))
+    return [max(stop.get(s.session_id, str(s.path)), done.get(s.session_id, str(s.path))) for s in sessions]
+
+
 def unread(sessions: list[PastSession], stop_offsets: Path, ledger: Path) -> list[PastSession]:
     """The sessions with bytes that neither the Stop hook nor an import recorded yet."""
-    stop, done = OffsetStore(stop_offsets), OffsetStore(ledger, max_age_s=float("inf"))
-    return [s for s in sessions if max(stop.get(s.session_id, str(s.path)), done.get(s.session_id, str(s.path)))
-            < s.size]
+    return [s for s, start in zip(sessions, _starts(sessions, stop_offsets, ledger), strict=True) if start < s.size]
 
 
 def import_sessions(sessions: list[PastSession], save_dir: Path, stop_offsets: Path, ledger: Path,
@@ -196,20 +212,80 @@ def import_sessions(sessions: list[PastSession], save_dir: Path, stop_offsets: P
         if progress is not None:
             progress(min(done, total), total)
 
-    for session in sessions:
-        before = done
-        result = SessionImport(session, save_dir, stop_offsets, ledger, advance).run()
-        done = before + session.size
-        advance(0)
-        summary.turns += result.turns
-        summary.lines += result.lines
-        summary.skipped += result.skipped
-        summary.new_candidates += merge_candidates(candidates, result.candidates)
-        if result.lines:
-            summary.imported += 1
-            summary.hosts[session.host] = summary.hosts.get(session.host, 0) + 1
-        summary.written += [p for p in result.written if p not in summary.written]
+    starts = _starts(sessions, stop_offsets, ledger)
+    with tempfile.TemporaryDirectory(prefix="pinky-import-") as folder:
+        spool = Spool(folder)
+        try:
+            ends = []
+            for index, session in enumerate(sessions):
+                before = done
+                result = SessionImport(session, index, starts[index], spool, advance).run()
+                done = before + session.size
+                advance(0)
+                ends.append(result.end)
+                summary.turns += result.turns
+                summary.skipped += result.skipped
+                summary.new_candidates += merge_candidates(candidates, result.candidates)
+            _write(spool, sessions, ends, save_dir, OffsetStore(stop_offsets), ledger, summary)
+        finally:
+            spool.close()
     return summary
+
+
+def _write(spool: Spool, sessions: list[PastSession], ends: list[int], save_dir: Path, stop: OffsetStore,
+           ledger: Path, summary: ImportSummary) -> None:
+    """Append the spooled turns day by day in the order their Stops fired; after each write, move the offsets past
+    what it holds, so an import stopped midway resumes without writing a line twice."""
+    done = OffsetStore(ledger, max_age_s=float("inf"))
+    moved: dict[int, int] = {}
+    batch: list[str] = []
+    day, when = None, None
+    imported: set[int] = set()
+
+    def flush() -> None:
+        if batch and when is not None:
+            path = append_diary(save_dir, batch, when)
+            if path not in summary.written:
+                summary.written.append(path)
+            summary.lines += len(batch)
+            batch.clear()
+        _save(stop, done, sessions, moved)
+
+    for index, at, lines, end in spool.in_order():
+        if at.astimezone().date() != day or len(batch) >= BATCH_LINES:
+            flush()
+            day = at.astimezone().date()
+        when = at
+        batch += lines
+        moved[index] = end
+        imported.add(index)
+    flush()
+    _save(stop, done, sessions, dict(enumerate(ends)))
+    summary.imported = len(imported)
+    for index in imported:
+        summary.hosts[sessions[index].host] = summary.hosts.get(sessions[index].host, 0) + 1
+
+
+def _save(stop: OffsetStore, done: OffsetStore, sessions: list[PastSession], moved: dict[int, int]) -> None:
+    """The import's offsets for these sessions, and the Stop hook's for those the host may still resume."""
+    if not moved:
+        return
+    recent = time.time() - RECENT_S
+    offsets = {sessions[i].session_id: (end, str(sessions[i].path)) for i, end in moved.items()}
+    with done.lock():
+        done.set_many(offsets)
+    fresh = {sessions[i].session_id: (end, str(sessions[i].path)) for i, end in moved.items()
+             if _mtime(sessions[i].path) >= recent}
+    if fresh:
+        with stop.lock():
+            stop.set_many(fresh)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 STOP_OFFSETS = "diary-offsets.json"  # the Stop hook's offsets under pinky's state folder (pinky.hooks.stop)

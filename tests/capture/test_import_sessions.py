@@ -1,0 +1,215 @@
+"""`pinky-brain import-sessions` on the sessions the real Claude Code, Codex and Gemini CLIs recorded
+(tests/capture/session_fixtures.py): the diary it writes is the one the Stop hook writes for the same turns at the
+same moments, byte for byte; a second import, or a later Stop hook, changes nothing; other projects' sessions stay
+out; secrets are redacted everywhere they land; what was learned is offered as candidates, never saved."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from helpers import console_script
+from session_fixtures import (
+    SECRETS,
+    Session,
+    claude_session,
+    codex_session,
+    diary_text,
+    gemini_session,
+    machine,
+    turn_end,
+)
+
+import pinky.capture.recorder as recorder
+from pinky.base.locations import locate
+from pinky.capture.foreign import translator
+from pinky.hooks.state import StateFiles
+from pinky.hooks.stop import offsets_path, stop
+
+PINKY = console_script("pinky-brain")
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "documentation").mkdir(parents=True)
+    (root / "pinky.toml").write_text("", encoding="utf-8")
+    (root / "src").mkdir()
+    (root / "src" / "db.py").write_text("print(1)\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.setenv("PINKY_HOOKS_NO_BACKGROUND", "1")
+    monkeypatch.setenv("PINKY_CAPTURE", "off")  # the import asks nothing: compare with a Stop hook that asks nothing
+    return home
+
+
+def pinky(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([*PINKY, "import-sessions", *args], capture_output=True, text=True, cwd=root,
+                          env=dict(os.environ), timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def stop_hook_diary(root: Path, sessions: list[Session], monkeypatch: pytest.MonkeyPatch) -> str:
+    """The diary the Stop hook writes when each session's turns end, one at a time, at the moment they ended."""
+    loc = locate(env=os.environ, start=str(root))
+    turns = sorted(((turn_end(turn), n, session, k) for n, session in enumerate(sessions)
+                    for k, turn in enumerate(session.turns)), key=lambda item: item[:2])
+    for at, _, session, k in turns:
+        session.write(upto=k + 1)
+        class Clock(datetime):
+            moment = at.astimezone()
+
+            @classmethod
+            def now(cls, tz: object = None) -> Clock:  # type: ignore[override]
+                return cls.moment  # type: ignore[return-value]
+
+        payload = {"session_id": session.session_id, "transcript_path": str(session.path), "cwd": str(root),
+                   "hook_event_name": "Stop", "stop_hook_active": False}
+        host = session.host if session.host != "claude" else None
+        with monkeypatch.context() as patched:
+            patched.setattr(recorder, "datetime", Clock)
+            assert stop(payload, loc, StateFiles(), translate=translator(host, str(root)) if host else None) is None
+    return diary_text(root)
+
+
+def forget(root: Path, home: Path) -> None:
+    """Back to a machine where pinky never ran: no diary, no offsets."""
+    shutil.rmtree(root / "documentation" / "diary")
+    Path(offsets_path(locate(env=os.environ, start=str(root)))).unlink()
+
+
+def test_the_import_writes_the_diary_the_stop_hook_writes_byte_for_byte(root: Path, home: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    sessions = machine(root, home)
+    expected = stop_hook_diary(root, sessions, monkeypatch)
+    forget(root, home)
+    for session in sessions:
+        session.write()
+    out = pinky(root).stdout
+    assert diary_text(root).splitlines() == expected.splitlines()
+    assert diary_text(root) == expected
+    assert "took in 3 of 3 sessions (claude 1, codex 1, gemini 1)" in out
+    days = sorted(p.name for p in (root / "documentation" / "diary").glob("*.md"))
+    assert days == ["2026-11-27.md", "2026-11-28.md", "2026-11-29.md"]  # each turn on its own day
+    for tag in ("[18960e3f]", "[codex-01a220ab]", "[gemini-a7b8e3ee]"):
+        assert tag in expected
+    assert "learned: saved gotcha/retries-need-jitter" in expected
+    assert "skipped: 1 unreadable transcript line (not JSON" in expected  # the damaged line, counted
+
+
+def test_twice_changes_nothing_and_a_later_stop_hook_adds_nothing(root: Path, home: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    sessions = machine(root, home)
+    pinky(root)
+    first = {p.name: p.read_bytes() for p in (root / "documentation" / "diary").glob("*.md")}
+    assert "nothing new" in pinky(root).stdout
+    assert {p.name: p.read_bytes() for p in (root / "documentation" / "diary").glob("*.md")} == first
+    loc = locate(env=os.environ, start=str(root))
+    for session in sessions:  # the host's Stop hook fires again on each session, as when it is resumed
+        payload = {"session_id": session.session_id, "transcript_path": str(session.path), "cwd": str(root),
+                   "hook_event_name": "Stop"}
+        stop(payload, loc, StateFiles(), translate=translator(session.host, str(root)))
+    assert {p.name: p.read_bytes() for p in (root / "documentation" / "diary").glob("*.md")} == first
+
+
+def test_a_session_pinky_already_watched_is_taken_in_only_past_where_the_stop_hook_stopped(
+        root: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    session = codex_session(root, home)
+    session.write(upto=1)  # the first turn ran with pinky's Stop hook installed
+    stop({"session_id": session.session_id, "transcript_path": str(session.path), "cwd": str(root),
+          "hook_event_name": "Stop"}, locate(env=os.environ, start=str(root)), StateFiles(),
+         translate=translator("codex", str(root)))
+    recorded = diary_text(root)
+    session.write()
+    pinky(root)
+    text = diary_text(root)
+    assert text.count("asked: fix the retry in src/db.py") == 1 and recorded.strip() in text
+    assert "asked: the db tests fail, fix them" in text
+
+
+def test_an_import_takes_no_other_project_s_sessions(root: Path, home: Path, tmp_path: Path) -> None:
+    machine(root, home)
+    other = tmp_path / "other"
+    other.mkdir()
+    nested = root / "vendor" / "lib"  # a project of its own inside this one
+    nested.mkdir(parents=True)
+    (nested / "pinky.toml").write_text("", encoding="utf-8")
+    for folder, sid in ((other, "aaaaaaaa-0000-4000-8000-000000000001"),
+                        (nested, "bbbbbbbb-0000-4000-8000-000000000002")):
+        claude_session(folder, home, session_id=sid, prompt=f"work in {folder.name}").write()
+        codex_session(folder, home, session_id=sid).write()
+        gemini_session(folder, home, session_id=sid).write()
+    moved = codex_session(root, home, session_id="cccccccc-0000-4000-8000-000000000003", cwd=tmp_path / "gone",
+                          remote="git@example.com:team/proj.git")
+    moved.write()
+    elsewhere = codex_session(root, home, session_id="dddddddd-0000-4000-8000-000000000004", cwd=tmp_path / "gone2",
+                              remote="git@example.com:team/other.git")
+    elsewhere.write()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "remote", "add", "origin", "https://example.com/team/proj"], check=True)
+    out = pinky(root).stdout
+    text = diary_text(root)
+    assert "aaaaaaaa" not in text and "bbbbbbbb" not in text and "work in" not in text
+    assert "[codex-cccccccc]" in text  # a moved checkout of the same repository: its remote tells
+    assert "dddddddd" not in text
+    assert "took in 4 of 4 sessions" in out
+
+
+def test_secrets_planted_in_the_sessions_are_redacted_everywhere_they_land(root: Path, home: Path) -> None:
+    machine(root, home)
+    out = pinky(root).stdout + pinky(root, "--candidates").stdout + pinky(root, "--candidates", "--json").stdout
+    state = Path(os.environ["PINKY_HOME"]) / "state"
+    landed = [diary_text(root), out] + [p.read_text(encoding="utf-8") for p in state.rglob("*.json")]
+    assert "REDACTED" in diary_text(root) and "REDACTED" in out
+    for secret in SECRETS:
+        for text in landed:
+            assert secret not in text and secret[-12:] not in text
+
+
+def test_what_the_sessions_learned_is_offered_and_never_saved(root: Path, home: Path) -> None:
+    machine(root, home)
+    out = pinky(root).stdout
+    assert "2 candidate notes" in out
+    listed = json.loads(pinky(root, "--candidates", "--json").stdout)["candidates"]
+    kinds = sorted(item["kind"] for item in listed)
+    assert kinds == ["correction", "fixed"]
+    fixed = next(item for item in listed if item["kind"] == "fixed")
+    assert "pytest tests/test_db.py" in fixed["evidence"] and "src/db.py" in fixed["evidence"]
+    assert fixed["session"] == "codex-01a220ab" and fixed["type"] == "gotcha"
+    saved = [p for p in (root / "documentation").rglob("*.md") if "diary" not in p.parts]
+    assert saved == []  # nothing enters the notes until someone decides
+    assert f"dismissed {fixed['id']}" in pinky(root, "--dismiss", fixed["id"]).stdout
+    assert [item["kind"] for item in json.loads(pinky(root, "--candidates", "--json").stdout)["candidates"]] == [
+        "correction"]
+    Path(offsets_path(locate(env=os.environ, start=str(root)))).unlink()
+    (Path(os.environ["PINKY_HOME"]) / "state" / "imported-sessions.json").unlink()
+    pinky(root)  # read again from the start: a dismissed candidate is not offered again
+    assert [item["kind"] for item in json.loads(pinky(root, "--candidates", "--json").stdout)["candidates"]] == [
+        "correction"]
+
+
+def test_a_dismissal_of_an_unknown_candidate_is_one_clear_error(root: Path, home: Path) -> None:
+    done = subprocess.run([*PINKY, "import-sessions", "--dismiss", "nope"], capture_output=True, text=True, cwd=root,
+                          env=dict(os.environ), timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "Error: no open candidate 'nope': `pinky-brain import-sessions --candidates` lists them"]
+
+
+def test_outside_a_project_the_import_says_init_first(tmp_path: Path, home: Path) -> None:
+    done = subprocess.run([*PINKY, "import-sessions"], capture_output=True, text=True, cwd=tmp_path,
+                          env=dict(os.environ), timeout=60)
+    assert done.returncode == 1 and "pinky-brain init" in done.stderr and "Traceback" not in done.stderr
