@@ -73,7 +73,7 @@ def claude_session(root: Path, home: Path, session_id: str = CLAUDE_ID, prompt: 
     return Session("claude", path, session_id, root, [_lines(recorded), _lines(second)])
 
 
-def codex_fix_turn(cwd: Path, when: datetime, broken: str = "") -> str:
+def codex_fix_turn(cwd: Path, when: datetime, broken: str = "", pad: int = 0) -> str:
     """A Codex turn in the rollout's shape: pytest fails, src/db.py is patched, pytest passes."""
     stamp = when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     items = [{"type": "message", "role": "user", "content": [
@@ -85,7 +85,8 @@ def codex_fix_turn(cwd: Path, when: datetime, broken: str = "") -> str:
         items += [{"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": cmd}),
                    "call_id": f"fix{n}"},
                   {"type": "function_call_output", "call_id": f"fix{n}", "output": f"Process exited with code {code}"
-                   "\nOutput:\n" + ("E   AssertionError: retry count in src/db.py" if code else "1 passed")}]
+                   "\nOutput:\n" + ("E   AssertionError: retry count in src/db.py" if code else "1 passed")
+                   + "\n" + "collected test output line\n" * (pad // 27)}]
     lines = [json.dumps({"timestamp": stamp, "type": "response_item", "payload": item}) for item in items]
     if broken:
         lines.insert(2, broken)
@@ -135,3 +136,25 @@ def turn_end(turn: bytes) -> datetime:
 
 def diary_text(root: Path) -> str:
     return "".join(p.read_text(encoding="utf-8") for p in sorted((root / "documentation" / "diary").glob("*.md")))
+
+
+def write_many_sessions(root: Path, home: Path, size: int, per_session: int = 4 << 20, pad: int = 20_000) -> int:
+    """Codex sessions of this project holding about `size` bytes in all: the recorded rollout's first line, then
+    turns that fail, patch and pass with long outputs, a minute apart, each session on a day of its own; the bytes
+    written."""
+    meta = filled((FIXTURES / "codex" / "rollout.jsonl").read_text(encoding="utf-8").splitlines()[0], root, home)
+    start = datetime.fromisoformat(json.loads(meta)["timestamp"])
+    written, n = 0, 0
+    while written < size:
+        sid = f"{n:08x}-0000-4000-8000-000000000000"
+        path = home / ".codex" / "sessions" / "2026" / "11" / "28" / f"rollout-2026-11-28T05-40-27-{sid}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8") as out:
+            out.write(meta.replace(CODEX_ID, sid) + "\n")
+            turn, length = 0, 0
+            while length < per_session and written + length < size:
+                length += out.write(codex_fix_turn(root, start + timedelta(days=n, minutes=turn), pad=pad))
+                turn += 1
+        written += path.stat().st_size
+        n += 1
+    return written

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from helpers import console_script
+from hook_helpers import measured
+from mcp_helpers import RawServer
 from session_fixtures import (
     SECRETS,
     Session,
@@ -23,6 +25,7 @@ from session_fixtures import (
     gemini_session,
     machine,
     turn_end,
+    write_many_sessions,
 )
 
 import pinky.capture.recorder as recorder
@@ -213,3 +216,54 @@ def test_outside_a_project_the_import_says_init_first(tmp_path: Path, home: Path
     done = subprocess.run([*PINKY, "import-sessions"], capture_output=True, text=True, cwd=tmp_path,
                           env=dict(os.environ), timeout=60)
     assert done.returncode == 1 and "pinky-brain init" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_memory_stays_bounded_however_large_the_sessions(tmp_path: Path) -> None:
+    """Four times the transcripts: the import's peak memory does not grow with them (1 GB: the benchmark)."""
+    peaks = []
+    for size in (8 << 20, 32 << 20):
+        folder = tmp_path / f"m{size}"
+        root, home = folder / "proj", folder / "home"
+        (root / "documentation").mkdir(parents=True)
+        (root / "pinky.toml").write_text("", encoding="utf-8")
+        write_many_sessions(root, home, size, per_session=size // 2)  # a whole file held would show too
+        env = {**os.environ, "HOME": str(home), "PINKY_HOME": str(folder / "pinky-home")}
+        code, out, err, peak, _ = measured([*PINKY, "import-sessions"], b"", root, env)
+        assert code == 0, err
+        assert b"took in" in out
+        peaks.append(peak)
+    print("peak RSS KiB", peaks)
+    assert peaks[1] - peaks[0] < 10 * 1024, peaks  # KiB: 24 MB more transcript, not 10 MB more memory
+
+
+def test_the_agent_is_offered_the_candidates_in_its_briefing(root: Path, home: Path) -> None:
+    machine(root, home)
+    env = {**os.environ, "PINKY_HOME": str(root / "home")}  # the server's (tests/mcp_helpers.py server_env)
+    subprocess.run([*PINKY, "import-sessions"], cwd=root, env=env, check=True, capture_output=True, timeout=300)
+    with RawServer(root) as server:
+        server.initialize()
+        result = server.call("brain_briefing", since="1h")
+    assert not result.get("isError"), result
+    offered = result["structuredContent"]["candidates"]
+    assert sorted(item["kind"] for item in offered) == ["correction", "fixed"]
+    text = result["content"][0]["text"]
+    assert "Learned in past sessions, not saved (brain_save" in text
+    assert "`pytest tests/test_db.py` failed" in text and "[codex-01a220ab]" in text
+    for secret in SECRETS:
+        assert secret not in json.dumps(result)
+
+
+def test_init_says_once_that_past_sessions_can_be_taken_in(root: Path, home: Path) -> None:
+    def init() -> str:
+        done = subprocess.run([*PINKY, "init"], capture_output=True, text=True, cwd=root, env=dict(os.environ),
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "past session" not in init()  # a machine without any: nothing said
+    machine(root, home)
+    said = [line for line in init().splitlines() if "past session" in line]
+    assert said == ["next: 3 past sessions of this project on this machine (Claude Code, Codex, Gemini CLI) can be "
+                    "taken in: `pinky-brain import-sessions` writes their diary and lists what they learned"]
+    pinky(root)
+    assert "past session" not in init()  # taken in: nothing left to say

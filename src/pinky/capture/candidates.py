@@ -24,10 +24,12 @@ from pinky.capture.diary import as_local, short_session
 from pinky.capture.evidence import Evidence
 from pinky.capture.past_sessions import PastSession
 
-__all__ = ["Candidate", "candidate_from", "candidates_path", "dismiss", "load_candidates", "merge_candidates"]
+__all__ = ["Candidate", "candidate_from", "candidates_path", "dismiss", "load_candidates", "merge_candidates",
+           "reopen"]
 
 NOTE_TYPE = {"fixed": "gotcha", "error-fixed": "gotcha", "correction": "decision"}
 PROMPT_SHOWN = 200
+MAX_OPEN = 1000  # candidates on the list: the newest (more than anyone reviews; the file stays small)
 HOST_NAMES = {"claude": "Claude Code", "codex": "Codex CLI", "gemini": "Gemini CLI"}
 
 
@@ -53,6 +55,8 @@ def candidate_from(evidence: Sequence[Evidence], session: PastSession, when: dat
     often shows two, a failure fixed and the file its error named edited); its text redacted as the diary's is."""
     asked = [p for p in prompts if p.strip()]
     prompt = _flat(redact(asked[0][:4000], unlabelled=True), PROMPT_SHOWN) if asked else ""
+    if any(e.kind == "fixed" for e in evidence):  # the same failure told twice: keep the fuller telling
+        evidence = [e for e in evidence if e.kind != "error-fixed"]
     text = _flat(redact("; ".join(e.text for e in evidence), unlabelled=True), 400)
     first = evidence[0]
     key = hashlib.sha1(f"{session.session_id}\0{first.kind}\0{first.text}".encode()).hexdigest()[:12]
@@ -101,7 +105,8 @@ def merge_candidates(path: Path, found: Sequence[Candidate]) -> int:
         known = {i.get("id") for i in items} | decided
         new = [asdict(c) for c in {c.id: c for c in found}.values() if c.id not in known]
         if new:
-            fileio.atomic_write(path, json.dumps({"open": items + new, "decided": sorted(decided)}, indent=1))
+            kept = sorted(items + new, key=lambda item: str(item.get("when")))[-MAX_OPEN:]
+            fileio.atomic_write(path, json.dumps({"open": kept, "decided": sorted(decided)}, indent=1))
         return len(new)
 
 
@@ -119,3 +124,12 @@ def dismiss(path: Path, ids: Iterable[str]) -> list[str]:
             kept = [i for i in items if i.get("id") not in wanted]
             fileio.atomic_write(path, json.dumps({"open": kept, "decided": decided}, indent=1))
         return gone
+
+
+def reopen(path: Path, item: dict) -> None:
+    """Put a dismissed candidate back on the list (the page's undo)."""
+    with fileio.file_lock(path.with_name(path.name + ".lock")):
+        data = _read(path)
+        items = [i for i in data.get("open") or [] if isinstance(i, dict) and i.get("id") != item.get("id")]
+        decided = sorted(set(data.get("decided") or []) - {item.get("id")})
+        fileio.atomic_write(path, json.dumps({"open": [*items, item], "decided": decided}, indent=1))

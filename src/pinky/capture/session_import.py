@@ -16,13 +16,17 @@ asked or saved: what they find is kept as candidate notes (`pinky.capture.candid
 
 from __future__ import annotations
 
+import heapq
+import json
 import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TextIO
 
 from pinky.capture.candidates import Candidate, candidate_from, candidates_path, merge_candidates
 from pinky.capture.diary import append_diary
@@ -39,6 +43,7 @@ __all__ = ["IMPORT_COMMAND", "ImportResult", "ImportSummary", "Places", "Session
 Progress = Callable[[int], None]  # bytes read since the last call
 RECENT_S = OFFSET_MAX_AGE_S  # sessions changed this recently get a Stop-hook offset too: the host may resume them
 BATCH_LINES = 2000  # diary lines appended in one write
+PER_SESSION = 20  # candidates kept of one session
 
 
 def ledger_path(state_dir: str) -> Path:
@@ -60,30 +65,62 @@ class ImportResult:
 class Spool:
     """The turns' diary lines of every session, kept on disk until all are read and then given back in the order
     their Stops fired: a day's file gets each session's lines where the Stop hook would have put them, in memory
-    bounded however many gigabytes the sessions hold. A temporary SQLite file, gone when closed."""
+    bounded however many gigabytes the sessions hold. One JSON-lines file per session, each in its own order
+    already, merged FAN_IN at a time (an external merge sort) in a temporary folder."""
 
     def __init__(self, folder: str) -> None:
-        import sqlite3
-
-        self.db = sqlite3.connect(os.path.join(folder, "spool.db"))
-        self.db.execute("CREATE TABLE turn (moment REAL, session INTEGER, seq INTEGER, at TEXT, lines TEXT, "
-                        "ending INTEGER)")
+        self.folder = folder
+        self.files: list[str] = []
+        self._out: TextIO | None = None
         self.seq = 0
 
+    def start(self, session: int) -> None:
+        self._close()
+        self.files.append(os.path.join(self.folder, f"session-{session}.jsonl"))
+        self._out = open(self.files[-1], "w", encoding="utf-8")  # noqa: SIM115 - closed by the next start or close
+
     def add(self, moment: float, session: int, when: datetime, lines: list[str], end: int) -> None:
+        assert self._out is not None, "start(session) first"
         self.seq += 1
-        self.db.execute("INSERT INTO turn VALUES (?, ?, ?, ?, ?, ?)",
-                        (moment, session, self.seq, when.isoformat(), "\n".join(lines), end))
+        self._out.write(json.dumps([moment, session, self.seq, when.isoformat(), lines, end]) + "\n")
 
     def in_order(self) -> Iterator[tuple[int, datetime, list[str], int]]:
-        """(session index, when, lines, end offset) by the moment their Stop fired."""
-        self.db.execute("CREATE INDEX turn_order ON turn (moment, session, seq)")
-        for session, at, lines, end in self.db.execute(
-                "SELECT session, at, lines, ending FROM turn ORDER BY moment, session, seq"):
-            yield session, datetime.fromisoformat(at), lines.split("\n"), end
+        """(session index, when, lines, end offset) by the moment their Stops fired."""
+        self._close()
+        files, round_ = self.files, 0
+        while len(files) > FAN_IN:
+            merged = []
+            for group in range(0, len(files), FAN_IN):
+                merged.append(os.path.join(self.folder, f"merge-{round_}-{group}.jsonl"))
+                with open(merged[-1], "w", encoding="utf-8") as out:
+                    out.writelines(_merged(files[group:group + FAN_IN]))
+            files, round_ = merged, round_ + 1
+        for line in _merged(files):
+            _, session, _, at, lines, end = json.loads(line)
+            yield session, datetime.fromisoformat(at), lines, end
+
+    def _close(self) -> None:
+        if self._out is not None:
+            self._out.close()
+            self._out = None
 
     def close(self) -> None:
-        self.db.close()
+        self._close()
+
+
+FAN_IN = 64  # spool files merged at once (each an open file)
+
+
+def _merged(paths: list[str]) -> Iterator[str]:
+    """The lines of these sorted spool files, merged by (moment, session, seq)."""
+    with ExitStack() as stack:
+        handles = [stack.enter_context(open(path, encoding="utf-8")) for path in paths]
+        yield from heapq.merge(*handles, key=_order)
+
+
+def _order(line: str) -> tuple[float, int, int]:
+    moment, session, seq = json.loads(line)[:3]
+    return moment, session, seq
 
 
 class SessionImport:
@@ -146,6 +183,7 @@ class SessionImport:
         evidence = [] if self.timeline.saved else self.timeline.evidence()  # a turn that saved decided already
         if evidence:
             self.result.candidates.append(candidate_from(evidence, self.session, when, self.timeline.prompts))
+            del self.result.candidates[:-PER_SESSION]  # the newest: a session that learns all day is still one
         self.result.turns += 1
         self._new_turn()
         self.moment = max(self.moment, when.timestamp())  # a session's turns stay in its order if its clock jumped
@@ -219,6 +257,7 @@ def import_sessions(sessions: list[PastSession], save_dir: Path, stop_offsets: P
             ends = []
             for index, session in enumerate(sessions):
                 before = done
+                spool.start(index)
                 result = SessionImport(session, index, starts[index], spool, advance).run()
                 done = before + session.size
                 advance(0)
