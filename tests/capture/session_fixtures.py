@@ -66,9 +66,10 @@ def claude_session(root: Path, home: Path, session_id: str = CLAUDE_ID, prompt: 
     """The recorded Claude Code session, then a correction a day later (its prompt carrying a secret)."""
     recorded = filled((FIXTURES / "claude-code" / "rejected-writes.jsonl").read_text(encoding="utf-8"), root, home)
     recorded = recorded.replace(CLAUDE_ID, session_id)
-    second = later(recorded, timedelta(days=days, hours=3)).replace('"content":"tidy the two modules"',
-                                                                   f'"content":{json.dumps(prompt)}')
-    second = "\n".join(line for line in second.splitlines() if '"queue-operation"' not in line)
+    typed = '"message":{"role":"user","content":"tidy the two modules"}'
+    second = later(recorded, timedelta(days=days, hours=3)).replace(
+        typed, f'"message":{{"role":"user","content":{json.dumps(prompt)}}}')
+    # Its queue-operation lines (the prompt queued) keep the old prompt, and their time is the next turn's.
     path = home / ".claude" / "projects" / munged(root) / f"{session_id}.jsonl"
     return Session("claude", path, session_id, root, [_lines(recorded), _lines(second)])
 

@@ -113,7 +113,12 @@ def read_head(host: str, path: Path) -> PastSession | None:
     try:
         size = path.stat().st_size
         with Transcript(path) as transcript:
-            events = [item for _, _, item in _first(transcript.lines(0)) if isinstance(item, dict)]
+            events = []
+            for _, _, item in _first(transcript.lines(0)):
+                if isinstance(item, dict):
+                    events.append(item)
+                    if _enough(host, item):
+                        break
     except (OSError, NotFound):
         return None
     if host == "claude":
@@ -121,6 +126,13 @@ def read_head(host: str, path: Path) -> PastSession | None:
     if host == "codex":
         return _codex(path, size, events)
     return _gemini(path, size, events)
+
+
+def _enough(host: str, event: dict) -> bool:
+    """Whether this line tells all the head is read for: Codex's session_meta, Claude Code's first cwd."""
+    if host == "codex":
+        return event.get("type") == "session_meta"
+    return host == "claude" and isinstance(event.get("cwd"), str) and not event.get("isSidechain")
 
 
 def _first(lines: Iterator[tuple[int, int, dict | str]]) -> Iterator[tuple[int, int, dict | str]]:

@@ -7,11 +7,13 @@ prompt the user typed, and each turn goes through the Stop hook's own `TurnTrack
 of the turn's last line as the hook's clock: the same lines, dated and timed as they would have been, redacted,
 tagged with the host, `learned:` for what the agent saved, damaged lines counted in `skipped:`.
 
-Nothing is recorded twice. Reading starts where the Stop hook's offset for the session stopped (a session pinky
-already watched) or where an earlier import stopped (`imported-sessions.json`, kept without expiry), and after
-each turn written both offsets move past it: a second import, or a later Stop hook on the resumed session, reads only
-what is new. The capture rules (`pinky.capture.evidence`) judge each turn as the Stop hook would, but nothing is
-asked or saved: what they find is kept as candidate notes (`pinky.capture.candidates`) for a person or the agent.
+The turns of all sessions are spooled on disk and written in the order their Stops fired, so a day's file holds
+them where the Stop hooks would have put them. Nothing is recorded twice: reading starts where the Stop hook's offset
+for the session stopped (a session pinky already watched) or where an earlier import stopped
+(`imported-sessions.json`, kept without expiry), and after each batch written both offsets move past it: a second
+import, or a later Stop hook on the resumed session, reads only what is new. The capture rules
+(`pinky.capture.evidence`) judge each turn as the Stop hook would, but nothing is asked or saved: what they find is
+kept as candidate notes (`pinky.capture.candidates`) for a person or the agent.
 """
 
 from __future__ import annotations
@@ -197,9 +199,14 @@ class SessionImport:
             return datetime.now().astimezone()
 
 
+NOT_THE_TURN = ("queue-operation",)  # Claude Code's: the user queued the next prompt, written before the turn ends
+
+
 def _stamp(item: dict | str) -> datetime | None:
     """When a transcript line was written: its `timestamp` (ISO 8601, as all three hosts write it)."""
-    value = item.get("timestamp") if isinstance(item, dict) else None
+    if not isinstance(item, dict) or item.get("type") in NOT_THE_TURN:
+        return None
+    value = item.get("timestamp")
     if not isinstance(value, str):
         return None
     try:
