@@ -14,14 +14,16 @@ from pathlib import Path
 
 import pytest
 from helpers import console_script
-from hook_helpers import measured
+from hook_helpers import HOOKS, hook_env, measured
 from mcp_helpers import RawServer
 from session_fixtures import (
+    FIXTURES,
     SECRETS,
     Session,
     claude_session,
     codex_session,
     diary_text,
+    filled,
     gemini_session,
     machine,
     turn_end,
@@ -126,6 +128,19 @@ def test_twice_changes_nothing_and_a_later_stop_hook_adds_nothing(root: Path, ho
                    "hook_event_name": "Stop"}
         stop(payload, loc, StateFiles(), translate=translator(session.host, str(root)))
     assert {p.name: p.read_bytes() for p in (root / "documentation" / "diary").glob("*.md")} == first
+    recorded = (FIXTURES / "codex" / "hooks" / "Stop.json").read_text(encoding="utf-8")  # Codex's own Stop payload
+    hook = subprocess.run([*HOOKS, "--host", "codex", "stop"], input=filled(recorded, root, home), capture_output=True,
+                          text=True, cwd=root, env=hook_env(root), timeout=60)
+    assert hook.returncode == 0 and "pinky-hooks" not in hook.stderr, hook.stderr
+    assert {p.name: p.read_bytes() for p in (root / "documentation" / "diary").glob("*.md")} == first
+
+
+def test_a_long_import_shows_its_progress(root: Path, home: Path) -> None:
+    machine(root, home)
+    done = subprocess.run([*PINKY, "import-sessions"], capture_output=True, text=True, cwd=root,
+                          env={**os.environ, "PINKY_PROGRESS_SECONDS": "0"}, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "pinky: reading sessions " in done.stderr and "(100%)" in done.stderr.splitlines()[-1]
 
 
 def test_a_session_pinky_already_watched_is_taken_in_only_past_where_the_stop_hook_stopped(
