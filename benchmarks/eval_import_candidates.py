@@ -34,7 +34,8 @@ PATCH = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: {file}\n@@\n-a\n
 FAIL = {"pytest": "E   AssertionError: expected 3 retries in src/db.py\nFAILED tests/test_db.py::test_retry",
         "npm": "TypeError: Cannot read properties of undefined (reading 'id')\n    at src/api.js:14:7",
         "cargo": "error[E0308]: mismatched types\n --> src/main.rs:9:5", "go": "--- FAIL: TestParse (0.00s)",
-        "grep": "", "make": "make: *** [Makefile:12: build] Error 2"}
+        "grep": "", "make": "make: *** [Makefile:12: build] Error 2",
+        "ruff": "src/db.py:3:1: F401 [*] `os` imported but unused\nFound 1 error."}
 # (label, the turn's prompt, its runs: (command, exit code, output key) or ("patch", file)); label: the kind of
 # candidate it should give, or "" for a turn that teaches nothing.
 CODEX_CASES = [
@@ -52,6 +53,11 @@ CODEX_CASES = [
     ("", "try the build", [("cargo build", 1, "cargo"), ("patch", "src/main.rs"), ("cargo build", 1, "cargo")]),
     ("", "no thanks, that is all for today", [("git status", 0, "")]),
     ("", "add a docstring to db.py", [("patch", "src/db.py"), ("pytest tests/test_db.py", 0, "")]),
+    # Written after the rules, to find where they fail: a correction without a telltale word, a lint fix, and a
+    # request that reads like a correction.
+    ("correction", "the config lives in settings.toml, please move it there", [("patch", "settings.toml")]),
+    ("fixed", "lint is failing", [("ruff check src", 1, "ruff"), ("patch", "src/db.py"), ("ruff check src", 0, "")]),
+    ("", "you should have a look at the README first, then summarise it", [("cat README.md", 0, "")]),
 ]
 CLAUDE_CASES = [
     ("correction", "no, don't edit the generated client; change the schema and regenerate it"),
