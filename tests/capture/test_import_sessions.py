@@ -160,7 +160,7 @@ def test_a_session_pinky_already_watched_is_taken_in_only_past_where_the_stop_ho
 
 def test_an_import_takes_no_other_project_s_sessions(root: Path, home: Path, tmp_path: Path) -> None:
     machine(root, home)
-    other = tmp_path / "other"
+    other = tmp_path / "proj-other"  # Claude Code's folder for it starts with this project's
     other.mkdir()
     nested = root / "vendor" / "lib"  # a project of its own inside this one
     nested.mkdir(parents=True)
