@@ -282,3 +282,20 @@ def test_init_says_once_that_past_sessions_can_be_taken_in(root: Path, home: Pat
                     "taken in: `pinky-brain import-sessions` writes their diary and lists what they learned"]
     pinky(root)
     assert "past session" not in init()  # taken in: nothing left to say
+
+
+def test_a_second_import_at_the_same_time_is_refused_in_one_line(root: Path, home: Path) -> None:
+    from pinky.base import fileio
+
+    machine(root, home)
+    state = Path(os.environ["PINKY_HOME"]) / "state"
+    state.mkdir(parents=True, exist_ok=True)
+    with fileio.file_lock(state / "import-sessions.lock"):  # what a running import holds
+        done = subprocess.run([*PINKY, "import-sessions"], capture_output=True, text=True, cwd=root,
+                              env=dict(os.environ), timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == ["Error: another `pinky-brain import-sessions` is running on this "
+                                                "machine; run it again when that one is done"]
+    assert not (root / "documentation" / "diary").exists()
+    pinky(root)
+    assert (root / "documentation" / "diary").is_dir()

@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
+from pinky.base import fileio
 from pinky.capture.candidates import Candidate, candidate_from, candidates_path, merge_candidates
 from pinky.capture.diary import append_diary
 from pinky.capture.evidence import Timeline
@@ -37,7 +38,7 @@ from pinky.capture.foreign import translator
 from pinky.capture.past_sessions import PastSession, find_sessions
 from pinky.capture.recorder import OFFSET_MAX_AGE_S, OffsetStore, TurnTrack
 from pinky.capture.transcript import Transcript, prompt_text
-from pinky.errors import NotFound
+from pinky.errors import Conflict, NotFound
 
 __all__ = ["IMPORT_COMMAND", "ImportResult", "ImportSummary", "Places", "SessionImport", "import_sessions",
            "ledger_path", "unread", "waiting_line"]
@@ -366,7 +367,15 @@ class Places:
         return unread(self.sessions(home), self.stop_offsets, self.ledger)
 
     def run(self, sessions: list[PastSession], progress: Callable[[int, int], None] | None = None) -> ImportSummary:
-        return import_sessions(sessions, self.save_dir, self.stop_offsets, self.ledger, self.candidates, progress)
+        """Take these sessions in; one import at a time (two would both write what neither had recorded)."""
+        self.ledger.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with fileio.file_lock(self.ledger.with_name("import-sessions.lock"), blocking=False):
+                return import_sessions(sessions, self.save_dir, self.stop_offsets, self.ledger, self.candidates,
+                                       progress)
+        except BlockingIOError:
+            raise Conflict("another `pinky-brain import-sessions` is running on this machine; "
+                           "run it again when that one is done") from None
 
 
 IMPORT_COMMAND = "pinky-brain import-sessions"
