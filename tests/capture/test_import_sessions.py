@@ -299,3 +299,13 @@ def test_a_second_import_at_the_same_time_is_refused_in_one_line(root: Path, hom
     assert not (root / "documentation" / "diary").exists()
     pinky(root)
     assert (root / "documentation" / "diary").is_dir()
+
+
+def test_a_session_that_reached_the_project_through_a_symbolic_link_is_taken_in(root: Path, home: Path,
+                                                                                tmp_path: Path) -> None:
+    linked = tmp_path / "link-to-proj"
+    linked.symlink_to(root)
+    claude_session(linked, home).write()  # Claude Code names its folder after the path it was started in
+    out = pinky(root).stdout
+    assert "took in 1 of 1 sessions (claude 1)" in out
+    assert "[18960e3f] asked: tidy the two modules" in diary_text(root)

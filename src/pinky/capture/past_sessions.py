@@ -58,18 +58,36 @@ def host_stores(home: str | None = None) -> dict[str, list[Path]]:
 
 def find_sessions(root: str, home: str | None = None) -> list[PastSession]:
     """The sessions of the project at `root` that the hosts kept on this machine, oldest file first per host."""
+    munged = (claude_folder(os.path.abspath(root)), claude_folder(os.path.realpath(root)))  # as typed, or linked
     root = os.path.realpath(root)
     remote = git_remote(root)
-    munged = claude_folder(root)
     found = []
-    for host, paths in host_stores(home).items():
+    stores = host_stores(home)
+    for host, paths in stores.items():
+        if host == "claude":
+            elsewhere = _claude_elsewhere(paths, munged, root, remote)
+            paths = [p for p in paths if p.parent.name.startswith(munged) or p.parent in elsewhere]
         for path in paths:
-            if host == "claude" and not path.parent.name.startswith(munged):
-                continue  # Claude Code names the folder after the cwd: another project's (it records no remote)
             session = read_head(host, path)
             if session is not None and belongs(session, root, remote):
                 found.append(session)
     return found
+
+
+def _claude_elsewhere(paths: list[Path], munged: tuple[str, ...], root: str, remote: str | None) -> set[Path]:
+    """Claude Code's folders named after another path that still hold this project's sessions (a cwd reached
+    through a symbolic link, a name Claude Code shortened): one session's head read per folder, as a folder is
+    one cwd."""
+    first: dict[Path, Path] = {}
+    for path in paths:
+        if not path.parent.name.startswith(munged):
+            first.setdefault(path.parent, path)
+    held = set()
+    for folder, path in first.items():
+        session = read_head("claude", path)
+        if session is not None and belongs(session, root, remote):
+            held.add(folder)
+    return held
 
 
 def claude_folder(cwd: str) -> str:
