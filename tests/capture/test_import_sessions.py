@@ -11,6 +11,7 @@ import shutil
 import subprocess
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import console_script
@@ -309,3 +310,26 @@ def test_a_session_that_reached_the_project_through_a_symbolic_link_is_taken_in(
     out = pinky(root).stdout
     assert "took in 1 of 1 sessions (claude 1)" in out
     assert "[18960e3f] asked: tidy the two modules" in diary_text(root)
+
+
+def test_a_session_its_stop_hook_records_while_the_import_runs_is_left_to_the_hook(
+        root: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pinky.capture import session_import
+    from pinky.capture.session_import import Places
+
+    codex = codex_session(root, home)
+    codex.write()
+    loc = locate(env=os.environ, start=str(root))
+    reading = session_import.Spool.in_order
+
+    def hook_fires_meanwhile(spool: session_import.Spool) -> Any:
+        stop({"session_id": codex.session_id, "transcript_path": str(codex.path), "cwd": str(root),
+              "hook_event_name": "Stop"}, loc, StateFiles(), translate=translator("codex", str(root)))
+        return reading(spool)
+
+    monkeypatch.setattr(session_import.Spool, "in_order", hook_fires_meanwhile)
+    places = Places(root, root / "documentation", Path(loc.state_dir))
+    places.run(places.sessions())
+    text = diary_text(root)
+    assert text.count("fix the retry in src/db.py") == 1, text  # the hook's lines only (one Stop for both turns)
+    assert text.count("the db tests fail, fix them") == 1, text

@@ -337,6 +337,10 @@ class OffsetStore:
             return 0
         return entry["offset"]
 
+    def offsets(self) -> dict[str, tuple[int, str | None]]:
+        """Every session's (offset, transcript path), read once (an import checks hundreds of sessions)."""
+        return {sid: (e["offset"], e.get("path")) for sid, e in self._load().items()}
+
     def entry(self, session_id: str) -> dict | None:
         """The stored entry as it is (offset, path, seen, and any state kept beside them), or None."""
         return self._load().get(session_id)

@@ -273,23 +273,27 @@ def import_sessions(sessions: list[PastSession], save_dir: Path, stop_offsets: P
                 summary.turns += result.turns
                 summary.skipped += result.skipped
                 summary.new_candidates += merge_candidates(candidates, result.candidates)
-            _write(spool, sessions, ends, save_dir, OffsetStore(stop_offsets), ledger, summary)
+            _write(spool, sessions, (starts, ends), save_dir, OffsetStore(stop_offsets), ledger, summary)
         finally:
             spool.close()
     return summary
 
 
-def _write(spool: Spool, sessions: list[PastSession], ends: list[int], save_dir: Path, stop: OffsetStore,
-           ledger: Path, summary: ImportSummary) -> None:
+def _write(spool: Spool, sessions: list[PastSession], read: tuple[list[int], list[int]], save_dir: Path,
+           stop: OffsetStore, ledger: Path, summary: ImportSummary) -> None:
     """Append the spooled turns day by day in the order their Stops fired; after each write, move the offsets past
-    what it holds, so an import stopped midway resumes without writing a line twice."""
+    what it holds, so an import stopped midway resumes without writing a line twice. A session whose Stop hook
+    recorded it meanwhile (it is running now) is left to the hook from there. `read`: where each session's reading
+    started and ended."""
     done = OffsetStore(ledger, max_age_s=float("inf"))
+    ours = dict(enumerate(read[0]))  # how far the Stop hook's offset may be without another writer
     moved: dict[int, int] = {}
     batch: list[str] = []
-    day, when = None, None
+    day, when, live = None, None, _live(stop, sessions, ours)
     imported: set[int] = set()
 
     def flush() -> None:
+        nonlocal live
         if batch and when is not None:
             path = append_diary(save_dir, batch, when)
             if path not in summary.written:
@@ -297,20 +301,31 @@ def _write(spool: Spool, sessions: list[PastSession], ends: list[int], save_dir:
             summary.lines += len(batch)
             batch.clear()
         _save(stop, done, sessions, moved)
+        ours.update(moved)
+        live = _live(stop, sessions, ours)
 
     for index, at, lines, end in spool.in_order():
         if at.astimezone().date() != day or len(batch) >= BATCH_LINES:
             flush()
             day = at.astimezone().date()
+        if index in live:
+            continue
         when = at
         batch += lines
         moved[index] = end
         imported.add(index)
     flush()
-    _save(stop, done, sessions, dict(enumerate(ends)))
+    _save(stop, done, sessions, {i: end for i, end in enumerate(read[1]) if i not in live})
     summary.imported = len(imported)
     for index in imported:
         summary.hosts[sessions[index].host] = summary.hosts.get(sessions[index].host, 0) + 1
+
+
+def _live(stop: OffsetStore, sessions: list[PastSession], ours: dict[int, int]) -> set[int]:
+    """The sessions whose Stop hook offset moved past what this import wrote: a hook records them now."""
+    stored = stop.offsets()
+    return {i for i, s in enumerate(sessions) if s.session_id in stored
+            and stored[s.session_id][1] in (None, str(s.path)) and stored[s.session_id][0] > ours.get(i, 0)}
 
 
 def _save(stop: OffsetStore, done: OffsetStore, sessions: list[PastSession], moved: dict[int, int]) -> None:
