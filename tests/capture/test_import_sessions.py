@@ -333,3 +333,16 @@ def test_a_session_its_stop_hook_records_while_the_import_runs_is_left_to_the_ho
     text = diary_text(root)
     assert text.count("fix the retry in src/db.py") == 1, text  # the hook's lines only (one Stop for both turns)
     assert text.count("the db tests fail, fix them") == 1, text
+
+
+def test_a_learning_the_session_saved_later_is_not_offered(root: Path, home: Path) -> None:
+    recorded = codex_session(root, home)  # its first turn ends with a brain_save
+    meta, rest = recorded.turns[0].split(b"\n", 1)
+    session = Session("codex", recorded.path, recorded.session_id, root, [meta + b"\n" + recorded.turns[1], rest])
+    session.write()
+    pinky(root)
+    assert json.loads(pinky(root, "--candidates", "--json").stdout)["candidates"] == []
+    session.turns.append(recorded.turns[1])  # the session goes on: a fix after the save is offered
+    session.write()
+    pinky(root)
+    assert [c["kind"] for c in json.loads(pinky(root, "--candidates", "--json").stdout)["candidates"]] == ["fixed"]

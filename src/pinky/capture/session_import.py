@@ -183,7 +183,9 @@ class SessionImport:
     def _close_turn(self, end: int, when: datetime) -> None:
         """The turn ending at byte `end`, as its Stop at `when` would have recorded it, into the spool."""
         lines, _ = self.track.flush(when, True)
-        evidence = [] if self.timeline.saved else self.timeline.evidence()  # a turn that saved decided already
+        evidence = [] if self.timeline.saved else self.timeline.evidence()
+        if self.timeline.saved:  # the agent saved: what the session learned so far was decided (as the ask does)
+            self.result.candidates.clear()
         if evidence:
             self.result.candidates.append(candidate_from(evidence, self.session, when, self.timeline.prompts))
             del self.result.candidates[:-PER_SESSION]  # the newest: a session that learns all day is still one
