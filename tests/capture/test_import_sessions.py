@@ -349,3 +349,20 @@ def test_a_learning_the_session_saved_later_is_not_offered(root: Path, home: Pat
     session.write()
     pinky(root)
     assert [c["kind"] for c in json.loads(pinky(root, "--candidates", "--json").stdout)["candidates"]] == ["fixed"]
+
+
+def test_sessions_months_old_are_remembered_by_the_import_alone(root: Path, home: Path) -> None:
+    """The Stop hook's offsets expire after 30 days; what an import took in is remembered for good."""
+    import time
+
+    sessions = machine(root, home)
+    old = time.time() - 90 * 24 * 3600
+    for session in sessions:
+        os.utime(session.path, (old, old))
+    pinky(root)
+    first = diary_text(root)
+    stored = json.loads(Path(offsets_path(locate(env=os.environ, start=str(root)))).read_text(encoding="utf-8")) \
+        if Path(offsets_path(locate(env=os.environ, start=str(root)))).exists() else {}
+    assert not any(s.session_id in stored for s in sessions)  # no host resumes these: no Stop-hook offsets added
+    assert "nothing new" in pinky(root).stdout
+    assert diary_text(root) == first

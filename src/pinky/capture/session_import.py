@@ -239,7 +239,13 @@ class ImportSummary:
 def _starts(sessions: list[PastSession], stop_offsets: Path, ledger: Path) -> list[int]:
     """Where each session's recording stopped: the Stop hook's offset or an earlier import's, the further on."""
     stop, done = OffsetStore(stop_offsets), OffsetStore(ledger, max_age_s=float("inf"))
-    return [max(stop.get(s.session_id, str(s.path)), done.get(s.session_id, str(s.path))) for s in sessions]
+    return [max(stop.get(s.session_id, str(s.path)), done.get(_ledger_key(s), str(s.path))) for s in sessions]
+
+
+def _ledger_key(session: PastSession) -> str:
+    """The import's own key: the session and its file (a host that continues a session in a new file, as a resumed
+    Codex session may, must not make the import forget how far it read the first)."""
+    return f"{session.session_id} {session.path}"
 
 
 def unread(sessions: list[PastSession], stop_offsets: Path, ledger: Path) -> list[PastSession]:
@@ -335,7 +341,7 @@ def _save(stop: OffsetStore, done: OffsetStore, sessions: list[PastSession], mov
     if not moved:
         return
     recent = time.time() - RECENT_S
-    offsets = {sessions[i].session_id: (end, str(sessions[i].path)) for i, end in moved.items()}
+    offsets = {_ledger_key(sessions[i]): (end, str(sessions[i].path)) for i, end in moved.items()}
     with done.lock():
         done.set_many(offsets)
     fresh = {sessions[i].session_id: (end, str(sessions[i].path)) for i, end in moved.items()
