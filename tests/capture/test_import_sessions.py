@@ -111,6 +111,7 @@ def test_the_import_writes_the_diary_the_stop_hook_writes_byte_for_byte(root: Pa
     assert diary_text(root).splitlines() == expected.splitlines()
     assert diary_text(root) == expected
     assert "took in 3 of 3 sessions (claude 1, codex 1, gemini 1)" in out
+    assert "skipped 1 damaged transcript line (counted" in out
     days = sorted(p.name for p in (root / "documentation" / "diary").glob("*.md"))
     assert days == ["2026-11-27.md", "2026-11-28.md", "2026-11-29.md"]  # each turn on its own day
     for session in sessions:  # each host named in the tag, whatever its format (pinky.capture.diary.short_session)

@@ -44,7 +44,8 @@ def test_the_review_list_offers_past_sessions_learnings_and_the_sessions_still_w
         page.locator("#past-sessions .card").first.wait_for()
         text = section.inner_text()
         assert "Learned in past sessions" in text
-        assert "1 past session of this project" in text and "pinky-brain import-sessions" in text
+        assert "1 past session of this project on this machine (Gemini CLI)" in text
+        assert "pinky-brain import-sessions" in text
         assert "`pytest tests/test_db.py` failed" in text and "the user said" in text
         fixed = page.locator("#past-sessions .card", has_text="pytest tests/test_db.py")
         fixed.get_by_role("button", name="Dismiss").click()

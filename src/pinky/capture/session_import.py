@@ -404,8 +404,10 @@ class Places:
 IMPORT_COMMAND = "pinky-brain import-sessions"
 
 
-def waiting_line(count: int) -> str:
-    """The one line `init`, `doctor` and the page show while past sessions wait to be taken in."""
-    sessions = "1 past session" if count == 1 else f"{count:,} past sessions"
-    return (f"{sessions} of this project on this machine (Claude Code, Codex, Gemini CLI) can be taken in: "
-            f"`{IMPORT_COMMAND}` writes their diary and lists what they learned")
+def waiting_line(sessions: list[PastSession]) -> str:
+    """The one line `init` and the page show while past sessions wait to be taken in, naming their hosts."""
+    count = len(sessions)
+    names = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+    hosts = ", ".join(names[h] for h in names if any(s.host == h for s in sessions))
+    return (f"{'1 past session' if count == 1 else f'{count:,} past sessions'} of this project on this machine "
+            f"({hosts}) can be taken in: `{IMPORT_COMMAND}` writes their diary and lists what they learned")

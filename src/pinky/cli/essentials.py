@@ -347,7 +347,7 @@ def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, all
     waiting = _past_sessions(config)
     if as_json:
         emit_json({"root": str(report.root), "created": created, "save_dir": str(config.save_dir),
-                   "past_sessions": waiting})
+                   "past_sessions": len(waiting)})
         return
     _print_init_summary(report.root, config, created)
     if waiting:
@@ -356,11 +356,11 @@ def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, all
         click.echo("next: " + waiting_line(waiting))
 
 
-def _past_sessions(config: Any) -> int:
-    """How many past sessions of this project the hosts kept that no Stop hook or import recorded yet."""
+def _past_sessions(config: Any) -> list[Any]:
+    """The past sessions of this project the hosts kept that no Stop hook or import recorded yet."""
     from pinky.capture.session_import import Places
 
-    return len(Places(config.project_root, config.save_dir, config.state_dir).waiting())
+    return Places(config.project_root, config.save_dir, config.state_dir).waiting()
 
 
 def _grouped(created: Any) -> list[str]:

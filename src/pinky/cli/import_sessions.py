@@ -78,7 +78,8 @@ def _import(ctx: click.Context, places: Any, as_json: bool) -> None:
         click.echo(f"took in {summary.imported:,} of {len(sessions):,} sessions ({hosts}): {summary.lines:,} diary "
                    f"lines over {len(summary.written):,} days")
     if summary.skipped:
-        click.echo(f"skipped {summary.skipped:,} damaged transcript lines (counted in the diary's skipped: lines)")
+        lines = "1 damaged transcript line" if summary.skipped == 1 else f"{summary.skipped:,} damaged transcript lines"
+        click.echo(f"skipped {lines} (counted in the diary's skipped: lines)")
     if open_candidates:
         click.echo(f"{open_candidates:,} candidate notes from what the sessions learned "
                    f"({summary.new_candidates:,} new): `pinky-brain import-sessions --candidates` lists them")

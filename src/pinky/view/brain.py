@@ -131,8 +131,8 @@ class Brain:
         places = self._places()
         if places is None:
             return {"candidates": [], "waiting": 0, "line": None, "command": IMPORT_COMMAND}
-        waiting = self._scan("past-sessions", lambda kb: len(places.waiting()))
-        return {"candidates": load_candidates(places.candidates), "waiting": waiting,
+        waiting = self._scan("past-sessions", lambda kb: places.waiting())
+        return {"candidates": load_candidates(places.candidates), "waiting": len(waiting),
                 "line": waiting_line(waiting) if waiting else None, "command": IMPORT_COMMAND}
 
     def dismiss_candidate(self, candidate: str) -> dict[str, Any]:
