@@ -51,7 +51,21 @@ def briefing(index: Index, since: str, compact: bool = True, offset: int = 0) ->
         "diary": diary[offset:offset + cap],
         "truncated": max(len(new), len(updated), len(diary)) > offset + cap,
         "needs_review": needs_review(index, 5 if compact else 50),
+        "candidates": past_candidates(index, 5 if compact else 50),
     }
+
+
+def past_candidates(index: Index, limit: int) -> list[dict[str, Any]]:
+    """What `pinky-brain import-sessions` saw past sessions of this project learn, not saved nor dismissed yet:
+    newest first, each with its evidence (pinky.capture.candidates)."""
+    from pinky.capture.candidates import candidates_path, load_candidates
+
+    config = index.config
+    if config.save_dir is None:
+        return []
+    found = load_candidates(candidates_path(str(config.state_dir), str(config.save_dir)))
+    return [{key: item[key] for key in ("id", "kind", "type", "evidence", "prompt", "when", "session")}
+            for item in found[:limit]]
 
 
 def _briefing_item(index: Index, row: Any, created: dt.datetime | None, changed: dt.datetime,

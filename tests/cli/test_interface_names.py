@@ -24,6 +24,7 @@ OPTIONS = {
     "graph": "--at --depth --dot --json --rel -d",
     "history": "--json",
     "import": "--json --root",
+    "import-sessions": "--candidates --dismiss --json",
     "init": "--allow-tools --claude-md --json --mcp --no-mcp",
     "install-cli": "--dir --force --json",
     "link": "--rel --since",

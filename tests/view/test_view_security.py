@@ -20,6 +20,7 @@ from view_helpers import View, make_brain, redeem, running_view, sign_in, snapsh
 _RNG = random.Random(24)
 READS = ("/api/search?q=deploy+pushes", "/api/search?q=", "/api/note?slug=deploy-token", "/api/overview",
          "/api/graph?slug=deploy-token", "/api/timeline?slug=deploy-token", "/api/review", "/api/diary",
+         "/api/past-sessions",
          "/raw/project/gotcha/deploy-token.md")
 LEAK = "ghp_" + "".join(_RNG.choice(string.ascii_letters + string.digits) for _ in range(33)) + "a1Z"
 

@@ -342,6 +342,10 @@ class OffsetStore:
             return 0
         return entry["offset"]
 
+    def offsets(self) -> dict[str, tuple[int, str | None]]:
+        """Every session's (offset, transcript path), read once (an import checks hundreds of sessions)."""
+        return {sid: (e["offset"], e.get("path")) for sid, e in self._load().items()}
+
     def entry(self, session_id: str) -> dict | None:
         """The stored entry as it is (offset, path, seen, and any state kept beside them), or None."""
         return self._load().get(session_id)
@@ -367,6 +371,18 @@ class OffsetStore:
         entries[session_id] = entry
         private.write_private(self.path, json.dumps(entries, sort_keys=True), self.top, durable=True)
         return entry
+
+    def set_many(self, offsets: dict[str, tuple[int, str]], *, now: float | None = None) -> None:
+        """Record many sessions' (offset, transcript path) in one write (an import of a thousand sessions would
+        rewrite the file a thousand times); an entry already further on is kept. Hold `lock()` around it."""
+        now = time.time() if now is None else now
+        entries = {sid: e for sid, e in self._load().items() if now - e.get("seen", now) <= self.max_age_s}
+        for session_id, (offset, path) in offsets.items():
+            kept = entries.get(session_id)
+            if kept is not None and kept.get("path") in (None, path) and kept["offset"] >= offset:
+                continue
+            entries[session_id] = {"offset": offset, "seen": now, "path": path}
+        fileio.atomic_write(self.path, json.dumps(entries, sort_keys=True))
 
     def lock(self) -> fileio.FileLock:
         """An exclusive advisory lock beside the offsets file (a no-op where fcntl is missing)."""

@@ -341,10 +341,23 @@ def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, all
     if fresh and top is not None and top != report.root:
         click.echo(f"note: {report.root} is inside the git repository {top}; if the knowledge should live at "
                    f"its top, remove {report.root / 'pinky.toml'} and run `pinky-brain init {top}`", err=True)
+    waiting = _past_sessions(config)
     if as_json:
-        emit_json({"root": str(report.root), "created": created, "save_dir": str(config.save_dir)})
+        emit_json({"root": str(report.root), "created": created, "save_dir": str(config.save_dir),
+                   "past_sessions": len(waiting)})
         return
     _print_init_summary(report.root, config, created)
+    if waiting:
+        from pinky.capture.session_import import waiting_line
+
+        click.echo("next: " + waiting_line(waiting))
+
+
+def _past_sessions(config: Any) -> list[Any]:
+    """The past sessions of this project the hosts kept that no Stop hook or import recorded yet."""
+    from pinky.capture.session_import import Places
+
+    return Places(config.project_root, config.save_dir, config.state_dir).waiting()
 
 
 def _grouped(created: Any) -> list[str]:

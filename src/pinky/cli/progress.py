@@ -22,7 +22,8 @@ import click
 from pinky.base.locations import ENV_PROGRESS_SECONDS
 
 Progress = Callable[[str, int, int], None]
-LABELS = {"parse": "Indexing notes", "embed": "Embedding chunks", "refine": "Second stage"}
+LABELS = {"parse": "Indexing notes", "embed": "Embedding chunks", "refine": "Second stage",
+          "import": "Reading sessions"}
 LINE_SECONDS = 5.0
 REDRAW_SECONDS = 0.5
 REDRAW_PART = 200  # redraw when the bar moved by 1/200 of its length

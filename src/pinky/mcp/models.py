@@ -156,6 +156,8 @@ class BriefingOut(ResultOut):
     needs_review: dict[str, Any] = Field(default_factory=dict, description=(
         "stale (unverified past their type's threshold: check, then brain_update verified=true) and flagged "
         "(marked wrong or outdated with brain_feedback): fix or verify these before relying on them."))
+    candidates: list[dict[str, Any]] = Field(default_factory=list, description=(
+        "What past sessions learned (pinky-brain import-sessions), never saved: brain_save the ones worth a note."))
 
 
 class LinkHowOut(BaseModel):

@@ -84,6 +84,7 @@ def create_app(brain: Brain, port: int, keys: Keys) -> Guard:
         Route("/api/overview", _json(lambda r: brain.overview(r.query_params.get("cluster") or None), walk=False)),
         Route("/api/review", _json(lambda r: brain.review(_int(r, "limit", 50, 1, 500)))),
         Route("/api/contradictions", _json(lambda r: brain.contradictions())),
+        Route("/api/past-sessions", _json(lambda r: brain.past_sessions())),
         Route("/api/duplicates", _json(lambda r: brain.duplicates())),
         Route("/api/diary", _json(lambda r: brain.diary(_int(r, "offset", 0, 0, 10**6)))),
         Route("/api/actions", _json(lambda r: {"actions": brain.actions()})),
@@ -93,6 +94,7 @@ def create_app(brain: Brain, port: int, keys: Keys) -> Guard:
         Route("/api/supersede", _change(lambda b: brain.supersede(_field(b, "old"), _field(b, "new"))),
               methods=["POST"]),
         Route("/api/merge", _change(lambda b: brain.merge(_field(b, "keep"), _field(b, "other"))), methods=["POST"]),
+        Route("/api/dismiss", _change(lambda b: brain.dismiss_candidate(_field(b, "id"))), methods=["POST"]),
         Route("/api/undo", _change(lambda b: brain.undo(_id(b))), methods=["POST"]),
     ]
     return Guard(Starlette(routes=routes), port, keys)

@@ -122,6 +122,40 @@ class Brain:
                     "telemetry": kb.config.telemetry}
         return self.call(run)
 
+    def past_sessions(self) -> dict[str, Any]:
+        """The candidate notes imports found in past sessions, and the line saying how many sessions still wait
+        to be taken in (counted once per SCAN_TTL_S: it reads the head of every session the hosts kept)."""
+        from pinky.capture.candidates import load_candidates
+        from pinky.capture.session_import import IMPORT_COMMAND, waiting_line
+
+        places = self._places()
+        if places is None:
+            return {"candidates": [], "waiting": 0, "line": None, "command": IMPORT_COMMAND}
+        waiting = self._scan("past-sessions", lambda kb: places.waiting())
+        return {"candidates": load_candidates(places.candidates), "waiting": len(waiting),
+                "line": waiting_line(waiting) if waiting else None, "command": IMPORT_COMMAND}
+
+    def dismiss_candidate(self, candidate: str) -> dict[str, Any]:
+        from pinky.capture.candidates import dismiss, load_candidates, reopen
+
+        places = self._places()
+        item = next((i for i in load_candidates(places.candidates) if i["id"] == candidate), None) if places else None
+        if places is None or item is None:
+            raise NotFound(f"no open candidate {candidate!r}")
+
+        def run(kb: KnowledgeBase) -> tuple[str, Callable[[KnowledgeBase], Any]]:
+            dismiss(places.candidates, [candidate])
+            return f"dismissed the candidate {candidate}", lambda kb: reopen(places.candidates, item)
+        return self._act(run)
+
+    def _places(self) -> Any:
+        from pinky.capture.session_import import Places
+
+        config = self.config
+        if config.save_dir is None or config.project_root is None:
+            return None
+        return Places(config.project_root, config.save_dir, config.state_dir)
+
     def contradictions(self) -> dict[str, Any]:
         return self._scan("contradictions", lambda kb: kb.hygiene.check())
 

@@ -607,8 +607,14 @@ async function reviewView() {
   const contradictions = el("section", { id: "contradictions" }, sectionHead("Possible contradictions"), spinner("comparing every note…"));
   const duplicates = el("section", { id: "duplicates" }, sectionHead("Duplicate candidates"), spinner("comparing every note…"));
   const gaps = el("section", { id: "gaps" });
+  const learned = el("section", { id: "past-sessions" });
   const changes = el("section", { id: "changes" });
-  fill(main, head, stale, flagged, contradictions, duplicates, gaps, changes);
+  fill(main, head, stale, flagged, learned, contradictions, duplicates, gaps, changes);
+  api("/api/past-sessions").then((data) => {
+    fill(learned, sectionHead("Learned in past sessions", data.candidates.length, "seen by " + data.command + ", never saved: save what is worth a note, dismiss the rest"),
+      data.line ? el("div", { class: "small", id: "past-sessions-waiting" }, data.line) : null,
+      data.candidates.length ? data.candidates.map(candidateCard) : empty(data.line ? "Nothing yet: take the sessions in first." : "No candidate notes."));
+  }, (error) => fill(learned, empty(error.message)));
   api("/api/review", { limit: 100 }).then((data) => {
     fill(stale, sectionHead("Stale", data.stale_count, "unverified past their type's threshold, longest first"),
       data.stale.length ? data.stale.map(staleCard) : empty("Nothing stale."));
@@ -683,6 +689,16 @@ function duplicateCard(pair) {
     el("div", { class: "actions" },
       actionButton("Merge right into left", () => act("/api/merge", { keep: pair.a, other: pair.b })),
       actionButton("Merge left into right", () => act("/api/merge", { keep: pair.b, other: pair.a }))));
+}
+
+function candidateCard(item) {
+  return el("div", { class: "card", dataset: { candidate: item.id } },
+    el("div", { class: "row" }, badge(item.kind), badge(`a ${item.type}?`, "type"),
+      el("span", { class: "small muted" }, `${item.when.slice(0, 16).replace("T", " ")} [${item.session}]`), el("span", { class: "spacer" }),
+      actionButton("Dismiss", () => act("/api/dismiss", { id: item.id }))),
+    el("div", {}, item.evidence),
+    item.prompt ? el("div", { class: "small muted" }, "asked: " + item.prompt) : null,
+    el("div", { class: "small muted" }, "keep it: the agent's brain_save, or pinky-brain save"));
 }
 
 function gapCard(gap) {
