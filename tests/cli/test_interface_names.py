@@ -38,7 +38,7 @@ OPTIONS = {
     "rollup": "--json --month --scope --week",
     "save": "--file --json --key --project --question --scope --subject --tag --title --type -t",
     "search": "--all --at --json --limit --mode --project --scope --since --tag --type -n",
-    "setup": "--dry-run --json --project --remove",
+    "setup": "--dry-run --force --json --project --remove",
     "setup-claude": "--allow-tools --claude-md --json --mcp --no-mcp",
     "stats": "--json",
     "sync": "--allow --json --remote",
