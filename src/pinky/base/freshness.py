@@ -3,10 +3,13 @@
 Every project's index holds its own copy of the global brain's rows, and the global brain is written by
 other processes: a save in another project or outside any, `pinky-brain sync`, a hand edit. So each index
 records, in its `meta` table, what the global brain looked like when it last brought those rows up to
-date: `global_signature` (how many notes, and the sum of a checksum of each note's relative path, size and mtime)
+date: `global_signature` (how many notes, and the sum of a checksum of each note's relative path, size, mtime,
+change time and inode)
 and `global_folders` (each folder's mtime and inode). Anyone reading the index compares:
 
-- `walk` (a stat per note, ~3 ms per 1,000 notes) catches everything, an edit made in place included;
+- `walk` (a stat per note, ~3 ms per 1,000 notes) catches everything, an edit made in place included, and
+  one that puts the size and mtime back (`cp -p`, `rsync -t`, `tar`, `touch -r`, two same-size notes swapped):
+  no tool can set the change time (the kernel does, on every write) and a rename brings another inode;
 - `folders_moved` (a stat per folder, microseconds) catches notes created, deleted or renamed, and every
   write made by replacing the file (pinky's own, `pinky-brain sync`'s, most editors'), but not an edit
   written into the same file.
@@ -23,6 +26,13 @@ SIGNATURE_KEY = "global_signature"
 FOLDERS_KEY = "global_folders"
 HOOK_WALK_LIMIT = 2000  # notes up to which the per-prompt hook walks them all (~6 ms); beyond, folders only
 _PRIME = (1 << 61) - 1  # a note's line read as one number modulo this prime is its checksum
+
+
+def stamp_of(info: os.stat_result) -> tuple[int, int, int, int]:
+    """What says a file changed: (mtime_ns, size, ctime_ns, inode). Size and mtime alone miss an edit whose
+    tool restores them (`cp -p`, `rsync -t`, `tar`, `touch -r`, a swap of two same-size notes): the change
+    time is the kernel's to set and a swap by rename brings another inode."""
+    return info.st_mtime_ns, info.st_size, info.st_ctime_ns, info.st_ino
 
 
 def walk(root: str) -> tuple[str, str]:
@@ -54,7 +64,7 @@ def walk(root: str) -> tuple[str, str]:
                         stat = item.stat(follow_symlinks=False)
                     except OSError:
                         continue
-                    line = f"{prefix}{name}\0{stat.st_size}\0{stat.st_mtime_ns}"
+                    line = f"{prefix}{name}\0{stat.st_size}\0{stat.st_mtime_ns}\0{stat.st_ctime_ns}\0{stat.st_ino}"
                     total += number(line.encode("utf-8", "surrogateescape"), "little") % _PRIME
                     count += 1
     folders.sort()

@@ -103,7 +103,7 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
         if (prefix := unreadable_prefix(source)) is not None:
             unreadable.append((source.root, prefix))
         old = known.get(key) or skipped.get(key)
-        if old and old.mtime_ns == source.mtime_ns and old.size == source.size and key not in pending \
+        if old and old.stamp == source.stamp and key not in pending \
                 and not (source.problem and key in known):  # indexed before its name was refused
             if key in skipped:  # still the same unreadable file: say so again, without reading it
                 report.errors.append(_skip_message(index, *key, skipped[key].reason))
@@ -225,8 +225,8 @@ def _store_skipped(index: Index, source: SourceFile, reason: str, old: store_ent
     """Record why the file is not indexed; an entry it used to be leaves the index (caller holds the transaction)."""
     if old is not None:
         store_entries.delete_entry(index.conn, old.id, has_vec)
-    store_entries.record_skipped(index.conn, store_entries.SkippedFile(source.root, source.rel, source.mtime_ns,
-                                                                       source.size, reason))
+    store_entries.record_skipped(index.conn, store_entries.SkippedFile(
+        source.root, source.rel, source.mtime_ns, source.size, reason, source.ctime_ns, source.inode))
 
 
 def _store_changed(index: Index, source: SourceFile, doc: Document, prepared: Prepared | None,
@@ -236,7 +236,7 @@ def _store_changed(index: Index, source: SourceFile, doc: Document, prepared: Pr
                                                                     prepared.row["content_hash"]):
         prepared = None  # new to this reindex, but a save stored these bytes meanwhile: its chunks keep their ids
     if prepared is None:  # the same bytes as indexed (seen in _parse_batch): only the stat changed
-        store_entries.touch_entry(index.conn, entry_id(source.root, source.rel), source.mtime_ns, source.size)
+        store_entries.touch_entry(index.conn, entry_id(source.root, source.rel), source.stamp)
         report.unchanged += 1
         return
     store_document(index.conn, prepared, has_vec, links=False)
@@ -299,7 +299,7 @@ def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
     if known is not None and known["content_hash"] == doc.content_hash:
         # Already indexed (e.g. a watcher reporting our own save): keep chunks and vectors.
         with write_transaction(conn):
-            store_entries.touch_entry(conn, eid, source.mtime_ns, source.size)
+            store_entries.touch_entry(conn, eid, source.stamp)
         return str(known["slug"])
     prepared = prepare_document(source, doc, index.config.project, index.config.chunk_words)
     with write_transaction(conn):
@@ -370,14 +370,13 @@ def drift(index: Index) -> dict[str, list[str]]:
         key = (source.root, source.rel)
         seen.add(key)
         old = known.get(key)
-        if source.problem or (key in skipped and (skipped[key].mtime_ns, skipped[key].size)
-                              == (source.mtime_ns, source.size)):
+        if source.problem or (key in skipped and skipped[key].stamp == source.stamp):
             if old is not None:  # a note turned into a link out, a FIFO: the next reindex drops it
                 out["changed"].append(index.display_path(*key))
             continue  # never read, or unchanged since it was found not to be a note: the errors name it
         if old is None:
             out["new"].append(index.display_path(*key))
-        elif (old.mtime_ns, old.size) != (source.mtime_ns, source.size):
+        elif old.stamp != source.stamp:
             try:
                 digest = file_hash(source)
             except (OSError, Skipped):

@@ -36,10 +36,21 @@ class SourceFile:
     mtime_ns: int
     size: int
     problem: str | None = None  # why it is not read at all: a special file, a link out of its root
+    ctime_ns: int = 0  # the change time and inode: what `cp -p`, `touch -r` or a swap by rename cannot restore
+    inode: int = 0
 
     @property
     def path(self) -> Path:
         return Path(self.location)
+
+    @property
+    def stamp(self) -> tuple[int, int, int, int]:
+        """(mtime_ns, size, ctime_ns, inode): equal to the one recorded, the file is taken as unchanged."""
+        return self.mtime_ns, self.size, self.ctime_ns, self.inode
+
+
+def _source(root_name: str, rel: str, path: str, info: os.stat_result, problem: str | None) -> SourceFile:
+    return SourceFile(root_name, rel, path, info.st_mtime_ns, info.st_size, problem, info.st_ctime_ns, info.st_ino)
 
 
 class Skipped(Exception):
@@ -84,8 +95,7 @@ def _scan_root(root_name: str, root: str) -> Iterator[SourceFile]:
                     info = item.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                yield SourceFile(root_name, rel, item.path, info.st_mtime_ns, info.st_size,
-                                 _name_problem(rel) or _special(info.st_mode))
+                yield _source(root_name, rel, item.path, info, _name_problem(rel) or _special(info.st_mode))
         stack.extend(reversed(folders))
 
 
@@ -142,7 +152,7 @@ def _linked(root_name: str, root: str, rel: str, path: str) -> SourceFile | None
         return None
     else:
         problem = _special(info.st_mode)
-    return SourceFile(root_name, rel, os.fspath(path), info.st_mtime_ns, info.st_size, _name_problem(rel) or problem)
+    return _source(root_name, rel, os.fspath(path), info, _name_problem(rel) or problem)
 
 
 def source_at(root_name: str, root: Path, rel: str, path: Path) -> SourceFile | None:
@@ -153,8 +163,7 @@ def source_at(root_name: str, root: Path, rel: str, path: Path) -> SourceFile | 
         info = path.stat()
     except FileNotFoundError:
         return None
-    return SourceFile(root_name, rel, os.fspath(path), info.st_mtime_ns, info.st_size,
-                      _name_problem(rel) or _special(info.st_mode))
+    return _source(root_name, rel, os.fspath(path), info, _name_problem(rel) or _special(info.st_mode))
 
 
 # --- reading one note ------------------------------------------------------------------------------
