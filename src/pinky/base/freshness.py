@@ -14,6 +14,10 @@ and `global_folders` (each folder's mtime and inode). Anyone reading the index c
   write made by replacing the file (pinky's own, `pinky-brain sync`'s, most editors'), but not an edit
   written into the same file.
 
+A long-running `pinky-mcp` does neither while its change feed runs (`pinky.indexing.change_feed`: the OS
+reports every change). Everyone else walks while the global brain has at most a limit of notes
+(HOOK_WALK_LIMIT for the per-prompt hook, ONE_SHOT_WALK_LIMIT for the rest) and looks at the folders beyond.
+
 Builtins only (not even `zlib`, a shared library to load: ~0.2 ms of the hook's budget): the per-prompt hook
 calls this.
 """
@@ -25,6 +29,7 @@ import os
 SIGNATURE_KEY = "global_signature"
 FOLDERS_KEY = "global_folders"
 HOOK_WALK_LIMIT = 2000  # notes up to which the per-prompt hook walks them all (~6 ms); beyond, folders only
+ONE_SHOT_WALK_LIMIT = 20_000  # the same for the CLI, the session-start hook and a server without a change feed
 _PRIME = (1 << 61) - 1  # a note's line read as one number modulo this prime is its checksum
 
 
