@@ -261,6 +261,7 @@ class Runtime:
         with self._lock:
             self.kb.index.feed = feed
         self.status["freshness"] = f"change feed (inotify over {feed.folders} folders)"
+        log.info("following the notes' changes: inotify over %d folders", feed.folders)
 
     def _notes_changed(self, paths: set[Path]) -> None:
         from pinky.indexing.watch import index_changes
