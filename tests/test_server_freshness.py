@@ -168,3 +168,28 @@ def test_a_removed_and_recreated_folder(world: World) -> None:
         assert world.names(server, NEW) == ["again.md"]
     finally:
         server.__exit__(None, None, None)
+
+
+def test_the_state_the_server_took_in_is_recorded_for_the_others(world: World) -> None:
+    """The server's feed takes a change in by its path; the global brain's state is then recorded in the index
+    in the background (the watcher's own indexing checks the global brain as any process without a feed does),
+    so the CLI and the hooks, which compare with it, do not take the change in again."""
+    from pinky.base.freshness import SIGNATURE_KEY, walk
+    from pinky.store.readonly import connect_ro, meta_value
+
+    server = world.server()
+    try:
+        _note(world.brain / "gotcha", "added.md", "narwhal")
+        assert world.names(server, "narwhal") == ["added.md"]
+        now = walk(str(world.brain))[0]
+        deadline = time.monotonic() + 20
+        while True:
+            conn = connect_ro(str(world.project / "brain.db"))
+            recorded = meta_value(conn, SIGNATURE_KEY)
+            conn.close()
+            if recorded == now or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert recorded == now
+    finally:
+        server.__exit__(None, None, None)

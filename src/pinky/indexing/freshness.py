@@ -114,10 +114,11 @@ def refresh_global(index: Index, *, embed: bool = True, walk_limit: int | None =
     owed_before = store_vectors.get_meta(conn, OWED_KEY) == "1"
     recorded = store_vectors.get_meta(conn, signal.SIGNATURE_KEY)
     to_embed = owed_before and embed and index.vectors_writable()
-    if not to_embed and not signal.changed(recorded, store_vectors.get_meta(conn, signal.FOLDERS_KEY),
-                                              os.fspath(root), walk_limit=walk_limit):
+    state = snapshot(index) if walk_limit is None else None  # walked once, not once to compare and once to record
+    if not to_embed and (recorded == state[0] if state is not None else not signal.changed(
+            recorded, store_vectors.get_meta(conn, signal.FOLDERS_KEY), os.fspath(root), walk_limit=walk_limit)):
         return False
-    state = snapshot(index)
+    state = state or snapshot(index)
     if state is None:
         return False
     changed = recorded != state[0]
