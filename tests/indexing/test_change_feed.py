@@ -92,3 +92,16 @@ def test_a_removed_or_recreated_root_is_a_loss(tmp_path: Path) -> None:
 def test_no_feed_where_it_cannot_watch(tmp_path: Path) -> None:
     with pytest.raises(FeedUnavailable, match="cannot watch"):
         ChangeFeed({"g": tmp_path / "missing" / "brain"}).start()
+
+
+def test_events_not_taken_in_ask_for_a_check_of_everything(tmp_path: Path) -> None:
+    """A request that drained events and then failed to index them (a locked index, say) leaves the next one
+    unsure: it checks everything instead of taking the quiet queue for granted."""
+    feed = _feed(g=tmp_path)
+    (tmp_path / "a.md").write_text("a", encoding="utf-8")
+    assert feed.drain().notes == {"g": {tmp_path / "a.md"}}
+    feed.unsure("taking the last changes in failed (OperationalError)")
+    drained = feed.drain()
+    assert drained.lost == "taking the last changes in failed (OperationalError)" and not drained.rearm
+    assert feed.drain().quiet
+    feed.close()

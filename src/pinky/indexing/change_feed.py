@@ -79,6 +79,7 @@ class ChangeFeed:
         self._awaited: dict[int, set[str]] = {}  # a missing root's parent's watch -> the names of roots awaited there
         self._problem: str | None = None  # set by start(): a watch it could not add, a missing root
         self._first = True  # the first drain after start: what changed before it is unknown
+        self._unsure: str | None = None  # events drained but not taken in (the caller failed): check everything
 
     @property
     def folders(self) -> int:
@@ -142,7 +143,9 @@ class ChangeFeed:
             return drained
         if self._first and drained.lost is None:
             drained.lost, drained.rearm = "the watch just started", False
-        self._first = False
+        elif self._unsure and drained.lost is None:
+            drained.lost, drained.rearm = self._unsure, False
+        self._first, self._unsure = False, None
         while True:
             try:
                 data = os.read(self._fd, READ_SIZE)
@@ -193,6 +196,10 @@ class ChangeFeed:
             return
         if is_note(path.relative_to(root).as_posix()):
             drained.notes.setdefault(root_name, set()).add(path)
+
+    def unsure(self, why: str) -> None:
+        """The events last drained were not all taken in (`why`): the next drain asks for a check of everything."""
+        self._unsure = why
 
     def close(self) -> None:
         if self._fd >= 0:

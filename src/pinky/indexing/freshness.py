@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import TYPE_CHECKING
 
 from pinky.base import freshness as signal
 from pinky.indexing import indexer
@@ -29,6 +30,9 @@ from pinky.indexing.index import Index
 from pinky.indexing.vector_fill import embed_pending
 from pinky.store import vectors as store_vectors
 from pinky.store.connect import write_transaction
+
+if TYPE_CHECKING:  # the feed (and ctypes) are a long-running process's: a one-shot command does not load them
+    from pinky.indexing.change_feed import Drained
 
 log = logging.getLogger("pinky")
 
@@ -63,6 +67,14 @@ def refresh(index: Index, *, embed: bool = True) -> bool:
     drained = feed.drain()
     if drained.quiet:
         return False
+    try:
+        return _take_in(index, drained, embed=embed)
+    except BaseException as exc:  # drained, not taken in: the next request must not take the quiet for granted
+        feed.unsure(f"taking the last changes in failed ({type(exc).__name__})")
+        raise
+
+
+def _take_in(index: Index, drained: Drained, *, embed: bool) -> bool:
     if drained.lost is not None:
         return _check_everything(index, drained.lost, rearm=drained.rearm, embed=embed)
     for name in drained.rescan:
