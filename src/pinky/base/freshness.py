@@ -91,6 +91,26 @@ def folders_moved(folders: str, root: str) -> bool:
     return False
 
 
+def moved_folders(folders: str, root: str) -> dict[str, bool]:
+    """The folders recorded in `folders` that changed, by relative path ('' for the root, else ending in '/'):
+    True when it was replaced or is gone (another inode, or none: everything below it is in question), False when
+    only its entries changed (a note in it came, went or was replaced)."""
+    moved: dict[str, bool] = {}
+    for line in folders.split("\n"):
+        mtime, inode, rel = (line.split(" ", 2) + ["", ""])[:3]
+        try:
+            info = os.stat(os.path.join(root, rel) if rel else root)
+        except OSError:
+            if mtime != "0":
+                moved[rel] = True
+            continue
+        if str(info.st_ino) != inode:
+            moved[rel] = True
+        elif str(info.st_mtime_ns) != mtime:
+            moved[rel] = False
+    return moved
+
+
 def changed(signature: str | None, folders: str | None, root: str, *, walk_limit: int | None = None) -> bool:
     """Whether the global brain under `root` may differ from what an index recorded (`signature`, `folders`
     from its meta; None when it never recorded them). The notes are walked when there are at most

@@ -126,9 +126,12 @@ def refresh_global(index: Index, *, embed: bool = True, walk_limit: int | None =
     owed_before = store_vectors.get_meta(conn, OWED_KEY) == "1"
     recorded = store_vectors.get_meta(conn, signal.SIGNATURE_KEY)
     to_embed = owed_before and embed and index.vectors_writable()
+    folders = store_vectors.get_meta(conn, signal.FOLDERS_KEY)
+    if walk_limit is not None and not to_embed and recorded and folders and _count(recorded) > walk_limit:
+        return _take_in_folders(index, recorded, folders, os.fspath(root), owed_before, embed=embed)
     state = snapshot(index) if walk_limit is None else None  # walked once, not once to compare and once to record
     if not to_embed and (recorded == state[0] if state is not None else not signal.changed(
-            recorded, store_vectors.get_meta(conn, signal.FOLDERS_KEY), os.fspath(root), walk_limit=walk_limit)):
+            recorded, folders, os.fspath(root), walk_limit=walk_limit)):
         return False
     state = state or snapshot(index)
     if state is None:
@@ -145,3 +148,30 @@ def refresh_global(index: Index, *, embed: bool = True, walk_limit: int | None =
     if changed or owed != owed_before:
         record(index, state, owed=owed)
     return changed
+
+
+def _count(signature: str) -> int:
+    count = signature.split(":", 1)[0]
+    return int(count) if count.isdigit() else 0
+
+
+def _take_in_folders(index: Index, recorded: str, folders: str, root: str, owed: bool, *, embed: bool) -> bool:
+    """A global brain past the walk limit: its folders first, then only the files of the folders that changed (a
+    note created, deleted, renamed or replaced in them). The signature recorded then keeps the count alone (its
+    sum is the walk's): a process that walks takes the brain in once and records it whole."""
+    moved = signal.moved_folders(folders, root)
+    if not moved:
+        return False
+    lines = {line.split(" ", 2)[2]: line for line in folders.split("\n") if line.count(" ") >= 2}
+    report, listed = indexer.reindex_folders(index, "global", moved, set(lines))
+    log.info("folders of the global brain changed: %s", report.as_dict())
+    whole = tuple(rel for rel, replaced in moved.items() if replaced)
+    fresh = {line.split(" ", 2)[2]: line for line in listed}
+    kept = [line for rel, line in lines.items() if rel not in fresh and rel not in moved and not rel.startswith(whole)]
+    owed = owed or bool(report.added or report.updated)
+    if owed and embed and index.vectors_writable() and store_vectors.count_pending(index.conn) <= EMBED_AT_ONCE:
+        embed_pending(index)
+        owed = False
+    count = max(0, _count(recorded) + report.added - report.removed)
+    record(index, (f"{count}:folders", "\n".join(sorted(kept + list(fresh.values())))), owed=owed)
+    return True

@@ -71,6 +71,18 @@ def indexed_files(conn: Any) -> dict[tuple[str, str], IndexedFile]:
     return {(r[1], r[2]): IndexedFile(*r) for r in rows}
 
 
+def indexed_files_under(conn: Any, root: str, prefix: str) -> dict[tuple[str, str], IndexedFile]:
+    """The entries of `root` whose path starts with `prefix` (a folder's, ending in '/'; '' for all): a range of
+    the (root, path) index, not a scan of every entry."""
+    if not prefix:
+        rows = conn.execute(f"SELECT id, root, path, content_hash, {STAMPED} FROM entry WHERE root = ?", (root,))
+    else:
+        end = prefix[:-1] + chr(ord(prefix[-1]) + 1)  # the first path after every one that starts with prefix
+        rows = conn.execute(f"SELECT id, root, path, content_hash, {STAMPED} FROM entry WHERE root = ? AND path >= ? "
+                            "AND path < ?", (root, prefix, end))
+    return {(r[1], r[2]): IndexedFile(*r) for r in rows}
+
+
 @dataclass(frozen=True)
 class SkippedFile:
     root: str
