@@ -94,10 +94,10 @@ class ChangeFeed:
             raise FeedUnavailable(f"inotify_init1: {os.strerror(ctypes.get_errno())}")
         self._fd, self._problem, self._first = fd, None, True
         for name, root in self.roots.items():
-            if root.is_dir():
-                self._watch_tree(name, root)
-            else:
+            if not root.is_dir():
                 self._await(name, root)
+            if root.is_dir():  # also when made between the look and the parent's watch: its event came too early
+                self._watch_tree(name, root)
         if self._problem:
             problem = self._problem
             self.close()
