@@ -26,7 +26,8 @@ import bench_mcp  # noqa: E402
 from bench_global_fresh import TYPES, WORDS, compile_all, once  # noqa: E402
 
 QUERIES = ["worker queue timeout", "cache index vector", "deploy release build", "session cookie header",
-           "parser token schema", "retry lock thread"]
+           "parser token schema", "retry lock thread"]  # every note holds these words: the ranking's worst case
+SELECTIVE = ["4242", "777", "9001", "1234", "5678", "2468"]  # a note's number: one title holds it (--selective)
 
 
 def _notes(folder: Path, count: int, prefix: str, seed: int) -> None:
@@ -108,7 +109,8 @@ def _one_shots(worlds: dict[str, Path], bins: dict[str, Path], runs: int) -> dic
     return out
 
 
-def _warm_searches(worlds: dict[str, Path], bins: dict[str, Path], searches: int) -> dict[str, float]:
+def _warm_searches(worlds: dict[str, Path], bins: dict[str, Path], searches: int,
+                   queries: list[str] = QUERIES) -> dict[str, float]:
     servers = {}
     try:
         for side, bin_dir in bins.items():
@@ -122,7 +124,7 @@ def _warm_searches(worlds: dict[str, Path], bins: dict[str, Path], searches: int
             for side, server in servers.items():
                 started = time.perf_counter()
                 reply = server.request("tools/call", {"name": "brain_search",
-                                                      "arguments": {"query": QUERIES[n % len(QUERIES)]}})
+                                                      "arguments": {"query": queries[n % len(queries)]}})
                 assert not reply["result"]["isError"], reply
                 if n >= 3:
                     took[side].append((time.perf_counter() - started) * 1000)
@@ -144,6 +146,15 @@ def _print(rows: list[tuple[str, dict[str, float], dict[str, dict[str, float]]]]
               f"{a['prompt']:4.0f} ({a['prompt_ratio']:.2f}x) |")
 
 
+def _print_warm(rows: list[tuple[str, dict[str, float], dict[str, float]]]) -> None:
+    print("\nwarm brain_search p50 wall ms, before | after: queries every note matches; queries one title holds")
+    print(f"| {'':<36} | all match: before | after | selective: before | after |")
+    print("|---|---|---|---|---|")
+    for name, every, one in rows:
+        print(f"| {name:<36} | {every['before']:6.1f} | {every['after']:6.1f} | {one['before']:6.1f} | "
+              f"{one['after']:6.1f} |")
+
+
 def table(args: Any, here: Path) -> None:
     base = args.keep or Path("/tmp/pinky-bench-fresh-table")
     bins = {"before": args.before, "after": here}
@@ -156,6 +167,10 @@ def table(args: Any, here: Path) -> None:
         key = f"g{global_notes}-p{project_notes}"
         template = _template(base, key, global_notes, project_notes)
         worlds[name] = {side: _world(base, key, side, template, bin_dir) for side, bin_dir in bins.items()}
+    if args.warm_only:
+        _print_warm([(name, _warm_searches(worlds[name], bins, args.searches),
+                      _warm_searches(worlds[name], bins, args.searches, SELECTIVE)) for name, _, _ in rows])
+        return
     for hogs in (0, 2):
         spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(hogs)]
         try:

@@ -4,7 +4,7 @@
                                             [--keep DIR] [--corpus soup|eval] [--data ../shared/eval] [--hogs N]
                                             [--hooks-only]
     python benchmarks/bench_global_fresh.py --table [--before BIN] [--keep DIR] [--sizes 10000,100000]
-                                            [--project-notes 10000] [--runs 15] [--searches 30]
+                                            [--project-notes 10000] [--runs 15] [--searches 30] [--warm-only]
 
 Times, as whole processes and in turn (one run of each, then the next round, so the machine's load
 falls on all alike), a bare `python -c pass`, the per-prompt hook (`pinky-hooks user-prompt`, the
@@ -154,6 +154,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000", help="--table: global brain sizes")
     parser.add_argument("--project-notes", type=int, default=10_000, help="--table: the project-only row's notes")
     parser.add_argument("--searches", type=int, default=30, help="--table: warm brain_search calls per side")
+    parser.add_argument("--warm-only", action="store_true",
+                        help="--table: warm brain_search alone, with queries every note matches and selective ones")
     args = parser.parse_args()
     if args.table:
         from bench_fresh_table import table
