@@ -3,6 +3,8 @@
     python benchmarks/bench_global_fresh.py [--notes 10000] [--runs 15] --before BIN
                                             [--keep DIR] [--corpus soup|eval] [--data DIR] [--hogs N]
                                             [--hooks-only]
+    python benchmarks/bench_global_fresh.py --table [--before BIN] [--keep DIR] [--sizes 10000,100000]
+                                            [--project-notes 10000] [--runs 15] [--searches 30] [--warm-only]
 
 Times, as whole processes and in turn (one run of each, then the next round, so the machine's load
 falls on all alike), a bare `python -c pass`, the per-prompt hook (`pinky-hooks user-prompt`, the
@@ -11,6 +13,13 @@ and with the interpreter of `--before` (a checkout without the change, e.g. the 
 .venv), on the same brain. Prints medians and each one's ratio to the bare start, pair by pair.
 Then the one-off cost after a change: a note added to the global brain, and the first hook (after)
 that takes it in. The hashing embedder: the walk's cost does not depend on the model.
+
+`--table` prints issue 37's table, this checkout beside `--before` in one run, quiet and then with two CPU
+hogs: warm `brain_search` p50 through a running `pinky-mcp` (both servers up side by side, asked in turn),
+a one-shot `pinky-brain search`, the session-start hook and the per-prompt hook (p50, and its ratio to a bare
+interpreter start), for a 50-note project beside each global brain size of `--sizes`, and for a project of
+`--project-notes` notes with no global notes. Each side indexes the same notes (hard links) into its own index.
+See bench_fresh_table.py.
 
 `--corpus soup` (the default) writes notes of 120 words drawn from 25: every word of the prompt is in
 nearly every note, the worst case for the hook's word counts. `--corpus eval` takes the global brain from
@@ -143,9 +152,20 @@ def main() -> None:
     parser.add_argument("--data", type=Path, metavar="DIR",
                         help="with --corpus eval: the retrieval sets, DIR/scifact/ and DIR/cosqa/, "
                         "each with notes.jsonl and queries.jsonl")
+    parser.add_argument("--table", action="store_true", help="issue 37's table (bench_fresh_table.py)")
+    parser.add_argument("--sizes", default="10000,100000", help="--table: global brain sizes")
+    parser.add_argument("--project-notes", type=int, default=10_000, help="--table: the project-only row's notes")
+    parser.add_argument("--searches", type=int, default=30, help="--table: warm brain_search calls per side")
+    parser.add_argument("--warm-only", action="store_true",
+                        help="--table: warm brain_search alone, with queries every note matches and selective ones")
     args = parser.parse_args()
     if args.corpus == "eval" and args.data is None:
         parser.error("--corpus eval needs --data DIR")
+    if args.table:
+        from bench_fresh_table import table
+
+        table(args, HERE)
+        return
     root = args.keep or Path(tempfile.mkdtemp(prefix="pinky-bench-fresh-"))
     env = environment(root)
     project = root / "project"

@@ -288,8 +288,8 @@ def test_entries_under_an_unreadable_folder_are_kept() -> None:
     from pinky.indexing.indexer import _kept_under_unreadable
     from pinky.store.entries import IndexedFile
 
-    known = {("project", "private/a.md"): IndexedFile("1", "project", "private/a.md", "h", 0, 0),
-             ("project", "public/b.md"): IndexedFile("2", "project", "public/b.md", "h", 0, 0),
-             ("global", "private/c.md"): IndexedFile("3", "global", "private/c.md", "h", 0, 0)}
+    known = {("project", "private/a.md"): IndexedFile("1", "project", "private/a.md", "h", 0, 0, 0, 0),
+             ("project", "public/b.md"): IndexedFile("2", "project", "public/b.md", "h", 0, 0, 0, 0),
+             ("global", "private/c.md"): IndexedFile("3", "global", "private/c.md", "h", 0, 0, 0, 0)}
     assert _kept_under_unreadable(known, [("project", "private/")]) == {("project", "private/a.md")}
     assert _kept_under_unreadable(known, [("global", "")]) == {("global", "private/c.md")}

@@ -126,7 +126,7 @@ def test_a_running_server_finds_it(tmp_path: Path, writer: str) -> None:
     scene = Scene(tmp_path)
     scene.reindex_project()
     with RawServer(scene.project, PINKY_HOME=str(scene.home), PINKY_DB=str(scene.project / "brain.db"),
-                   PINKY_SAVE_DIR=str(scene.project / "documentation")) as server:
+                   PINKY_SAVE_DIR=str(scene.project / "documentation"), PINKY_LOG="info") as server:
         server.initialize()
         server.call("brain_search", query="project note")  # up and warm before the note is written
         word, title = WRITERS[writer](scene)

@@ -86,11 +86,11 @@ def test_touch_slug_taken_and_indexed_files(db: Database) -> None:
     assert store_entries.slug_taken(conn, "gotcha/pool", "someone-else")
     assert not store_entries.slug_taken(conn, "gotcha/pool", eid)
     assert not store_entries.slug_taken(conn, "gotcha/free", "x")
-    store_entries.touch_entry(conn, eid, 99, 1234)
+    store_entries.touch_entry(conn, eid, (99, 1234, 77, 42))
     files = store_entries.indexed_files(conn)
     assert list(files) == [("project", "gotcha/pool.md")]
     known = files[("project", "gotcha/pool.md")]
-    assert (known.id, known.mtime_ns, known.size, known.content_hash) == (eid, 99, 1234, f"hash-{eid}")
+    assert (known.id, known.stamp, known.content_hash) == (eid, (99, 1234, 77, 42), f"hash-{eid}")
 
 
 # --- resolving a slug --------------------------------------------------------------------------------------

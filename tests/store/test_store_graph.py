@@ -43,7 +43,7 @@ def test_links_to_resolve_by_source_and_by_key_and_only_notes_or_code(db: Databa
     conn = db.conn
     a = add_entry(conn, "a", links=("gotcha/Pool-Hangs.md",), files=("pool.py",))
     add_entry(conn, "b", links=("other",))
-    link_queries.store_breadcrumbs(conn, "src/x.py", 1, 1, [(3, "gotcha/pool-hangs")])
+    link_queries.store_breadcrumbs(conn, "src/x.py", (1, 1, 0, 0), [(3, "gotcha/pool-hangs")])
     by_key = link_queries.links_to_resolve(conn, [], [], ["pool-hangs"])
     assert sorted(r["target"] for r in by_key) == ["gotcha/Pool-Hangs.md", "gotcha/pool-hangs"]
     assert [r["target"] for r in link_queries.links_to_resolve(conn, [a], [],
@@ -66,26 +66,26 @@ def test_typed_links_hold_from_since_until_until(db: Database) -> None:
 
 def test_breadcrumbs_are_stored_per_file_and_replaced_whole(db: Database) -> None:
     conn = db.conn
-    link_queries.store_breadcrumbs(conn, "src/b.py", 10, 100, [(3, "gotcha/pool"), (9, "wal")])
-    link_queries.store_breadcrumbs(conn, "src/a.py", 20, 200, [(1, "pool")])
+    link_queries.store_breadcrumbs(conn, "src/b.py", (10, 100, 0, 0), [(3, "gotcha/pool"), (9, "wal")])
+    link_queries.store_breadcrumbs(conn, "src/a.py", (20, 200, 0, 0), [(1, "pool")])
     assert link_queries.breadcrumb_count(conn) == 3
     assert all_breadcrumbs(conn) == [("pool", "src/a.py", 1), ("gotcha/pool", "src/b.py", 3),
                                         ("wal", "src/b.py", 9)]
-    assert link_queries.scanned_code_files(conn) == {"src/a.py": (20, 200), "src/b.py": (10, 100)}
+    assert link_queries.scanned_code_files(conn) == {"src/a.py": (20, 200, 0, 0), "src/b.py": (10, 100, 0, 0)}
 
-    link_queries.store_breadcrumbs(conn, "src/b.py", 11, 50, [(4, "wal")])
+    link_queries.store_breadcrumbs(conn, "src/b.py", (11, 50, 0, 0), [(4, "wal")])
 
     assert all_breadcrumbs(conn) == [("pool", "src/a.py", 1), ("wal", "src/b.py", 4)]
-    assert link_queries.scanned_code_files(conn)["src/b.py"] == (11, 50)
-    link_queries.store_breadcrumbs(conn, "src/b.py", 12, 0, [])
+    assert link_queries.scanned_code_files(conn)["src/b.py"] == (11, 50, 0, 0)
+    link_queries.store_breadcrumbs(conn, "src/b.py", (12, 0, 0, 0), [])
     assert link_queries.breadcrumb_count(conn) == 1
     assert "src/b.py" in link_queries.scanned_code_files(conn)  # a file without crumbs is still known as read
 
 
 def test_forgetting_a_code_file_drops_its_breadcrumbs(db: Database) -> None:
     conn = db.conn
-    link_queries.store_breadcrumbs(conn, "src/a.py", 1, 1, [(1, "x"), (2, "y")])
-    link_queries.store_breadcrumbs(conn, "src/b.py", 1, 1, [(1, "x")])
+    link_queries.store_breadcrumbs(conn, "src/a.py", (1, 1, 0, 0), [(1, "x"), (2, "y")])
+    link_queries.store_breadcrumbs(conn, "src/b.py", (1, 1, 0, 0), [(1, "x")])
     link_queries.forget_code_file(conn, "src/a.py")
     assert all_breadcrumbs(conn) == [("x", "src/b.py", 1)]
     assert list(link_queries.scanned_code_files(conn)) == ["src/b.py"]

@@ -3,13 +3,20 @@
 Every project's index holds its own copy of the global brain's rows, and the global brain is written by
 other processes: a save in another project or outside any, `pinky-brain sync`, a hand edit. So each index
 records, in its `meta` table, what the global brain looked like when it last brought those rows up to
-date: `global_signature` (how many notes, and the sum of a checksum of each note's relative path, size and mtime)
+date: `global_signature` (how many notes, and the sum of a checksum of each note's relative path, size, mtime,
+change time and inode)
 and `global_folders` (each folder's mtime and inode). Anyone reading the index compares:
 
-- `walk` (a stat per note, ~3 ms per 1,000 notes) catches everything, an edit made in place included;
+- `walk` (a stat per note, ~3 ms per 1,000 notes) catches everything, an edit made in place included, and
+  one that puts the size and mtime back (`cp -p`, `rsync -t`, `tar`, `touch -r`, two same-size notes swapped):
+  no tool can set the change time (the kernel does, on every write) and a rename brings another inode;
 - `folders_moved` (a stat per folder, microseconds) catches notes created, deleted or renamed, and every
   write made by replacing the file (pinky's own, `pinky-brain sync`'s, most editors'), but not an edit
   written into the same file.
+
+A long-running `pinky-mcp` does neither while its change feed runs (`pinky.indexing.change_feed`: the OS
+reports every change). Everyone else walks while the global brain has at most a limit of notes
+(HOOK_WALK_LIMIT for the per-prompt hook, ONE_SHOT_WALK_LIMIT for the rest) and looks at the folders beyond.
 
 Builtins only (not even `zlib`, a shared library to load: ~0.2 ms of the hook's budget): the per-prompt hook
 calls this.
@@ -22,7 +29,15 @@ import os
 SIGNATURE_KEY = "global_signature"
 FOLDERS_KEY = "global_folders"
 HOOK_WALK_LIMIT = 2000  # notes up to which the per-prompt hook walks them all (~6 ms); beyond, folders only
+ONE_SHOT_WALK_LIMIT = 20_000  # the same for the CLI, the session-start hook and a server without a change feed
 _PRIME = (1 << 61) - 1  # a note's line read as one number modulo this prime is its checksum
+
+
+def stamp_of(info: os.stat_result) -> tuple[int, int, int, int]:
+    """What says a file changed: (mtime_ns, size, ctime_ns, inode). Size and mtime alone miss an edit whose
+    tool restores them (`cp -p`, `rsync -t`, `tar`, `touch -r`, a swap of two same-size notes): the change
+    time is the kernel's to set and a swap by rename brings another inode."""
+    return info.st_mtime_ns, info.st_size, info.st_ctime_ns, info.st_ino
 
 
 def walk(root: str) -> tuple[str, str]:
@@ -54,7 +69,7 @@ def walk(root: str) -> tuple[str, str]:
                         stat = item.stat(follow_symlinks=False)
                     except OSError:
                         continue
-                    line = f"{prefix}{name}\0{stat.st_size}\0{stat.st_mtime_ns}"
+                    line = f"{prefix}{name}\0{stat.st_size}\0{stat.st_mtime_ns}\0{stat.st_ctime_ns}\0{stat.st_ino}"
                     total += number(line.encode("utf-8", "surrogateescape"), "little") % _PRIME
                     count += 1
     folders.sort()
@@ -74,6 +89,26 @@ def folders_moved(folders: str, root: str) -> bool:
         if str(info.st_mtime_ns) != mtime or str(info.st_ino) != inode:
             return True
     return False
+
+
+def moved_folders(folders: str, root: str) -> dict[str, bool]:
+    """The folders recorded in `folders` that changed, by relative path ('' for the root, else ending in '/'):
+    True when it was replaced or is gone (another inode, or none: everything below it is in question), False when
+    only its entries changed (a note in it came, went or was replaced)."""
+    moved: dict[str, bool] = {}
+    for line in folders.split("\n"):
+        mtime, inode, rel = (line.split(" ", 2) + ["", ""])[:3]
+        try:
+            info = os.stat(os.path.join(root, rel) if rel else root)
+        except OSError:
+            if mtime != "0":
+                moved[rel] = True
+            continue
+        if str(info.st_ino) != inode:
+            moved[rel] = True
+        elif str(info.st_mtime_ns) != mtime:
+            moved[rel] = False
+    return moved
 
 
 def changed(signature: str | None, folders: str | None, root: str, *, walk_limit: int | None = None) -> bool:

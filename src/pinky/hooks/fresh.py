@@ -4,11 +4,12 @@ The hooks read the index read-only and must cost little more than the interprete
 at the global brain the cheap way first: the per-prompt hook walks its notes' stats while there are at most
 HOOK_WALK_LIMIT of them (~6 ms), and beyond that only its folders' (microseconds: every note created,
 deleted, renamed or replaced, which is how pinky, `pinky-brain sync` and most editors write); the
-session-start hook always walks. Only when something changed does a hook take it in itself: it opens the
-KnowledgeBase once and reindexes the global root (full text now; vectors are left to the next CLI command,
-server or reindex), a one-off cost after a change instead of a stale answer. Why not read the global
-index (`global.db`) beside the project's instead: nothing keeps that one fresh either (a save in a project
-writes the project's index), and two BM25 rankings over different corpora cannot be merged into one.
+session-start hook walks up to ONE_SHOT_WALK_LIMIT (~60 ms), as the CLI does. Only when something changed
+does a hook take it in itself: it opens the KnowledgeBase once and reindexes the global root (full text now;
+vectors are left to the next CLI command, server or reindex), a one-off cost after a change instead of a stale
+answer. Why not read the global index (`global.db`) beside the project's instead: nothing keeps that one fresh
+either (a save in a project writes the project's index), and two BM25 rankings over different corpora cannot be
+merged into one.
 When taking it in fails (an index nobody may write), the hook says so on stderr and answers from what the
 index holds: hooks fail open.
 """

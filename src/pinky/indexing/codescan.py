@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pinky.base import fileio
+from pinky.base.freshness import stamp_of
 from pinky.indexing.linkresolve import resolve_links
 from pinky.store import link_queries
 from pinky.store.connect import write_transaction
@@ -75,7 +76,7 @@ def scan_code(conn: Any, root: Path, excluded: list[Path], skip_prefix: str = ""
     report.files = len(files)
     changed: list[tuple[str, os.stat_result, list[tuple[int, str]]]] = []
     for rel, path, stat in files:
-        if known.get(rel) == (stat.st_mtime_ns, stat.st_size):
+        if known.get(rel) == stamp_of(stat):
             continue
         if time.monotonic() > deadline:
             report.complete = False
@@ -90,7 +91,7 @@ def scan_code(conn: Any, root: Path, excluded: list[Path], skip_prefix: str = ""
     if changed or gone:
         with write_transaction(conn):
             for rel, stat, crumbs in changed:
-                link_queries.store_breadcrumbs(conn, rel, stat.st_mtime_ns, stat.st_size, crumbs)
+                link_queries.store_breadcrumbs(conn, rel, stamp_of(stat), crumbs)
             for rel in gone:
                 link_queries.forget_code_file(conn, rel)
             resolve_links(conn, files=[rel for rel, _, _ in changed])

@@ -105,10 +105,11 @@ def _marked(index: Index, operation: Callable[[], T]) -> Callable[[], T]:
 
 
 def refresh_global(index: Index, *, embed: bool = True) -> bool:
-    """freshness.refresh_global; an index that cannot be written (named with --db/PINKY_DB, read-only) is read
-    as it is, with a warning. A read-only checkout's index read in place raises: `heal` copies it first."""
+    """freshness.refresh (the change feed's events, or the global brain's check); an index that cannot be written
+    (named with --db/PINKY_DB, read-only) is read as it is, with a warning. A read-only checkout's index read in
+    place raises: `heal` copies it first."""
     try:
-        return freshness.refresh_global(index, embed=embed)
+        return freshness.refresh(index, embed=embed)
     except Exception as exc:
         if not _read_only(exc) or index.reading_source:
             raise

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pinky.base.fileio import FileLock, file_lock
 from pinky.base.locations import can_hold
@@ -29,6 +29,9 @@ from pinky.store import corpus, quality, retrieval
 from pinky.store import migrations as store_migrations
 from pinky.store import vectors as store_vectors
 from pinky.store.connect import Database, copy_database, file_identity, open_database, write_transaction
+
+if TYPE_CHECKING:
+    from pinky.indexing.change_feed import ChangeFeed
 
 log = logging.getLogger("pinky")
 
@@ -87,7 +90,7 @@ class Index:
         # The project's own index, read in place and read-only (`config.db_source`: a read-only checkout)
         # until something must be written; then it is copied to `config.db_path` (`own_file`).
         self.reading_source = False
-        self.global_seen: str | None = None  # the global brain's state this index was last seen to hold
+        self.feed: ChangeFeed | None = None  # what changed on disk, from the OS (a long-running process's)
         self.operating = False  # inside an operation: a nested one does not look at the global brain again
 
     # --- the file ---------------------------------------------------------------------------------
@@ -117,7 +120,6 @@ class Index:
             self._db.close()
             self._db = None
         self.reading_source = False
-        self.global_seen = None
         for cache in (self.vector_cache, *self.caches.values()):
             if cache is not None:
                 cache.generation = None  # the next file may be another one: reload

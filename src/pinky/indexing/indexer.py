@@ -13,7 +13,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,16 @@ from pinky.errors import InvalidInput
 from pinky.indexing.index import Index
 from pinky.indexing.linkresolve import NoteLinks, keys_of, resolve_links, write_note_links
 from pinky.indexing.note_rows import Prepared, prepare_document
-from pinky.indexing.sources import Skipped, SourceFile, file_hash, parse_file, scan, source_at, unreadable_prefix
+from pinky.indexing.sources import (
+    Skipped,
+    SourceFile,
+    file_hash,
+    parse_file,
+    scan,
+    scan_folders,
+    source_at,
+    unreadable_prefix,
+)
 from pinky.indexing.vector_fill import Progress, embed_pending
 from pinky.store import entries as store_entries
 from pinky.store import link_queries, term_counts
@@ -93,25 +102,8 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
     mine = (lambda kept: {k: v for k, v in kept.items() if k[0] == only}) if only else (lambda kept: kept)
     known, skipped = mine(store_entries.indexed_files(db.conn)), mine(store_entries.skipped_files(db.conn))
     pending = store_entries.links_pending(db.conn)  # stored by a reindex killed before it wrote their links
-    seen: set[tuple[str, str]] = set()
-    changed: list[SourceFile] = []
-    unreadable: list[tuple[str, str]] = []
     roots = index.config.roots()
-    for source in scan({only: roots[only]} if only else roots):
-        key = (source.root, source.rel)
-        seen.add(key)
-        if (prefix := unreadable_prefix(source)) is not None:
-            unreadable.append((source.root, prefix))
-        old = known.get(key) or skipped.get(key)
-        if old and old.mtime_ns == source.mtime_ns and old.size == source.size and key not in pending \
-                and not (source.problem and key in known):  # indexed before its name was refused
-            if key in skipped:  # still the same unreadable file: say so again, without reading it
-                report.errors.append(_skip_message(index, *key, skipped[key].reason))
-            else:
-                report.unchanged += 1
-        else:
-            changed.append(source)
-    seen |= _kept_under_unreadable(known, unreadable)
+    changed, seen = _triage(index, scan({only: roots[only]} if only else roots), known, skipped, pending, report)
     removed = [known[k] for k in known.keys() - seen]
     gone = skipped.keys() - seen
     if gone:  # a write transaction only when there is something to write: a no-op reindex takes no lock
@@ -137,6 +129,59 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
             report.vectors = f"unavailable: {db.vec_error}"
     report.seconds = time.perf_counter() - started
     return report
+
+
+def reindex_folders(index: Index, root: str, moved: dict[str, bool], known_folders: set[str]) -> tuple[
+        ReindexReport, list[str]]:
+    """Bring the entries of `root` in the folders that changed up to date, no others read or stat'ed (`moved`,
+    `known_folders`: sources.scan_folders'); returns the report and the listed folders' lines (for the record)."""
+    report = ReindexReport()
+    found, listed = scan_folders(root, index.root_dir(root), moved, known_folders)
+    listed_rels = {line.split(" ", 2)[2] for line in listed}
+    whole = tuple(rel for rel, replaced in moved.items() if replaced)
+    known: dict[tuple[str, str], store_entries.IndexedFile] = {}
+    for prefix in {*listed_rels, *whole}:  # a folder's own entries, or all below a replaced or vanished one
+        known.update({k: v for k, v in store_entries.indexed_files_under(index.conn, root, prefix).items()
+                      if k[1].startswith(whole) or k[1][: k[1].rfind("/") + 1] in listed_rels})
+    skipped = {k: v for k, v in store_entries.skipped_files(index.conn).items()
+               if k[0] == root and (k[1].startswith(whole) or k[1][: k[1].rfind("/") + 1] in listed_rels)}
+    pending = store_entries.links_pending(index.conn)
+    changed, seen = _triage(index, found, known, skipped, pending, report)
+    gone = list(skipped.keys() - seen)
+    if gone:
+        with write_transaction(index.conn):
+            for key in gone:
+                store_entries.forget_skipped(index.conn, *key)
+    _apply_changes(index, changed, [known[k] for k in known.keys() - seen], known, report, index.vectors_writable(),
+                   None, force=pending)
+    term_counts.catch_up(index.conn)
+    if report.added or report.updated or report.removed:
+        refresh_file_index(index)
+    return report, listed
+
+
+def _triage(index: Index, sources: Iterable[SourceFile], known: dict[tuple[str, str], store_entries.IndexedFile],
+            skipped: dict[tuple[str, str], store_entries.SkippedFile], pending: set[tuple[str, str]],
+            report: ReindexReport) -> tuple[list[SourceFile], set[tuple[str, str]]]:
+    """(the files to read, every (root, path) seen) of a scan: a file whose stamp is the one recorded is unchanged."""
+    seen: set[tuple[str, str]] = set()
+    changed: list[SourceFile] = []
+    unreadable: list[tuple[str, str]] = []
+    for source in sources:
+        key = (source.root, source.rel)
+        seen.add(key)
+        if (prefix := unreadable_prefix(source)) is not None:
+            unreadable.append((source.root, prefix))
+        old = known.get(key) or skipped.get(key)
+        if old and old.stamp == source.stamp and key not in pending \
+                and not (source.problem and key in known):  # indexed before its name was refused
+            if key in skipped:  # still the same unreadable file: say so again, without reading it
+                report.errors.append(_skip_message(index, *key, skipped[key].reason))
+            else:
+                report.unchanged += 1
+        else:
+            changed.append(source)
+    return changed, seen | _kept_under_unreadable(known, unreadable)
 
 
 def _kept_under_unreadable(known: dict[tuple[str, str], store_entries.IndexedFile],
@@ -225,8 +270,8 @@ def _store_skipped(index: Index, source: SourceFile, reason: str, old: store_ent
     """Record why the file is not indexed; an entry it used to be leaves the index (caller holds the transaction)."""
     if old is not None:
         store_entries.delete_entry(index.conn, old.id, has_vec)
-    store_entries.record_skipped(index.conn, store_entries.SkippedFile(source.root, source.rel, source.mtime_ns,
-                                                                       source.size, reason))
+    store_entries.record_skipped(index.conn, store_entries.SkippedFile(
+        source.root, source.rel, source.mtime_ns, source.size, reason, source.ctime_ns, source.inode))
 
 
 def _store_changed(index: Index, source: SourceFile, doc: Document, prepared: Prepared | None,
@@ -236,7 +281,7 @@ def _store_changed(index: Index, source: SourceFile, doc: Document, prepared: Pr
                                                                     prepared.row["content_hash"]):
         prepared = None  # new to this reindex, but a save stored these bytes meanwhile: its chunks keep their ids
     if prepared is None:  # the same bytes as indexed (seen in _parse_batch): only the stat changed
-        store_entries.touch_entry(index.conn, entry_id(source.root, source.rel), source.mtime_ns, source.size)
+        store_entries.touch_entry(index.conn, entry_id(source.root, source.rel), source.stamp)
         report.unchanged += 1
         return
     store_document(index.conn, prepared, has_vec, links=False)
@@ -299,7 +344,7 @@ def index_file(index: Index, path: Path, *, embed: bool = True) -> str | None:
     if known is not None and known["content_hash"] == doc.content_hash:
         # Already indexed (e.g. a watcher reporting our own save): keep chunks and vectors.
         with write_transaction(conn):
-            store_entries.touch_entry(conn, eid, source.mtime_ns, source.size)
+            store_entries.touch_entry(conn, eid, source.stamp)
         return str(known["slug"])
     prepared = prepare_document(source, doc, index.config.project, index.config.chunk_words)
     with write_transaction(conn):
@@ -370,14 +415,13 @@ def drift(index: Index) -> dict[str, list[str]]:
         key = (source.root, source.rel)
         seen.add(key)
         old = known.get(key)
-        if source.problem or (key in skipped and (skipped[key].mtime_ns, skipped[key].size)
-                              == (source.mtime_ns, source.size)):
+        if source.problem or (key in skipped and skipped[key].stamp == source.stamp):
             if old is not None:  # a note turned into a link out, a FIFO: the next reindex drops it
                 out["changed"].append(index.display_path(*key))
             continue  # never read, or unchanged since it was found not to be a note: the errors name it
         if old is None:
             out["new"].append(index.display_path(*key))
-        elif (old.mtime_ns, old.size) != (source.mtime_ns, source.size):
+        elif old.stamp != source.stamp:
             try:
                 digest = file_hash(source)
             except (OSError, Skipped):

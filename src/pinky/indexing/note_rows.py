@@ -35,7 +35,8 @@ def entry_row(source: SourceFile, doc: Document, slug: str, default_project: str
         "files": json.dumps(list(doc.files), ensure_ascii=False),
         "created": doc.created, "last_verified": doc.last_verified, "title": doc.title, "body": doc.body,
         "meta": json.dumps(doc.meta, ensure_ascii=False, default=str), "content_hash": doc.content_hash,
-        "mtime_ns": source.mtime_ns, "size": source.size, "parse_error": doc.parse_error,
+        "mtime_ns": source.mtime_ns, "size": source.size, "ctime_ns": source.ctime_ns, "inode": source.inode,
+        "parse_error": doc.parse_error,
         "indexed_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -36,10 +36,21 @@ class SourceFile:
     mtime_ns: int
     size: int
     problem: str | None = None  # why it is not read at all: a special file, a link out of its root
+    ctime_ns: int = 0  # the change time and inode: what `cp -p`, `touch -r` or a swap by rename cannot restore
+    inode: int = 0
 
     @property
     def path(self) -> Path:
         return Path(self.location)
+
+    @property
+    def stamp(self) -> tuple[int, int, int, int]:
+        """(mtime_ns, size, ctime_ns, inode): equal to the one recorded, the file is taken as unchanged."""
+        return self.mtime_ns, self.size, self.ctime_ns, self.inode
+
+
+def _source(root_name: str, rel: str, path: str, info: os.stat_result, problem: str | None) -> SourceFile:
+    return SourceFile(root_name, rel, path, info.st_mtime_ns, info.st_size, problem, info.st_ctime_ns, info.st_ino)
 
 
 class Skipped(Exception):
@@ -59,9 +70,36 @@ def scan(roots: dict[str, Path]) -> Iterator[SourceFile]:
 
 
 def _scan_root(root_name: str, root: str) -> Iterator[SourceFile]:
-    stack = [("", root)]
+    yield from _scan_from(root_name, root, [("", root)])
+
+
+def scan_folders(root_name: str, root: Path, moved: dict[str, bool], known: set[str]) -> tuple[list[SourceFile],
+                                                                                                list[str]]:
+    """The notes directly in each folder of `moved` (pinky.base.freshness.moved_folders: relative path -> replaced
+    or gone), and in every folder below one that `known` (the folders recorded) does not hold or that lies in a
+    replaced one; with the line (`mtime inode rel`) of each folder listed, stated before its listing."""
+    replaced = [rel for rel, whole in moved.items() if whole]
+    starts = [(rel, os.path.join(root, rel) if rel else os.fspath(root)) for rel in sorted(moved, reverse=True)
+              if not any(rel != above and rel.startswith(above) for above in replaced)]  # else listed from above
+    listed: list[str] = []
+    sources = list(_scan_from(root_name, os.fspath(root), [(rel, path) for rel, path in starts if os.path.isdir(path)],
+                              lambda rel: rel not in known or any(rel.startswith(above) for above in replaced),
+                              listed))
+    return sources, listed
+
+
+def _scan_from(root_name: str, root: str, stack: list[tuple[str, str]], descend: Callable[[str], bool] | None = None,
+               listed: list[str] | None = None) -> Iterator[SourceFile]:
+    """The notes of the folders on `stack` ((relative prefix, path)) and of those below them that `descend(rel)`
+    allows (None: all); `listed` gets each listed folder's line (pinky.base.freshness's `folders`)."""
     while stack:
         prefix, folder = stack.pop()
+        if listed is not None:
+            try:
+                info = os.stat(folder)
+            except OSError:
+                continue
+            listed.append(f"{info.st_mtime_ns} {info.st_ino} {prefix}")
         try:
             with os.scandir(folder) as listing:
                 items = sorted(listing, key=lambda item: item.name)
@@ -78,14 +116,14 @@ def _scan_root(root_name: str, root: str) -> Iterator[SourceFile]:
                 if linked is not None:
                     yield linked
             elif item.is_dir(follow_symlinks=False):
-                folders.append((rel + "/", item.path))
+                if descend is None or descend(rel + "/"):
+                    folders.append((rel + "/", item.path))
             elif item.name.lower().endswith(".md"):  # = layout.is_note, the folders checked above
                 try:
                     info = item.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                yield SourceFile(root_name, rel, item.path, info.st_mtime_ns, info.st_size,
-                                 _name_problem(rel) or _special(info.st_mode))
+                yield _source(root_name, rel, item.path, info, _name_problem(rel) or _special(info.st_mode))
         stack.extend(reversed(folders))
 
 
@@ -142,7 +180,7 @@ def _linked(root_name: str, root: str, rel: str, path: str) -> SourceFile | None
         return None
     else:
         problem = _special(info.st_mode)
-    return SourceFile(root_name, rel, os.fspath(path), info.st_mtime_ns, info.st_size, _name_problem(rel) or problem)
+    return _source(root_name, rel, os.fspath(path), info, _name_problem(rel) or problem)
 
 
 def source_at(root_name: str, root: Path, rel: str, path: Path) -> SourceFile | None:
@@ -153,8 +191,7 @@ def source_at(root_name: str, root: Path, rel: str, path: Path) -> SourceFile | 
         info = path.stat()
     except FileNotFoundError:
         return None
-    return SourceFile(root_name, rel, os.fspath(path), info.st_mtime_ns, info.st_size,
-                      _name_problem(rel) or _special(info.st_mode))
+    return _source(root_name, rel, os.fspath(path), info, _name_problem(rel) or _special(info.st_mode))
 
 
 # --- reading one note ------------------------------------------------------------------------------

@@ -120,6 +120,8 @@ class Runtime:
             if self._lock.acquire(timeout=wait):
                 try:
                     if self._kb is not None:
+                        if self._kb.index.feed is not None:
+                            self._kb.index.feed.close()
                         self._kb.close()
                 finally:
                     self._lock.release()
@@ -150,6 +152,7 @@ class Runtime:
     def _upkeep(self) -> None:
         try:
             self._import_core()
+            self._start_feed()
             self._start_watching()  # before catching up: a note edited meanwhile is not missed
             if not self._with_upkeep_kb(self._catch_up) and not self._stop.is_set():
                 self.status["catch_up"] = "failed"
@@ -240,6 +243,25 @@ class Runtime:
         except Exception as exc:  # no inotify instances left, say: searches still work
             self.status["watching"] = f"failed: {exc}"
             log.warning("cannot watch the notes for changes: %s", exc)
+
+    def _start_feed(self) -> None:
+        """The foreground's change feed (pinky.indexing.change_feed): each request reads what the OS reported since
+        the last one instead of walking the global brain. Where none can run, requests walk (bounded)."""
+        if self._stop.is_set():
+            return
+        from pinky.indexing.change_feed import ChangeFeed, FeedUnavailable
+
+        try:
+            feed = ChangeFeed(self.config.roots())
+            feed.start()
+        except (FeedUnavailable, OSError) as exc:
+            self.status["freshness"] = f"walking the global brain before each request: no change feed ({exc})"
+            log.warning("no change feed (%s): each request checks the global brain's files", exc)
+            return
+        with self._lock:
+            self.kb.index.feed = feed
+        self.status["freshness"] = f"change feed (inotify over {feed.folders} folders)"
+        log.info("following the notes' changes: inotify over %d folders", feed.folders)
 
     def _notes_changed(self, paths: set[Path]) -> None:
         from pinky.indexing.watch import index_changes

@@ -318,9 +318,39 @@ def _review(kb: KnowledgeBase) -> Check:
                  "see documentation/HYGIENE.md")
 
 
+def _change_detection(kb: KnowledgeBase) -> Check:
+    """How changes made by other processes are seen: pinky-mcp's change feed where one can run, and how far the
+    processes without one (the CLI, the hooks) look."""
+    from pinky.base.freshness import HOOK_WALK_LIMIT, ONE_SHOT_WALK_LIMIT, walk
+    from pinky.indexing.change_feed import ChangeFeed, FeedUnavailable
+
+    name = "change detection"
+    notes = int(walk(os.fspath(kb.config.global_dir))[0].split(":", 1)[0])
+    if notes <= HOOK_WALK_LIMIT:
+        others = f"the CLI and the hooks walk the stats of the global brain's notes ({notes:,})"
+    elif notes <= ONE_SHOT_WALK_LIMIT:
+        others = (f"the CLI and the session-start hook walk the global brain's {notes:,} notes' stats, the per-prompt "
+                  "hook its folders")
+    else:
+        others = (f"the global brain has {notes:,} notes: the CLI and the hooks look at its folders (notes created, "
+                  "deleted, renamed or replaced); an edit written into an existing note reaches them through a "
+                  "running pinky-mcp, the session start's reindex or `pinky-brain reindex`")
+    try:
+        feed = ChangeFeed(kb.config.roots())
+        feed.start()
+    except FeedUnavailable as exc:
+        fix = "raise fs.inotify.max_user_watches (sysctl)" if "max_user_watches" in str(exc) else None
+        return Check(name, "warn", f"no change feed here ({exc}): pinky-mcp checks the global brain before each "
+                     f"request as the CLI does; {others}", fix)
+    folders = feed.folders
+    feed.close()
+    return Check(name, "ok", f"pinky-mcp follows changes as the OS reports them (inotify over {folders:,} "
+                 f"folders); {others}")
+
+
 CHECKS: list[Callable[[KnowledgeBase], Check]] = [
     _driver, _fts, _vectors, _embedder, _schema, _integrity, _fingerprint, _second_stage, _cli_on_path, _project,
-    _roots, _renames, _drift, _malformed, _oversized, _skipped, _breadcrumbs, _links, _sync, _review,
+    _roots, _change_detection, _renames, _drift, _malformed, _oversized, _skipped, _breadcrumbs, _links, _sync, _review,
 ]
 
 

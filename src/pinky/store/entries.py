@@ -30,10 +30,19 @@ class IndexedFile(NamedTuple):  # a tuple: 100,000 of them are built on every re
     content_hash: str
     mtime_ns: int
     size: int
+    ctime_ns: int
+    inode: int
+
+    @property
+    def stamp(self) -> tuple[int, int, int, int]:
+        return self.mtime_ns, self.size, self.ctime_ns, self.inode
+
+
+STAMPED = "mtime_ns, size, ctime_ns, inode"  # a file's stamp as stored (pinky.base.freshness.stamp_of)
 
 
 def indexed_files_by_id(conn: Any, entry_id: str) -> IndexedFile | None:
-    row = conn.execute("SELECT id, root, path, content_hash, mtime_ns, size FROM entry WHERE id = ?",
+    row = conn.execute(f"SELECT id, root, path, content_hash, {STAMPED} FROM entry WHERE id = ?",
                        (entry_id,)).fetchone()
     return IndexedFile(*row) if row else None
 
@@ -58,7 +67,19 @@ def mark_links_pending(conn: Any, entry_ids: Sequence[str], pending: bool) -> No
 
 
 def indexed_files(conn: Any) -> dict[tuple[str, str], IndexedFile]:
-    rows = conn.execute("SELECT id, root, path, content_hash, mtime_ns, size FROM entry")
+    rows = conn.execute(f"SELECT id, root, path, content_hash, {STAMPED} FROM entry")
+    return {(r[1], r[2]): IndexedFile(*r) for r in rows}
+
+
+def indexed_files_under(conn: Any, root: str, prefix: str) -> dict[tuple[str, str], IndexedFile]:
+    """The entries of `root` whose path starts with `prefix` (a folder's, ending in '/'; '' for all): a range of
+    the (root, path) index, not a scan of every entry."""
+    if not prefix:
+        rows = conn.execute(f"SELECT id, root, path, content_hash, {STAMPED} FROM entry WHERE root = ?", (root,))
+    else:
+        end = prefix[:-1] + chr(ord(prefix[-1]) + 1)  # the first path after every one that starts with prefix
+        rows = conn.execute(f"SELECT id, root, path, content_hash, {STAMPED} FROM entry WHERE root = ? AND path >= ? "
+                            "AND path < ?", (root, prefix, end))
     return {(r[1], r[2]): IndexedFile(*r) for r in rows}
 
 
@@ -69,18 +90,26 @@ class SkippedFile:
     mtime_ns: int
     size: int
     reason: str
+    ctime_ns: int = 0
+    inode: int = 0
+
+    @property
+    def stamp(self) -> tuple[int, int, int, int]:
+        return self.mtime_ns, self.size, self.ctime_ns, self.inode
 
 
 def skipped_files(conn: Any) -> dict[tuple[str, str], SkippedFile]:
-    rows = conn.execute("SELECT root, path, mtime_ns, size, reason FROM skipped_file ORDER BY root, path")
+    rows = conn.execute("SELECT root, path, mtime_ns, size, reason, ctime_ns, inode FROM skipped_file "
+                        "ORDER BY root, path")
     return {(r[0], r[1]): SkippedFile(*r) for r in rows}
 
 
 def record_skipped(conn: Any, skipped: SkippedFile) -> None:
-    conn.execute("INSERT INTO skipped_file(root, path, mtime_ns, size, reason) VALUES (?, ?, ?, ?, ?) "
-                 "ON CONFLICT(root, path) DO UPDATE SET mtime_ns = excluded.mtime_ns, size = excluded.size, "
-                 "reason = excluded.reason",
-                 (skipped.root, skipped.path, skipped.mtime_ns, skipped.size, skipped.reason))
+    conn.execute("INSERT INTO skipped_file(root, path, mtime_ns, size, reason, ctime_ns, inode) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(root, path) DO UPDATE SET mtime_ns = excluded.mtime_ns, "
+                 "size = excluded.size, reason = excluded.reason, ctime_ns = excluded.ctime_ns, inode = excluded.inode",
+                 (skipped.root, skipped.path, skipped.mtime_ns, skipped.size, skipped.reason, skipped.ctime_ns,
+                  skipped.inode))
 
 
 FTS_FIELDS = ", ".join(FTS_COLUMNS)
@@ -100,8 +129,9 @@ def content_hashes(conn: Any, entry_ids: list[str]) -> dict[str, str]:
     return found
 
 
-def touch_entry(conn: Any, entry_id: str, mtime_ns: int, size: int) -> None:
-    conn.execute("UPDATE entry SET mtime_ns = ?, size = ? WHERE id = ?", (mtime_ns, size, entry_id))
+def touch_entry(conn: Any, entry_id: str, stamp: tuple[int, int, int, int]) -> None:
+    """Record the file's new stamp (mtime_ns, size, ctime_ns, inode): its bytes are the ones indexed."""
+    conn.execute("UPDATE entry SET mtime_ns = ?, size = ?, ctime_ns = ?, inode = ? WHERE id = ?", (*stamp, entry_id))
 
 
 def _delete_chunks(conn: Any, entry_id: str, has_vec_table: bool,

@@ -178,16 +178,19 @@ def diary_lines_naming(conn: Any, names: list[str], limit: int = 200) -> list[An
 # --- code -> knowledge: `Brain: <slug>` breadcrumbs ------------------------------------------------
 
 
-def scanned_code_files(conn: Any) -> dict[str, tuple[int, int]]:
-    """Project files the code scan has read, by path: (mtime_ns, size) when it read them."""
-    return {r[0]: (r[1], r[2]) for r in conn.execute("SELECT path, mtime_ns, size FROM code_file")}
+def scanned_code_files(conn: Any) -> dict[str, tuple[int, int, int, int]]:
+    """Project files the code scan has read, by path: (mtime_ns, size, ctime_ns, inode) when it read them."""
+    return {r[0]: (r[1], r[2], r[3], r[4])
+            for r in conn.execute("SELECT path, mtime_ns, size, ctime_ns, inode FROM code_file")}
 
 
-def store_breadcrumbs(conn: Any, path: str, mtime_ns: int, size: int, crumbs: list[tuple[int, str]]) -> None:
-    """Replace what one code file says (caller holds the write transaction); the caller resolves them."""
+def store_breadcrumbs(conn: Any, path: str, stamp: tuple[int, int, int, int], crumbs: list[tuple[int, str]]) -> None:
+    """Replace what one code file says (caller holds the write transaction); the caller resolves them.
+    `stamp`: the file's (mtime_ns, size, ctime_ns, inode) when it was read."""
     conn.execute("DELETE FROM link WHERE source_file = ?", (path,))
-    conn.execute("INSERT INTO code_file(path, mtime_ns, size) VALUES (?, ?, ?) ON CONFLICT(path) DO "
-                 "UPDATE SET mtime_ns = excluded.mtime_ns, size = excluded.size", (path, mtime_ns, size))
+    conn.execute("INSERT INTO code_file(path, mtime_ns, size, ctime_ns, inode) VALUES (?, ?, ?, ?, ?) "
+                 "ON CONFLICT(path) DO UPDATE SET mtime_ns = excluded.mtime_ns, size = excluded.size, "
+                 "ctime_ns = excluded.ctime_ns, inode = excluded.inode", (path, *stamp))
     conn.executemany("INSERT INTO link(source_file, kind, target, target_key, line) VALUES (?, 'breadcrumb', ?, ?, ?)",
                      [(path, slug, target_key(slug), line) for line, slug in crumbs])
 

@@ -342,6 +342,17 @@ def m015_vector_sums(conn: Any) -> None:
     conn.execute(f"ALTER TABLE {quality.STASH} ADD COLUMN sum INTEGER")
 
 
+@migration
+def m016_file_identity(conn: Any) -> None:
+    """The change time and inode of each file beside its size and mtime: `cp -p`, `rsync -t`, `tar`, `touch -r`
+    and a swap of two same-size notes by rename restore size and mtime, but not these two (the kernel sets
+    the change time, a rename brings another inode). 0 until the next reindex stats the file: then it
+    differs, the file is hashed once, and equal bytes only record the new stat."""
+    for table in ("entry", "skipped_file", "code_file"):
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN ctime_ns INTEGER NOT NULL DEFAULT 0")
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN inode INTEGER NOT NULL DEFAULT 0")
+
+
 KNOWN = [name for name, _ in MIGRATIONS]
 
 
