@@ -66,6 +66,7 @@ PATTERNS: dict[tuple[str, str], tuple[str, ...]] = {
     ("pinky.text.lexical", "_TOKEN"): (),
     ("pinky.search.history", "HISTORY"): ("3 ", "last ", "what did ", "2026-", "2026-w", "nov 3"),
     ("pinky.sync.run", "_OBJECT_ID"): (),
+    ("pinky.setup.cli_install", "_PLAIN"): ("a", "a$", "/a "),
     ("pinky.setup.codex_trust", "_WORD_START"): ("A", "aB"),
     ("pinky.setup.broken", "BREAKS"): (" ", "\\", " a"),
     ("pinky.setup.formats", "_FIRST_INDENT"): ("{\n ", "{ \t", "{\r\n\t"),
