@@ -10,7 +10,7 @@ for BM25 only, vectors only, and hybrid search with each fusion method (`--conte
 context file, see `context_rows`). The data is read from `--data DIR` at run time (DIR/scifact/ and DIR/cosqa/, each
 `notes.jsonl` and `queries.jsonl`, the lines `write_notes` and `run` read) and never copied into the repository.
 
-The lexical side (documentation/HOW-IT-WORKS.md, "Measurements behind the defaults"):
+The lexical side (documentation/RANKING.md, "Measurements behind the defaults"):
 `--lexical` adds BM25 and hybrid rows with the full-text features taken away one at a time (the
 pre-m011 ranking: every field weighing 1, no identifier parts), and `--weights title=2,text=1`
 (repeatable) one pair of rows per set of field weights; `--proximity W` and `--feedback W` (repeatable)

@@ -318,6 +318,17 @@ def test_how_it_works_maps_every_folder_and_top_level_module() -> None:
     assert sorted(name for name in named if f"`{name}`" not in table) == []
 
 
+def test_the_map_comes_first_and_fits_one_screen() -> None:
+    """Issue 40 item 5: the map was at the end of 745 lines, its cells up to 1,215 characters; the long form is
+    MODULES.md, the long sections documents of their own."""
+    text = (ROOT / "documentation" / "HOW-IT-WORKS.md").read_text(encoding="utf-8")
+    sections = [line for line in text.splitlines() if line.startswith("## ")]
+    assert sections[0] == "## Where things are", sections
+    table = _folder_map().strip().splitlines()
+    assert len(table) <= 40 and max(len(line) for line in table) <= 200, (len(table), max(map(len, table)))
+    assert len(text.splitlines()) <= 250
+
+
 def test_the_map_lists_the_layers_in_their_order() -> None:
     table = _folder_map()
     rows = [line for line in table.splitlines() if line.startswith("| `")]

@@ -50,7 +50,7 @@ FUSION_METHODS: tuple[str, ...] = ("zscore", "score", "rrf")
 EMBEDDERS: tuple[str, ...] = ("use", "fastembed", "hash")
 QUALITY_MODELS: tuple[str, ...] = ("e5", "off")  # pinky.search.second_stage
 
-# Measured on the retrieval sets (SciFact, CoSQA; documentation/HOW-IT-WORKS.md): the defaults that beat BM25 on
+# Measured on the retrieval sets (SciFact, CoSQA; documentation/RANKING.md): the defaults that beat BM25 on
 # both sets.
 DEFAULT_FUSION = "zscore"
 DEFAULT_RRF_K = 60
@@ -58,7 +58,7 @@ DEFAULT_BM25_WEIGHT = 0.65
 DEFAULT_VECTOR_WEIGHT = 0.35
 DEFAULT_COVERAGE_GATE = 0.4
 # Once the second-stage vectors (pinky.search.second_stage, multilingual-e5-small) rank, full text weighs this much
-# against them; measured on the retrieval sets like the rest (documentation/HOW-IT-WORKS.md).
+# against them; measured on the retrieval sets like the rest (documentation/RANKING.md).
 DEFAULT_QUALITY_BM25_WEIGHT = 0.4
 DEFAULT_QUALITY_USE_SHARE = 0.2  # the default embedder's share of the vector side beside the second stage (measured)
 DEFAULT_CHUNK_WORDS = 150

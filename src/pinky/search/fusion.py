@@ -1,7 +1,7 @@
 """Rank fusion: combining the full-text and vector rankings into one (pure functions, no database).
 
 RRF, min-max and z-score fusion, the coverage gate, and the blend of two vector models' scores that
-the second-stage retriever (pinky.search.second_stage) needs. Measured in documentation/HOW-IT-WORKS.md.
+the second-stage retriever (pinky.search.second_stage) needs. Measured in documentation/RANKING.md.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def zscores(ranked: Ranked, pad_to: int) -> tuple[dict[str, float], float]:
 def zscore_fusion(lists: Sequence[Ranked], weights: Sequence[float], depth: int = 100) -> list[tuple[str, float]]:
     """Weighted sum of z-scores, each list standardised over its own candidates.
 
-    Measured best on both eval sets (see documentation/HOW-IT-WORKS.md).
+    Measured best on both eval sets (see documentation/RANKING.md).
     """
     used = [(zscores(ranked, depth), w) for ranked, w in zip(lists, weights, strict=True) if ranked]
     return fuse_standardised([s for s, _ in used], [w for _, w in used])

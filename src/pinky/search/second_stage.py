@@ -2,7 +2,7 @@
 
 The default embedder (USE multilingual v3) matches meaning across languages but is a weak English
 retriever: fused with BM25 it barely beats BM25 on prose. multilingual-e5-small is trained for
-retrieval and lifts both eval sets by points (documentation/HOW-IT-WORKS.md), but it embeds ~5
+retrieval and lifts both eval sets by points (documentation/RANKING.md), but it embeds ~5
 passages/s on 2 cores against USE's ~180. So every chunk gets its USE vector at once (search works
 as soon as `pinky reindex` ends) and its e5 vector afterwards: `pinky reindex --quality` fills them on
 all cores, the MCP server's upkeep thread on one core between tool calls. A search ranks an entry by

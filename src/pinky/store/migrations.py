@@ -279,7 +279,7 @@ def m011_weighted_fields(conn: Any) -> None:
     from its frontmatter) beside title, heading and text, and `idents`, the parts of the chunk's camelCase
     identifiers (`pinky.text.lexical`). Built from the rows already indexed: no reindex. (Tags are not indexed:
     FTS5 computes one IDF over all columns, so a tag most notes carry made its word worthless in the text
-    too; measured in documentation/HOW-IT-WORKS.md.)"""
+    too; measured in documentation/RANKING.md.)"""
     from pinky.text.lexical import identifier_parts
 
     conn.execute("ALTER TABLE chunk ADD COLUMN idents TEXT NOT NULL DEFAULT ''")

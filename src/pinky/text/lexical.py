@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pinky.errors import InvalidInput
 from pinky.text.fts import FTS_COLUMNS, fts_term
 
-# Measured on the retrieval sets (documentation/HOW-IT-WORKS.md, "Measurements behind the defaults").
+# Measured on the retrieval sets (documentation/RANKING.md, "Measurements behind the defaults").
 DEFAULT_FIELD_WEIGHTS: dict[str, float] = {
     "title": 2.0, "heading": 1.0, "text": 1.0, "questions": 2.0, "idents": 2.0,
 }
@@ -125,7 +125,7 @@ def informative_terms(doc_counts: Sequence[tuple[str, int]], total: int) -> list
     return [min(present, key=lambda tc: tc[1])[0]]
 
 
-# --- second passes: proximity and pseudo-relevance feedback (measured; see HOW-IT-WORKS.md) ---------------
+# --- second passes: proximity and pseudo-relevance feedback (measured; see RANKING.md) ---------------------
 
 NEAR_DISTANCE = 6  # tokens between two neighbouring query words for a proximity match
 FEEDBACK_DOCS = 5  # top chunks of the first pass read for feedback terms
