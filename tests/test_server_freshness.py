@@ -177,7 +177,7 @@ def test_the_state_the_server_took_in_is_recorded_for_the_others(world: World) -
     """The server's feed takes a change in by its path; the global brain's state is then recorded in the index
     in the background (the watcher's own indexing checks the global brain as any process without a feed does),
     so the CLI and the hooks, which compare with it, do not take the change in again."""
-    from pinky.base.freshness import SIGNATURE_KEY, walk
+    from pinky.base.global_signature import SIGNATURE_KEY, walk
     from pinky.store.readonly import connect_ro, meta_value
 
     server = world.server()

@@ -1,5 +1,5 @@
 """A global brain past the walk limit is taken in folders first, then only the files of the folders that changed
-(pinky.indexing.freshness, issue 37): a one-shot command or hook beside 100,000 notes neither walks nor reads
+(pinky.indexing.refresh, issue 37): a one-shot command or hook beside 100,000 notes neither walks nor reads
 the rest, and misses nothing a folder shows (a note created, deleted, renamed or replaced; a folder made, removed,
 renamed or replaced)."""
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from pinky.base import freshness as signal
+from pinky.base import global_signature as signal
 from pinky.config import load_config
-from pinky.indexing import freshness, healing
+from pinky.indexing import healing, refresh
 from pinky.indexing.index import Index
 from pinky.store import vectors as store_vectors
 
@@ -46,7 +46,7 @@ def _global(index: Index) -> list[str]:
 
 
 def _take_in(index: Index) -> bool:
-    return freshness.refresh_global(index, walk_limit=0)  # past the limit whatever the size: folders first
+    return refresh.refresh_global(index, walk_limit=0)  # past the limit whatever the size: folders first
 
 
 def test_folders_first_then_only_their_files(index: Index, brain: Path) -> None:
@@ -77,9 +77,9 @@ def test_a_walk_after_it_takes_the_whole_state_in(index: Index, brain: Path) -> 
     """The folders-first record keeps the count alone: a process that walks records the whole signature."""
     _note(brain / "a" / "new.md", "fresh")
     assert _take_in(index)
-    assert freshness.refresh_global(index, walk_limit=None)
+    assert refresh.refresh_global(index, walk_limit=None)
     assert store_vectors.get_meta(index.conn, signal.SIGNATURE_KEY) == signal.walk(str(brain))[0]
-    assert not freshness.refresh_global(index, walk_limit=None)
+    assert not refresh.refresh_global(index, walk_limit=None)
 
 
 def test_an_untouched_folder_is_not_read(index: Index, brain: Path) -> None:

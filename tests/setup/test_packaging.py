@@ -7,7 +7,7 @@ import json
 import shlex
 from pathlib import Path
 
-from pinky.setup.entries import find_script
+from pinky.setup.host_entries import find_script
 from pinky.setup.packaging import GEMINI_DIR, gemini_files, write
 
 ROOT = Path(__file__).resolve().parents[2]

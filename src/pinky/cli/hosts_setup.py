@@ -63,8 +63,8 @@ def setup_host(host: str, project: bool, remove: bool, dry_run: bool, force: boo
         pinky-brain setup gemini --dry-run
     """
     from pinky.hosts.catalog import host as find_host
-    from pinky.setup import core, entries
-    from pinky.setup.entries import COMMANDS
+    from pinky.setup import core, host_entries
+    from pinky.setup.host_entries import COMMANDS
 
     found = find_host(host)
     where = repository_root(os.getcwd()) if project else None
@@ -78,7 +78,7 @@ def setup_host(host: str, project: bool, remove: bool, dry_run: bool, force: boo
         else:
             click.echo(diff or "nothing to change", nl=not diff)
         return
-    written = [] if remove or project else entries.plugin_launchers()
+    written = [] if remove or project else host_entries.plugin_launchers()
     result = core.run(found, project=where, remove=remove)
     result.notes[:0] = written
     if remove and found.context == "rules":

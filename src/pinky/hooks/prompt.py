@@ -31,8 +31,8 @@ def user_prompt(payload: dict, loc: Locations, state: StateFiles) -> dict | None
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip() or prompt.lstrip().startswith("/"):
         return None  # a slash command is Claude Code's business, not a question
-    from pinky.base.freshness import HOOK_WALK_LIMIT
-    from pinky.hooks.fresh import fresh_connection
+    from pinky.base.global_signature import HOOK_WALK_LIMIT
+    from pinky.hooks.hook_index import fresh_connection
     from pinky.store.readonly import connect_ro
 
     conn = connect_ro(loc.read_db)

@@ -43,8 +43,8 @@ def session_start(payload: dict, loc: Locations, state: StateFiles, notices: boo
     session_id = str(payload.get("session_id") or "")
     since = _remember_session(loc, session_id, state)
     budget = int(env_number(ENV_DIGEST_CHARS, DEFAULT_DIGEST_CHARS, 200, 9000))
-    from pinky.base.freshness import ONE_SHOT_WALK_LIMIT
-    from pinky.hooks.fresh import fresh_connection
+    from pinky.base.global_signature import ONE_SHOT_WALK_LIMIT
+    from pinky.hooks.hook_index import fresh_connection
 
     digest = build_digest(loc, since=since, session_id=session_id, budget=budget,
                           reverify_days=int(env_number(ENV_REVERIFY_DAYS, DEFAULT_REVERIFY_DAYS, 1, 36500)),

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pinky.base import fileio
-from pinky.base.freshness import stamp_of
+from pinky.base.global_signature import stamp_of
 from pinky.indexing.linkresolve import resolve_links
 from pinky.store import link_queries
 from pinky.store.connect import write_transaction

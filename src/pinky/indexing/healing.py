@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pinky.errors import IndexReplaced, IndexUnavailable
-from pinky.indexing import freshness, indexer
+from pinky.indexing import indexer, refresh
 from pinky.indexing.index import Index, is_corruption
 from pinky.indexing.indexer import ReindexReport
 from pinky.indexing.vector_fill import Progress
@@ -56,9 +56,9 @@ def repair(index: Index, why: object) -> None:
 def _complete(index: Index, *, progress: Progress | None = None, embed: bool = True,
               full: bool = False) -> ReindexReport:
     """A reindex that brings the whole index up to date, which ends any pending rebuild."""
-    state = freshness.snapshot(index)  # before the scan: a note changed during it shows next time
+    state = refresh.snapshot(index)  # before the scan: a note changed during it shows next time
     report = indexer.reindex(index, full=full, progress=progress, embed=embed)
-    freshness.record(index, state)
+    refresh.record(index, state)
     index.rebuild_done()
     return report
 
@@ -105,11 +105,11 @@ def _marked(index: Index, operation: Callable[[], T]) -> Callable[[], T]:
 
 
 def refresh_global(index: Index, *, embed: bool = True) -> bool:
-    """freshness.refresh (the change feed's events, or the global brain's check); an index that cannot be written
+    """refresh.refresh (the change feed's events, or the global brain's check); an index that cannot be written
     (named with --db/PINKY_DB, read-only) is read as it is, with a warning. A read-only checkout's index read in
     place raises: `heal` copies it first."""
     try:
-        return freshness.refresh(index, embed=embed)
+        return refresh.refresh(index, embed=embed)
     except Exception as exc:
         if not _read_only(exc) or index.reading_source:
             raise

@@ -75,9 +75,9 @@ def _scan_root(root_name: str, root: str) -> Iterator[SourceFile]:
 
 def scan_folders(root_name: str, root: Path, moved: dict[str, bool], known: set[str]) -> tuple[list[SourceFile],
                                                                                                 list[str]]:
-    """The notes directly in each folder of `moved` (pinky.base.freshness.moved_folders: relative path -> replaced
-    or gone), and in every folder below one that `known` (the folders recorded) does not hold or that lies in a
-    replaced one; with the line (`mtime inode rel`) of each folder listed, stated before its listing."""
+    """The notes directly in each folder of `moved` (pinky.base.global_signature.moved_folders: relative path ->
+    replaced or gone), and in every folder below one that `known` (the folders recorded) does not hold or that lies
+    in a replaced one; with the line (`mtime inode rel`) of each folder listed, stated before its listing."""
     replaced = [rel for rel, whole in moved.items() if whole]
     starts = [(rel, os.path.join(root, rel) if rel else os.fspath(root)) for rel in sorted(moved, reverse=True)
               if not any(rel != above and rel.startswith(above) for above in replaced)]  # else listed from above
@@ -91,7 +91,7 @@ def scan_folders(root_name: str, root: Path, moved: dict[str, bool], known: set[
 def _scan_from(root_name: str, root: str, stack: list[tuple[str, str]], descend: Callable[[str], bool] | None = None,
                listed: list[str] | None = None) -> Iterator[SourceFile]:
     """The notes of the folders on `stack` ((relative prefix, path)) and of those below them that `descend(rel)`
-    allows (None: all); `listed` gets each listed folder's line (pinky.base.freshness's `folders`)."""
+    allows (None: all); `listed` gets each listed folder's line (pinky.base.global_signature's `folders`)."""
     while stack:
         prefix, folder = stack.pop()
         if listed is not None:

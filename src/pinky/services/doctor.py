@@ -321,7 +321,7 @@ def _review(kb: KnowledgeBase) -> Check:
 def _change_detection(kb: KnowledgeBase) -> Check:
     """How changes made by other processes are seen: pinky-mcp's change feed where one can run, and how far the
     processes without one (the CLI, the hooks) look."""
-    from pinky.base.freshness import HOOK_WALK_LIMIT, ONE_SHOT_WALK_LIMIT, walk
+    from pinky.base.global_signature import HOOK_WALK_LIMIT, ONE_SHOT_WALK_LIMIT, walk
     from pinky.indexing.change_feed import ChangeFeed, FeedUnavailable
 
     name = "change detection"

@@ -1,5 +1,5 @@
-"""Taking in what changed in the global brain, alone: what the hooks call when `pinky.base.freshness` says the
-index they read is behind (every KnowledgeBase operation does it first anyway, `pinky.indexing.freshness`)."""
+"""Taking in what changed in the global brain, alone: what the hooks call when `pinky.base.global_signature` says the
+index they read is behind (every KnowledgeBase operation does it first anyway, `pinky.indexing.refresh`)."""
 
 from __future__ import annotations
 

@@ -159,7 +159,7 @@ def _twice(settings: list[dict[str, Any]]) -> Check | None:
         return None
     from pinky.hosts.catalog import host
     from pinky.setup.core import config_path
-    from pinky.setup.entries import is_ours
+    from pinky.setup.host_entries import is_ours
 
     claude = host("claude")
     found = []

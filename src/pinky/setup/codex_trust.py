@@ -20,7 +20,7 @@ import json
 import re
 from typing import Any
 
-from pinky.setup import entries
+from pinky.setup import host_entries
 from pinky.setup.toml_edit import Op, TomlEdit, drop_table, put_table, set_table
 
 DEFAULT_TIMEOUT = 600
@@ -52,7 +52,7 @@ def our_states(hooks_path: str, data: dict[str, Any]) -> dict[str, str]:
     hooks = data.get("hooks") if isinstance(data, dict) else None
     for event, groups in (hooks or {}).items():
         for g, group in enumerate(groups if isinstance(groups, list) else []):
-            if not entries.is_ours(group):
+            if not host_entries.is_ours(group):
                 continue
             for h, handler in enumerate(group["hooks"]):
                 out[f"{hooks_path}:{label(event)}:{g}:{h}"] = hook_hash(event, group.get("matcher"), handler)
@@ -67,8 +67,8 @@ def user_moves(hooks_path: str, old: dict[str, Any], new: dict[str, Any]) -> dic
         after = _hooks(new).get(event)
         if not isinstance(groups, list) or not isinstance(after, list):
             continue
-        was = [g for g, group in enumerate(groups) if not entries.is_ours(group)]
-        now = [g for g, group in enumerate(after) if not entries.is_ours(group)]
+        was = [g for g, group in enumerate(groups) if not host_entries.is_ours(group)]
+        now = [g for g, group in enumerate(after) if not host_entries.is_ours(group)]
         for g_old, g_new in zip(was, now, strict=False):
             if g_old != g_new:
                 moves[f"{hooks_path}:{label(event)}:{g_old}:"] = f"{hooks_path}:{label(event)}:{g_new}:"

@@ -24,7 +24,7 @@ from typing import Any
 from pinky.base.private import write_private
 from pinky.errors import InvalidInput
 from pinky.hosts.catalog import SERVER, Host
-from pinky.setup import entries, formats, toml_edit, userfile
+from pinky.setup import formats, host_entries, toml_edit, userfile
 
 STATE_FILE = "files.json"
 ATTEMPTS = 20  # plans made again when another program changes a file while setup writes it (each ~10 ms)
@@ -133,7 +133,7 @@ def edit_toml(path: str, before: bytes | None, edits: list[toml_edit.TomlEdit]) 
 
 
 def mcp_edit(host: Host, folder: str, remove: bool) -> Any:
-    entry = entries.mcp_entry(host, folder)
+    entry = host_entries.mcp_entry(host, folder)
     if host.mcp_format == "toml":
         keys = (host.mcp_key, SERVER)
         return lambda data: [toml_edit.drop_table(keys) if remove else toml_edit.set_table(keys, entry)]
@@ -158,7 +158,7 @@ def mcp_edit(host: Host, folder: str, remove: bool) -> Any:
 def hooks_edit(host: Host, folder: str, remove: bool) -> Edit:
     """pinky's hooks written where they already are (the first of pinky's groups in an event updated in place, any
     extra one taken out), the missing ones appended: no other hook changes position."""
-    wanted = {} if remove else entries.hook_entries(host, folder)
+    wanted = {} if remove else host_entries.hook_entries(host, folder)
 
     def apply(data: Any) -> None:
         hooks = data.get("hooks")
@@ -188,7 +188,7 @@ def in_place(groups: list[Any], wanted: list[Any]) -> list[Any]:
     rest = iter(wanted)
     out = []
     for group in groups:
-        if not entries.is_ours(group):
+        if not host_entries.is_ours(group):
             out.append(group)
         elif (replacement := next(rest, None)) is not None:
             out.append(replacement)
@@ -209,7 +209,7 @@ def codex_trust_edit(host: Host, hooks_path: str, edit: Edit, *, record: bool, f
         raise InvalidInput(f"{hooks_path}: {exc}") from None
     known = frozenset(hook_hash(event, group.get("matcher"), one)
                       for where in {folder, *pinky_folders(host, env)} if where
-                      for event, groups in entries.hook_entries(host, where).items()
+                      for event, groups in host_entries.hook_entries(host, where).items()
                       for group in groups for one in group["hooks"])
     return trust_edit(hooks_path, old, new, record=record, known=known)
 
@@ -227,14 +227,14 @@ def pinky_folders(host: Host, env: dict[str, str] | None) -> set[str]:
 def opencode_plugin(folder: str) -> bytes:
     from pinky.setup.opencode import plugin_text
 
-    return plugin_text(os.path.join(folder, entries.HOOKS_COMMAND)).encode("utf-8")
+    return plugin_text(os.path.join(folder, host_entries.HOOKS_COMMAND)).encode("utf-8")
 
 
 def plan(host: Host, *, project: str | None = None, remove: bool = False, folder: str | None = None,
          env: dict[str, str] | None = None) -> Plan:
     """What setup (or --remove) would write for `host`; nothing is written."""
     if folder is None:  # --project: commands found at run time, so the files hold no path of this machine
-        folder = "" if remove or project else entries.launcher_dir()
+        folder = "" if remove or project else host_entries.launcher_dir()
     per_file: dict[str, list[Any]] = {}
     fmt: dict[str, str] = {}
     mcp_path = config_path(host, "mcp", project=project, env=env)

@@ -12,7 +12,7 @@ from typing import Any
 
 from pinky.errors import InvalidInput
 from pinky.hosts.catalog import CATALOG, SERVER, Host
-from pinky.setup import entries
+from pinky.setup import host_entries
 from pinky.setup.check import Check
 from pinky.setup.core import config_path, read_bytes
 
@@ -56,7 +56,7 @@ def our_hooks(host: Host, data: dict[str, Any]) -> list[tuple[str, Any]]:
     if not isinstance(hooks, dict):
         return []
     return [(event, group) for event, groups in hooks.items() if isinstance(groups, list)
-            for group in groups if entries.is_ours(group)]
+            for group in groups if host_entries.is_ours(group)]
 
 
 def host_section(host: Host, env: dict[str, str] | None = None) -> list[Check]:
@@ -121,7 +121,7 @@ def hooks_check(host: Host, ours: list[tuple[str, Any]], plugin: bool, path: str
 
 def version_check(host: Host) -> Check:
     name = f"{host.display}: version"
-    command = entries.COMMANDS[host.name]
+    command = host_entries.COMMANDS[host.name]
     program = shutil.which(command)
     if program is None:
         return Check(name, "warn", f"`{command}` is not on PATH: {host.display} is not installed here")

@@ -16,7 +16,7 @@ import sys
 
 from pinky import __version__
 from pinky.hosts.catalog import SERVER, host
-from pinky.setup import entries
+from pinky.setup import host_entries
 
 GEMINI_DIR = ("packaging", "gemini")
 CONTEXT = """# pinky-brain
@@ -33,9 +33,9 @@ def gemini_files() -> dict[str, str]:
     manifest = {"name": "pinky-brain", "version": __version__,
                 "description": "pinky-brain: local markdown memory for coding agents (MCP tools, digest, recall, "
                                "file notes, diary)",
-                "mcpServers": {SERVER: entries.mcp_entry(gemini, "")},
+                "mcpServers": {SERVER: host_entries.mcp_entry(gemini, "")},
                 "contextFileName": "GEMINI.md"}
-    hooks = {"hooks": entries.hook_entries(gemini, "")}
+    hooks = {"hooks": host_entries.hook_entries(gemini, "")}
     return {"gemini-extension.json": json.dumps(manifest, indent=2) + "\n",
             "hooks/hooks.json": json.dumps(hooks, indent=2) + "\n",
             "GEMINI.md": CONTEXT.format(search=gemini.tool("brain_search"), save=gemini.tool("brain_save"))}

@@ -38,7 +38,7 @@ class IndexedFile(NamedTuple):  # a tuple: 100,000 of them are built on every re
         return self.mtime_ns, self.size, self.ctime_ns, self.inode
 
 
-STAMPED = "mtime_ns, size, ctime_ns, inode"  # a file's stamp as stored (pinky.base.freshness.stamp_of)
+STAMPED = "mtime_ns, size, ctime_ns, inode"  # a file's stamp as stored (pinky.base.global_signature.stamp_of)
 
 
 def indexed_files_by_id(conn: Any, entry_id: str) -> IndexedFile | None:

@@ -120,7 +120,7 @@ def rows(conn: Connection, sql: str, args: tuple = ()) -> list[tuple]:
 
 
 def meta_value(conn: Connection, key: str) -> str | None:
-    """A value of the index's `meta` table (pinky.base.freshness: what it holds of the global brain)."""
+    """A value of the index's `meta` table (pinky.base.global_signature: what it holds of the global brain)."""
     found = rows(conn, "SELECT value FROM meta WHERE key = ?", (key,))
     return found[0][0] if found else None
 

@@ -10,7 +10,7 @@ that copy catches up. Before every operation (`healing.heal`) a process makes su
   lost track (its queue overflowed, a root was removed or recreated, a watch could not be added) it is
   re-armed and everything is checked, as below, instead of missing a change.
 - Everyone else (the CLI, the hooks, a server without a feed) compares the global brain with what the
-  index recorded when it last caught up (`pinky.base.freshness`): every note's stats while there are at most
+  index recorded when it last caught up (`pinky.base.global_signature`): every note's stats while there are at most
   ONE_SHOT_WALK_LIMIT of them (~3 ms per 1,000), beyond that its folders' first. When they differ it
   reindexes the global root alone (stat, then hash, then parse only what changed) and records the new state.
 
@@ -24,7 +24,7 @@ import logging
 import os
 from typing import TYPE_CHECKING
 
-from pinky.base import freshness as signal
+from pinky.base import global_signature as signal
 from pinky.indexing import indexer
 from pinky.indexing.index import Index
 from pinky.indexing.vector_fill import embed_pending
@@ -118,7 +118,7 @@ def _embed_few(index: Index, embed: bool) -> None:
 def refresh_global(index: Index, *, embed: bool = True, walk_limit: int | None = signal.ONE_SHOT_WALK_LIMIT) -> bool:
     """Bring the index's global rows up to date when the global brain changed; True when it did.
     `embed`: give a few new chunks their vectors at once (the hooks leave them to the next process that does).
-    `walk_limit`: how many notes are walked at most to find out (pinky.base.freshness.changed); None: all."""
+    `walk_limit`: how many notes are walked at most to find out (pinky.base.global_signature.changed); None: all."""
     root = index.config.roots().get("global")
     if root is None:
         return False

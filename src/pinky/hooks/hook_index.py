@@ -1,4 +1,4 @@
-"""The hooks' index, with the global brain as it is on disk now (pinky.base.freshness).
+"""The hooks' index, with the global brain as it is on disk now (pinky.base.global_signature).
 
 The hooks read the index read-only and must cost little more than the interpreter's start, so they look
 at the global brain the cheap way first: the per-prompt hook walks its notes' stats while there are at most
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 
-from pinky.base import freshness
+from pinky.base import global_signature
 from pinky.base.locations import Locations
 from pinky.store.readonly import connect_ro, meta_value
 
@@ -29,10 +29,10 @@ if TYPE_CHECKING:
 
 def fresh_connection(loc: Locations, conn: Connection, *, walk_limit: int | None) -> Connection | None:
     """`conn` (the index read-only) when it holds the global brain as it is; else a connection to the index
-    once it took the changes in. `walk_limit`: freshness.changed's."""
-    signature = meta_value(conn, freshness.SIGNATURE_KEY)
-    folders = meta_value(conn, freshness.FOLDERS_KEY)
-    if not freshness.changed(signature, folders, loc.global_dir, walk_limit=walk_limit):
+    once it took the changes in. `walk_limit`: global_signature.changed's."""
+    signature = meta_value(conn, global_signature.SIGNATURE_KEY)
+    folders = meta_value(conn, global_signature.FOLDERS_KEY)
+    if not global_signature.changed(signature, folders, loc.global_dir, walk_limit=walk_limit):
         return conn
     conn.close()
     try:
