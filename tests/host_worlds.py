@@ -143,6 +143,13 @@ OPENCODE_ENV = {"STANDIN_URL": "http://127.0.0.1:{port}/v1"}
 CLAUDE_ENV = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}", "ANTHROPIC_API_KEY": "sk-ant-stand-in"}
 
 
+COPILOT_ENV = {"COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:{port}/v1"}
+
+
+def copilot_command(copilot: str, prompt: str) -> list[str]:
+    return [copilot, "-p", prompt, "--allow-all-tools"]
+
+
 def gemini_command(gemini: str, prompt: str) -> list[str]:
     return [gemini, "-p", prompt, "--yolo"]
 
@@ -183,7 +190,7 @@ PROMPT = "Remember why the pool hangs on shutdown."
 SAVE = {"title": "PG pool hangs on shutdown", "type": "gotcha", "tags": ["postgres"],
         "body": "Call pool.close(timeout=5) before the process exits, or it hangs."}
 SESSIONS = {"codex": (codex_command, CODEX_ENV), "gemini": (gemini_command, GEMINI_ENV),
-            "opencode": (opencode_command, OPENCODE_ENV)}
+            "opencode": (opencode_command, OPENCODE_ENV), "copilot": (copilot_command, COPILOT_ENV)}
 
 
 def saving_world(factory: pytest.TempPathFactory, request: pytest.FixtureRequest, host: str) -> World:

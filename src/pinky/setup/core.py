@@ -177,6 +177,15 @@ def opencode_plugin(folder: str) -> bytes:
     return plugin_text(os.path.join(folder, entries.HOOKS_COMMAND)).encode("utf-8")
 
 
+def opencode_npmrc(plugin_path: str, remove: bool) -> Change:
+    """No ~70 s stall per offline session: see pinky.setup.opencode."""
+    from pinky.setup.opencode import npmrc_path, npmrc_text
+
+    path = npmrc_path(plugin_path)
+    before = read_bytes(path)
+    return Change(path, before, npmrc_text(before, remove))
+
+
 def plan(host: Host, *, project: str | None = None, remove: bool = False, folder: str | None = None,
          env: dict[str, str] | None = None) -> Plan:
     """What setup (or --remove) would write for `host`; nothing is written."""
@@ -197,6 +206,7 @@ def plan(host: Host, *, project: str | None = None, remove: bool = False, folder
     if hooks_path and host.name == "opencode":
         before = read_bytes(hooks_path)
         result.changes.append(Change(hooks_path, before, None if remove else opencode_plugin(folder)))
+        result.changes.append(opencode_npmrc(hooks_path, remove))
     elif hooks_path:
         per_file.setdefault(hooks_path, []).append(hooks_edit(host, folder, remove))
         fmt.setdefault(hooks_path, "json")
