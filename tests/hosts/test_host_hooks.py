@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import write_note
 from hook_helpers import HOOKS, base, hook_env, run_hook, tool
 from host_fixtures import diary_text, make_brain, output, payload, run_host, transcript
 
