@@ -107,11 +107,12 @@ def test_a_logged_request_carries_exactly_these_definitions(tmp_path: Path, requ
                           cwd=project, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     bodies = [json.loads(p.read_text())["body"] for p in sorted(logs.glob("[0-9]*.json"))]
-    logged = next(entries for body in bodies
-                  if (entries := [t for t in body.get("tools") or [] if t["name"].startswith("mcp__pinky__")]))
-    # Claude Code 2.1.337 sends each MCP tool with "defer_loading": true (the API keeps it out of the model's
-    # context until a ToolSearch loads it); the definition itself is unchanged.
-    logged = [{k: v for k, v in entry.items() if k != "defer_loading"} for entry in logged]
+    # Claude Code 2.1.337 defers MCP tools: a request sends each with "defer_loading": true (the API keeps it out of
+    # the model's context until a ToolSearch loads it), or only the ones loaded so far; the definitions themselves
+    # are unchanged. Every definition sent, across the requests, by name:
+    sent = {t["name"]: {k: v for k, v in t.items() if k != "defer_loading"} for body in bodies
+            for t in body.get("tools") or [] if t["name"].startswith("mcp__pinky__")}
+    logged = list(sent.values())
 
     server = RawServer(tmp_path, PINKY_HOME=str(home / ".pinky"))
     with server:
