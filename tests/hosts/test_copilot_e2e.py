@@ -105,3 +105,21 @@ def test_setup_writes_user_level_hooks_and_remove_restores_the_bytes(tmp_path_fa
     removed = world.pinky("setup", "copilot", "--remove")
     assert removed.returncode == 0, removed.stderr
     assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
+
+
+def test_project_hooks_run_once_the_folder_is_trusted(tmp_path_factory: pytest.TempPathFactory, copilot: str) -> None:
+    """`setup copilot --project` writes .github/hooks/pinky-brain.json; Copilot CLI 1.0.102 ran it only with the
+    repository in trusted_folders (a headless session asks nothing): measured both ways."""
+    world = new_world(tmp_path_factory.mktemp("copilot-project"), ("copilot",), KNOWN)
+    done = world.pinky("setup", "copilot", "--project")
+    assert done.returncode == 0 and "trust" in done.stdout + done.stderr, done.stdout + done.stderr
+    assert (world.project / ".github" / "hooks" / "pinky-brain.json").is_file()
+    config = world.home / ".copilot" / "config.json"
+    shown = {}
+    for trusted in (False, True):
+        config.parent.mkdir(exist_ok=True)
+        config.write_text(json.dumps({"trusted_folders": [str(world.project)] if trusted else []}))
+        session = world.session(f"project-{trusted}", [], copilot_command(copilot, PROMPT), COPILOT_ENV)
+        assert session.returncode == 0, session.stderr[-2000:]
+        shown[trusted] = KNOWN[0] in json.dumps([r["body"] for r in session.requests], ensure_ascii=False)
+    assert shown == {False: False, True: True}, shown

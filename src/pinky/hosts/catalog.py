@@ -214,9 +214,10 @@ COPILOT = Host(
     stop_continue='{"decision": "block", "reason": ASK}',
     read_tools=("view",), write_tools=("create", "edit"), shell_tools=("bash",),
     transcript="~/.copilot/session-state/<sessionId>/events.jsonl (COPILOT_HOME defaults to ~/.copilot)",
-    limits=(Limit("a repository's .github/hooks/*.json did not run in a headless `copilot -p` session (1.0.102): "
-                  "`pinky-brain setup copilot` writes the user-level ~/.copilot/hooks/pinky-brain.json, "
-                  "--project the repository's file for Copilot's other surfaces", COPILOT_MEASURED),
+    limits=(Limit("a repository's .github/hooks/*.json runs only in a trusted folder (`trusted_folders` in "
+                  "~/.copilot/config.json; a headless `copilot -p` asks nothing and runs none): `pinky-brain setup "
+                  "copilot` writes the user-level ~/.copilot/hooks/pinky-brain.json; after --project, trust the "
+                  "repository once in `copilot`", COPILOT_MEASURED),
             Limit("no project-level MCP config: the server is set up per user", COPILOT_CLI_DOCS),
             Limit("the guard (preToolUse's permissionDecision deny) and the checkpoint (preCompact) are from the "
                   "documentation, not measured here", COPILOT_DOCS)),

@@ -27,6 +27,11 @@ TRUST_STEP = ("Codex runs project hooks once you trust them: start `codex` in th
               "pinky-brain's hooks (or run `codex exec --dangerously-bypass-hook-trust`)")
 
 
+# Measured with Copilot CLI 1.0.102: .github/hooks/*.json ran only once the folder was in trusted_folders
+COPILOT_TRUST_STEP = ("Copilot CLI runs a repository's hooks only in a folder you trust: start `copilot` in the "
+                      "repository once and trust it (a headless `copilot -p` does not ask, and runs none)")
+
+
 @dataclass
 class Change:
     """One config file: its bytes before and after (None: absent / to be deleted)."""
@@ -217,6 +222,8 @@ def plan(host: Host, *, project: str | None = None, remove: bool = False, folder
         per_file[mcp_path].append(codex_trust_edit(hooks_path, hooks_edit(host, folder, remove)))
     elif host.name == "codex" and not remove:
         result.notes.append(TRUST_STEP)
+    if host.name == "copilot" and project and not remove:
+        result.notes.append(COPILOT_TRUST_STEP)
     for path, edits in per_file.items():
         before = read_bytes(path)
         editor = edit_toml if fmt[path] == "toml" else edit_json
