@@ -199,6 +199,15 @@ def saving_world(factory: pytest.TempPathFactory, request: pytest.FixtureRequest
     world = new_world(factory.mktemp(f"{host}-e2e"), (host,), KNOWN)
     configure(world, host)
     command, env = SESSIONS[host]
-    world.session("save", [{"tool": "brain_save", "wait": 30, "input": SAVE}],
-                  command(find_cli(request, host), PROMPT), env)
+    cli = find_cli(request, host)
+    world.session("save", [{"tool": "brain_save", "wait": 30, "input": SAVE}], command(cli, PROMPT),
+                  {**env, **cli_env(host, cli)})
     return world
+
+
+def cli_env(host: str, cli: str) -> dict[str, str]:
+    """Copilot CLI unpacks its 235 MB package into the user's cache on its first start (~9 s): every world's
+    fresh HOME would pay it, so the worlds share one next to the npm install (COPILOT_PKG_CACHE_HOME)."""
+    if host != "copilot":
+        return {}
+    return {"COPILOT_PKG_CACHE_HOME": str(Path(cli).resolve().parents[3] / "copilot-pkg-cache")}

@@ -12,7 +12,7 @@ import re
 
 import pytest
 from host_support import World, brain_tools, diary_today, find_cli, new_world
-from host_worlds import COPILOT_ENV, KNOWN, PROMPT, SAVE, copilot_command, saving_world
+from host_worlds import COPILOT_ENV, KNOWN, PROMPT, SAVE, cli_env, copilot_command, saving_world
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(7)]
 SLUG = "pg-pool-hangs-on-shutdown"
@@ -30,7 +30,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReque
     (world.project / "db.py").write_text(f"import psycopg\n\n# Brain: {SLUG}\ndef close(pool):\n"
                                          "    pool.close(timeout=5)\n", encoding="utf-8")
     world.session("ask", [{"tool": "view", "input": {"path": str(world.project / "db.py")}}],
-                  copilot_command(copilot, ASK), COPILOT_ENV)
+                  copilot_command(copilot, ASK), {**COPILOT_ENV, **cli_env("copilot", copilot)})
     return world
 
 
@@ -119,7 +119,8 @@ def test_project_hooks_run_once_the_folder_is_trusted(tmp_path_factory: pytest.T
     for trusted in (False, True):
         config.parent.mkdir(exist_ok=True)
         config.write_text(json.dumps({"trusted_folders": [str(world.project)] if trusted else []}))
-        session = world.session(f"project-{trusted}", [], copilot_command(copilot, PROMPT), COPILOT_ENV)
+        session = world.session(f"project-{trusted}", [], copilot_command(copilot, PROMPT),
+                                {**COPILOT_ENV, **cli_env("copilot", copilot)})
         assert session.returncode == 0, session.stderr[-2000:]
         shown[trusted] = KNOWN[0] in json.dumps([r["body"] for r in session.requests], ensure_ascii=False)
     assert shown == {False: False, True: True}, shown
