@@ -49,8 +49,11 @@ def run_tests(host: str, version: str) -> tuple[str, float]:
     """(the pytest summary of the host's tests at `version`, seconds)."""
     env = {**os.environ, "PINKY_TEST_HOSTS": "1", "PINKY_HOST_VERSIONS": f"{host}={version}"}
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist",
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:xdist",
                            *TESTS[host]], cwd=REPO, env=env, capture_output=True, text=True)
+    for line in done.stdout.splitlines():
+        if line.startswith(("FAILED ", "ERROR ")):
+            print(f"hosts_matrix: {host} {version}: {line[:300]}", file=sys.stderr, flush=True)
     counts = {kind: int(n) for n, kind in SUMMARY.findall(done.stdout.strip().splitlines()[-1] if done.stdout else "")}
     if done.returncode == 0 and counts.get("passed"):
         result = f"pass ({counts['passed']} passed)"
