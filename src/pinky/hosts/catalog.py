@@ -249,7 +249,8 @@ OPENCODE = Host(
                   "relays", OPENCODE_MEASURED),
             Limit("OpenCode installs @opencode-ai/plugin with npm in every config folder at each start and waits "
                   "for it before loading any plugin; offline npm's retries held each session ~70 s, so setup "
-                  "writes `fetch-retries=0` into that folder's .npmrc", OPENCODE_MEASURED),
+                  "writes `fetch-retries=0` into that folder's .npmrc; a session within 60 s of the last can "
+                  "still wait ~60 s for the install lock OpenCode sometimes leaves at exit", OPENCODE_MEASURED),
             Limit("the guard (a throw in tool.execute.before) and the checkpoint (experimental.session.compacting) "
                   "follow OpenCode's plugin API, not measured here", OPENCODE_DOCS)),
     sources=(OPENCODE_DOCS, OPENCODE_MCP, OPENCODE_MEASURED),
