@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -207,6 +208,27 @@ def test_copilot_agent_stop_writes_the_diary_from_its_session_events(root: Path,
     assert "[copilot-" in diary and "asked: fix the retry in src/db.py" in diary
     assert "files: src/db.py" in diary and "commands: sed -i s/1/2/ src/db.py" in diary
     assert "pinky recall" not in diary  # the prompt as typed, not as Copilot passed it on
+
+
+def test_copilot_agent_stop_waits_for_the_events_copilot_writes_behind(root: Path, home: Path) -> None:
+    """Copilot CLI 1.0.102 had written only the first line of events.jsonl when a quick turn's agentStop ran."""
+    import threading
+
+    stop = payload("copilot", "agentStop", root, home)
+    path = transcript("copilot", "events.jsonl", root, home, stop["transcriptPath"])
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text(lines[0], encoding="utf-8")
+
+    def write_behind() -> None:
+        time.sleep(0.6)
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.writelines(lines[1:])
+
+    writer = threading.Thread(target=write_behind)
+    writer.start()
+    assert output(run_host("copilot", "stop", stop, root)) == {}
+    writer.join()
+    assert "asked: fix the retry in src/db.py" in diary_text(root)
 
 
 def test_copilot_pre_tool_denies_stale_facts_in_agents_md(root: Path, home: Path) -> None:
