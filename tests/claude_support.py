@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from typing import Any
 
 import pytest
@@ -15,10 +14,10 @@ OFFLINE_ENV = HOST_OFFLINE_ENV["claude"]
 
 
 def find_claude(request: pytest.FixtureRequest) -> str:
-    """`claude` on PATH; or, with PINKY_TEST_CLAUDE=1 or PINKY_TEST_HOSTS=1, installed from the npm registry once
-    into pytest's cache folder (reused by later runs); else the test is skipped."""
-    found = shutil.which("claude")
-    return found if found else find_cli(request, "claude")
+    """`claude` on PATH when it is the pinned version; or, with PINKY_TEST_CLAUDE=1 or PINKY_TEST_HOSTS=1,
+    installed from the npm registry once into pytest's cache folder (reused by later runs); else the test is
+    skipped. (Any `claude` on PATH was taken before: a machine's older release hid what the pinned one does.)"""
+    return find_cli(request, "claude")
 
 
 def tool_definitions(tools: list[dict[str, Any]], server: str = "pinky") -> list[dict[str, Any]]:

@@ -25,11 +25,17 @@ import pytest
 
 # npm package, version, the binary in node_modules/.bin, pytest's cache folder (Claude Code's name predates this)
 PINNED = {
-    "claude": ("@anthropic-ai/claude-code", "2.1.197", "claude", "claude-code"),
-    "codex": ("@openai/codex", "0.169.0", "codex", "codex"),
+    "claude": ("@anthropic-ai/claude-code", "2.1.337", "claude", "claude-code"),
+    "codex": ("@openai/codex", "0.171.0", "codex", "codex"),
     "gemini": ("@google/gemini-cli", "0.61.0", "gemini", "gemini-cli"),
     "opencode": ("opencode-ai", "1.18.33", "opencode", "opencode"),
+    "copilot": ("@github/copilot", "1.0.102", "copilot", "copilot"),
 }
+# PINKY_HOST_VERSIONS="claude=2.1.340,codex=0.172.0" runs other releases than the pinned ones
+# (scripts/hosts_matrix.py sets it to what npm serves today).
+OVERRIDES = dict(part.split("=", 1) for part in os.environ.get("PINKY_HOST_VERSIONS", "").split(",") if "=" in part)
+PINNED = {host: (package, OVERRIDES.get(host, version), binary, folder)
+          for host, (package, version, binary, folder) in PINNED.items()}
 STAND_IN = Path(__file__).resolve().parent / "model_stand_in.py"
 VENV_BIN = Path(sys.executable).parent  # pinky-brain, pinky-mcp and pinky-hooks, as a user's install has them
 # What each CLI must not try to reach offline: update checks, telemetry, downloads of plugins and models.
@@ -40,9 +46,12 @@ OFFLINE_ENV = {
     "gemini": {"GEMINI_CLI_TRUST_WORKSPACE": "true"},
     "opencode": {"OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
                  "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1"},
+    # BYOK offline: COPILOT_OFFLINE plus a provider (the sessions add its URL); no GitHub sign-in, no update check
+    "copilot": {"COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false", "COPILOT_PROVIDER_API_KEY": "stand-in-key",
+                "COPILOT_MODEL": "stand-in"},
 }
-FOREIGN = ("PINKY_", "CLAUDE", "ANTHROPIC", "OPENAI", "CODEX", "GEMINI", "GOOGLE", "OPENCODE", "PIP_", "VIRTUAL_ENV",
-           "XDG_")
+FOREIGN = ("PINKY_", "CLAUDE", "ANTHROPIC", "OPENAI", "CODEX", "GEMINI", "GOOGLE", "OPENCODE", "COPILOT", "GH_",
+           "GITHUB_", "PIP_", "VIRTUAL_ENV", "XDG_")
 
 
 def opted_in(host: str) -> bool:
@@ -79,7 +88,7 @@ def find_cli(request: pytest.FixtureRequest, host: str) -> str:
         with open(prefix / ".install.lock", "w") as lock:  # test processes run in parallel: one installs
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not installed.exists():
-                subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund",
+                subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--prefer-online",
                                 f"{package}@{version}"], check=True, capture_output=True, timeout=600)
     return str(installed)
 

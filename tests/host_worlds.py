@@ -143,6 +143,13 @@ OPENCODE_ENV = {"STANDIN_URL": "http://127.0.0.1:{port}/v1"}
 CLAUDE_ENV = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}", "ANTHROPIC_API_KEY": "sk-ant-stand-in"}
 
 
+COPILOT_ENV = {"COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:{port}/v1"}
+
+
+def copilot_command(copilot: str, prompt: str) -> list[str]:
+    return [copilot, "-p", prompt, "--allow-all-tools"]
+
+
 def gemini_command(gemini: str, prompt: str) -> list[str]:
     return [gemini, "-p", prompt, "--yolo"]
 
@@ -183,7 +190,7 @@ PROMPT = "Remember why the pool hangs on shutdown."
 SAVE = {"title": "PG pool hangs on shutdown", "type": "gotcha", "tags": ["postgres"],
         "body": "Call pool.close(timeout=5) before the process exits, or it hangs."}
 SESSIONS = {"codex": (codex_command, CODEX_ENV), "gemini": (gemini_command, GEMINI_ENV),
-            "opencode": (opencode_command, OPENCODE_ENV)}
+            "opencode": (opencode_command, OPENCODE_ENV), "copilot": (copilot_command, COPILOT_ENV)}
 
 
 def saving_world(factory: pytest.TempPathFactory, request: pytest.FixtureRequest, host: str) -> World:
@@ -192,6 +199,15 @@ def saving_world(factory: pytest.TempPathFactory, request: pytest.FixtureRequest
     world = new_world(factory.mktemp(f"{host}-e2e"), (host,), KNOWN)
     configure(world, host)
     command, env = SESSIONS[host]
-    world.session("save", [{"tool": "brain_save", "wait": 30, "input": SAVE}],
-                  command(find_cli(request, host), PROMPT), env)
+    cli = find_cli(request, host)
+    world.session("save", [{"tool": "brain_save", "wait": 30, "input": SAVE}], command(cli, PROMPT),
+                  {**env, **cli_env(host, cli)})
     return world
+
+
+def cli_env(host: str, cli: str) -> dict[str, str]:
+    """Copilot CLI unpacks its 235 MB package into the user's cache on its first start (~9 s): every world's
+    fresh HOME would pay it, so the worlds share one next to the npm install (COPILOT_PKG_CACHE_HOME)."""
+    if host != "copilot":
+        return {}
+    return {"COPILOT_PKG_CACHE_HOME": str(Path(cli).resolve().parents[3] / "copilot-pkg-cache")}

@@ -17,6 +17,10 @@ What Claude Code 2.1.197 needs from the API, and what this reproduces:
 - Side requests (session titles, summaries) come without the Read tool in "tools"; they get plain text and do
   not advance the script.
 - POST /v1/messages/count_tokens gets {"input_tokens": n}.
+- Claude Code 2.1.337 defers MCP tools: a request names them (in its text, for the ToolSearch tool) without
+  offering their schemas, and a tool becomes callable after a `ToolSearch` call with the query
+  `select:<full name>`. A step whose tool is only named that way is preceded by that one ToolSearch call, as a
+  model that read the names would make; ToolSearch calls do not count as script steps.
 Every request body is written to LOGDIR/NNN.json, so a test can read what the model was shown (hook context
 in the user turn, MCP tool results).
 """
@@ -25,12 +29,15 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+TOOL_SEARCH = "ToolSearch"  # Claude Code's loader of deferred tools
+DEFERRED = re.compile(r"mcp__[A-Za-z0-9_-]+__[A-Za-z0-9_]+")
 WAIT_ID = "toolu_wait"  # tool calls the stand-in makes up while it waits for a tool to appear
 WAIT_CALL = {"tool": "Bash", "input": {"command": "sleep 1", "description": "wait for the tool to appear"}}
 
@@ -43,11 +50,27 @@ def scripted_calls(body: dict[str, Any]) -> tuple[int, int]:
             continue
         for block in message["content"]:
             if isinstance(block, dict) and block.get("type") == "tool_use":
+                if block.get("name") == TOOL_SEARCH:
+                    continue  # loading a deferred tool is not a step of the script
                 if str(block.get("id", "")).startswith(WAIT_ID):
                     waited += 1
                 else:
                     played, waited = played + 1, 0
     return played, waited
+
+
+def deferred_name(want: str, body: dict[str, Any]) -> str | None:
+    """The full name of an MCP tool `want` (brain_save) that the request names without offering it: a deferred
+    tool, callable once ToolSearch has loaded it."""
+    return next((name for name in DEFERRED.findall(json.dumps(body)) if name.endswith("__" + want)), None)
+
+
+def searched(body: dict[str, Any], name: str) -> bool:
+    """Whether the conversation already holds a ToolSearch call that loads `name`."""
+    return any(isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") == TOOL_SEARCH
+               and name in json.dumps(block.get("input"))
+               for message in body.get("messages", []) if isinstance(message.get("content"), list)
+               for block in message["content"])
 
 
 def offered_name(want: str, offered: list[str]) -> str | None:
@@ -69,6 +92,10 @@ def next_block(body: dict[str, Any], script: list[dict[str, Any]], tool_id: str)
         return {"type": "text", "text": "Done."}
     step = script[played]
     name = offered_name(step["tool"], offered)
+    deferred = deferred_name(step["tool"], body) if name is None and TOOL_SEARCH in offered else None
+    if deferred and not searched(body, deferred):
+        return {"type": "tool_use", "id": tool_id, "name": TOOL_SEARCH, "input": {"query": f"select:{deferred}"}}
+    name = name or deferred
     if name is None and waited < step.get("wait", 0):
         return {"type": "tool_use", "id": f"{WAIT_ID}_{tool_id}", "name": "Bash", "input": WAIT_CALL["input"]}
     return {"type": "tool_use", "id": tool_id, "name": name or step["tool"], "input": step["input"]}

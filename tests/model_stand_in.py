@@ -53,9 +53,10 @@ WAIT_CALLS = {"exec_command": {"cmd": WAIT_COMMAND},  # Codex's shell
 
 
 def offered_tool(want: str, offered: list[str]) -> str | None:
-    """The offered name that `want` means: itself, or an MCP tool whose prefixed name ends in `__want`/`_want`."""
+    """The offered name that `want` means: itself, or an MCP tool whose prefixed name ends in `__want`/`_want`
+    (`-want`: Copilot CLI's `pinky-brain_save`)."""
     exact = next((name for name in offered if name == want), None)
-    return exact or next((name for name in offered if name.endswith(("__" + want, "_" + want))), None)
+    return exact or next((name for name in offered if name.endswith(("__" + want, "_" + want, "-" + want))), None)
 
 
 def is_wait(arguments: Any) -> bool:

@@ -1,6 +1,7 @@
-"""Gemini CLI 0.61.0, the real one from npm, headless and offline against tests/model_stand_in.py: a fresh HOME
-with the user's own settings.json, then only the documented `pinky-brain setup gemini`, then one `gemini -p`
-session that saves a note. What the model was sent is read from the stand-in's request log."""
+"""Gemini CLI (pinned in tests/host_support.py), the real one from npm, headless and offline against
+tests/model_stand_in.py: a fresh HOME with the user's own settings.json, then only the documented `pinky-brain
+setup gemini`, then one `gemini -p` session that saves a note. What the model was sent is read from the stand-in's
+request log."""
 
 from __future__ import annotations
 

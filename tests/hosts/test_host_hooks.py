@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
-from helpers import write_note
 from hook_helpers import HOOKS, base, hook_env, run_hook, tool
 from host_fixtures import diary_text, make_brain, output, payload, run_host, transcript
 
@@ -189,32 +189,48 @@ def test_cursor_stop_writes_the_diary_from_what_its_hooks_saw(root: Path, home: 
     assert f"[{tag}] asked: fix the retry in src/db.py" in diary and f"[{tag}] files: src/db.py" in diary
 
 
-def test_copilot_keeps_the_digest_in_a_marked_block_of_agents_md(root: Path, home: Path) -> None:
-    agents = root / "AGENTS.md"
-    assert output(run_host("copilot", "session-start", payload("copilot", "sessionStart", root, home), root)) == {}
-    text = agents.read_text(encoding="utf-8")
-    assert text.startswith("# Agents\n\nRun the tests with make test.\n")
-    assert text.count("<!-- pinky-brain:digest:begin") == 1 and "DB retries need jitter" in text
-    agents.write_text(text + "\nMore of the user's own text.\n", encoding="utf-8")
-    write_note(root, "documentation/decision/wal.md", "---\ntitle: Use WAL journaling\ntype: decision\n---\nYes.\n")
-    from pinky.config import load_config
-    from pinky.kb import KnowledgeBase
-
-    with KnowledgeBase(load_config(cwd=root)) as kb:
-        kb.reindex(embed=False)
-    run_host("copilot", "session-start", payload("copilot", "sessionStart", root, home), root)
-    text = agents.read_text(encoding="utf-8")
-    assert text.count("<!-- pinky-brain:digest:begin") == 1 and "Use WAL journaling" in text
-    assert text.endswith("More of the user's own text.\n") and text.startswith("# Agents\n")
+def test_copilot_hooks_show_the_digest_recall_and_notes_at_the_top_level(root: Path, home: Path) -> None:
+    """Copilot CLI 1.0.102 reads a top-level additionalContext (measured: hookSpecificOutput's was not shown)."""
+    agents = (root / "AGENTS.md").read_bytes()
+    started = output(run_host("copilot", "session-start", payload("copilot", "sessionStart", root, home), root))
+    assert "DB retries need jitter" in started["additionalContext"] and "hookSpecificOutput" not in started
+    assert "pinky-brain_search" in started["additionalContext"]  # named as Copilot's model calls it
+    assert (root / "AGENTS.md").read_bytes() == agents  # the digest reaches the model: no rules block
+    recalled = output(run_host("copilot", "user-prompt", payload("copilot", "userPromptSubmitted", root, home), root))
+    assert "gotcha/db-retries" in recalled["additionalContext"]
+    noted = output(run_host("copilot", "post-tool", payload("copilot", "postToolUse", root, home), root))
+    assert "linked to src/db.py" in noted["additionalContext"]
 
 
-def test_copilot_session_end_writes_the_diary_from_its_hooks(root: Path, home: Path) -> None:
-    for event, name in (("user-prompt", "userPromptSubmitted"), ("post-tool", "postToolUse")):
-        assert output(run_host("copilot", event, payload("copilot", name, root, home), root)) == {}
-    run_host("copilot", "session-end", payload("copilot", "sessionEnd", root, home), root)
+def test_copilot_agent_stop_writes_the_diary_from_its_session_events(root: Path, home: Path) -> None:
+    stop = payload("copilot", "agentStop", root, home)
+    transcript("copilot", "events.jsonl", root, home, stop["transcriptPath"])
+    assert output(run_host("copilot", "stop", stop, root)) == {}
     diary = diary_text(root)
     assert "[copilot-" in diary and "asked: fix the retry in src/db.py" in diary
     assert "files: src/db.py" in diary and "commands: sed -i s/1/2/ src/db.py" in diary
+    assert "pinky recall" not in diary  # the prompt as typed, not as Copilot passed it on
+
+
+def test_copilot_agent_stop_waits_for_the_events_copilot_writes_behind(root: Path, home: Path) -> None:
+    """Copilot CLI 1.0.102 had written only the first line of events.jsonl when a quick turn's agentStop ran."""
+    import threading
+
+    stop = payload("copilot", "agentStop", root, home)
+    path = transcript("copilot", "events.jsonl", root, home, stop["transcriptPath"])
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text(lines[0], encoding="utf-8")
+
+    def write_behind() -> None:
+        time.sleep(0.6)
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.writelines(lines[1:])
+
+    writer = threading.Thread(target=write_behind)
+    writer.start()
+    assert output(run_host("copilot", "stop", stop, root)) == {}
+    writer.join()
+    assert "asked: fix the retry in src/db.py" in diary_text(root)
 
 
 def test_copilot_pre_tool_denies_stale_facts_in_agents_md(root: Path, home: Path) -> None:

@@ -95,6 +95,28 @@ def test_a_stale_cache_is_corrected_within_the_session(tmp_path: Path) -> None:
     assert cache_body(path)["tools"][VERSION] == full
 
 
+MODERN = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+          "io.modelcontextprotocol/clientInfo": {"name": "claude-code", "version": "2.1.337"}}
+
+
+def test_a_client_that_opens_with_the_new_protocol_gets_the_real_servers_answers(tmp_path: Path) -> None:
+    """Claude Code 2.1.337 sends `server/discover` (2026-07-28, envelope in `_meta`) and then `initialize`: the SDK
+    serves the connection in the new protocol and refuses the initialize. With a warm cache the front answered the
+    initialize itself, so the client went on in the old protocol and every tools/call was refused."""
+    with RawServer(tmp_path) as server:  # the session that writes the cache
+        server.initialize()
+        server.request("tools/list")
+    assert list((tmp_path / "home" / "cache" / "mcp").glob("*.json")), "no cache was written"
+    with RawServer(tmp_path) as server:
+        discovered = server.request("server/discover", {"_meta": MODERN})
+        assert "result" in discovered, discovered
+        refused = server.request("initialize", INITIALIZE)
+        assert "error" in refused, refused  # the real server's answer, not the cached success
+        stats = server.request("tools/call", {"name": "brain_stats", "arguments": {}, "_meta": MODERN})
+        assert stats.get("result", {}).get("isError") is False, stats
+
+
 def test_the_cache_key_follows_every_source_file(tmp_path: Path) -> None:
     package = tmp_path / "pinky"
     (package / "mcp").mkdir(parents=True)

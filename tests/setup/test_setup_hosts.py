@@ -232,3 +232,23 @@ def test_a_config_folder_that_is_a_file_is_one_clear_line(env: dict[str, str]) -
     assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "cannot read" in done.stderr and "settings.json" in done.stderr
     assert folder.read_text() == "not a folder"
+
+
+def test_opencode_setup_stops_the_offline_npm_stall_and_keeps_the_users_npmrc(env: dict[str, str]) -> None:
+    """OpenCode installs @opencode-ai/plugin into its config folder at every start and waits for it once a plugin
+    is there; offline npm's retries took ~70 s (tests/hosts/test_opencode_e2e.py measures it with the real CLI)."""
+    folder = Path(env["HOME"]) / ".config" / "opencode"
+    folder.mkdir(parents=True)
+    npmrc = folder / ".npmrc"
+    npmrc.write_text("registry=https://npm.example.com/\n")
+    assert pinky(env, "setup", "opencode").returncode == 0
+    text = npmrc.read_text()
+    assert text.startswith("registry=https://npm.example.com/\n") and "fetch-retries=0" in text
+    plugin = (folder / "plugins" / "pinky-brain.js").read_text()
+    assert "import " not in plugin.replace('import { spawnSync } from "node:child_process";', "")  # built-ins only
+    npmrc.write_text(npmrc.read_text() + "strict-ssl=false\n")  # the user edits it afterwards
+    assert pinky(env, "setup", "opencode", "--remove").returncode == 0
+    assert npmrc.read_text() == "registry=https://npm.example.com/\nstrict-ssl=false\n"
+    npmrc.write_text("fetch-retries=5\n")  # the user's own choice is left alone
+    assert pinky(env, "setup", "opencode").returncode == 0
+    assert npmrc.read_text() == "fetch-retries=5\n"

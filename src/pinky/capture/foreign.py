@@ -6,7 +6,8 @@ prompt, or context Codex adds itself, wrapped in `<tags>`), a `function_call` (`
 with a `command` list, an MCP tool with its `namespace`), a `custom_tool_call` (`apply_patch` with the patch as
 `input`) and their outputs. Gemini CLI writes a chat recording JSONL under `~/.gemini/tmp/<project>/chats/`: a
 header line, then one message per line (`type` user or gemini; a gemini message lists its `toolCalls` with `name`,
-`args` and `status`). Both formats are internal to their host, so reading is as lenient as for Claude Code's.
+`args` and `status`). Copilot CLI writes session events (see _Copilot). These formats are internal to their
+host, so reading is as lenient as for Claude Code's.
 
 `translator(host)` returns a function from one parsed line to the Claude-shaped events it stands for: a user
 prompt `{"type": "user", "message": {"content": text}}`, tool calls `{"type": "assistant", "cwd": ..., "message":
@@ -194,9 +195,57 @@ def _workspace(texts: list) -> str | None:
     return None
 
 
+# --- Copilot CLI --------------------------------------------------------------------------------
+
+COPILOT_FILES = {"view": "Read", "create": "Edit", "edit": "Edit"}
+
+
+class _Copilot:
+    """Copilot CLI's session events, `~/.copilot/session-state/<id>/events.jsonl` (1.0.102): `session.start` (its
+    `context.cwd`), `user.message` (`content`: what was typed; `transformedContent` adds hook context),
+    `assistant.message` (`toolRequests`: `toolCallId`, `name`, `arguments`, and `mcpServerName`/`mcpToolName` for an
+    MCP tool) and `tool.execution_complete` (`toolCallId`, `success`, `result.content`)."""
+
+    def __init__(self) -> None:
+        self.cwd: str | None = None
+
+    def __call__(self, line: dict) -> list[dict]:
+        kind, data = line.get("type"), line.get("data")
+        if not isinstance(data, dict):
+            return []
+        if kind == "session.start":
+            context = data.get("context")
+            if isinstance(context, dict) and isinstance(context.get("cwd"), str):
+                self.cwd = context["cwd"]
+            return []
+        if kind == "user.message":
+            prompt = _typed(data.get("content"))
+            return [user_event(prompt)] if prompt else []
+        if kind == "assistant.message":
+            return [e for call in data.get("toolRequests") or [] if isinstance(call, dict) for e in self._call(call)]
+        if kind == "tool.execution_complete":
+            result = data.get("result")
+            text = result.get("content") if isinstance(result, dict) else result
+            return [result_event(data.get("toolCallId"), str(text or ""), data.get("success") is False)]
+        return []
+
+    def _call(self, call: dict) -> list[dict]:
+        name, args, call_id = str(call.get("name") or ""), _arguments(call.get("arguments")), call.get("toolCallId")
+        server, tool = call.get("mcpServerName"), call.get("mcpToolName")
+        if isinstance(server, str) and isinstance(tool, str):
+            return [tool_event(self.cwd, call_id, mcp_name(server, tool), args)]
+        if name == "bash" and isinstance(args.get("command"), str):
+            return shell_events(self.cwd, call_id, args["command"])
+        if name in COPILOT_FILES and isinstance(args.get("path"), str):
+            path = _absolute(args["path"], self.cwd)
+            return [tool_event(self.cwd, call_id, COPILOT_FILES[name], {"file_path": path})]
+        return [tool_event(self.cwd, call_id, name, args)] if name else []
+
+
 def translator(host: str, cwd: str | None = None) -> Translate | None:
     """A fresh line -> Claude-shaped events reader for `host`'s transcript; None for Claude Code's own."""
-    reader: _Codex | _Gemini | None = _Codex() if host == "codex" else _Gemini() if host == "gemini" else None
+    readers: dict[str, type[_Codex | _Gemini | _Copilot]] = {"codex": _Codex, "gemini": _Gemini, "copilot": _Copilot}
+    reader = readers[host]() if host in readers else None
     if reader is not None:
         reader.cwd = cwd
     return reader

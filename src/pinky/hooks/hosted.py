@@ -140,6 +140,8 @@ def _stop(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
     from pinky.hooks.stop import stop
 
     _journal_transcript(found, payload, loc)
+    if found.name == "copilot" and isinstance(payload.get("transcript_path"), str):
+        settled_transcript(payload["transcript_path"])
     ask = stop(payload, loc, StateFiles(loc.state_dir), translate=translator(found.name, payload.get("cwd")))
     _trim_journal(found, payload, loc)
     if found.context == "rules":
@@ -147,6 +149,27 @@ def _stop(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
     if not ask or not isinstance(ask.get("reason"), str):
         return None
     return adapters.ask_once_more(found, named(ask["reason"], found))
+
+
+def settled_transcript(path: str, limit: float = 3.0) -> bool:
+    """Whether the turn that just stopped has ended in Copilot CLI's events.jsonl, waiting at most `limit` s for it:
+    1.0.102 writes that file behind, and at agentStop it held only its first line after a quick turn (seen in
+    tests/hosts/test_copilot_e2e.py; the diary then missed the prompt). Copilot waits for the hook meanwhile."""
+    import time
+
+    deadline = time.monotonic() + limit
+    while True:
+        try:
+            with open(os.path.expanduser(path), "rb") as handle:
+                handle.seek(max(0, os.fstat(handle.fileno()).st_size - (1 << 16)))
+                tail = handle.read()
+        except OSError:
+            tail = b""
+        if tail.rfind(b'"assistant.turn_end"') > tail.rfind(b'"user.message"'):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
 
 
 def _pre_compact(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:

@@ -29,7 +29,7 @@ def _loads(value: object) -> dict:
     if isinstance(value, dict):
         return value
     if isinstance(value, str) and value.strip().startswith("{"):
-        import json  # only Copilot CLI sends arguments as a JSON string; its hooks show the model nothing
+        import json  # Copilot CLI sent its arguments as a JSON string (1.0.102 sends an object)
 
         try:
             parsed = json.loads(value)
@@ -125,8 +125,10 @@ def paths_of(name: str, tool_input: dict, host: Host) -> tuple[list[str], list[s
 
 def context(host: Host, host_event: str, text: str) -> dict | None:
     """`text` shown to the model, in the shape `host` reads; None where its hooks cannot show anything."""
-    if not text or host.context not in ("hookSpecificOutput", "plugin"):
+    if not text or host.context not in ("hookSpecificOutput", "plugin", "additionalContext"):
         return None
+    if host.context == "additionalContext":  # Copilot CLI reads it at the top level, not in hookSpecificOutput
+        return {"additionalContext": text}
     return {"hookSpecificOutput": {"hookEventName": host_event, "additionalContext": text}}
 
 

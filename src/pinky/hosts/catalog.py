@@ -31,7 +31,9 @@ CURSOR_DOCS = "https://cursor.com/docs/agent/hooks"
 CURSOR_RULES = "https://cursor.com/docs/context/rules"
 COPILOT_DOCS = "https://docs.github.com/en/copilot/reference/hooks-configuration"
 COPILOT_CLI_DOCS = "https://docs.github.com/en/copilot/reference/copilot-cli-reference/cli-hooks-reference"
+COPILOT_MEASURED = "observed with Copilot CLI 1.0.102 offline (tests/hosts/test_copilot_e2e.py)"
 OPENCODE_DOCS = "https://opencode.ai/docs/plugins/"
+OPENCODE_MEASURED = "observed with opencode-ai 1.18.33 offline, read in its binary (tests/hosts/test_opencode_e2e.py)"
 OPENCODE_MCP = "https://opencode.ai/docs/mcp-servers/"
 WINDSURF_DOCS = "https://docs.windsurf.com/windsurf/cascade/hooks"
 WINDSURF_MCP = "https://docs.windsurf.com/windsurf/cascade/mcp"
@@ -65,7 +67,8 @@ class Host:
     `tool_name` formats an MCP tool's name as the model sees it ({tool} is e.g. brain_save). `mcp_user`/`mcp_project`
     and `hooks_user`/`hooks_project` are config files (`~` is the user's home; project paths are relative to the
     repository's root; None: the host has none). `mcp_key` is where servers live inside that file. `context` says how
-    hook output reaches the model: "hookSpecificOutput" (Claude-shaped additionalContext), or "rules" (it cannot:
+    hook output reaches the model: "hookSpecificOutput" (Claude-shaped additionalContext), "additionalContext" (the
+    same text at the top level: Copilot CLI), "plugin" (OpenCode's plugin places it), or "rules" (it cannot:
     pinky keeps an always-applied rules file current instead, `rules_file`). `stop_continue` is the JSON shape that
     asks the agent for one more turn at stop (None: the host has none)."""
 
@@ -193,34 +196,46 @@ CURSOR = Host(
 
 COPILOT = Host(
     "copilot", "GitHub Copilot CLI",
+    # Measured with Copilot CLI 1.0.102 offline (`copilot -p`, tests/hosts/test_copilot_e2e.py): the hooks of
+    # ~/.copilot/hooks/*.json run; a top-level {"additionalContext": ...} from sessionStart reaches the model as a
+    # user message, from userPromptSubmitted inside <system_reminder> with the prompt, from postToolUse after the
+    # tool's result; agentStop's {"decision": "block", "reason": ...} continues with the reason as the next prompt
+    # (stop_hook_active is then true) and carries transcriptPath (the session's events.jsonl). Copilot's hooks have
+    # no matchers: preToolUse runs for every tool. Its payloads name `sessionId`, `toolName`, `toolArgs`.
     hooks=(Hook("sessionStart", "session-start"),
            Hook("userPromptSubmitted", "user-prompt"),
            Hook("preToolUse", "pre-write"),
            Hook("postToolUse", "post-tool"),
-           Hook("sessionEnd", "session-end")),
-    tool_name="{server}-{tool}",  # unverified (no Copilot CLI runs offline): what its permission rules show
+           Hook("agentStop", "stop"),
+           Hook("preCompact", "pre-compact")),
+    tool_name="{server}-{tool}",  # measured: pinky-brain_save
     mcp_user="~/.copilot/mcp-config.json", mcp_project=None, mcp_format="json", mcp_key="mcpServers",
-    hooks_user=None, hooks_project=".github/hooks/pinky-brain.json",
-    instructions="AGENTS.md", context="rules", rules_file="AGENTS.md",
-    stop_continue=None,
-    limits=(Limit("sessionStart and userPromptSubmitted output is ignored: the digest's notes (never the diary: "
-                  "the file is committed) live in a marked block of AGENTS.md instead, recall cannot reach the model",
-                  COPILOT_DOCS),
-            Limit("only preToolUse output is read (permissionDecision allow/deny): file notes cannot reach the "
-                  "model", COPILOT_DOCS),
-            Limit("no stop hook that can continue the agent, and no transcript path: no capture ask; the diary "
-                  "records what the hooks saw", COPILOT_CLI_DOCS)),
-    sources=(COPILOT_DOCS, COPILOT_CLI_DOCS),
+    hooks_user="~/.copilot/hooks/pinky-brain.json", hooks_project=".github/hooks/pinky-brain.json",
+    instructions="AGENTS.md", context="additionalContext", rules_file="AGENTS.md",  # only --remove of old blocks
+    stop_continue='{"decision": "block", "reason": ASK}',
+    read_tools=("view",), write_tools=("create", "edit"), shell_tools=("bash",),
+    transcript="~/.copilot/session-state/<sessionId>/events.jsonl (COPILOT_HOME defaults to ~/.copilot)",
+    limits=(Limit("a repository's .github/hooks/*.json runs only in a trusted folder (`trusted_folders` in "
+                  "~/.copilot/config.json; a headless `copilot -p` asks nothing and runs none): `pinky-brain setup "
+                  "copilot` writes the user-level ~/.copilot/hooks/pinky-brain.json; after --project, trust the "
+                  "repository once in `copilot`", COPILOT_MEASURED),
+            Limit("no project-level MCP config: the server is set up per user", COPILOT_CLI_DOCS),
+            Limit("the guard (preToolUse's permissionDecision deny) and the checkpoint (preCompact) are from the "
+                  "documentation, not measured here", COPILOT_DOCS)),
+    sources=(COPILOT_MEASURED, COPILOT_DOCS, COPILOT_CLI_DOCS),
 )
 
 OPENCODE = Host(
     "opencode", "OpenCode",
-    # OpenCode has no command hooks: a JS plugin (written by setup) runs `pinky-hooks --host opencode <event>` from
-    # its hooks and sends the same Claude-shaped JSON on stdin; the host events named here are the plugin's.
-    hooks=(Hook("session.created", "session-start"),
+    # OpenCode has no command hooks: a JS plugin (written by setup, pinky.setup.opencode) runs `pinky-hooks --host
+    # opencode <event>` from its plugin hooks with the same Claude-shaped JSON on stdin, and puts the answer where
+    # the model reads it: the digest and the recall in the system prompt (experimental.chat.system.transform), file
+    # notes after the tool's output, the guard by throwing in tool.execute.before. The host events named here are
+    # the plugin's.
+    hooks=(Hook("chat.message", "session-start"),
            Hook("chat.message", "user-prompt"),
            Hook("tool.execute.before", "pre-write", "edit|write|patch"),
-           Hook("tool.execute.after", "post-tool", "read|edit|write|patch|bash"),
+           Hook("tool.execute.after", "post-tool"),
            Hook("session.idle", "stop"),
            Hook("experimental.session.compacting", "pre-compact")),
     tool_name="{server}_{tool}",
@@ -230,8 +245,16 @@ OPENCODE = Host(
     stop_continue='{"followup_message": ASK}',  # the plugin sends it as a prompt with client.session.prompt
     read_tools=("read",), write_tools=("edit", "write", "patch"), shell_tools=("bash",),
     limits=(Limit("hooks are JS plugin functions, not commands: the plugin pinky writes relays each event to "
-                  "pinky-hooks", OPENCODE_DOCS),),
-    sources=(OPENCODE_DOCS, OPENCODE_MCP),
+                  "pinky-hooks", OPENCODE_DOCS),
+            Limit("no transcript path reaches a plugin: the diary records the prompts and tool calls the plugin "
+                  "relays", OPENCODE_MEASURED),
+            Limit("OpenCode installs @opencode-ai/plugin with npm in every config folder at each start and waits "
+                  "for it before loading any plugin; offline npm's retries held each session ~70 s, so setup "
+                  "writes `fetch-retries=0` into that folder's .npmrc; a session within 60 s of the last can "
+                  "still wait ~60 s for the install lock OpenCode sometimes leaves at exit", OPENCODE_MEASURED),
+            Limit("the guard (a throw in tool.execute.before) and the checkpoint (experimental.session.compacting) "
+                  "follow OpenCode's plugin API, not measured here", OPENCODE_DOCS)),
+    sources=(OPENCODE_DOCS, OPENCODE_MCP, OPENCODE_MEASURED),
 )
 
 WINDSURF = Host(

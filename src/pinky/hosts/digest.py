@@ -25,8 +25,11 @@ DEFAULT_REVERIFY_DAYS = 90
 KEY_TYPES = ("gotcha", "decision")
 GLOBAL_SHOWN = 4
 REVERIFY_TYPES = ("gotcha", "decision", "pattern", "bug", "guide")
+# Hosts that load MCP tools on demand (Claude Code 2.1.337's ToolSearch, Qwen Code's tool_search) show the model
+# only the tools' names: the reminder says how to load them, or the model never calls one.
 REMINDER = ("Before non-trivial work, brain_search the brain (pinky MCP); when you learn a gotcha, "
-            "decision or pattern worth keeping, brain_save it.")
+            "decision or pattern worth keeping, brain_save it. If those tools are not loaded yet, load them "
+            "with your tool search first (ToolSearch query: pinky brain).")
 
 
 def diary_since(save_dir: str, since: float | None, session_id: str, *, limit: int = 6) -> list[str]:

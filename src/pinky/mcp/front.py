@@ -275,6 +275,12 @@ class Front:
         verdict = None
         if self.watching and (b'"initialize"' in line or b'"tools/list"' in line):
             verdict = self.answer(line)
+        elif self.watching and self.init_id is None and b'"method"' in line and b'"id"' in line:
+            # The client opened with another request: Claude Code 2.1.337 sends the 2026-07-28 protocol's
+            # `server/discover` before `initialize`, and the SDK then serves that connection in the new protocol,
+            # refusing the initialize. A cached answer to it would tell the client the old protocol was accepted
+            # (its next calls, without the new envelope, were refused): relay everything.
+            self.watching = False
         if self.child is not None:
             if verdict != SERVED:
                 self.to_child(line)

@@ -48,7 +48,9 @@ INSTRUCTIONS = (
     "pinky-brain is this project's long-term memory: gotchas, patterns, decisions, guides and notes "
     "kept as markdown. Search it (brain_search) before debugging an error, changing unfamiliar code "
     "or making a design choice; cite the `path` of what you use. Save (brain_save) what you learn "
-    "that would save a future session time: a non-obvious fix, a convention, a decision and why."
+    "that would save a future session time: a non-obvious fix, a convention, a decision and why. "
+    "Where the host loads MCP tools on demand, load these with its tool search first (ToolSearch query: "
+    "pinky brain)."
 )
 _LEVELS = {"trace": logging.DEBUG, "debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING,
            "warning": logging.WARNING, "error": logging.ERROR, "critical": logging.CRITICAL,

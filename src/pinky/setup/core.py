@@ -33,6 +33,11 @@ TRUST_STEP = ("Codex reads a project's .codex/ and runs its hooks once you trust
               "--dangerously-bypass-hook-trust`)")
 
 
+# Measured with Copilot CLI 1.0.102: .github/hooks/*.json ran only once the folder was in trusted_folders
+COPILOT_TRUST_STEP = ("Copilot CLI runs a repository's hooks only in a folder you trust: start `copilot` in the "
+                      "repository once and trust it (a headless `copilot -p` does not ask, and runs none)")
+
+
 @dataclass
 class Change:
     """One config file: its bytes before and after (None: absent / to be deleted)."""
@@ -230,6 +235,15 @@ def opencode_plugin(folder: str) -> bytes:
     return plugin_text(os.path.join(folder, host_entries.HOOKS_COMMAND)).encode("utf-8")
 
 
+def opencode_npmrc(plugin_path: str, remove: bool) -> Change:
+    """No ~70 s stall per offline session: see pinky.setup.opencode."""
+    from pinky.setup.opencode import npmrc_path, npmrc_text
+
+    path = npmrc_path(plugin_path)
+    before = read_bytes(path)
+    return Change(path, before, npmrc_text(before, remove), "text")
+
+
 def plan(host: Host, *, project: str | None = None, remove: bool = False, folder: str | None = None,
          env: dict[str, str] | None = None) -> Plan:
     """What setup (or --remove) would write for `host`; nothing is written."""
@@ -253,6 +267,7 @@ def plan(host: Host, *, project: str | None = None, remove: bool = False, folder
     if hooks_path and host.name == "opencode":
         before = read_bytes(hooks_path)
         result.changes.append(Change(hooks_path, before, None if remove else opencode_plugin(folder), "text"))
+        result.changes.append(opencode_npmrc(hooks_path, remove))
     elif hooks_path:
         per_file.setdefault(hooks_path, []).append(hooks_edit(host, folder, remove))
         fmt.setdefault(hooks_path, "json")
@@ -267,6 +282,8 @@ def plan(host: Host, *, project: str | None = None, remove: bool = False, folder
         fmt[user_config] = "toml"
     if host.name == "codex" and project and not remove:
         result.notes.append(TRUST_STEP)
+    if host.name == "copilot" and project and not remove:
+        result.notes.append(COPILOT_TRUST_STEP)
     for path, edits in per_file.items():
         before = read_bytes(path)
         change = Change(path, before, (edit_toml if fmt[path] == "toml" else edit_json)(path, before, edits), fmt[path])

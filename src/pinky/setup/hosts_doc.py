@@ -14,7 +14,7 @@ COLUMNS = ("Host", "Tools", "Digest", "Recall", "File notes", "Diary", "Checkpoi
 def works(host: Host) -> tuple[str, ...]:
     """What works in `host`: tools, digest, recall, file notes, diary, checkpoint, guard."""
     events = {hook.pinky for hook in host.hooks}
-    shown = host.context == "hookSpecificOutput"
+    shown = host.context in ("hookSpecificOutput", "plugin", "additionalContext")  # hook output reaches the model
     digest = "yes" if shown and "session-start" in events else "rules file" if host.context == "rules" else "no"
     notes = "yes" if shown and events & {"pre-read", "post-tool"} else "no"
     diary = ("yes" if host.transcript else "what the hooks saw") if events & {"stop", "session-end"} else "no"

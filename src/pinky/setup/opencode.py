@@ -1,15 +1,44 @@
-"""The OpenCode plugin setup writes: OpenCode has no command hooks, so a small JS plugin relays its events to
-`pinky-hooks --host opencode <event>` with a Claude-shaped JSON payload on stdin (https://opencode.ai/docs/plugins/)."""
+"""What `pinky-brain setup opencode` writes: OpenCode has no command hooks, so a small JS plugin runs
+`pinky-hooks --host opencode <event>` from its plugin hooks (https://opencode.ai/docs/plugins/), and puts what
+pinky answers where the model reads it:
+
+- `experimental.chat.system.transform` (called before every model request with the system prompt's parts): the
+  session digest and the current prompt's recall are added to the system prompt;
+- `chat.message` (each user message, with its text parts): the recall for the prompt, and the prompt in the
+  session's journal (the diary);
+- `tool.execute.before`: the guard before an edit/write/patch (throwing refuses the call, with the reason);
+- `tool.execute.after` (with the call's `args` and its `output`): the notes linked to the files read or changed,
+  appended to the tool's output; the call in the journal;
+- `experimental.session.compacting` (its `output.context` joins the compaction prompt): the checkpoint, and the
+  digest carried into the compacted session;
+- the `session.idle` event: the diary of the turn and the capture ask (sent with `client.session.prompt`).
+
+The plugin imports nothing but Node's built-ins (no `@opencode-ai/plugin`, no package.json).
+
+The stall. OpenCode 1.18 installs `@opencode-ai/plugin` with npm into every config folder it reads
+(~/.config/opencode, a project's .opencode) at each start, in the background, and waits for that install before it
+loads any plugin (read in the opencode-ai 1.18.33 binary: `Config.waitForDependencies` before `Plugin.state`). The
+install is skipped once the folder's package-lock.json lists the package; offline it fails only after npm's retries,
+~70 s (measured: a session with an empty plugin 92 s, without a plugin 12 s). So setup also writes a `.npmrc` beside
+the plugin folder with `fetch-retries=0`: offline the install fails at once (the same session: 10-31 s), online it
+still runs. A `.npmrc` that already sets fetch-retries is left alone.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+
+from pinky.hosts.catalog import OPENCODE
 
 PLUGIN = """// Written by `pinky-brain setup opencode`; `pinky-brain setup opencode --remove` deletes it.
-// Relays OpenCode's events to pinky-hooks (pinky-brain's memory hooks); failures never stop OpenCode.
+// Gives OpenCode pinky-brain's memory (the digest and recall in the system prompt, notes linked to the files a
+// tool touches, the guard, the diary, the checkpoint). Node built-ins only; a failure never stops OpenCode.
 import { spawnSync } from "node:child_process";
 
 const HOOKS = __HOOKS__;
+const WRITES = new RegExp(__WRITES__);
+const sessions = new Map(); // session id -> { digest, recall }
 
 function run(event, payload) {
   try {
@@ -21,25 +50,83 @@ function run(event, payload) {
   }
 }
 
-export const PinkyBrain = async ({ client, directory }) => ({
-  event: async ({ event }) => {
-    const sid = event.properties?.info?.id ?? event.properties?.sessionID ?? "";
-    if (event.type === "session.created") run("session-start", { session_id: sid, cwd: directory });
-    if (event.type === "session.idle") {
-      const out = run("stop", { session_id: sid, cwd: directory });
+const context = (out) => out?.hookSpecificOutput?.additionalContext ?? "";
+
+export const PinkyBrain = async ({ client, directory }) => {
+  const session = (id) => {
+    let shown = sessions.get(id);
+    if (!shown) {
+      shown = { digest: context(run("session-start", { session_id: id, cwd: directory })), recall: "" };
+      sessions.set(id, shown);
+    }
+    return shown;
+  };
+  const call = (input, args) =>
+    ({ session_id: input?.sessionID ?? "", cwd: directory, tool_name: input?.tool ?? "", tool_input: args ?? {} });
+  return {
+    "chat.message": async (input, output) => {
+      const prompt = (output?.parts ?? []).filter((part) => part?.type === "text" && !part.synthetic)
+        .map((part) => part.text).join("\\n").trim();
+      const shown = session(input?.sessionID ?? "");
+      if (prompt) shown.recall = context(run("user-prompt", { session_id: input.sessionID, cwd: directory, prompt }));
+    },
+    "experimental.chat.system.transform": async (input, output) => {
+      if (!input?.sessionID || !Array.isArray(output?.system)) return;
+      const shown = session(input.sessionID);
+      for (const text of [shown.digest, shown.recall]) if (text) output.system.push(text);
+    },
+    "tool.execute.before": async (input, output) => {
+      if (!WRITES.test(input?.tool ?? "")) return;
+      const hook = run("pre-write", call(input, output?.args))?.hookSpecificOutput;
+      if (hook?.permissionDecision === "deny") throw new Error(hook.permissionDecisionReason);
+    },
+    "tool.execute.after": async (input, output) => {
+      const notes = context(run("post-tool", call(input, input?.args ?? output?.args)));
+      if (notes && typeof output?.output === "string") output.output += "\\n\\n" + notes;
+    },
+    "experimental.session.compacting": async (input, output) => {
+      run("pre-compact", { session_id: input?.sessionID ?? "", cwd: directory });
+      const digest = sessions.get(input?.sessionID)?.digest;
+      if (digest && Array.isArray(output?.context)) output.context.push(digest);
+    },
+    event: async ({ event }) => {
+      if (event?.type !== "session.idle") return;
+      const id = event.properties?.sessionID ?? "";
+      const out = run("stop", { session_id: id, cwd: directory });
       if (out?.followup_message && client?.session?.prompt) {
         const parts = [{ type: "text", text: out.followup_message }];
-        await client.session.prompt({ path: { id: sid }, body: { parts } });
+        await client.session.prompt({ path: { id }, body: { parts } });
       }
-    }
-  },
-  "tool.execute.after": async (input, output) => {
-    const args = output?.args ?? {};
-    run("post-tool", { session_id: input.sessionID, cwd: directory, tool_name: input.tool, tool_input: args });
-  },
-});
+    },
+  };
+};
 """
+
+NPMRC = ".npmrc"
+NPMRC_LINES = ("# pinky-brain: OpenCode installs @opencode-ai/plugin here at every start; offline, npm's retries held "
+               "each session ~70 s\n", "fetch-retries=0\n")
 
 
 def plugin_text(hooks_command: str) -> str:
-    return PLUGIN.replace("__HOOKS__", json.dumps(hooks_command))
+    writes = next(h.matcher for h in OPENCODE.hooks if h.event == "tool.execute.before")
+    return PLUGIN.replace("__HOOKS__", json.dumps(hooks_command)).replace("__WRITES__", json.dumps(f"^({writes})$"))
+
+
+def npmrc_path(plugin_path: str) -> str:
+    """The `.npmrc` of the config folder the plugin lives in (plugins/ is one level below it)."""
+    return os.path.join(os.path.dirname(os.path.dirname(plugin_path)), NPMRC)
+
+
+def npmrc_text(before: bytes | None, remove: bool) -> bytes | None:
+    """The `.npmrc` with pinky's fetch-retries line (or, on --remove, without it); None: no file."""
+    text = (before or b"").decode("utf-8", "replace")
+    ours = "".join(NPMRC_LINES)
+    if remove:
+        if ours not in text:
+            return before
+        rest = text.replace(ours, "", 1)
+        return rest.encode("utf-8") if rest.strip() else None
+    if ours in text or any(line.split("=", 1)[0].strip() == "fetch-retries" for line in text.splitlines()):
+        return before  # set already (by the user, or by an earlier setup)
+    joined = text if not text or text.endswith("\n") else text + "\n"
+    return (joined + ours).encode("utf-8")
