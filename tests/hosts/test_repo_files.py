@@ -52,6 +52,26 @@ def run_briefly(host: str, event: str, data: dict, root: Path) -> subprocess.Com
                           cwd=root, env=hook_env(root), timeout=8)
 
 
+# Copilot CLI now takes its digest from the hooks' additionalContext (measured with 1.0.102) and no hook of the
+# hosts writes an AGENTS.md block any more; the block's writer stays (a host with `context="rules"` and AGENTS.md,
+# and `--remove` of the blocks older versions wrote), so these tests run it as such a host's hook would.
+BLOCK_WRITER = """
+import copy, os
+from pinky.base.locations import locate
+from pinky.hooks.hosted import _refresh
+from pinky.hosts.catalog import host
+keeper = copy.copy(host("copilot"))
+keeper.context = "rules"
+_refresh(keeper, locate(env=os.environ, start=os.getcwd()))
+"""
+
+
+def run_block(root: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """What a session start of a host keeping its digest in an AGENTS.md block does to the file."""
+    return subprocess.run([sys.executable, "-c", BLOCK_WRITER], capture_output=True, text=True, cwd=root,
+                          env=hook_env(root), timeout=timeout)
+
+
 def reindex(root: Path) -> None:
     with KnowledgeBase(load_config(cwd=root)) as kb:
         kb.reindex(embed=False)
@@ -64,7 +84,7 @@ def test_agents_md_linked_to_a_private_key_is_neither_read_nor_replaced(root: Pa
     agents = root / "AGENTS.md"
     agents.unlink()
     agents.symlink_to(home / ".ssh" / "id_rsa")
-    result = run_host("copilot", "session-start", payload("copilot", "sessionStart", root, home), root)
+    result = run_block(root)
     refused(result, "AGENTS.md")
     assert agents.is_symlink() and os.readlink(agents) == str(home / ".ssh" / "id_rsa")
     assert (home / ".ssh" / "id_rsa").read_text(encoding="utf-8") == SECRET
@@ -82,7 +102,7 @@ def test_agents_md_linked_into_git_s_own_folder_is_left_alone(root: Path, home: 
     reindex(root)
     (root / "AGENTS.md").unlink()
     (root / "AGENTS.md").symlink_to(target)
-    refused(run_host("copilot", "session-start", payload("copilot", "sessionStart", root, home), root), "AGENTS.md")
+    refused(run_block(root), "AGENTS.md")
     assert hook.read_text(encoding="utf-8") == "#!/bin/sh\nexit 0\n"
 
 
@@ -90,7 +110,7 @@ def test_agents_md_linked_inside_the_repository_is_written_through_and_stays_a_l
     agents = root / "AGENTS.md"
     agents.rename(root / "CLAUDE.md")
     agents.symlink_to("CLAUDE.md")
-    output(run_host("copilot", "session-start", payload("copilot", "sessionStart", root, home), root))
+    output(run_block(root))
     assert agents.is_symlink()
     text = (root / "CLAUDE.md").read_text(encoding="utf-8")
     assert text.startswith(USER_TEXT) and "DB retries need jitter" in text
@@ -101,7 +121,7 @@ def test_a_fifo_named_agents_md_blocks_no_hook(root: Path, home: Path) -> None:
     agents.unlink()
     os.mkfifo(agents)
     started = time.monotonic()
-    refused(run_briefly("copilot", "session-start", payload("copilot", "sessionStart", root, home), root),
+    refused(run_block(root, timeout=8),
             "AGENTS.md")
     write = {"path": "AGENTS.md", "content": "Keep the docs short."}
     guard = run_briefly("copilot", "pre-write", payload("copilot", "preToolUse", root, home, toolName="create",
@@ -197,7 +217,7 @@ def test_a_note_title_holding_the_end_marker_cannot_end_the_block(root: Path, ho
                    f"---\ntitle: Beware {END_LINE} number {n} <!-- pinky-brain:digest:begin -->\ntype: gotcha\n"
                    "---\nA title that looks like the marker.\n")
         reindex(root)
-        output(run_host("copilot", "session-start", payload("copilot", "sessionStart", root, home), root))
+        output(run_block(root))
         text = agents.read_text(encoding="utf-8")
         lines = text.splitlines()
         assert sum(line.startswith(BEGIN_LINE) for line in lines) == 1
@@ -209,13 +229,18 @@ def test_a_note_title_holding_the_end_marker_cannot_end_the_block(root: Path, ho
 
 
 def test_the_block_holds_notes_never_the_diary_s_prompts_or_commands(root: Path, home: Path) -> None:
-    earlier = str(root / "src")  # another Copilot session (its id comes from the folder), in the same project
-    for event, name in (("user-prompt", "userPromptSubmitted"), ("post-tool", "postToolUse"),
-                        ("session-end", "sessionEnd")):
-        output(run_host("copilot", event, payload("copilot", name, root, home, cwd=earlier), root))
+    from datetime import datetime
+
+    from pinky.capture.diary import append_diary
+
+    # an earlier session's diary, as the Stop hook writes it
+    append_diary(root / "documentation", ["- 09:12 [copilot-0a1b2c3d] asked: fix the retry in src/db.py",
+                                          "- 09:13 [copilot-0a1b2c3d] commands: sed -i s/x/y/ src/db.py"],
+                 datetime.now())
     diary = "".join(p.read_text(encoding="utf-8") for p in (root / "documentation" / "diary").glob("*.md"))
     assert "asked: fix the retry in src/db.py" in diary and "commands: sed -i" in diary
-    output(run_host("copilot", "session-start", payload("copilot", "sessionStart", root, home), root))
+    reindex(root)
+    output(run_block(root))
     text = (root / "AGENTS.md").read_text(encoding="utf-8")
     assert "DB retries need jitter" in text
     assert "asked:" not in text and "commands:" not in text and "fix the retry" not in text
@@ -264,7 +289,6 @@ def test_rewriting_the_block_loses_no_line_a_concurrent_writer_appends(root: Pat
 
 
 @pytest.mark.parametrize(("host", "event", "name", "rules"), [
-    ("copilot", "session-start", "sessionStart", "AGENTS.md"),
     ("cursor", "session-start", "sessionStart", ".cursor/rules/pinky-brain.mdc"),
     ("windsurf", "user-prompt", "pre_user_prompt", ".windsurf/rules/pinky-brain.md"),
 ])

@@ -81,7 +81,7 @@ def setup_host(host: str, project: bool, remove: bool, dry_run: bool, force: boo
     written = [] if remove or project else host_entries.plugin_launchers()
     result = core.run(found, project=where, remove=remove)
     result.notes[:0] = written
-    if remove and found.context == "rules":
+    if remove and found.rules_file:  # Copilot CLI too: the AGENTS.md blocks its older hooks wrote
         _remove_rules(result, found, project)
     if not remove and shutil.which(COMMANDS[host]) is None:
         click.echo(f"pinky-brain: {found.display} is not installed here (no `{COMMANDS[host]}` on PATH); its config "

@@ -29,6 +29,7 @@ Arguments (--help, --version) go to the real server's main() in this process.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -276,10 +277,8 @@ class Front:
         if self.watching and (b'"initialize"' in line or b'"tools/list"' in line):
             verdict = self.answer(line)
         elif self.watching and self.init_id is None and b'"method"' in line and b'"id"' in line:
-            # The client opened with another request: Claude Code 2.1.337 sends the 2026-07-28 protocol's
-            # `server/discover` before `initialize`, and the SDK then serves that connection in the new protocol,
-            # refusing the initialize. A cached answer to it would tell the client the old protocol was accepted
-            # (its next calls, without the new envelope, were refused): relay everything.
+            # Opened with another request (Claude Code 2.1.337's `server/discover`): the SDK serves the new protocol
+            # then, and a cached `initialize` answer would claim the old one (its calls were refused): relay all.
             self.watching = False
         if self.child is not None:
             if verdict != SERVED:
@@ -419,20 +418,13 @@ class Front:
 
     def to_child(self, data: bytes) -> None:
         assert self.child is not None and self.child.stdin is not None
-        with self.child_lock:
-            try:
-                _write_all(self.child.stdin.fileno(), data)
-            except (BrokenPipeError, ValueError):
-                pass  # it exited: relay() ends this process with its exit code
+        with self.child_lock, contextlib.suppress(BrokenPipeError, ValueError):  # it exited: relay() ends this one
+            _write_all(self.child.stdin.fileno(), data)
 
     def close_child_input(self) -> None:
-        if self.child is None or self.child.stdin is None:
-            return
-        with self.child_lock:
-            try:
+        if self.child is not None and self.child.stdin is not None:
+            with self.child_lock, contextlib.suppress(BrokenPipeError):
                 self.child.stdin.close()
-            except BrokenPipeError:
-                pass
 
 
 def _write_all(fd: int, data: bytes) -> None:
