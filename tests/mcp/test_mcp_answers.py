@@ -85,3 +85,19 @@ def test_the_first_start_lists_the_tools_before_the_sdk_is_imported(tmp_path: Pa
         assert init["result"]["serverInfo"]["name"] == "pinky-brain" and len(tools["result"]["tools"]) > 10
     assert cache.is_file(), "the real server's answers were not cached for the next start"
     assert not [m for m in session.other if m.get("method") == "notifications/tools/list_changed"]
+
+
+def test_the_first_start_lists_prompts_and_resources_before_the_sdk_is_imported(tmp_path: Path) -> None:
+    """Copilot CLI 1.0.102 asks for prompts/list, resources/list and resources/templates/list too before its first
+    request to the model: with a slow SDK import and two CPU hogs its first session had no brain tool. The front
+    answers them at once, with what the real server answers."""
+    slow = slow_sdk_env(tmp_path / "busy", seconds=4)
+    marker = Path(slow["PINKY_TEST_SDK_MARKER"])
+    with RawServer(tmp_path, **slow) as session:
+        session.request("initialize", {"protocolVersion": LATEST, "capabilities": {},
+                                       "clientInfo": {"name": "t", "version": "1"}})
+        session.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        served = {method: session.request(method)["result"] for method in answers.STATIC}
+        assert not marker.exists(), "the first start answered the lists only after the MCP SDK was imported"
+    real = answers.real_answers("", LATEST, str(tmp_path))[2]
+    assert served == real and set(served) == set(answers.STATIC)

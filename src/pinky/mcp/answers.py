@@ -24,6 +24,9 @@ import sys
 
 FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "answers.json")
 FORMAT = 1
+# Lists a client may ask for before its first request to the model and wait on (Copilot CLI 1.0.102 asks for all
+# three): the same for every tier and version, answered by the front too.
+STATIC = ("prompts/list", "resources/list", "resources/templates/list")
 DEFAULT_TIER = "write"  # what the real server serves without PINKY_TIER (pinky.mcp.server.DEFAULT_TIER)
 TIER_NAMES = ("read", "write", "admin")  # pinky.mcp.tiers.TIERS
 
@@ -46,15 +49,16 @@ def shipped(tier: str) -> dict:
         return {}
     return {"initialize": {version: {key: version if key == "protocolVersion" else value  # in the server's order
                                      for key, value in initialize.items()} for version in versions},
-            "tools": dict.fromkeys(versions, listed)}
+            "tools": dict.fromkeys(versions, listed), "static": data.get("static", {})}
 
 
 # --- generating it -----------------------------------------------------------------------------------------
 
 
-def real_answers(tier: str, version: str, cwd: str) -> tuple[dict, dict]:
-    """(initialize result, tools/list result) of the real server (pinky.mcp.server, without the front) started
-    with PINKY_TIER=`tier` ("": unset) by a client speaking protocol `version`."""
+def real_answers(tier: str, version: str, cwd: str) -> tuple[dict, dict, dict]:
+    """(initialize result, tools/list result, {method: result} of the STATIC lists) of the real server
+    (pinky.mcp.server, without the front) started with PINKY_TIER=`tier` ("": unset) by a client speaking
+    protocol `version`."""
     import json
     import subprocess
 
@@ -62,7 +66,8 @@ def real_answers(tier: str, version: str, cwd: str) -> tuple[dict, dict]:
               "params": {"protocolVersion": version, "capabilities": {},
                          "clientInfo": {"name": "pinky-answers", "version": "1"}}},
              {"jsonrpc": "2.0", "method": "notifications/initialized"},
-             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+             *({"jsonrpc": "2.0", "id": 3 + n, "method": method} for n, method in enumerate(STATIC))]
     env = {key: value for key, value in os.environ.items() if key != "PINKY_TIER"}
     env.update({"PINKY_TIER": tier} if tier else {})
     env.update(PINKY_HASH_EMBED="1", PINKY_HOME=os.path.join(cwd, ".pinky-home"))
@@ -71,7 +76,7 @@ def real_answers(tier: str, version: str, cwd: str) -> tuple[dict, dict]:
     answers = {message.get("id"): message.get("result") for message in map(json.loads, done.stdout.splitlines())}
     if not isinstance(answers.get(1), dict) or not isinstance(answers.get(2), dict):
         raise RuntimeError(f"the real server did not answer (exit {done.returncode}): {done.stderr[-2000:]}")
-    return answers[1], answers[2]
+    return answers[1], answers[2], {method: answers.get(3 + n) for n, method in enumerate(STATIC)}
 
 
 def generate(cwd: str) -> dict:
@@ -83,13 +88,18 @@ def generate(cwd: str) -> dict:
     tools: dict[str, dict] = {}
     listed: dict = {}
     initialize: dict = {}
+    static: dict = {}
     for tier in TIER_NAMES:
-        initialize, result = real_answers(tier, latest, cwd)
+        initialize, result, lists = real_answers(tier, latest, cwd)
+        if static and lists != static:
+            raise RuntimeError(f"the {tier} tier lists other prompts or resources: the front answers them alike")
+        static = lists
         tiers[tier] = [tool["name"] for tool in result["tools"]]
         tools.update((tool["name"], tool) for tool in result["tools"])
         listed = {key: value for key, value in result.items() if key != "tools"}
     return {"format": FORMAT, "versions": list(HANDSHAKE_PROTOCOL_VERSIONS), "initialize": initialize,
-            "list": listed, "tiers": tiers, "tools": list(tools.values())}
+            "list": listed, "tiers": tiers, "tools": list(tools.values()),
+            "static": {method: result for method, result in static.items() if isinstance(result, dict)}}
 
 
 def dumps(data: dict) -> str:

@@ -228,6 +228,7 @@ class Front:
         self.stored = read_cache(self.path, self.signature)  # this install's own answers, when a session wrote them
         ready = shipped(tier) if tier in TIERS else {}  # else the package's (pinky.mcp.answers): the first start too
         self.cache = {part: {**ready.get(part, {}), **self.stored.get(part, {})} for part in ("initialize", "tools")}
+        self.cache["static"] = ready.get("static", {})  # prompts and resources (answers.STATIC), the package's
         if tier not in TIERS:
             self.start_child()  # it says what is wrong and exits, even to a client that says nothing
         try:
@@ -240,10 +241,8 @@ class Front:
             pass
         finally:
             self.close_child_input()
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()  # relay() ends the process when the real server is done
-        except KeyboardInterrupt:
-            pass
         return 0
 
     def read_client(self) -> None:
@@ -274,12 +273,10 @@ class Front:
 
     def from_client(self, line: bytes) -> None:
         verdict = None
-        if self.watching and (b'"initialize"' in line or b'"tools/list"' in line):
+        if self.watching and (b'"initialize"' in line or b'/list"' in line or b'"server/discover"' in line):
             verdict = self.answer(line)
         elif self.watching and self.init_id is None and b'"method"' in line and b'"id"' in line:
-            # Opened with another request (Claude Code 2.1.337's `server/discover`): the SDK serves the new protocol
-            # then, and a cached `initialize` answer would claim the old one (its calls were refused): relay all.
-            self.watching = False
+            self.watching = False  # opened with a request the front does not know: relay all
         if self.child is not None:
             if verdict != SERVED:
                 self.to_child(line)
@@ -312,8 +309,8 @@ class Front:
             self.to_child(line)
 
     def answer(self, line: bytes) -> str | None:
-        """Note an initialize request and answer it from the cache (HELD: the real server needs it too); answer
-        tools/list from the cache (SERVED) while the real server has not answered the front's own."""
+        """Answer initialize from the cache (HELD: the real server needs it too), tools/list and the static lists
+        (SERVED) while the real server has not answered the front's own; refuse server/discover (SERVED)."""
         import json
 
         try:
@@ -328,6 +325,10 @@ class Front:
         with self.lock:
             if not self.watching:
                 return None
+            if method == "server/discover" and self.init_id is None:  # the 2026-07-28 protocol's opening: refused and
+                # not forwarded, both sides fall back to `initialize` (Copilot CLI 1.0.102 failed if this came late)
+                self.send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "no method"}})
+                return SERVED
             if method == "initialize" and self.init_id is None:
                 self.init_id = message["id"]
                 self.version = str(params.get("protocolVersion") or "")
@@ -343,6 +344,9 @@ class Front:
                     self.send({"jsonrpc": "2.0", "id": message["id"], "result": cached})
                     self.served_tools = cached
                     return SERVED
+            if method in self.cache.get("static", {}) and self.version is not None and "cursor" not in params:
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": self.cache["static"][method]})
+                return SERVED
         return None
 
     def relay(self) -> None:
@@ -406,12 +410,10 @@ class Front:
             self.writer = threading.Thread(target=write_cache, args=(self.path, self.signature, answers))
             self.writer.start()
 
-    def send(self, message: dict) -> None:
-        """A message to the client (called under the lock)."""
+    def send(self, message: dict) -> None:  # to the client, under the lock
         _write_all(1, json_line(message))
 
-    def emit(self, data: bytes) -> None:
-        """The real server's output to the client."""
+    def emit(self, data: bytes) -> None:  # the real server's output, to the client
         if data:
             with self.lock:
                 _write_all(1, data)
