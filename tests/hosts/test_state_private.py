@@ -71,16 +71,16 @@ def setup_claude(world: Path) -> None:
 
 
 def secret_prompts(world: Path) -> None:
-    """A prompt, shell commands and a file edit holding secrets, through Cursor, Copilot CLI and Windsurf."""
+    """A prompt, shell commands and a file edit holding secrets, through Cursor and Windsurf (the hosts that give
+    their hooks no transcript, so pinky keeps a journal; Copilot CLI's events.jsonl is its own)."""
     host(world, "cursor", "user-prompt", "beforeSubmitPrompt",
          prompt=f"deploy with OPENAI_API_KEY={OPENAI_KEY}; the other one is {BARE_KEY}")
     host(world, "cursor", "post-tool", "afterFileEdit")
     command = f"export GITHUB_TOKEN={GITHUB_TOKEN} && curl -H 'Authorization: Bearer {GITHUB_TOKEN}' api.github.com"
-    host(world, "copilot", "user-prompt", "userPromptSubmitted")
-    host(world, "copilot", "post-tool", "postToolUse", toolArgs=json.dumps({"command": command}))
-    run = payload("windsurf", "post_run_command", world / "proj", world / "home")
-    run["tool_info"]["command_line"] = f"mysql -u root -p{DB_PASSWORD} app < dump.sql"
-    output(run_host("windsurf", "post-tool", run, world / "proj", **hosts_env(world)))
+    for line in (command, f"mysql -u root -p{DB_PASSWORD} app < dump.sql"):
+        run = payload("windsurf", "post_run_command", world / "proj", world / "home")
+        run["tool_info"]["command_line"] = line
+        output(run_host("windsurf", "post-tool", run, world / "proj", **hosts_env(world)))
 
 
 def journals(world: Path) -> dict[str, str]:
@@ -119,7 +119,7 @@ def test_no_state_file_or_folder_is_anyone_else_s(world: Path) -> None:
     folders = [state, *(p for p in state.rglob("*") if p.is_dir())]
     names = {p.relative_to(state).as_posix() for p in files}
     assert {"setup/files.json", "diary-offsets.json", "hooks/sessions.json"} <= names, names
-    assert sum(name.startswith("hooks/journal/") for name in names) == 3, names
+    assert sum(name.startswith("hooks/journal/") for name in names) == 2, names
     wide = {p.relative_to(world).as_posix(): oct(stat.S_IMODE(p.stat().st_mode))
             for p in [*files, *folders] if stat.S_IMODE(p.stat().st_mode) not in (0o600, 0o700)}
     assert not wide, f"not the owner's alone: {wide}"
@@ -148,7 +148,7 @@ def test_state_an_older_pinky_left_open_is_tightened_at_the_next_write(world: Pa
 def test_the_journal_keeps_prompts_and_commands_redacted_like_the_diary(world: Path) -> None:
     secret_prompts(world)
     kept = journals(world)
-    assert len(kept) == 3
+    assert len(kept) == 2
     text = "".join(kept.values())
     assert [secret for secret in SECRETS if secret in text] == []
     assert "[REDACTED:" in text and "deploy with OPENAI_API_KEY=" in text and "mysql -u root" in text
@@ -159,15 +159,15 @@ def test_the_journal_keeps_prompts_and_commands_redacted_like_the_diary(world: P
 
 
 def test_a_journal_the_diary_has_recorded_is_emptied_and_nothing_is_recorded_twice(world: Path) -> None:
-    host(world, "copilot", "user-prompt", "userPromptSubmitted")
-    host(world, "copilot", "post-tool", "postToolUse")
+    host(world, "cursor", "user-prompt", "beforeSubmitPrompt", prompt="fix the retry in src/db.py")
+    host(world, "cursor", "post-tool", "afterFileEdit")
     (name, text), = journals(world).items()
     assert "fix the retry" in text
-    host(world, "copilot", "session-end", "sessionEnd")
+    host(world, "cursor", "stop", "stop")
     assert journals(world) == {name: ""}
-    host(world, "copilot", "user-prompt", "userPromptSubmitted", prompt="now document the retry")
+    host(world, "cursor", "user-prompt", "beforeSubmitPrompt", prompt="now document the retry")
     assert "now document the retry" in journals(world)[name]
-    host(world, "copilot", "session-end", "sessionEnd")
+    host(world, "cursor", "stop", "stop")
     diary = diary_text(world / "proj")
     assert diary.count("asked: fix the retry in src/db.py") == 1
     assert diary.count("asked: now document the retry") == 1
