@@ -6,7 +6,6 @@ what pinky added, whatever happened in between (the user's edits, a setup from a
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tomllib
@@ -21,17 +20,6 @@ from pinky.setup.codex_trust import hook_hash
 
 HOSTS = ["codex", "gemini", "claude", "cursor", "copilot", "opencode", "windsurf"]
 MINE = {"hooks": [{"type": "command", "command": "notify-send mine"}]}
-
-
-@pytest.fixture()
-def env(tmp_path: Path) -> dict[str, str]:
-    home = tmp_path / "home"
-    (home / ".codex").mkdir(parents=True)
-    (home / ".gemini").mkdir()
-    out = {k: v for k, v in os.environ.items() if not k.startswith(("PINKY_", "CODEX_"))}
-    out.update(HOME=str(home), CODEX_HOME=str(home / ".codex"), PINKY_HOME=str(tmp_path / "pinky"),
-               PATH=f"{BIN}:/usr/bin:/bin")
-    return out
 
 
 def trust_mine(codex: Path, index: int) -> str:

@@ -25,17 +25,6 @@ GEMINI_SETTINGS = '{\n    "ui": {"theme": "GitHub"},\n    "mcpServers": {"notes"
     '    "hooks": {"AfterAgent": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}\n}\n'
 
 
-@pytest.fixture()
-def env(tmp_path: Path) -> dict[str, str]:
-    home = tmp_path / "home"
-    (home / ".codex").mkdir(parents=True)
-    (home / ".gemini").mkdir()
-    out = {k: v for k, v in os.environ.items() if not k.startswith(("PINKY_", "CODEX_"))}
-    out.update(HOME=str(home), CODEX_HOME=str(home / ".codex"), PINKY_HOME=str(tmp_path / "pinky"),
-               PATH=f"{BIN}:/usr/bin:/bin")
-    return out
-
-
 def pinky(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(BIN / "pinky-brain"), *args], env=env, cwd=env["HOME"], capture_output=True,
                           text=True, timeout=120)

@@ -19,18 +19,6 @@ from test_setup_hosts import BIN, GEMINI_SETTINGS, snapshot
 MEMORY = 1024 * 1024 * 1024  # a setup reading /dev/zero dies at this instead of taking the machine's memory
 
 
-@pytest.fixture()
-def env(tmp_path: Path) -> dict[str, str]:
-    """A HOME with empty ~/.codex and ~/.gemini folders, CODEX_HOME and PINKY_HOME inside the test's folder."""
-    home = tmp_path / "home"
-    (home / ".codex").mkdir(parents=True)
-    (home / ".gemini").mkdir()
-    out = {k: v for k, v in os.environ.items() if not k.startswith(("PINKY_", "CODEX_"))}
-    out.update(HOME=str(home), CODEX_HOME=str(home / ".codex"), PINKY_HOME=str(tmp_path / "pinky"),
-               PATH=f"{BIN}:/usr/bin:/bin")
-    return out
-
-
 def limited(env: dict[str, str], *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
     """pinky-brain with a memory cap and a timeout: a setup that hangs or reads for ever fails the test."""
     def cap() -> None:
