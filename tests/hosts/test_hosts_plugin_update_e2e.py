@@ -1,6 +1,7 @@
-"""Gemini CLI and GitHub Copilot CLI, the real ones, set up through the Claude Code plugin: each keeps its tools and
-hooks across a plugin update, and its first session after setup, beside two CPU hogs, is offered the tools and shown
-the digest (issue 36 items 1 and 3, as tests/hosts/test_codex_plugin_update_e2e.py checks them for Codex)."""
+"""Gemini CLI, GitHub Copilot CLI and OpenCode, the real ones, set up through the Claude Code plugin: each keeps its
+tools and hooks across a plugin update, and its first session after setup, beside two CPU hogs, is offered the tools
+and shown the digest (issue 36 items 1 and 3, as tests/hosts/test_codex_plugin_update_e2e.py checks them for
+Codex)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ from test_plugin_updates import update, with_console_scripts
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(5)]
 
 
-HOSTS = ["gemini", "copilot"]
-CONFIG = {"gemini": ".gemini", "copilot": ".copilot"}  # the user-level folder setup writes into
+HOSTS = ["gemini", "copilot", "opencode"]
+CONFIG = {"gemini": ".gemini", "copilot": ".copilot", "opencode": ".config/opencode"}  # where setup writes
+PREFIX = {"gemini": "mcp_pinky_", "copilot": "pinky-", "opencode": "pinky_"}  # a brain tool's name as offered
 
 
 def offered_and_shown(world: World, host: str, name: str) -> tuple[list[str], str]:
@@ -36,11 +38,12 @@ def offered_and_shown(world: World, host: str, name: str) -> tuple[list[str], st
         return sorted(n for n in names if n.startswith("mcp_pinky_")), json.dumps(first.get("contents"),
                                                                                    ensure_ascii=False)
     names = [(tool.get("function") or {}).get("name", "") for tool in first.get("tools") or []]
-    return sorted(n for n in names if n.startswith("pinky-")), json.dumps(first.get("messages"), ensure_ascii=False)
+    return sorted(n for n in names if n.startswith(PREFIX[host]) and "brain_" in n), json.dumps(
+        first.get("messages"), ensure_ascii=False)
 
 
 def expected(host: str) -> list[str]:
-    return sorted(("mcp_pinky_" if host == "gemini" else "pinky-") + name for name in brain_tools())
+    return sorted(PREFIX[host] + name for name in brain_tools())
 
 
 def run(world: World, host: str, cli: str, name: str, script: list[dict], extra: dict[str, str] | None = None) -> None:
@@ -59,7 +62,8 @@ def test_the_host_keeps_tools_and_hooks_across_a_plugin_update(tmp_path_factory:
     old = with_console_scripts(linked_runtime(runtime_env, copy))
     done = world.run([str(copy / "bin" / "pinky-brain"), "setup", host])
     assert done.returncode == 0, done.stdout + done.stderr
-    written = "".join(p.read_text(errors="replace") for p in (world.home / CONFIG[host]).rglob("*.json"))
+    written = "".join(p.read_text(errors="replace") for p in (world.home / CONFIG[host]).rglob("*")
+                      if p.suffix in (".json", ".js") and p.is_file())
     assert str(data) not in written and str(world.home / ".local" / "bin" / "pinky-hooks") in written
 
     run(world, host, cli, "before", [{"tool": "brain_save", "wait": 30, "input": SAVE}])
