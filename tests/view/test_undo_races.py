@@ -6,6 +6,7 @@ calls; every undo either completes or changes nothing and says why."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,6 +50,9 @@ class Writer:
 
     def __enter__(self) -> Writer:
         self.thread.start()
+        deadline = time.monotonic() + 60  # writing before the rounds start: on a quiet machine 40 rounds could end
+        while self.writes == 0 and time.monotonic() < deadline:  # before the writer's first write (0 writes, a flake)
+            time.sleep(0.01)
         return self
 
     def __exit__(self, *exc: object) -> None:
