@@ -78,17 +78,7 @@ def walk(root: str) -> tuple[str, str]:
 
 def folders_moved(folders: str, root: str) -> bool:
     """Whether any folder recorded in `folders` changed (a note in it came, went or was replaced)."""
-    for line in folders.split("\n"):
-        mtime, inode, rel = (line.split(" ", 2) + ["", ""])[:3]
-        try:
-            info = os.stat(os.path.join(root, rel) if rel else root)
-        except OSError:
-            if mtime != "0":
-                return True
-            continue
-        if str(info.st_mtime_ns) != mtime or str(info.st_ino) != inode:
-            return True
-    return False
+    return bool(moved_folders(folders, root))
 
 
 def moved_folders(folders: str, root: str) -> dict[str, bool]:
