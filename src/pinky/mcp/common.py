@@ -5,7 +5,14 @@ common parameter types.
 
 A tool lives in one place, its family's module (`pinky.mcp.tiers.FAMILIES` lists them): the function under
 `@tool(tier, title)`, its output model (derived from the core's own result type where the core declares one:
-`pinky.mcp.declared.result_model`) and the function that writes its text.
+`pinky.mcp.declared.result_model`) and the function that writes its text. A tool is a module-level function,
+a thin adapter over KnowledgeBase, whose first parameter is the server's state (the shared Runtime and the
+tier), filled by the SDK from the server's lifespan (`Resolve(lifespan_state)`), so a test can call it directly:
+`await brain_search(state, query="pool")`. The SDK reads the other parameters for the input schema and the
+return annotation (`Annotated[CallToolResult, <output model>]`) for the outputSchema; the docstring's first
+paragraph, joined into one line, is the description. Every tool answers with a readable text block and
+structuredContent (Claude Code shows the model the structured part; other clients read the text). Core errors
+(PinkyError) are raised as ToolError, so the result carries `isError: true` and a message that says what to fix.
 
 No `from __future__ import annotations`: the SDK reads the tools' signatures at runtime.
 """
