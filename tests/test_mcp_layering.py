@@ -48,11 +48,11 @@ def imports_of(tree: ast.Module) -> set[str]:
 def test_the_scan_sees_the_modules_it_judges() -> None:
     assert {"pinky.runtime.process", "pinky.kb", "pinky.mcp.server", "pinky.mcp.sdk",
             "pinky.cli.essentials"} <= set(MODULES)
-    assert {"pinky.mcp.tools", "pinky.runtime.process", "mcp.server.mcpserver"} <= \
+    assert {"pinky.mcp.resources", "pinky.runtime.process", "mcp.server.mcpserver"} <= \
         imports_of(MODULES["pinky.mcp.server"])
-    assert {"pinky.mcp.text",
-            "pinky.mcp.graph_tools"} <= imports_of(MODULES["pinky.mcp.tools"])  # `from pinky import x`
-    assert {"pinky.mcp.hygiene_tools", "pinky.mcp.research_tools"} <= imports_of(MODULES["pinky.mcp.tiers"])
+    assert {"pinky.mcp.text", "pinky.mcp.common"} <= imports_of(MODULES["pinky.mcp.search_tools"])
+    assert {"pinky.mcp.hygiene_tools",
+            "pinky.mcp.research_tools"} <= imports_of(MODULES["pinky.mcp.tiers"])  # `from pinky.mcp import x`
     assert "pinky.mcp.sdk" in imports_of(MODULES["pinky.mcp.common"])
     assert "pinky.runtime.process" in imports_of(MODULES["pinky.cli.essentials"])  # lazy, inside a function
 

@@ -26,6 +26,7 @@ from pinky.indexing.indexer import ReindexReport
 from pinky.indexing.vector_fill import Progress
 from pinky.knowledge import archive, entries
 from pinky.knowledge.archive import SeveralVersions
+from pinky.knowledge.classify import Suggestion
 from pinky.knowledge.entries import Entry, SaveRequest
 from pinky.search import hybrid as search
 from pinky.search import listing, second_stage
@@ -33,8 +34,8 @@ from pinky.search.hybrid import Hit, SearchResult
 from pinky.search.request import SearchRequest, Selection, filters_for
 from pinky.store.connect import Database
 
-__all__ = ["Entry", "EntryHead", "Hit", "KnowledgeBase", "SaveRequest", "SearchRequest", "SearchResult", "Selection",
-           "SeveralVersions"]
+__all__ = ["Entry", "EntryHead", "Hit", "KnowledgeBase", "ReindexReport", "SaveRequest", "SearchRequest",
+           "SearchResult", "Selection", "SeveralVersions", "Suggestion"]
 
 
 @healing.healed

@@ -66,9 +66,9 @@ def test_a_field_the_cli_finds_itself_is_required_of_the_tool_only() -> None:
     import inspect
 
     from pinky.base.operations import UpdateRequest
-    from pinky.mcp.declared import takes
+    from pinky.mcp.declared import signature_from
 
-    @takes(UpdateRequest)
+    @signature_from(UpdateRequest)
     def tool(state: object, **fields: object) -> None: ...
 
     parameters = inspect.signature(tool).parameters

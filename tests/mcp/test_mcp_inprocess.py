@@ -6,7 +6,9 @@ The real-process tests (test_mcp_protocol, test_mcp_tools) cover the wire; these
 
 from __future__ import annotations
 
+import inspect
 import sys
+import typing
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,11 +22,10 @@ from mcp_helpers import hermetic_config, in_process
 from pinky.config import load_config
 from pinky.errors import InvalidInput
 from pinky.knowledge.entries import save_scope
-from pinky.mcp import hygiene_tools as mcp_hygiene
-from pinky.mcp import research_tools as mcp_research
-from pinky.mcp import tools as mcp_tools
-from pinky.mcp.tiers import TIERS, TOOL_TIERS, tier_of, tools_for
-from pinky.mcp.tools import ServerState
+from pinky.mcp import admin_tools, entry_tools, resources, search_tools
+from pinky.mcp.common import ServerState
+from pinky.mcp.sdk import make_tool
+from pinky.mcp.tiers import FAMILIES, TIERS, TOOL_TIERS, tier_of, tools_for
 from pinky.runtime.process import Runtime
 
 pytestmark = pytest.mark.anyio
@@ -53,8 +54,31 @@ def test_each_tool_has_one_tier_and_is_a_module_level_function() -> None:
     for specs in TOOL_TIERS.values():
         for spec in specs:
             assert getattr(sys.modules[spec.fn.__module__], spec.name) is spec.fn
-            assert spec.fn.__module__ in {mcp_tools.__name__, mcp_hygiene.__name__, mcp_research.__name__}
+            assert spec.fn.__module__ in {family.__name__ for family in FAMILIES}
             assert spec.annotations.read_only_hint is (spec.name in READ)
+
+
+def test_a_tool_its_output_model_and_its_text_are_in_one_module() -> None:
+    """Issue 40 item 4: one tool, one place. Its output model is declared beside it (derived from the core's
+    type where the core declares one), and so is every function its module calls to write its text."""
+    for spec in tools_for("admin"):
+        model = typing.get_args(inspect.signature(spec.fn).return_annotation)[1]
+        assert model.__module__ == spec.fn.__module__, (spec.name, model.__module__)
+        for name in spec.fn.__code__.co_names:
+            if name.endswith("_text") and name in vars(sys.modules[spec.fn.__module__]):
+                assert getattr(sys.modules[spec.fn.__module__], name).__module__ == spec.fn.__module__, name
+
+
+def test_a_rewritten_signature_is_said_at_the_tool_and_not_sent() -> None:
+    """`@signature_from` replaces the signature the SDK reads: the tool's docstring says so in a paragraph of its
+    own, which the description sent to the model leaves out."""
+    rewritten = {spec.name for spec in tools_for("admin") if "__signature__" in vars(spec.fn)}
+    assert rewritten == {"brain_search", "brain_list", "brain_save", "brain_update", "brain_export"}
+    for spec in tools_for("admin"):
+        said = "Signature rewritten by @signature_from" in (spec.fn.__doc__ or "")
+        assert said is (spec.name in rewritten), spec.name
+        tool = make_tool(spec.fn, title=spec.title, annotations=spec.annotations)
+        assert "@signature_from" not in (tool.description or "")
 
 
 @pytest.mark.parametrize("tier", TIERS)
@@ -164,27 +188,27 @@ def state(tmp_path: Path) -> Iterator[ServerState]:
 
 
 async def test_tool_functions_can_be_called_directly(state: ServerState) -> None:
-    saved = await mcp_tools.brain_save(state, title="Direct call", body="No client, no server.")
+    saved = await entry_tools.brain_save(state, title="Direct call", body="No client, no server.")
     slug = saved.structured_content["slug"]
     assert saved.content[0].text.startswith(f"Saved {slug}")
-    found = await mcp_tools.brain_search(state, query="client server", format="full")
+    found = await search_tools.brain_search(state, query="client server", format="full")
     assert found.structured_content["hits"][0]["body"].strip() == "No client, no server."
-    stats = (await mcp_tools.brain_stats(state)).structured_content
+    stats = (await admin_tools.brain_stats(state)).structured_content
     assert stats["tier"] == "write" and stats["background"]["catch_up"] == "pending"
     with pytest.raises(ToolError, match="no entry"):
-        await mcp_tools.brain_get(state, slug="nope/x")
+        await entry_tools.brain_get(state, slug="nope/x")
     with pytest.raises(ToolError, match="nothing to change"):
-        await mcp_tools.brain_update(state, slug=slug, expected_version="x")
+        await entry_tools.brain_update(state, slug=slug, expected_version="x")
 
 
 async def test_resource_functions_can_be_called_directly(state: ServerState) -> None:
     from mcp.server.mcpserver.exceptions import ResourceError
 
-    await mcp_tools.brain_save(state, title="Listed", body="x")  # inside a project: the project's folder
-    assert '"slug": "note/listed"' in await mcp_tools.read_entries(state.runtime)
-    assert "title: Listed" in await mcp_tools.read_entry(state.runtime, "note/listed")
+    await entry_tools.brain_save(state, title="Listed", body="x")  # inside a project: the project's folder
+    assert '"slug": "note/listed"' in await resources.read_entries(state.runtime)
+    assert "title: Listed" in await resources.read_entry(state.runtime, "note/listed")
     with pytest.raises(ResourceError):
-        await mcp_tools.read_entry(state.runtime, "nope/x")
+        await resources.read_entry(state.runtime, "nope/x")
 
 
 def test_save_scope_rule(tmp_path: Path) -> None:

@@ -22,9 +22,10 @@ import re
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pinky.base.declare import specified
 from pinky.hygiene.similar import likely_duplicate_scores, similar_scores
 from pinky.indexing.index import Index
 from pinky.store import hygiene_queries
@@ -65,8 +66,9 @@ MAX_CHECK_CHARS = 5_000_000
 
 @dataclass(frozen=True)
 class Difference:
-    kind: str  # number | version | port | flag | negation
-    a: str  # the span in the first text ('' when it has none there)
+    kind: str = field(metadata=specified(doc="number | version | port | flag | negation | differs (same key, "
+                                             "other text)"))
+    a: str = field(metadata=specified(doc="The span in the first entry ('' when it has none there)."))
     b: str
     context_a: str
     context_b: str

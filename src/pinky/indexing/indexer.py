@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pinky.base.declare import specified
 from pinky.base.fileio import atomic_write, ensure_inside, file_lock, read_regular
 from pinky.base.layout import entry_id
 from pinky.base.locations import FILE_INDEX_HEADER, file_index_path
@@ -57,8 +58,10 @@ class ReindexReport:
     unchanged: int = 0
     chunks_embedded: int = 0
     seconds: float = 0.0
-    errors: list[str] = field(default_factory=list)  # files that were not indexed, and why
-    warnings: list[str] = field(default_factory=list)  # files indexed despite a problem (bad YAML, unknown type)
+    errors: list[str] = field(default_factory=list, metadata=specified(
+        doc="Files not indexed, and why (binary, not UTF-8)."))
+    warnings: list[str] = field(default_factory=list, metadata=specified(
+        doc="Files indexed despite a problem (malformed YAML, an unknown type)."))
     vectors: str = "ok"  # "ok" | "unavailable: <why>"
 
     def as_dict(self) -> dict[str, Any]:

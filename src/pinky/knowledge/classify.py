@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pinky.base.declare import declared, specified
 from pinky.search.gaps import word_hashes
 from pinky.search.request import SearchRequest
 
@@ -101,15 +102,19 @@ def neighbour_tags(neighbours: Sequence[Sequence[str]], text: str, vocabulary: I
 
 @dataclass(frozen=True)
 class Suggestion:
-    type: str | None
-    tags: list[str]
-    type_applied: bool = False
-    tags_applied: bool = False
-    renamed_tags: dict[str, str] = field(default_factory=dict)  # a given tag -> the existing tag it became
+    """What a save suggested and applied; each field's line is what brain_save's output schema says of it."""
+
+    suggested_type: str | None = declared(None, doc=(
+        "When no type was given: the type the note's words and its nearest entries point to (null: none)."))
+    suggested_tags: list[str] = field(default_factory=list, metadata=specified(doc=(
+        "When no type or no tags were given: tags from the nearest entries and the existing vocabulary.")))
+    type_applied: bool = declared(False, doc="True when the suggested type was written (no type was given).")
+    tags_applied: bool = declared(False, doc="True when the suggested tags were written (no tags were given).")
+    renamed_tags: dict[str, str] = field(default_factory=dict, metadata=specified(doc=(  # given tag -> existing tag
+        "Given tags written as the existing tag they match (case, plural, hyphen/underscore/space).")))
 
     def as_dict(self) -> dict[str, Any]:
-        return {"suggested_type": self.type, "suggested_tags": self.tags, "type_applied": self.type_applied,
-                "tags_applied": self.tags_applied, "renamed_tags": self.renamed_tags}
+        return asdict(self)
 
 
 def suggest(index: Any, title: str, body: str, vocabulary: Sequence[str]) -> tuple[str | None, list[str]]:
@@ -139,7 +144,7 @@ def for_save(index: Any, title: str, body: str, type: str | None, tags: Sequence
     given, renamed = normalise_tags(validate_tags(list(tags or [])), vocabulary)  # not lower-cased: redaction first
     renamed = {tag: target for tag, target in renamed.items() if normalise_tag(tag) != target}
     if type is not None and given:
-        return type, given, Suggestion(None, [], renamed_tags=renamed)
+        return type, given, Suggestion(renamed_tags=renamed)
     kind, suggested = suggest(index, title, body, vocabulary)
     suggested, _ = normalise_tags(suggested, vocabulary)
     type_applied = type is None and subject is None and kind is not None

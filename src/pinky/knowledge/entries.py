@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pinky.base.dates import now_utc, valid_day
+from pinky.base.declare import specified
 from pinky.base.fileio import (
     FileLock,
     atomic_write,
@@ -87,11 +88,13 @@ class Entry(EntryHead):
 
     created: str | None
     last_verified: str | None
-    files: list[str]
+    files: list[str] = field(metadata=specified(doc="Code files this entry is about."))
     body: str
-    version: str
-    meta: dict[str, Any] = field(default_factory=dict)
-    redacted: list[str] = field(default_factory=list)  # kinds of secret replaced by [REDACTED:kind] markers
+    version: str = field(metadata=specified(doc="Content hash; pass it as expected_version to brain_update."))
+    meta: dict[str, Any] = field(default_factory=dict, metadata=specified(doc="All frontmatter fields."))
+    redacted: list[str] = field(default_factory=list, metadata=specified(doc=(
+        "Kinds of secret (github-token, password, secret, ...) replaced by [REDACTED:<kind>] markers: in the "
+        "text written (brain_save, brain_update) or in the text shown (brain_get). Empty when none.")))
     classification: dict[str, Any] | None = None  # a save's suggested type and tags (pinky.knowledge.classify)
 
     def as_dict(self) -> dict[str, Any]:

@@ -1,5 +1,18 @@
-"""What every module of MCP tools shares: the server state a tool receives, running a core call off
-the event loop with errors the model can act on, the result shape, and the common parameter types.
+"""What every module of MCP tools shares: `@tool`, which registers a function as a tool of a tier with its
+title and annotations; the server state a tool receives; running a core call off the event loop with errors
+the model can act on; the result (`result`, and `ResultOut`, the `page` every output model has); and the
+common parameter types.
+
+A tool lives in one place, its family's module (`pinky.mcp.tiers.FAMILIES` lists them): the function under
+`@tool(tier, title)`, its output model (derived from the core's own result type where the core declares one:
+`pinky.mcp.declared.result_model`) and the function that writes its text. A tool is a module-level function,
+a thin adapter over KnowledgeBase, whose first parameter is the server's state (the shared Runtime and the
+tier), filled by the SDK from the server's lifespan (`Resolve(lifespan_state)`), so a test can call it directly:
+`await brain_search(state, query="pool")`. The SDK reads the other parameters for the input schema and the
+return annotation (`Annotated[CallToolResult, <output model>]`) for the outputSchema; the docstring's first
+paragraph, joined into one line, is the description. Every tool answers with a readable text block and
+structuredContent (Claude Code shows the model the structured part; other clients read the text). Core errors
+(PinkyError) are raised as ToolError, so the result carries `isError: true` and a message that says what to fix.
 
 No `from __future__ import annotations`: the SDK reads the tools' signatures at runtime.
 """
@@ -8,13 +21,13 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, ParamSpec, TypeVar
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Resolve
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from pinky.base.shown import shown, shown_all
@@ -40,6 +53,45 @@ class ServerState:
 
 
 State = Annotated[ServerState, Resolve(lifespan_state)]
+Tier = Literal["read", "write", "admin"]
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+
+def writes(*, destructive: bool, idempotent: bool = False, open_world: bool = False) -> ToolAnnotations:
+    """The annotations of a tool that changes the brain."""
+    return ToolAnnotations(read_only_hint=False, destructive_hint=destructive, idempotent_hint=idempotent,
+                           open_world_hint=open_world)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool function with what tools/list shows besides its signature and docstring, and its tier."""
+
+    fn: Callable[..., Awaitable[CallToolResult]]
+    tier: Tier
+    title: str
+    annotations: ToolAnnotations
+
+    @property
+    def name(self) -> str:
+        return self.fn.__name__
+
+
+SPEC_ATTRIBUTE = "pinky_tool"  # where `@tool` leaves a function's ToolSpec (pinky.mcp.tiers collects them)
+
+
+def tool(tier: Tier, title: str, annotations: ToolAnnotations = READ_ONLY) -> Callable[[T], T]:
+    """Make a module-level function a tool of `tier` (tiers are cumulative: read, write, admin) with this title
+    and these annotations; its family module's place in `pinky.mcp.tiers.FAMILIES` and its place in that module
+    give its place in tools/list. The function is returned as it is: a test calls it directly."""
+
+    def register(fn: T) -> T:
+        setattr(fn, SPEC_ATTRIBUTE, ToolSpec(fn, tier, title, annotations))  # type: ignore[arg-type]
+        return fn
+
+    return register
+
+
 # Descriptions say only what the agent needs to call a tool: Claude Code sends them in every request
 # (tests/mcp/test_tool_definitions.py holds the total to 10,000 characters); the detail is in documentation/MCP.md.
 # An offset needs no words: a result cut to fit the size limit says which offset brings the next page.
@@ -48,6 +100,7 @@ RankOffset = Annotated[int, Field(ge=0, le=99)]
 ListOffset = Annotated[int, Field(ge=0, le=9_500)]
 BodyOffset = Annotated[int, Field(ge=0, le=10_000_000, description="Body from this character.")]
 Slug = Annotated[str, Field(min_length=1, max_length=500)]
+Format = Literal["compact", "full"]
 
 
 async def run_core(runtime: Runtime, fn: Callable[[KnowledgeBase], T], *, exclusive: bool = False,
@@ -92,6 +145,25 @@ def with_cause(tool: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
             raise ToolError(cause(exc)) from exc
 
     return call
+
+
+class PageOut(BaseModel):
+    offset: int = Field(description="Where this page starts (the `offset` given).")
+    next_offset: int | None = Field(default=None, description=(
+        "Call the tool again with the same arguments and this `offset` for the next page; null: no next page."))
+    left_out: dict[str, int] = Field(default_factory=dict, description=(
+        "Per list (or long text, in characters) cut to fit: how much this page left out."))
+    shortened: list[str] = Field(default_factory=list, description=(
+        "Values shortened to fit (dotted paths): what no page brings back; ask for less instead."))
+    limit_chars: int = Field(description=(
+        "The size limit of a result, text and structuredContent together (PINKY_MAX_RESULT_CHARS)."))
+
+
+class ResultOut(BaseModel):
+    """What every tool's output has: `page`, present only when the result was cut to fit the size limit."""
+
+    page: PageOut | None = Field(default=None, description=(
+        "Only when the result was cut to fit the size limit: what was left out and the offset of the next page."))
 
 
 def result(state: ServerState, text: str | Callable[[Any], str], model: BaseModel, *, drop_none: tuple[str, ...] = (),

@@ -1,8 +1,13 @@
-"""An MCP tool's arguments derived from a request type's declared fields (`pinky.base.declare`): each field
-the tool takes becomes a keyword parameter of the tool's signature, annotated with its JSON type, limits,
-choices and description, so the SDK writes the input schema from the one declaration. The tool itself takes
-`**fields` and builds the request from them. `result_model` does the same for a result type (a `Hit`): the
-pydantic model of a tool's output schema, with each field's description from its declaration.
+"""An MCP tool's arguments and result derived from the core's declared types (`pinky.base.declare`).
+
+`@signature_from(SearchRequest)` REWRITES the tool's `__signature__`: each field of the request the tool takes
+becomes a keyword parameter, annotated with its JSON type, limits, choices and description, so the SDK writes
+the input schema from the one declaration. The tool as written takes `**fields` and builds the request from
+them: what it accepts is the signature the SDK reads (`inspect.signature(tool)`), not the one in the source.
+
+`result_model(Entry)` is the pydantic model of a result dataclass the core returns (an `Entry`, a `Hit`, a
+`ReindexReport`): a tool's output model derives from it, each field with its type, default and the description
+declared on the core's field, and adds only what the tool itself adds.
 
 No `from __future__ import annotations`: the SDK reads the signatures at runtime.
 """
@@ -32,10 +37,10 @@ def argument(field: Declared) -> Any:
     return Annotated[kind, Field(**{name: value for name, value in limits.items() if value is not None})]
 
 
-def takes(request: type, *, skip: Sequence[str] = ()) -> Callable[[Any], Any]:
-    """Give a tool `fn(state, <own parameters>, **fields)` the signature the SDK reads: its state, then every
-    field of `request` the tool takes (but those in `skip`) as keyword parameters, then its own parameters (those
-    `fn` declares itself: a page offset, an output format)."""
+def signature_from(request: type, *, skip: Sequence[str] = ()) -> Callable[[Any], Any]:
+    """Rewrite the signature of a tool `fn(state, <own parameters>, **fields)` to the one the SDK reads: its
+    state, then every field of `request` the tool takes (but those in `skip`) as keyword parameters, then its own
+    parameters (those `fn` declares itself: a page offset, an output format)."""
 
     def decorate(fn: Any) -> Any:
         declared = inspect.signature(fn)
@@ -53,17 +58,26 @@ def takes(request: type, *, skip: Sequence[str] = ()) -> Callable[[Any], Any]:
     return decorate
 
 
-def result_model(result: type, *, skip: Sequence[str] = ()) -> Any:
-    """The pydantic model of a result dataclass's fields (but those in `skip`), for a tool's output schema:
-    each with its type, its default (None for an optional one), and its description when declared."""
+def result_model(result: type, *, skip: Sequence[str] = (), only: Sequence[str] = (), complete: bool = False) -> Any:
+    """The pydantic model of a result dataclass's fields (`only` these when given; never those in `skip`), for
+    a tool's output schema: each with its type, its default (None for an optional one without one), and its
+    description when declared (`specified(doc=...)` on the core's field). `complete`: the tool's answer always
+    carries every field (a report the core fills in step by step from its defaults), so each is required."""
     hints = typing.get_type_hints(result)
     fields: dict[str, Any] = {}
     for found in dataclasses.fields(result):
-        if found.name in skip:
+        if found.name in skip or (only and found.name not in only):
             continue
         spec = found.metadata.get(SPEC)
         kind = hints[found.name]
+        description = (spec.doc or None) if spec else None
+        if complete:
+            fields[found.name] = (kind, Field(..., description=description))
+            continue
+        if found.default_factory is not MISSING:
+            fields[found.name] = (kind, Field(default_factory=found.default_factory, description=description))
+            continue
         default = found.default if found.default is not MISSING else (
             None if type(None) in typing.get_args(kind) else ...)
-        fields[found.name] = (kind, Field(default, description=(spec.doc or None) if spec else None))
+        fields[found.name] = (kind, Field(default, description=description))
     return create_model(f"{result.__name__}Fields", __base__=BaseModel, **fields)

@@ -1,8 +1,9 @@
-"""MCP tools that keep the brain true: tags, feedback, gaps, contradictions, export and import.
+"""MCP tools that keep the brain true, each in one place with its output model and its text: tags, gaps,
+contradictions, feedback, export and import.
 
-Thin adapters over `KnowledgeBase.hygiene`, registered in `pinky.mcp.tiers.TOOL_TIERS` like the others
-(documentation/HYGIENE.md says what each mechanism does). No `from __future__ import annotations`:
-the SDK reads these signatures at runtime.
+Thin adapters over `KnowledgeBase.hygiene` (documentation/HYGIENE.md says what each mechanism does), which
+answers in plain dicts: the output models are declared here, but a difference's, which is the core's
+`Difference`. No `from __future__ import annotations`: the SDK and pydantic read these annotations at runtime.
 """
 
 import json
@@ -12,28 +13,95 @@ from typing import Annotated, Any, Literal
 import anyio
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from pinky.base.fileio import create_new
 from pinky.base.locations import ENV_MAX_RESULT_CHARS
 from pinky.base.operations import EXPORT_SKIPS, Selection
 from pinky.base.shown import shown_all
+from pinky.hygiene.contradictions import MAX_CHECK_CHARS, Difference
 from pinky.kb import KnowledgeBase
 from pinky.mcp.budget import NOTE_ROOM, Pages, size
-from pinky.mcp.common import Offset, Slug, State, result, run_core
-from pinky.mcp.declared import takes
-from pinky.mcp.models import (
-    CheckOut,
-    ExportOut,
-    FeedbackOut,
-    GapOut,
-    GapsOut,
-    ImportOut,
-    TagOut,
-    TagsOut,
-)
+from pinky.mcp.common import Offset, ResultOut, Slug, State, result, run_core, tool, writes
+from pinky.mcp.declared import result_model, signature_from
 
 
+class TagOut(BaseModel):
+    tag: str
+    count: int
+
+
+class TagsOut(ResultOut):
+    count: int
+    tags: list[TagOut]
+
+
+class GapOut(BaseModel):
+    query: str | None = Field(default=None, description="The search's text (kept only with PINKY_LOG_QUERIES=1).")
+    query_hash: str
+    count: int = Field(description="How many searches asked it and found nothing good.")
+    best_score: float | None = None
+    first_seen: str
+    last_seen: str
+    closed_by: str | None = Field(default=None, description="The entry whose save answered it.")
+    closed_at: str | None = None
+
+
+class GapsOut(ResultOut):
+    count: int
+    gaps: list[GapOut]
+
+
+class DifferenceOut(result_model(Difference)):  # type: ignore[misc]  # kind, a, b, context_a, context_b
+    pass
+
+
+class PairOut(BaseModel):
+    a: str = Field(description="Slug of the first entry.")
+    b: str
+    a_path: str
+    b_path: str
+    reason: str = Field(description="Why they were compared: 'similar (0.93)', or the same key or subject.")
+    differences: list[DifferenceOut]
+
+
+class CheckOut(ResultOut):
+    checked: int
+    count: int
+    pairs: list[PairOut]
+    skipped: int = Field(0, description=f"Pairs not compared: one check compares {MAX_CHECK_CHARS:,} characters.")
+    notice: str | None = None
+
+
+class FeedbackOut(ResultOut):
+    slug: str
+    verdict: str
+    recorded: bool = Field(description="False when telemetry is off (PINKY_TELEMETRY=0).")
+    flagged: bool = Field(description="True for wrong/outdated: listed for review until the entry is fixed.")
+    query: str | None = Field(default=None, description="The search the verdict is recorded against.")
+
+
+class ExportOut(ResultOut):
+    count: int
+    file: str | None = Field(default=None, description="Where the JSON lines were written (when `file` was given).")
+    jsonl: str | None = Field(default=None, description=(
+        "The JSON lines themselves (when no `file` was given), credentials hidden as in every result; "
+        "a `file` gets every note's exact text; a larger export needs `file`."))
+
+
+class ImportOut(ResultOut):
+    imported: list[str] = Field(description="Slugs of the notes written.")
+    renamed: list[dict[str, str]] = Field(description=(
+        "Notes written under another name: slug, new_slug, why (the path was taken, or was not one line)."))
+    duplicates: list[dict[str, str]] = Field(description="Notes skipped: the same text is already in the brain.")
+    redacted: list[dict[str, Any]] = Field(description="Always empty: an import never rewrites a note (see secrets).")
+    secrets: list[dict[str, Any]] = Field(default_factory=list, description=(
+        "Notes written as they are that hold a credential, with its kinds: hidden on display, held back by sync."))
+    rescoped: list[dict[str, str]] = Field(description="Project notes now in this project's scope (another name).")
+    errors: list[str] = Field(description="Lines refused, each as 'line N: why'; the others were imported.")
+
+
+@tool("read", "Tag vocabulary")
 async def brain_tags(state: State, offset: Offset = 0) -> Annotated[CallToolResult, TagsOut]:
     """Every tag with its count, most used first: reuse one when tagging instead of inventing a
     synonym."""
@@ -46,6 +114,7 @@ def _tags_text(out: TagsOut) -> str:
     return "\n".join(f"{item.count:>4}  {item.tag}" for item in out.tags) or "No tags yet."
 
 
+@tool("read", "Knowledge gaps")
 async def brain_gaps(
     state: State,
     include_closed: Annotated[bool, Field(description="Also gaps a later save answered.")] = False,
@@ -66,6 +135,7 @@ def _gaps_text(out: GapsOut) -> str:
     return "\n".join(lines) or "No knowledge gaps recorded."
 
 
+@tool("read", "Find contradictions")
 async def brain_check(
     state: State,
     slug: Annotated[str | None, Field(max_length=500, description="Only pairs with this entry.")] = None,
@@ -89,6 +159,7 @@ def _check_text(out: CheckOut) -> str:
     return "\n".join(lines)
 
 
+@tool("write", "Rate a search hit", writes(destructive=False))
 async def brain_feedback(
     state: State,
     slug: Slug,
@@ -109,7 +180,8 @@ async def brain_feedback(
 
 # --- admin: export and import ---------------------------------------------------------------------
 
-@takes(Selection, skip=EXPORT_SKIPS)
+@tool("admin", "Export the brain", writes(destructive=False, idempotent=True))
+@signature_from(Selection, skip=EXPORT_SKIPS)
 async def brain_export(
     state: State,
     file: Annotated[str | None, Field(max_length=4096, description=(
@@ -117,7 +189,11 @@ async def brain_export(
     **selection: Any,
 ) -> Annotated[CallToolResult, ExportOut]:
     """Export the brain (or what the filters keep) as JSON lines, one note a line, for a backup or to
-    move knowledge to another brain with brain_import."""
+    move knowledge to another brain with brain_import.
+
+    Signature rewritten by @signature_from: the SDK serves Selection's fields (but EXPORT_SKIPS) as keyword
+    arguments.
+    """
 
     def work(kb: KnowledgeBase) -> list[dict[str, Any]]:
         kb.reindex(embed=False)
@@ -145,6 +221,7 @@ async def brain_export(
     return result(state, f"Exported {len(records)} notes to {file}.", out)
 
 
+@tool("admin", "Import notes", writes(destructive=False))
 async def brain_import(
     state: State,
     file: Annotated[str, Field(min_length=1, max_length=4096, description="A pinky-brain export / brain_export file.")],

@@ -6,6 +6,7 @@ over its own stdio streams (see mcp_transport) and to put a check in front of `t
 When the SDK changes, this module and tests/mcp/test_mcp_sdk.py are what to look at.
 """
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -59,9 +60,10 @@ def _in_front(app: MCPServer, method: str, params_type: type, check: Callable[[A
 
 
 def make_tool(fn: Callable[..., Any], *, title: str, annotations: ToolAnnotations) -> Tool:
-    """A structured tool named after `fn`, described by its docstring joined into one paragraph, its input
-    schema without the verbosity pydantic adds (see `lean_schema`)."""
-    tool = Tool.from_function(fn, name=fn.__name__, title=title, description=one_paragraph(fn.__doc__ or ""),
+    """A structured tool named after `fn`, described by its docstring's first paragraph joined into one line
+    (what follows a blank line is for the reader of the source, not sent), its input schema without the
+    verbosity pydantic adds (see `lean_schema`)."""
+    tool = Tool.from_function(fn, name=fn.__name__, title=title, description=one_paragraph(first_paragraph(fn)),
                               annotations=annotations, structured_output=True)
     tool.parameters = lean_schema(tool.parameters)  # tools/list only: arguments are validated by fn_metadata
     return tool
@@ -107,6 +109,11 @@ async def lifespan_state(ctx: Context) -> Any:
 
 def one_paragraph(text: str) -> str:
     return " ".join(text.split())
+
+
+def first_paragraph(fn: Callable[..., Any]) -> str:
+    """`fn`'s docstring up to its first blank line: what a tool's description says."""
+    return inspect.cleandoc(fn.__doc__ or "").split("\n\n", 1)[0]
 
 
 def screen_stdio_lines(screen: Callable[[str, Callable[[], Any]], Any]) -> None:

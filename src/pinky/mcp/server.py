@@ -32,11 +32,11 @@ from pinky.config import Config, load_config
 from pinky.errors import PinkyError
 from pinky.mcp import lifeline
 from pinky.mcp import text as mcp_text
-from pinky.mcp.common import with_cause
+from pinky.mcp.common import ServerState, with_cause
 from pinky.mcp.prompts import PROMPTS, arguments_problem
+from pinky.mcp.resources import read_entries, read_entry
 from pinky.mcp.sdk import CallCheck, check_prompt_gets, check_tool_calls, make_tool, run_on_streams, validate_arguments
 from pinky.mcp.tiers import TIERS, tier_of, tools_for
-from pinky.mcp.tools import ServerState, read_entries, read_entry
 from pinky.mcp.transport import robust_stdio
 from pinky.runtime.process import Runtime
 

@@ -1,78 +1,40 @@
-"""Which tier of `pinky-mcp` brings which tool, with what tools/list shows of each besides its
-signature and docstring (title, annotations). `PINKY_TIER` picks the tier; tiers are cumulative."""
+"""Which tier of `pinky-mcp` brings which tool, gathered from the tools themselves: each tool function names its
+tier, title and annotations where it is defined (`@tool` in `pinky.mcp.common`). `PINKY_TIER` picks the tier;
+tiers are cumulative.
+
+tools/list order: tier by tier, the FAMILIES below in this order, in each module the order its tools are
+defined in. A new tool goes in its family's module (or a new module listed here).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from types import ModuleType
+from typing import get_args
 
-from mcp_types import CallToolResult, ToolAnnotations
-
-from pinky.mcp import hygiene_tools as mcp_hygiene
-from pinky.mcp import research_tools as mcp_research
-from pinky.mcp.tools import (
-    brain_briefing,
-    brain_delete,
-    brain_get,
-    brain_list,
-    brain_reindex,
-    brain_related,
-    brain_save,
-    brain_search,
-    brain_stats,
-    brain_sync,
-    brain_update,
+from pinky.mcp import (
+    admin_tools,
+    browse_tools,
+    entry_tools,
+    graph_tools,
+    hygiene_tools,
+    research_tools,
+    search_tools,
 )
+from pinky.mcp.common import SPEC_ATTRIBUTE, Tier, ToolSpec
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-
-
-def _writes(*, destructive: bool, idempotent: bool = False, open_world: bool = False) -> ToolAnnotations:
-    return ToolAnnotations(read_only_hint=False, destructive_hint=destructive, idempotent_hint=idempotent,
-                           open_world_hint=open_world)
+FAMILIES: tuple[ModuleType, ...] = (search_tools, entry_tools, graph_tools, browse_tools, admin_tools, hygiene_tools,
+                                    research_tools)
+TIERS: tuple[str, ...] = get_args(Tier)  # read, write, admin: `write` serves the read tools too, `admin` all
 
 
-@dataclass(frozen=True)
-class ToolSpec:
-    """A tool function with what tools/list shows besides its signature and docstring."""
-
-    fn: Callable[..., Awaitable[CallToolResult]]
-    title: str
-    annotations: ToolAnnotations
-
-    @property
-    def name(self) -> str:
-        return self.fn.__name__
+def _gathered() -> dict[str, tuple[ToolSpec, ...]]:
+    specs = [spec for module in FAMILIES for value in vars(module).values()  # a tool imported elsewhere: once
+             if isinstance(spec := getattr(value, SPEC_ATTRIBUTE, None), ToolSpec)
+             and spec.fn.__module__ == module.__name__]
+    return {tier: tuple(spec for spec in specs if spec.tier == tier) for tier in TIERS}
 
 
-# Tiers are cumulative, in this order: `write` serves the read tools too, `admin` all of them.
-TOOL_TIERS: dict[str, tuple[ToolSpec, ...]] = {
-    "read": (
-        ToolSpec(brain_search, "Search the brain", READ_ONLY),
-        ToolSpec(brain_get, "Read an entry", READ_ONLY),
-        ToolSpec(brain_related, "Related entries and code", READ_ONLY),
-        ToolSpec(brain_briefing, "What changed lately", READ_ONLY),
-        ToolSpec(brain_list, "List entries", READ_ONLY),
-        ToolSpec(brain_stats, "Brain size and health", READ_ONLY),
-        ToolSpec(mcp_hygiene.brain_tags, "Tag vocabulary", READ_ONLY),
-        ToolSpec(mcp_hygiene.brain_gaps, "Knowledge gaps", READ_ONLY),
-        ToolSpec(mcp_hygiene.brain_check, "Find contradictions", READ_ONLY),
-        ToolSpec(mcp_research.brain_research, "Research a topic", READ_ONLY),
-    ),
-    "write": (
-        ToolSpec(brain_save, "Save knowledge", _writes(destructive=False)),
-        ToolSpec(brain_update, "Update an entry", _writes(destructive=True)),
-        ToolSpec(brain_delete, "Archive an entry", _writes(destructive=True)),
-        ToolSpec(mcp_hygiene.brain_feedback, "Rate a search hit", _writes(destructive=False)),
-    ),
-    "admin": (
-        ToolSpec(brain_reindex, "Reindex the brain", _writes(destructive=False, idempotent=True)),
-        ToolSpec(brain_sync, "Sync the global brain", _writes(destructive=False, open_world=True)),
-        ToolSpec(mcp_hygiene.brain_export, "Export the brain", _writes(destructive=False, idempotent=True)),
-        ToolSpec(mcp_hygiene.brain_import, "Import notes", _writes(destructive=False)),
-    ),
-}
-TIERS = tuple(TOOL_TIERS)
+TOOL_TIERS: dict[str, tuple[ToolSpec, ...]] = _gathered()
 
 
 def tools_for(tier: str) -> list[ToolSpec]:

@@ -124,7 +124,7 @@ Candidate = tuple[str, float, int]  # (entry id, score where higher is better, b
 @dataclass(frozen=True)
 class Hit(EntryHead):
     """One search result: the entry's head (`EntryHead`), its score and best passage, and how current it is.
-    Each field's one line is what brain_search's output schema says of it (pinky.mcp.models)."""
+    Each field's one line is what brain_search's output schema says of it (pinky.mcp.search_tools)."""
 
     score: float
     snippet: str = field(metadata=specified(doc="The best-matching passage."))
@@ -153,7 +153,8 @@ class Hit(EntryHead):
 @dataclass(frozen=True)
 class SearchResult:
     hits: list[Hit]
-    mode: str  # what actually ran: hybrid | bm25 | vector
+    mode: str = field(metadata=specified(doc=(  # what actually ran
+        "What ran: hybrid, bm25 (keyword) or vector (semantic); bm25 when vectors are unavailable.")))
     notice: str | None = None
 
     def as_dict(self) -> dict[str, Any]:

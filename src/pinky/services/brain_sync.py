@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from pinky.base.layout import is_note
 from pinky.errors import SyncError
 from pinky.kb import KnowledgeBase
+from pinky.sync.report import SyncReport as SyncReport  # re-exported: brain_sync's output model derives from it
 
 if TYPE_CHECKING:
     from dulwich.objects import ObjectID

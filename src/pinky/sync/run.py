@@ -28,7 +28,6 @@ import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -51,6 +50,7 @@ from pinky.sync.repo import (
     sync_lock,
     take_conflicts,
 )
+from pinky.sync.report import SyncReport
 
 if TYPE_CHECKING:
     from dulwich.repo import Repo
@@ -59,23 +59,6 @@ DEFAULT_AUTHOR = "pinky <pinky@localhost>"
 IGNORED = ("brain.db*", ".pinky/")
 _OBJECT_ID = re.compile(rb"[0-9a-f]{40}")  # what dulwich's KeyError for a missing object holds
 _AUTHOR = re.compile(r"(?<![^<>\n])[^<>\n]+ <[^<>\n]*>")  # Name <email>, as git writes it
-
-
-@dataclass(frozen=True)
-class SyncReport:
-    """What one sync run did; ``pulled_paths`` are the files the caller must reindex."""
-
-    cloned: bool = False
-    initialised: bool = False
-    committed: bool = False
-    commit_message: str | None = None
-    pulled_paths: list[str] = field(default_factory=list)
-    pushed: bool = False
-    conflicts: list[str] = field(default_factory=list)
-    remote: str | None = None
-    notes: list[str] = field(default_factory=list)
-    held_back: list[dict[str, Any]] = field(default_factory=list)  # {path, kinds, why}: kept out of the push
-    allowed: list[dict[str, Any]] = field(default_factory=list)  # {path, kinds}: `allow` took effect
 
 
 def sync(
