@@ -26,8 +26,7 @@ from pinky.indexing import indexer, refresh
 from pinky.indexing.index import Index, is_corruption
 from pinky.indexing.indexer import ReindexReport
 from pinky.indexing.vector_fill import Progress
-from pinky.store import migrations
-from pinky.store.connect import file_identity
+from pinky.store.connect import file_identity, quick_check
 
 T = TypeVar("T")
 C = TypeVar("C", bound=type)
@@ -192,7 +191,7 @@ def verify(index: Index, *, full: bool = False) -> str | None:
     (a damaged file as a whole; rows the audit found, one by one)."""
     index.follow()
     try:
-        problem = migrations.quick_check(index.conn, full=full)
+        problem = quick_check(index.conn, full=full)
     except Exception as exc:
         if not is_corruption(exc):
             raise

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 
-from pinky.store import corpus
+from pinky.store import corpus, global_picks
+from pinky.store.global_picks import IMPORTANCE
 from pinky.text.fts import fts_term
 
 TYPE_CHECKING = False  # `typing` would pull in `re` (~5 ms); annotations here are never evaluated
@@ -198,17 +199,13 @@ def commonest_types(conn: Connection, limit: int) -> list[tuple[str, int]]:
                       "ORDER BY count(*) DESC LIMIT ?", (limit,))
 
 
-_IMPORTANCE = ("CASE lower(coalesce(json_extract(meta, '$.importance'), json_extract(meta, '$.priority'), '')) "
-               "WHEN 'critical' THEN 0 WHEN 'high' THEN 1 ELSE 2 END")
-
-
 def key_entries(conn: Connection, root: str, types: tuple[str, ...], *, important: int = 4, recent: int = 8,
                 limit: int = 6) -> list[tuple[str, str, str]]:
     """(slug, type, title): the most important entries of these types under `root` (frontmatter
     importance, then how often searches returned them), then the most recently changed."""
     marks = ",".join("?" * len(types))
     where = f"FROM entry e WHERE root = ? AND type IN ({marks})"
-    ranked = rows(conn, f"SELECT slug, type, title {where} ORDER BY {_IMPORTANCE}, "
+    ranked = rows(conn, f"SELECT slug, type, title {where} ORDER BY {IMPORTANCE}, "
                         "(SELECT count(*) FROM usage u WHERE u.entry_id = e.id) DESC, mtime_ns DESC LIMIT ?",
                   (root, *types, important))
     latest = rows(conn, f"SELECT slug, type, title {where} ORDER BY mtime_ns DESC LIMIT ?", (root, *types, recent))
@@ -220,12 +217,12 @@ def key_entries(conn: Connection, root: str, types: tuple[str, ...], *, importan
 
 def global_entries_for(conn: Connection, project: str, limit: int) -> list[tuple[str, str, str]]:
     """(slug, type, title) of global entries worth showing in this project: those that name it
-    (`project:` or a tag), then the most important and most retrieved, then the newest."""
-    return rows(conn, "SELECT slug, type, title FROM entry e WHERE root = 'global' AND type != 'diary' "
-                      "ORDER BY (coalesce(project, '') = ?1 OR EXISTS (SELECT 1 FROM json_each(e.tags) "
-                      f"WHERE lower(json_each.value) = lower(?1))) DESC, {_IMPORTANCE}, "
-                      "(SELECT count(*) FROM usage u WHERE u.entry_id = e.id) DESC, mtime_ns DESC LIMIT ?2",
-                (project, limit))
+    (`project:` or a tag), then the most important and most retrieved, then the newest. Through the candidates
+    of `global_picks` (a few index lookups); on an index from before them, by ranking every global entry."""
+    try:  # no project: every entry without one names it, and the candidates would be all of them
+        return conn.execute(global_picks.PICKS if project else global_picks.SCAN, (project, limit)).fetchall()
+    except sqlite_module().OperationalError:  # no entry_tag yet: migration m017 has not run on this index
+        return rows(conn, global_picks.SCAN, (project, limit))
 
 
 def stale_entries(conn: Connection, types: tuple[str, ...], cutoff_day: str,
