@@ -16,6 +16,7 @@ from pinky.store import global_picks
 from pinky.store import migrations as store_migrations
 from pinky.store import readonly as store_readonly
 from pinky.store.connect import open_database
+from pinky.store.entries import STAMPED
 
 # The digest's query before m017, as it was written then: every global entry ranked in one ORDER BY.
 OLD_SCAN = (
@@ -74,7 +75,7 @@ def assert_same(path: Path) -> None:
 def test_an_index_written_before_m017_migrates_and_answers_as_the_old_scan(tmp_path: Path) -> None:
     path = tmp_path / "brain.db"
     db = open_database(path)
-    before = store_migrations.KNOWN.index("m017_global_picks")
+    before = store_migrations.KNOWN.index("m017_lookup_indexes")
     store_migrations.applied(db.conn)
     for name, fn in store_migrations.MIGRATIONS[:before]:  # what the previous pinky wrote
         fn(db.conn)
@@ -85,7 +86,7 @@ def test_an_index_written_before_m017_migrates_and_answers_as_the_old_scan(tmp_p
     assert_same(path)  # the hooks read an index no writer migrated yet: the old scan, the same answer
 
     db = open_database(path)
-    assert store_migrations.migrate(db.conn) == ["m017_global_picks"]
+    assert store_migrations.migrate(db.conn) == ["m017_lookup_indexes"]
     tagged = db.conn.execute("SELECT count(*) FROM entry_tag WHERE tag = 'shop'").fetchone()[0]
     db.close()
     assert tagged == sum("shop" in [t.lower() for t in ts] for ts in _tags(path))  # 'Shop' and 'SHOP' are one
@@ -95,6 +96,13 @@ def test_an_index_written_before_m017_migrates_and_answers_as_the_old_scan(tmp_p
     plan = " ".join(str(r) for r in conn.execute("EXPLAIN QUERY PLAN " + global_picks.PICKS, ("shop", 4)))
     conn.close()
     assert "entry_tag" in plan and "entry_root_mtime" in plan and "entry_important" in plan
+    conn = store_readonly.connect_ro(str(path))
+    assert conn is not None
+    stamps = conn.execute(f"SELECT id, root, path, content_hash, {STAMPED} FROM entry").fetchall()
+    plan = " ".join(str(r) for r in conn.execute(f"EXPLAIN QUERY PLAN SELECT id, root, path, content_hash, {STAMPED} "
+                                                 "FROM entry"))
+    conn.close()
+    assert "COVERING INDEX entry_stamp" in plan and len(stamps) == 400  # a reindex's stamps, without the bodies
 
 
 def _tags(path: Path) -> list[list[str]]:

@@ -55,9 +55,9 @@ def repair(index: Index, why: object) -> None:
 def _complete(index: Index, *, progress: Progress | None = None, embed: bool = True,
               full: bool = False) -> ReindexReport:
     """A reindex that brings the whole index up to date, which ends any pending rebuild."""
-    state = refresh.snapshot(index)  # before the scan: a note changed during it shows next time
-    report = indexer.reindex(index, full=full, progress=progress, embed=embed)
-    refresh.record(index, state)
+    tally = refresh.tally(index)  # the scan's own stats, each taken before its note is read: a change after shows
+    report = indexer.reindex(index, full=full, progress=progress, embed=embed, tally=tally)
+    refresh.record(index, tally.state() if tally is not None else None)
     index.rebuild_done()
     return report
 

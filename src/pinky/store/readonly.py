@@ -120,10 +120,11 @@ def rows(conn: Connection, sql: str, args: tuple = ()) -> list[tuple]:
         return []
 
 
-def meta_value(conn: Connection, key: str) -> str | None:
-    """A value of the index's `meta` table (pinky.base.global_signature: what it holds of the global brain)."""
-    found = rows(conn, "SELECT value FROM meta WHERE key = ?", (key,))
-    return found[0][0] if found else None
+def meta_values(conn: Connection, *keys: str) -> list[str | None]:
+    """Values of the index's `meta` table, None for a key it lacks (pinky.base.global_signature: what it holds of
+    the global brain)."""
+    found = dict(rows(conn, f"SELECT key, value FROM meta WHERE key IN ({','.join('?' * len(keys))})", keys))
+    return [found.get(key) for key in keys]
 
 
 # --- entries linked to a file (pre-read, pre-write) ---------------------------------------------
@@ -239,52 +240,64 @@ def stale_entries(conn: Connection, types: tuple[str, ...], cutoff_day: str,
     return count[0][0], [(slug, str(day)) for slug, day in oldest]
 
 
-# --- recall on every prompt (UserPromptSubmit) ----------------------------------------------------
+# --- recall on every prompt (UserPromptSubmit), and how relevant search hits are ------------------------------
+# What `pinky.search.recall` asks of the index, each answered in one call: the figures the words' weights need,
+# the best chunks for some words (each with the words it holds), the same of some entries' chunks, the entries to
+# show. The ranking's rules stay in recall; the reads stay here.
 
 
-def chunk_total(conn: Connection) -> int:
-    """`corpus.chunk_total`, 0 on an index without the table (written by an older or newer pinky)."""
+def word_figures(conn: Connection, terms: list[str]) -> tuple[int, dict[str, int]]:
+    """(how many chunks the index holds, word -> how many chunks hold it): what each word's weight needs (the
+    counts the writer keeps, `pinky.store.corpus`). (0, {}) without chunks or words, or on an index without the
+    tables (written by an older or newer pinky)."""
     try:
-        return corpus.chunk_total(conn)
+        total = corpus.chunk_total(conn)
+        return (total, dict(corpus.term_chunk_counts(conn, terms))) if total and terms else (0, {})
     except sqlite_module().OperationalError:
-        return 0
+        return 0, {}
 
 
-def term_chunk_counts(conn: Connection, terms: list[str]) -> list[tuple[str, int]]:
-    """`corpus.term_chunk_counts`, every word at 0 on an index without the table."""
-    try:
-        return corpus.term_chunk_counts(conn, terms)
-    except sqlite_module().OperationalError:
-        return [(term, 0) for term in terms]
-
-
-def best_chunks(conn: Connection, terms: list[str], depth: int) -> list[tuple[int, str]]:
-    """(chunk id, entry id) of the best BM25 chunks for the words OR-ed, diary entries left out: a
-    diary line is what happened, not knowledge to bring back. Superseded entries too (a newer one with
-    the same key or subject replaced them; LIKE, not json_extract: the hooks' SQLite may lack JSON)."""
-    if not terms:
+def best_chunks(conn: Connection, match: list[str], words: list[str], entries: int) -> list[tuple[int, str, set[str]]]:
+    """(chunk id, entry id, which of `words` it holds) of the best BM25 chunk of each of the best `entries`
+    entries (among the 2 x `entries` best chunks) for the words of `match` OR-ed, best first. Diary entries are
+    left out (a diary line is what happened, not knowledge to bring back), and superseded ones (a newer one
+    with the same key or subject replaced them; LIKE, not json_extract: the hooks' SQLite may lack JSON)."""
+    if not match:
         return []
-    match = " OR ".join(fts_term(t) for t in terms)
-    return rows(conn, "SELECT c.id, c.entry_id FROM (SELECT rowid, bm25(chunk_fts) AS s FROM chunk_fts "
-                      "WHERE chunk_fts MATCH ? ORDER BY s LIMIT ?) f JOIN chunk c ON c.id = f.rowid "
-                      "JOIN entry e ON e.id = c.entry_id WHERE e.type != 'diary' "
-                      "AND e.meta NOT LIKE '%\"superseded_by\"%' ORDER BY f.s",
-                (match, depth))
+    query = " OR ".join(fts_term(t) for t in match)
+    best: dict[str, int] = {}
+    for chunk_id, entry_id in rows(conn, "SELECT c.id, c.entry_id FROM (SELECT rowid, bm25(chunk_fts) AS s FROM "
+                                         "chunk_fts WHERE chunk_fts MATCH ? ORDER BY s LIMIT ?) f JOIN chunk c ON "
+                                         "c.id = f.rowid JOIN entry e ON e.id = c.entry_id WHERE e.type != 'diary' "
+                                         "AND e.meta NOT LIKE '%\"superseded_by\"%' ORDER BY f.s",
+                                   (query, entries * 2)):
+        best.setdefault(entry_id, chunk_id)
+        if len(best) == entries:
+            break
+    held = _held(conn, words, list(best.values()))
+    return [(chunk_id, entry_id, held[chunk_id]) for entry_id, chunk_id in best.items()]
 
 
-def chunks_of_slugs(conn: Connection, slugs: list[str]) -> list[tuple[int, str]]:
-    """(chunk id, entry slug) of every chunk of these entries."""
+def chunks_of(conn: Connection, slugs: list[str], words: list[str]) -> list[tuple[int, str, set[str]]]:
+    """(chunk id, entry slug, which of `words` it holds) of every chunk of these entries."""
     marks = ",".join("?" * len(slugs))
-    return rows(conn, f"SELECT c.id, e.slug FROM chunk c JOIN entry e ON e.id = c.entry_id WHERE e.slug IN ({marks})",
-                tuple(slugs))
+    found = rows(conn, f"SELECT c.id, e.slug FROM chunk c JOIN entry e ON e.id = c.entry_id WHERE e.slug IN ({marks})",
+                 tuple(slugs)) if slugs else []
+    held = _held(conn, words, [chunk_id for chunk_id, _ in found])
+    return [(chunk_id, slug, held[chunk_id]) for chunk_id, slug in found]
 
 
-def chunks_holding(conn: Connection, words: list[str], chunk_ids: list[int]) -> dict[str, set[int]]:
-    """`corpus.chunks_holding`: which of these chunks contain each word; none on an index without the tables."""
+def _held(conn: Connection, words: list[str], chunk_ids: list[int]) -> dict[int, set[str]]:
+    """chunk id -> which of `words` it holds (`corpus.chunks_holding`); none on an index without the tables."""
+    held: dict[int, set[str]] = {chunk_id: set() for chunk_id in chunk_ids}
     try:
-        return corpus.chunks_holding(conn, words, chunk_ids)
+        holding = corpus.chunks_holding(conn, words, chunk_ids)
     except sqlite_module().OperationalError:
-        return {word: set() for word in words}
+        return held
+    for word, holders in holding.items():
+        for chunk_id in holders:
+            held[chunk_id].add(word)
+    return held
 
 
 def recall_entries(conn: Connection, entry_ids: list[str]) -> dict[str, tuple]:
