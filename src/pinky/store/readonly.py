@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import os
 
-from pinky.store import corpus, global_picks
-from pinky.store.global_picks import IMPORTANCE
+from pinky.store import corpus
 from pinky.text.fts import fts_term
 
 TYPE_CHECKING = False  # `typing` would pull in `re` (~5 ms); annotations here are never evaluated
@@ -204,6 +203,8 @@ def key_entries(conn: Connection, root: str, types: tuple[str, ...], *, importan
                 limit: int = 6) -> list[tuple[str, str, str]]:
     """(slug, type, title): the most important entries of these types under `root` (frontmatter
     importance, then how often searches returned them), then the most recently changed."""
+    from pinky.store.global_picks import IMPORTANCE  # here: the prompt hook never needs it
+
     marks = ",".join("?" * len(types))
     where = f"FROM entry e WHERE root = ? AND type IN ({marks})"
     ranked = rows(conn, f"SELECT slug, type, title {where} ORDER BY {IMPORTANCE}, "
@@ -220,6 +221,8 @@ def global_entries_for(conn: Connection, project: str, limit: int) -> list[tuple
     """(slug, type, title) of global entries worth showing in this project: those that name it
     (`project:` or a tag), then the most important and most retrieved, then the newest. Through the candidates
     of `global_picks` (a few index lookups); on an index from before them, by ranking every global entry."""
+    from pinky.store import global_picks  # here: the prompt hook never needs it
+
     try:  # no project: every entry without one names it, and the candidates would be all of them
         return conn.execute(global_picks.PICKS if project else global_picks.SCAN, (project, limit)).fetchall()
     except sqlite_module().OperationalError:  # no entry_tag yet: migration m017 has not run on this index
