@@ -315,6 +315,6 @@ def flagged_entries(conn: Connection, limit: int) -> list[tuple[str, str, str]]:
     """(slug, verdict, day) of entries marked wrong or outdated since their note last changed, newest first:
     for the session-start digest (`pinky feedback`, documentation/HYGIENE.md). None before migration m009."""
     return [(slug, verdict, str(at)[:10]) for slug, verdict, at in rows(
-        conn, "SELECT e.slug, f.verdict, max(f.at) FROM feedback f JOIN entry e ON e.id = f.entry_id "
+        conn, "SELECT e.slug, f.verdict, max(f.at) FROM feedback f CROSS JOIN entry e ON e.id = f.entry_id "
               "WHERE f.verdict IN ('wrong', 'outdated') AND f.at_ns > e.mtime_ns "
-              "GROUP BY e.id ORDER BY max(f.at) DESC LIMIT ?", (limit,))]
+              "GROUP BY f.entry_id ORDER BY max(f.at) DESC LIMIT ?", (limit,))]  # from the few flags, not every entry
