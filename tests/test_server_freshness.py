@@ -178,7 +178,7 @@ def test_the_state_the_server_took_in_is_recorded_for_the_others(world: World) -
     in the background (the watcher's own indexing checks the global brain as any process without a feed does),
     so the CLI and the hooks, which compare with it, do not take the change in again."""
     from pinky.base.global_signature import SIGNATURE_KEY, walk
-    from pinky.store.readonly import connect_ro, meta_value
+    from pinky.store.readonly import connect_ro, meta_values
 
     server = world.server()
     try:
@@ -188,7 +188,7 @@ def test_the_state_the_server_took_in_is_recorded_for_the_others(world: World) -
         deadline = time.monotonic() + 20
         while True:
             conn = connect_ro(str(world.project / "brain.db"))
-            recorded = meta_value(conn, SIGNATURE_KEY)
+            recorded = meta_values(conn, SIGNATURE_KEY)[0]
             conn.close()
             if recorded == now or time.monotonic() > deadline:
                 break

@@ -177,8 +177,7 @@ def test_doctor_full_runs_integrity_check_and_fails_on_damage_quick_check_misses
                                                                                   brain: dict[str, str]) -> None:
     """Issue 22: 8 flipped bytes in an index key pass quick_check, so `pinky doctor` said the index was
     sound (exit 0) while a row was missing from that index; `--full` runs integrity_check."""
-    from pinky.store.connect import open_database
-    from pinky.store.migrations import quick_check
+    from pinky.store.connect import open_database, quick_check
 
     damage(project / "brain.db", "index-key")
     db = open_database(project / "brain.db")

@@ -76,6 +76,31 @@ def walk(root: str) -> tuple[str, str]:
     return f"{count}:{total & 0xFFFFFFFFFFFF:x}", "\n".join(folders)
 
 
+class Tally:
+    """`walk(root)`'s answer, taken by a scan that lists the same folders and stats the same files (the indexer's
+    full reindex: `pinky.indexing.sources.scan`), so a reindex of 100,000 notes stats each once, not twice (~0.5 s).
+    The scan tells it each folder as walk sees it (`folder`: its stat, or None when it cannot be listed) and each
+    name walk counts (`note`: a `.md` that is not a folder, links included, with its own lstat)."""
+
+    def __init__(self, root: str) -> None:
+        self.root, self.total, self.count = root, 0, 0
+        self.folders: list[str] = []
+
+    def folder(self, prefix: str, info: os.stat_result | None) -> None:
+        self.folders.append(f"{info.st_mtime_ns} {info.st_ino} {prefix}" if info is not None else f"0 0 {prefix}")
+
+    def note(self, rel: str, info: os.stat_result) -> None:  # walk's line, walk's checksum
+        line = f"{rel}\0{info.st_size}\0{info.st_mtime_ns}\0{info.st_ctime_ns}\0{info.st_ino}"
+        self.total += int.from_bytes(line.encode("utf-8", "surrogateescape"), "little") % _PRIME
+        self.count += 1
+
+    def state(self) -> tuple[str, str]:
+        """(signature, folders) as `walk` gives them; a root the scan never listed (none there) is walked."""
+        if not self.folders:
+            return walk(self.root)
+        return f"{self.count}:{self.total & 0xFFFFFFFFFFFF:x}", "\n".join(sorted(self.folders))
+
+
 def folders_moved(folders: str, root: str) -> bool:
     """Whether any folder recorded in `folders` changed (a note in it came, went or was replaced)."""
     return bool(moved_folders(folders, root))
@@ -84,21 +109,39 @@ def folders_moved(folders: str, root: str) -> bool:
 def moved_folders(folders: str, root: str) -> dict[str, bool]:
     """The folders recorded in `folders` that changed, by relative path ('' for the root, else ending in '/'):
     True when it was replaced or is gone (another inode, or none: everything below it is in question), False when
-    only its entries changed (a note in it came, went or was replaced)."""
+    only its entries changed (a note in it came, went or was replaced). Each folder is looked up from the root's
+    open descriptor where the OS can: its path is not walked again from `/` for each (600 folders of a 100,000-note
+    brain: 2.3 -> 1.4 ms of the per-prompt hook)."""
     moved: dict[str, bool] = {}
-    for line in folders.split("\n"):
-        mtime, inode, rel = (line.split(" ", 2) + ["", ""])[:3]
-        try:
-            info = os.stat(os.path.join(root, rel) if rel else root)
-        except OSError:
-            if mtime != "0":
+    base = _open_folder(root)
+    try:
+        for line in folders.split("\n"):
+            mtime, inode, rel = (line.split(" ", 2) + ["", ""])[:3]
+            try:
+                info = os.stat(rel or ".", dir_fd=base) if base is not None else os.stat(
+                    os.path.join(root, rel) if rel else root)
+            except OSError:
+                if mtime != "0":
+                    moved[rel] = True
+                continue
+            if str(info.st_ino) != inode:
                 moved[rel] = True
-            continue
-        if str(info.st_ino) != inode:
-            moved[rel] = True
-        elif str(info.st_mtime_ns) != mtime:
-            moved[rel] = False
+            elif str(info.st_mtime_ns) != mtime:
+                moved[rel] = False
+    finally:
+        if base is not None:
+            os.close(base)
     return moved
+
+
+def _open_folder(root: str) -> int | None:
+    """A descriptor of the folder `root` to look paths up from; None where the OS cannot (or `root` is gone)."""
+    if os.stat not in os.supports_dir_fd or not hasattr(os, "O_DIRECTORY"):
+        return None
+    try:
+        return os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return None
 
 
 def changed(signature: str | None, folders: str | None, root: str, *, walk_limit: int | None = None) -> bool:

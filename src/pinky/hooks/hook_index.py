@@ -20,7 +20,7 @@ import sys
 
 from pinky.base import global_signature
 from pinky.base.locations import Locations
-from pinky.store.readonly import connect_ro, meta_value
+from pinky.store.readonly import connect_ro, meta_values
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,8 +30,7 @@ if TYPE_CHECKING:
 def fresh_connection(loc: Locations, conn: Connection, *, walk_limit: int | None) -> Connection | None:
     """`conn` (the index read-only) when it holds the global brain as it is; else a connection to the index
     once it took the changes in. `walk_limit`: global_signature.changed's."""
-    signature = meta_value(conn, global_signature.SIGNATURE_KEY)
-    folders = meta_value(conn, global_signature.FOLDERS_KEY)
+    signature, folders = meta_values(conn, global_signature.SIGNATURE_KEY, global_signature.FOLDERS_KEY)
     if not global_signature.changed(signature, folders, loc.global_dir, walk_limit=walk_limit):
         return conn
     conn.close()

@@ -26,8 +26,7 @@ from pinky.indexing import indexer, refresh
 from pinky.indexing.index import Index, is_corruption
 from pinky.indexing.indexer import ReindexReport
 from pinky.indexing.vector_fill import Progress
-from pinky.store import migrations
-from pinky.store.connect import file_identity
+from pinky.store.connect import file_identity, quick_check
 
 T = TypeVar("T")
 C = TypeVar("C", bound=type)
@@ -56,9 +55,9 @@ def repair(index: Index, why: object) -> None:
 def _complete(index: Index, *, progress: Progress | None = None, embed: bool = True,
               full: bool = False) -> ReindexReport:
     """A reindex that brings the whole index up to date, which ends any pending rebuild."""
-    state = refresh.snapshot(index)  # before the scan: a note changed during it shows next time
-    report = indexer.reindex(index, full=full, progress=progress, embed=embed)
-    refresh.record(index, state)
+    tally = refresh.tally(index)  # the scan's own stats, each taken before its note is read: a change after shows
+    report = indexer.reindex(index, full=full, progress=progress, embed=embed, tally=tally)
+    refresh.record(index, tally.state() if tally is not None else None)
     index.rebuild_done()
     return report
 
@@ -192,7 +191,7 @@ def verify(index: Index, *, full: bool = False) -> str | None:
     (a damaged file as a whole; rows the audit found, one by one)."""
     index.follow()
     try:
-        problem = migrations.quick_check(index.conn, full=full)
+        problem = quick_check(index.conn, full=full)
     except Exception as exc:
         if not is_corruption(exc):
             raise

@@ -28,7 +28,7 @@ from pinky.errors import IndexUnavailable, InvalidInput, NotInProject, PinkyErro
 from pinky.store import corpus, quality, retrieval
 from pinky.store import migrations as store_migrations
 from pinky.store import vectors as store_vectors
-from pinky.store.connect import Database, copy_database, file_identity, open_database, write_transaction
+from pinky.store.connect import Database, copy_database, file_identity, open_database, quick_check, write_transaction
 
 if TYPE_CHECKING:
     from pinky.indexing.change_feed import ChangeFeed
@@ -171,7 +171,7 @@ class Index:
         sqlite-vec here), is swapped for a fresh one instead."""
         db = self.db
         try:
-            problem = store_migrations.quick_check(db.conn)
+            problem = quick_check(db.conn)
             if problem is None and (db.vec_available or not store_vectors.vector_table_exists(db.conn)):
                 store_migrations.reset(db.conn)
                 _shrink(db.conn)

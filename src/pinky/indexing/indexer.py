@@ -20,6 +20,7 @@ from typing import Any
 
 from pinky.base.declare import specified
 from pinky.base.fileio import atomic_write, ensure_inside, file_lock, read_regular
+from pinky.base.global_signature import Tally
 from pinky.base.layout import entry_id
 from pinky.base.locations import FILE_INDEX_HEADER, file_index_path
 from pinky.errors import InvalidInput
@@ -93,9 +94,9 @@ def store_document(conn: Any, prepared: Prepared, has_vec_table: bool, *, links:
 
 
 def reindex(index: Index, *, full: bool = False, progress: Progress | None = None,
-            embed: bool = True, only: str | None = None) -> ReindexReport:
+            embed: bool = True, only: str | None = None, tally: Tally | None = None) -> ReindexReport:
     """Bring the index up to date with every markdown root (`only`: that root alone, no code scan);
-    `full` rebuilds it from scratch."""
+    `full` rebuilds it from scratch. `tally`: told the global root's folders and files as the scan meets them."""
     started = time.perf_counter()
     report = ReindexReport()
     if full:
@@ -106,7 +107,8 @@ def reindex(index: Index, *, full: bool = False, progress: Progress | None = Non
     known, skipped = mine(store_entries.indexed_files(db.conn)), mine(store_entries.skipped_files(db.conn))
     pending = store_entries.links_pending(db.conn)  # stored by a reindex killed before it wrote their links
     roots = index.config.roots()
-    changed, seen = _triage(index, scan({only: roots[only]} if only else roots), known, skipped, pending, report)
+    changed, seen = _triage(index, scan({only: roots[only]} if only else roots, {"global": tally} if tally else None),
+                            known, skipped, pending, report)
     removed = [known[k] for k in known.keys() - seen]
     gone = skipped.keys() - seen
     if gone:  # a write transaction only when there is something to write: a no-op reindex takes no lock

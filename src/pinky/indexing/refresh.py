@@ -47,6 +47,13 @@ def snapshot(index: Index) -> tuple[str, str] | None:
     return signal.walk(os.fspath(root)) if root is not None else None
 
 
+def tally(index: Index) -> signal.Tally | None:
+    """What a full reindex's scan tells of the global brain, for `record`: `snapshot`'s answer without a walk of
+    its own (`global_signature.Tally`); None when this index has no global root."""
+    root = index.config.roots().get("global")
+    return signal.Tally(os.fspath(root)) if root is not None else None
+
+
 def record(index: Index, state: tuple[str, str] | None, *, owed: bool = False) -> None:
     """Remember that the index holds the global brain as it was at `state` (taken before its scan); `owed`: some of
     the chunks taken in still lack vectors (a hook took them in)."""

@@ -9,6 +9,7 @@ by its title and its first bytes, with a warning, so one huge file cannot stall 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import stat
@@ -17,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pinky.base import fileio
+from pinky.base.global_signature import Tally
 from pinky.base.layout import is_skipped
 from pinky.base.locations import ENV_MAX_NOTE_BYTES
 from pinky.base.shown import is_plain
@@ -61,16 +63,14 @@ class Skipped(Exception):
 # --- finding the notes -----------------------------------------------------------------------------
 
 
-def scan(roots: dict[str, Path]) -> Iterator[SourceFile]:
+def scan(roots: dict[str, Path], tallies: dict[str, Tally] | None = None) -> Iterator[SourceFile]:
     """Every .md file under each root, with its stat: the notes, and the files that look like notes
-    but must not be read (with `problem` set). Depth first, names sorted, like `os.walk`."""
+    but must not be read (with `problem` set). Depth first, names sorted, like `os.walk`. `tallies`: a root's
+    Tally, told every folder and file of it as `global_signature.walk` would see them."""
     for root_name, root in roots.items():
         if root.is_dir():
-            yield from _scan_root(root_name, os.fspath(root))
-
-
-def _scan_root(root_name: str, root: str) -> Iterator[SourceFile]:
-    yield from _scan_from(root_name, root, [("", root)])
+            yield from _scan_from(root_name, os.fspath(root), [("", os.fspath(root))],
+                                  tally=(tallies or {}).get(root_name))
 
 
 def scan_folders(root_name: str, root: Path, moved: dict[str, bool], known: set[str]) -> tuple[list[SourceFile],
@@ -89,29 +89,40 @@ def scan_folders(root_name: str, root: Path, moved: dict[str, bool], known: set[
 
 
 def _scan_from(root_name: str, root: str, stack: list[tuple[str, str]], descend: Callable[[str], bool] | None = None,
-               listed: list[str] | None = None) -> Iterator[SourceFile]:
+               listed: list[str] | None = None, tally: Tally | None = None) -> Iterator[SourceFile]:
     """The notes of the folders on `stack` ((relative prefix, path)) and of those below them that `descend(rel)`
-    allows (None: all); `listed` gets each listed folder's line (pinky.base.global_signature's `folders`)."""
+    allows (None: all); `listed` gets each listed folder's line (pinky.base.global_signature's `folders`), `tally`
+    each folder and file as that module's `walk` sees them (a scan of a whole root)."""
     while stack:
         prefix, folder = stack.pop()
-        if listed is not None:
+        if listed is not None or tally is not None:
             try:
-                info = os.stat(folder)
+                info: os.stat_result | None = os.stat(folder)
             except OSError:
-                continue
-            listed.append(f"{info.st_mtime_ns} {info.st_ino} {prefix}")
+                info = None
+            if listed is not None:
+                if info is None:
+                    continue
+                listed.append(f"{info.st_mtime_ns} {info.st_ino} {prefix}")
         try:
             with os.scandir(folder) as listing:
                 items = sorted(listing, key=lambda item: item.name)
         except OSError as exc:  # said, not swallowed: the notes in it are neither read nor dropped
+            if tally is not None:
+                tally.folder(prefix, None)
             yield _unreadable_folder(root_name, prefix or "./", folder, exc)
             continue
+        if tally is not None:
+            tally.folder(prefix, info)
         folders = []
         for item in items:
             if is_skipped(item.name):
                 continue
             rel = prefix + item.name
             if item.is_symlink():
+                if tally is not None and item.name.lower().endswith(".md"):  # walk counts a link by its own stat
+                    with contextlib.suppress(OSError):
+                        tally.note(rel, item.stat(follow_symlinks=False))
                 linked = _linked(root_name, root, rel, item.path)
                 if linked is not None:
                     yield linked
@@ -123,6 +134,8 @@ def _scan_from(root_name: str, root: str, stack: list[tuple[str, str]], descend:
                     info = item.stat(follow_symlinks=False)
                 except OSError:
                     continue
+                if tally is not None:
+                    tally.note(rel, info)
                 yield _source(root_name, rel, item.path, info, _name_problem(rel) or _special(info.st_mode))
         stack.extend(reversed(folders))
 

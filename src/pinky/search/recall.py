@@ -119,32 +119,27 @@ def floor() -> float:
 
 
 Weighed = tuple[dict[str, float], list[str], float]
+Figures = tuple[int, dict[str, int]]  # readonly.word_figures: the index's chunk total, each word's chunk count
 
 
-def _weights(conn: Connection, terms: list[str], absent_weight: float) -> Weighed | None:
+def _weights(figures: Figures, terms: list[str], absent_weight: float) -> Weighed | None:
     """Each word's weight (its IDF, 3/4 of it for a word no chunk has), the words some chunk has, and the
     unit of scores (the weight of a word found in no chunk: the most informative possible); None without
     words or chunks."""
-    chunks = readonly.chunk_total(conn)
+    chunks, counts = figures
     if not terms or not chunks:
         return None
     total = chunks + BACKGROUND_CHUNKS
-    counts = readonly.term_chunk_counts(conn, terms)
-    weights = {t: idf(n, total) * (1.0 if n else absent_weight) for t, n in counts}
-    return weights, [t for t, n in counts if n], idf(0, total)
+    weights = {t: idf(counts.get(t, 0), total) * (1.0 if counts.get(t) else absent_weight) for t in terms}
+    return weights, [t for t in terms if counts.get(t)], idf(0, total)
 
 
-def _scores(conn: Connection, weighed: Weighed, chunk_ids: list[int],
-            missing_penalty: float) -> dict[int, tuple[float, bool]]:
-    """chunk id -> (relevance score, whether it holds every word)."""
-    weights, present, unit = weighed
+def _score(weighed: Weighed, held: set[str], missing_penalty: float) -> tuple[float, bool]:
+    """A chunk's relevance score from the words it holds, and whether it holds every word."""
+    weights, _, unit = weighed
     mass = sum(weights.values())
-    matched, found = dict.fromkeys(chunk_ids, 0.0), dict.fromkeys(chunk_ids, 0)
-    for term, holders in readonly.chunks_holding(conn, present, chunk_ids).items():
-        for chunk_id in holders:
-            matched[chunk_id] += weights[term]
-            found[chunk_id] += 1
-    return {c: ((m - missing_penalty * (mass - m)) / unit, found[c] == len(weights)) for c, m in matched.items()}
+    matched = sum(weight for term, weight in weights.items() if term in held)  # in the words' order: same sum
+    return (matched - missing_penalty * (mass - matched)) / unit, len(held) == len(weights)
 
 
 def needed_terms(weighed: Weighed, missing_penalty: float, at_least: float | None) -> list[str]:
@@ -169,22 +164,18 @@ def needed_terms(weighed: Weighed, missing_penalty: float, at_least: float | Non
 
 
 def candidates(conn: Connection, prompt: str, *, depth: int = DEPTH, absent_weight: float = ABSENT_WEIGHT,
-               missing_penalty: float = MISSING_PENALTY, at_least: float | None = None) -> list[Recalled]:
+               missing_penalty: float = MISSING_PENALTY, at_least: float | None = None,
+               figures: Figures | None = None) -> list[Recalled]:
     """The best BM25 entries for the prompt, each with its relevance score, in BM25 order (one per entry);
-    with `at_least`, only entries that can reach that score are looked for (needed_terms)."""
-    weighed = _weights(conn, prompt_terms(prompt), absent_weight)
+    with `at_least`, only entries that can reach that score are looked for (needed_terms). `figures`: the
+    index's figures for the prompt's words, when the caller read them already (readonly.word_figures)."""
+    terms = prompt_terms(prompt)
+    weighed = _weights(readonly.word_figures(conn, terms) if figures is None else figures, terms, absent_weight)
     if weighed is None:
         return []
-    best: dict[str, int] = {}
-    for chunk_id, entry_id in readonly.best_chunks(conn, needed_terms(weighed, missing_penalty, at_least),
-                                                   depth * 2):
-        best.setdefault(entry_id, chunk_id)
-        if len(best) == depth:
-            break
-    if not best:
-        return []
-    scores = _scores(conn, weighed, list(dict.fromkeys(best.values())), missing_penalty)
-    return [Recalled(entry_id, scores[chunk][0], rank) for rank, (entry_id, chunk) in enumerate(best.items())]
+    found = readonly.best_chunks(conn, needed_terms(weighed, missing_penalty, at_least), weighed[1], depth)
+    return [Recalled(entry_id, _score(weighed, held, missing_penalty)[0], rank)
+            for rank, (_, entry_id, held) in enumerate(found)]
 
 
 def judge(conn: Connection, query: str, slugs: list[str]) -> dict[str, tuple[float | None, str]]:
@@ -192,14 +183,14 @@ def judge(conn: Connection, query: str, slugs: list[str]) -> dict[str, tuple[flo
     best chunk's score): band `strong` (at or over the floor, every word of the query in one chunk),
     `relevant` (at or over the floor) or `weak` (under it: search hides it unless asked). An entry that
     shares no word with the query (or a query of no content words) is weak."""
-    weighed = _weights(conn, prompt_terms(query), ABSENT_WEIGHT)
+    terms = prompt_terms(query)
+    weighed = _weights(readonly.word_figures(conn, terms), terms, ABSENT_WEIGHT)
     judged: dict[str, tuple[float, str]] = {}  # each slug's best chunk
     if weighed is not None and slugs:
-        chunks = readonly.chunks_of_slugs(conn, list(dict.fromkeys(slugs)))
-        scores = _scores(conn, weighed, [c for c, _ in chunks], MISSING_PENALTY)
-        for chunk, slug in chunks:
-            if slug not in judged or scores[chunk][0] > judged[slug][0]:
-                judged[slug] = (scores[chunk][0], "strong" if scores[chunk][1] else "relevant")
+        for _, slug, held in readonly.chunks_of(conn, list(dict.fromkeys(slugs)), weighed[1]):
+            score, every = _score(weighed, held, MISSING_PENALTY)
+            if slug not in judged or score > judged[slug][0]:
+                judged[slug] = (score, "strong" if every else "relevant")
     cut = floor()
     return {slug: (round(judged[slug][0], 3), judged[slug][1] if judged[slug][0] >= cut else "weak")
             if slug in judged else (None, "weak") for slug in slugs}
@@ -211,12 +202,9 @@ def coverage(conn: Connection, query: str, slugs: list[str]) -> dict[str, float]
     from pinky.text.lexical import query_terms
 
     words = query_terms(query)
-    chunks = readonly.chunks_of_slugs(conn, list(dict.fromkeys(slugs))) if words and slugs else []
-    holding = readonly.chunks_holding(conn, words, [chunk for chunk, _ in chunks])
     best: dict[str, float] = dict.fromkeys(slugs, 0.0)
-    for chunk, slug in chunks:
-        share = sum(chunk in holding[word] for word in words) / len(words)
-        best[slug] = max(best[slug], share)
+    for _, slug, held in readonly.chunks_of(conn, list(dict.fromkeys(slugs)), words) if words and slugs else []:
+        best[slug] = max(best[slug], len(held) / len(words))
     return best
 
 
@@ -252,13 +240,17 @@ def relevance(conn: Connection, prompt: str, at_least: float | None = None) -> l
     every note low for all the words of the other ask it leaves out; judged per clause, the note one ask is
     about scores as it would alone, less CLAUSE_MARGIN. Best first; a one-clause prompt keeps BM25's order.
     `at_least`: only entries that can score that much are looked for (needed_terms)."""
-    found = candidates(conn, prompt, at_least=at_least)
     parts = clauses(prompt)
+    # the figures of every word, the whole prompt's and its clauses', in one read
+    figures = readonly.word_figures(conn, list(dict.fromkeys(prompt_terms(prompt) + [
+        term for part in parts for term in prompt_terms(part)])))
+    found = candidates(conn, prompt, at_least=at_least, figures=figures)
     if not parts:
         return found
     best = {c.entry_id: c for c in found}
     for part in parts:
-        for c in candidates(conn, part, at_least=None if at_least is None else at_least + CLAUSE_MARGIN):
+        for c in candidates(conn, part, at_least=None if at_least is None else at_least + CLAUSE_MARGIN,
+                            figures=figures):
             c.score -= CLAUSE_MARGIN
             if c.entry_id not in best or c.score > best[c.entry_id].score:
                 best[c.entry_id] = c

@@ -293,3 +293,15 @@ def read_snapshot(conn: Any) -> Iterator[None]:
         yield
     finally:
         conn.execute("COMMIT")
+
+
+def quick_check(conn: Any, *, full: bool = False) -> str | None:
+    """None when SQLite finds every page of the file sound (PRAGMA quick_check reads them all: ~250 ms
+    for 10,000 notes with SQLite 3.50), else its first complaint. A badly damaged file may raise.
+
+    `full`: PRAGMA integrity_check instead, which also looks up every row in each of its table's
+    indexes, so a flipped byte inside an index key ("row 3 missing from index chunk_hash") is found."""
+    pragma = "integrity_check" if full else "quick_check"
+    rows = conn.execute(f"PRAGMA {pragma}(1)").fetchall()
+    first = str(rows[0][0]) if rows else f"{pragma} gave no answer"
+    return None if first == "ok" else first

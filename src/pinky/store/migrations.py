@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pinky.errors import IndexUnavailable
-from pinky.store import quality, term_counts
+from pinky.store import entries, global_picks, quality, term_counts
 from pinky.store import vectors as store_vectors
 
 Migration = Callable[[Any], None]
@@ -296,7 +296,6 @@ def m011_weighted_fields(conn: Any) -> None:
     conn.execute("INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')")
 
 
-
 @migration
 def m012_quality_vectors(conn: Any) -> None:
     """The second-stage vectors (`pinky.search.second_stage`): a retrieval-trained model's vector for each
@@ -353,6 +352,15 @@ def m016_file_identity(conn: Any) -> None:
         conn.execute(f"ALTER TABLE {table} ADD COLUMN inode INTEGER NOT NULL DEFAULT 0")
 
 
+@migration
+def m017_lookup_indexes(conn: Any) -> None:
+    """Each entry's tags in a table, its importance and change time in indexes (`pinky.store.global_picks`): the
+    session digest ranks a few candidate global notes instead of every one. And each file's stamp beside its key
+    (`entries.indexed_files`): a reindex compares 100,000 of them without reading every row's body. Filled now."""
+    global_picks.create(conn)
+    conn.execute(f"CREATE INDEX entry_stamp ON entry(root, path, id, content_hash, {entries.STAMPED})")
+
+
 KNOWN = [name for name, _ in MIGRATIONS]
 
 
@@ -370,18 +378,6 @@ def is_unknown_schema(conn: Any) -> bool:
 def check_readable(conn: Any) -> None:
     """Read the main table once: a damaged file fails here, at open, not on the first search."""
     conn.execute("SELECT count(*) FROM entry").fetchone()
-
-
-def quick_check(conn: Any, *, full: bool = False) -> str | None:
-    """None when SQLite finds every page of the file sound (PRAGMA quick_check reads them all: ~250 ms
-    for 10,000 notes with SQLite 3.50), else its first complaint. A badly damaged file may raise.
-
-    `full`: PRAGMA integrity_check instead, which also looks up every row in each of its table's
-    indexes, so a flipped byte inside an index key ("row 3 missing from index chunk_hash") is found."""
-    pragma = "integrity_check" if full else "quick_check"
-    rows = conn.execute(f"PRAGMA {pragma}(1)").fetchall()
-    first = str(rows[0][0]) if rows else f"{pragma} gave no answer"
-    return None if first == "ok" else first
 
 
 def reset(conn: Any) -> None:

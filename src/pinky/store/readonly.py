@@ -119,10 +119,11 @@ def rows(conn: Connection, sql: str, args: tuple = ()) -> list[tuple]:
         return []
 
 
-def meta_value(conn: Connection, key: str) -> str | None:
-    """A value of the index's `meta` table (pinky.base.global_signature: what it holds of the global brain)."""
-    found = rows(conn, "SELECT value FROM meta WHERE key = ?", (key,))
-    return found[0][0] if found else None
+def meta_values(conn: Connection, *keys: str) -> list[str | None]:
+    """Values of the index's `meta` table, None for a key it lacks (pinky.base.global_signature: what it holds of
+    the global brain)."""
+    found = dict(rows(conn, f"SELECT key, value FROM meta WHERE key IN ({','.join('?' * len(keys))})", keys))
+    return [found.get(key) for key in keys]
 
 
 # --- entries linked to a file (pre-read, pre-write) ---------------------------------------------
@@ -198,17 +199,15 @@ def commonest_types(conn: Connection, limit: int) -> list[tuple[str, int]]:
                       "ORDER BY count(*) DESC LIMIT ?", (limit,))
 
 
-_IMPORTANCE = ("CASE lower(coalesce(json_extract(meta, '$.importance'), json_extract(meta, '$.priority'), '')) "
-               "WHEN 'critical' THEN 0 WHEN 'high' THEN 1 ELSE 2 END")
-
-
 def key_entries(conn: Connection, root: str, types: tuple[str, ...], *, important: int = 4, recent: int = 8,
                 limit: int = 6) -> list[tuple[str, str, str]]:
     """(slug, type, title): the most important entries of these types under `root` (frontmatter
     importance, then how often searches returned them), then the most recently changed."""
+    from pinky.store.global_picks import IMPORTANCE  # here: the prompt hook never needs it
+
     marks = ",".join("?" * len(types))
     where = f"FROM entry e WHERE root = ? AND type IN ({marks})"
-    ranked = rows(conn, f"SELECT slug, type, title {where} ORDER BY {_IMPORTANCE}, "
+    ranked = rows(conn, f"SELECT slug, type, title {where} ORDER BY {IMPORTANCE}, "
                         "(SELECT count(*) FROM usage u WHERE u.entry_id = e.id) DESC, mtime_ns DESC LIMIT ?",
                   (root, *types, important))
     latest = rows(conn, f"SELECT slug, type, title {where} ORDER BY mtime_ns DESC LIMIT ?", (root, *types, recent))
@@ -220,12 +219,14 @@ def key_entries(conn: Connection, root: str, types: tuple[str, ...], *, importan
 
 def global_entries_for(conn: Connection, project: str, limit: int) -> list[tuple[str, str, str]]:
     """(slug, type, title) of global entries worth showing in this project: those that name it
-    (`project:` or a tag), then the most important and most retrieved, then the newest."""
-    return rows(conn, "SELECT slug, type, title FROM entry e WHERE root = 'global' AND type != 'diary' "
-                      "ORDER BY (coalesce(project, '') = ?1 OR EXISTS (SELECT 1 FROM json_each(e.tags) "
-                      f"WHERE lower(json_each.value) = lower(?1))) DESC, {_IMPORTANCE}, "
-                      "(SELECT count(*) FROM usage u WHERE u.entry_id = e.id) DESC, mtime_ns DESC LIMIT ?2",
-                (project, limit))
+    (`project:` or a tag), then the most important and most retrieved, then the newest. Through the candidates
+    of `global_picks` (a few index lookups); on an index from before them, by ranking every global entry."""
+    from pinky.store import global_picks  # here: the prompt hook never needs it
+
+    try:  # no project: every entry without one names it, and the candidates would be all of them
+        return conn.execute(global_picks.PICKS if project else global_picks.SCAN, (project, limit)).fetchall()
+    except sqlite_module().OperationalError:  # no entry_tag yet: migration m017 has not run on this index
+        return rows(conn, global_picks.SCAN, (project, limit))
 
 
 def stale_entries(conn: Connection, types: tuple[str, ...], cutoff_day: str,
@@ -242,52 +243,64 @@ def stale_entries(conn: Connection, types: tuple[str, ...], cutoff_day: str,
     return count[0][0], [(slug, str(day)) for slug, day in oldest]
 
 
-# --- recall on every prompt (UserPromptSubmit) ----------------------------------------------------
+# --- recall on every prompt (UserPromptSubmit), and how relevant search hits are ------------------------------
+# What `pinky.search.recall` asks of the index, each answered in one call: the figures the words' weights need,
+# the best chunks for some words (each with the words it holds), the same of some entries' chunks, the entries to
+# show. The ranking's rules stay in recall; the reads stay here.
 
 
-def chunk_total(conn: Connection) -> int:
-    """`corpus.chunk_total`, 0 on an index without the table (written by an older or newer pinky)."""
+def word_figures(conn: Connection, terms: list[str]) -> tuple[int, dict[str, int]]:
+    """(how many chunks the index holds, word -> how many chunks hold it): what each word's weight needs (the
+    counts the writer keeps, `pinky.store.corpus`). (0, {}) without chunks or words, or on an index without the
+    tables (written by an older or newer pinky)."""
     try:
-        return corpus.chunk_total(conn)
+        total = corpus.chunk_total(conn)
+        return (total, dict(corpus.term_chunk_counts(conn, terms))) if total and terms else (0, {})
     except sqlite_module().OperationalError:
-        return 0
+        return 0, {}
 
 
-def term_chunk_counts(conn: Connection, terms: list[str]) -> list[tuple[str, int]]:
-    """`corpus.term_chunk_counts`, every word at 0 on an index without the table."""
-    try:
-        return corpus.term_chunk_counts(conn, terms)
-    except sqlite_module().OperationalError:
-        return [(term, 0) for term in terms]
-
-
-def best_chunks(conn: Connection, terms: list[str], depth: int) -> list[tuple[int, str]]:
-    """(chunk id, entry id) of the best BM25 chunks for the words OR-ed, diary entries left out: a
-    diary line is what happened, not knowledge to bring back. Superseded entries too (a newer one with
-    the same key or subject replaced them; LIKE, not json_extract: the hooks' SQLite may lack JSON)."""
-    if not terms:
+def best_chunks(conn: Connection, match: list[str], words: list[str], entries: int) -> list[tuple[int, str, set[str]]]:
+    """(chunk id, entry id, which of `words` it holds) of the best BM25 chunk of each of the best `entries`
+    entries (among the 2 x `entries` best chunks) for the words of `match` OR-ed, best first. Diary entries are
+    left out (a diary line is what happened, not knowledge to bring back), and superseded ones (a newer one
+    with the same key or subject replaced them; LIKE, not json_extract: the hooks' SQLite may lack JSON)."""
+    if not match:
         return []
-    match = " OR ".join(fts_term(t) for t in terms)
-    return rows(conn, "SELECT c.id, c.entry_id FROM (SELECT rowid, bm25(chunk_fts) AS s FROM chunk_fts "
-                      "WHERE chunk_fts MATCH ? ORDER BY s LIMIT ?) f JOIN chunk c ON c.id = f.rowid "
-                      "JOIN entry e ON e.id = c.entry_id WHERE e.type != 'diary' "
-                      "AND e.meta NOT LIKE '%\"superseded_by\"%' ORDER BY f.s",
-                (match, depth))
+    query = " OR ".join(fts_term(t) for t in match)
+    best: dict[str, int] = {}
+    for chunk_id, entry_id in rows(conn, "SELECT c.id, c.entry_id FROM (SELECT rowid, bm25(chunk_fts) AS s FROM "
+                                         "chunk_fts WHERE chunk_fts MATCH ? ORDER BY s LIMIT ?) f JOIN chunk c ON "
+                                         "c.id = f.rowid JOIN entry e ON e.id = c.entry_id WHERE e.type != 'diary' "
+                                         "AND e.meta NOT LIKE '%\"superseded_by\"%' ORDER BY f.s",
+                                   (query, entries * 2)):
+        best.setdefault(entry_id, chunk_id)
+        if len(best) == entries:
+            break
+    held = _held(conn, words, list(best.values()))
+    return [(chunk_id, entry_id, held[chunk_id]) for entry_id, chunk_id in best.items()]
 
 
-def chunks_of_slugs(conn: Connection, slugs: list[str]) -> list[tuple[int, str]]:
-    """(chunk id, entry slug) of every chunk of these entries."""
+def chunks_of(conn: Connection, slugs: list[str], words: list[str]) -> list[tuple[int, str, set[str]]]:
+    """(chunk id, entry slug, which of `words` it holds) of every chunk of these entries."""
     marks = ",".join("?" * len(slugs))
-    return rows(conn, f"SELECT c.id, e.slug FROM chunk c JOIN entry e ON e.id = c.entry_id WHERE e.slug IN ({marks})",
-                tuple(slugs))
+    found = rows(conn, f"SELECT c.id, e.slug FROM chunk c JOIN entry e ON e.id = c.entry_id WHERE e.slug IN ({marks})",
+                 tuple(slugs)) if slugs else []
+    held = _held(conn, words, [chunk_id for chunk_id, _ in found])
+    return [(chunk_id, slug, held[chunk_id]) for chunk_id, slug in found]
 
 
-def chunks_holding(conn: Connection, words: list[str], chunk_ids: list[int]) -> dict[str, set[int]]:
-    """`corpus.chunks_holding`: which of these chunks contain each word; none on an index without the tables."""
+def _held(conn: Connection, words: list[str], chunk_ids: list[int]) -> dict[int, set[str]]:
+    """chunk id -> which of `words` it holds (`corpus.chunks_holding`); none on an index without the tables."""
+    held: dict[int, set[str]] = {chunk_id: set() for chunk_id in chunk_ids}
     try:
-        return corpus.chunks_holding(conn, words, chunk_ids)
+        holding = corpus.chunks_holding(conn, words, chunk_ids)
     except sqlite_module().OperationalError:
-        return {word: set() for word in words}
+        return held
+    for word, holders in holding.items():
+        for chunk_id in holders:
+            held[chunk_id].add(word)
+    return held
 
 
 def recall_entries(conn: Connection, entry_ids: list[str]) -> dict[str, tuple]:
@@ -302,6 +315,6 @@ def flagged_entries(conn: Connection, limit: int) -> list[tuple[str, str, str]]:
     """(slug, verdict, day) of entries marked wrong or outdated since their note last changed, newest first:
     for the session-start digest (`pinky feedback`, documentation/HYGIENE.md). None before migration m009."""
     return [(slug, verdict, str(at)[:10]) for slug, verdict, at in rows(
-        conn, "SELECT e.slug, f.verdict, max(f.at) FROM feedback f JOIN entry e ON e.id = f.entry_id "
+        conn, "SELECT e.slug, f.verdict, max(f.at) FROM feedback f CROSS JOIN entry e ON e.id = f.entry_id "
               "WHERE f.verdict IN ('wrong', 'outdated') AND f.at_ns > e.mtime_ns "
-              "GROUP BY e.id ORDER BY max(f.at) DESC LIMIT ?", (limit,))]
+              "GROUP BY f.entry_id ORDER BY max(f.at) DESC LIMIT ?", (limit,))]  # from the few flags, not every entry
