@@ -30,7 +30,6 @@ __all__ = ["Candidate", "candidate_from", "candidates_path", "dismiss", "load_ca
 NOTE_TYPE = {"fixed": "gotcha", "error-fixed": "gotcha", "correction": "decision"}
 PROMPT_SHOWN = 200
 MAX_OPEN = 1000  # candidates on the list: the newest (more than anyone reviews; the file stays small)
-HOST_NAMES = {"claude": "Claude Code", "codex": "Codex CLI", "gemini": "Gemini CLI"}
 
 
 @dataclass(frozen=True)

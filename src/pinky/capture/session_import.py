@@ -23,7 +23,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,8 +34,7 @@ from pinky.base import fileio
 from pinky.capture.candidates import Candidate, candidate_from, candidates_path, merge_candidates
 from pinky.capture.diary import append_diary
 from pinky.capture.evidence import Timeline
-from pinky.capture.foreign import translator
-from pinky.capture.past_sessions import PastSession, find_sessions
+from pinky.capture.past_sessions import PastSession, SessionSource, find_sessions
 from pinky.capture.recorder import OFFSET_MAX_AGE_S, OffsetStore, TurnTrack
 from pinky.capture.transcript import Transcript, prompt_text
 from pinky.errors import Conflict, NotFound
@@ -152,7 +151,8 @@ class SessionImport:
         return self.result
 
     def _replay(self, transcript: Transcript, start: int) -> None:
-        translate = translator(self.session.host, self.session.cwd)
+        source = self.session.source
+        translate = source.translator(self.session.cwd) if source is not None else None
         self._new_turn()
         stamp = self._file_time()
         position = start
@@ -368,6 +368,7 @@ class Places:
     root: Path
     save_dir: Path
     state_dir: Path
+    hosts: Sequence[SessionSource] = ()  # the hosts whose sessions are read (pinky.hosts.catalog.all_hosts())
 
     @property
     def stop_offsets(self) -> Path:
@@ -383,7 +384,7 @@ class Places:
 
     def sessions(self, home: str | None = None) -> list[PastSession]:
         """Every session of the project the hosts kept on this machine."""
-        return find_sessions(str(self.root), home)
+        return find_sessions(str(self.root), self.hosts, home)
 
     def waiting(self, home: str | None = None) -> list[PastSession]:
         """The sessions with something neither the Stop hook nor an import recorded yet."""
@@ -407,7 +408,6 @@ IMPORT_COMMAND = "pinky-brain import-sessions"
 def waiting_line(sessions: list[PastSession]) -> str:
     """The one line `init` and the page show while past sessions wait to be taken in, naming their hosts."""
     count = len(sessions)
-    names = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
-    hosts = ", ".join(names[h] for h in names if any(s.host == h for s in sessions))
+    hosts = ", ".join(dict.fromkeys(session.display or session.host for session in sessions))
     return (f"{'1 past session' if count == 1 else f'{count:,} past sessions'} of this project on this machine "
             f"({hosts}) can be taken in: `{IMPORT_COMMAND}` writes their diary and lists what they learned")

@@ -356,8 +356,9 @@ def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, all
 def _past_sessions(config: Any) -> list[Any]:
     """The past sessions of this project the hosts kept that no Stop hook or import recorded yet."""
     from pinky.capture.session_import import Places
+    from pinky.hosts.catalog import all_hosts
 
-    return Places(config.project_root, config.save_dir, config.state_dir).waiting()
+    return Places(config.project_root, config.save_dir, config.state_dir, all_hosts()).waiting()
 
 
 def _grouped(created: Any) -> list[str]:

@@ -1,6 +1,6 @@
-"""What `pinky-brain setup opencode` writes: OpenCode has no command hooks, so a small JS plugin runs
-`pinky-hooks --host opencode <event>` from its plugin hooks (https://opencode.ai/docs/plugins/), and puts what
-pinky answers where the model reads it:
+"""OpenCode, and what `pinky-brain setup opencode` writes for it: OpenCode has no command hooks, so a small JS
+plugin runs `pinky-hooks --host opencode <event>` from its plugin hooks (https://opencode.ai/docs/plugins/), and
+puts what pinky answers where the model reads it:
 
 - `experimental.chat.system.transform` (called before every model request with the system prompt's parts): the
   session digest and the current prompt's recall are added to the system prompt;
@@ -26,10 +26,18 @@ still runs. A `.npmrc` that already sets fetch-retries is left alone.
 
 from __future__ import annotations
 
-import json
 import os
 
-from pinky.hosts.catalog import OPENCODE
+from pinky.hosts.host import Hook, Host, Limit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+OPENCODE_DOCS = "https://opencode.ai/docs/plugins/"
+OPENCODE_MEASURED = "observed with opencode-ai 1.18.33 offline, read in its binary (tests/hosts/test_opencode_e2e.py)"
+OPENCODE_MCP = "https://opencode.ai/docs/mcp-servers/"
 
 PLUGIN = """// Written by `pinky-brain setup opencode`; `pinky-brain setup opencode --remove` deletes it.
 // Gives OpenCode pinky-brain's memory (the digest and recall in the system prompt, notes linked to the files a
@@ -108,7 +116,9 @@ NPMRC_LINES = ("# pinky-brain: OpenCode installs @opencode-ai/plugin here at eve
 
 
 def plugin_text(hooks_command: str) -> str:
-    writes = next(h.matcher for h in OPENCODE.hooks if h.event == "tool.execute.before")
+    import json
+
+    writes = next(h.matcher for h in HOST.hooks if h.event == "tool.execute.before")
     return PLUGIN.replace("__HOOKS__", json.dumps(hooks_command)).replace("__WRITES__", json.dumps(f"^({writes})$"))
 
 
@@ -130,3 +140,49 @@ def npmrc_text(before: bytes | None, remove: bool) -> bytes | None:
         return before  # set already (by the user, or by an earlier setup)
     joined = text if not text or text.endswith("\n") else text + "\n"
     return (joined + ours).encode("utf-8")
+
+
+class OpenCode(Host):
+    name, display, command = "opencode", "OpenCode", "opencode"
+    sources = (OPENCODE_DOCS, OPENCODE_MCP, OPENCODE_MEASURED)
+    # No command hooks: the plugin above runs `pinky-hooks --host opencode <event>` from its plugin hooks with the
+    # same Claude-shaped JSON on stdin and puts the answer where the model reads it. The host events named here are
+    # the plugin's.
+    hooks = (Hook("chat.message", "session-start"),
+             Hook("chat.message", "user-prompt"),
+             Hook("tool.execute.before", "pre-write", "edit|write|patch"),
+             Hook("tool.execute.after", "post-tool"),
+             Hook("session.idle", "stop"),
+             Hook("experimental.session.compacting", "pre-compact"))
+    tool_name = "{server}_{tool}"
+    mcp_user, mcp_project, mcp_key = "~/.config/opencode/opencode.json", "opencode.json", "mcp"
+    hooks_user, hooks_project = "~/.config/opencode/plugins/pinky-brain.js", ".opencode/plugins/pinky-brain.js"
+    hooks_format = "plugin"
+    context = "plugin"
+    read_tools, write_tools, shell_tools = ("read",), ("edit", "write", "patch"), ("bash",)
+    limits = (Limit("hooks are JS plugin functions, not commands: the plugin pinky writes relays each event to "
+                    "pinky-hooks", OPENCODE_DOCS),
+              Limit("no transcript path reaches a plugin: the diary records the prompts and tool calls the plugin "
+                    "relays", OPENCODE_MEASURED),
+              Limit("OpenCode installs @opencode-ai/plugin with npm in every config folder at each start and waits "
+                    "for it before loading any plugin; offline npm's retries held each session ~70 s, so setup "
+                    "writes `fetch-retries=0` into that folder's .npmrc; a session within 60 s of the last can "
+                    "still wait ~60 s for the install lock OpenCode sometimes leaves at exit", OPENCODE_MEASURED),
+              Limit("the guard (a throw in tool.execute.before) and the checkpoint (experimental.session.compacting) "
+                    "follow OpenCode's plugin API, not measured here", OPENCODE_DOCS))
+
+    def continue_output(self, reason: str) -> dict | None:
+        return {"followup_message": reason}  # the plugin sends it as a prompt with client.session.prompt
+
+    def mcp_entry(self, program: str, args: list[str]) -> dict[str, Any]:
+        return {"type": "local", "command": [program, *args], "enabled": True}
+
+    def plugin_files(self, hooks_path: str, hooks_command: str,
+                     remove: bool) -> list[tuple[str, Callable[[bytes | None], bytes | None], str]]:
+        """The plugin itself, and the `.npmrc` beside its config folder (no ~70 s stall per offline session)."""
+        plugin = None if remove else plugin_text(hooks_command).encode("utf-8")
+        return [(hooks_path, lambda before: plugin, "text"),
+                (npmrc_path(hooks_path), lambda before: npmrc_text(before, remove), "text")]
+
+
+HOST = OpenCode()
