@@ -59,9 +59,6 @@ class Copilot(Host):
               Limit("the guard (preToolUse's permissionDecision deny) and the checkpoint (preCompact) are from the "
                     "documentation, not measured here", COPILOT_DOCS))
 
-    def context_output(self, host_event: str, text: str) -> dict | None:
-        return {"additionalContext": text} if text else None  # at the top level, not in hookSpecificOutput
-
     def deny_output(self, host_event: str, reason: str) -> dict:
         return {"permissionDecision": "deny", "permissionDecisionReason": reason}
 

@@ -125,8 +125,10 @@ class Host:
 
     def context_output(self, host_event: str, text: str) -> dict | None:
         """`text` shown to the model, in the shape this host reads; None where its hooks cannot show anything."""
-        if not text or self.context not in ("hookSpecificOutput", "plugin"):
+        if not text or self.context not in ("hookSpecificOutput", "plugin", "additionalContext"):
             return None
+        if self.context == "additionalContext":  # the same text at the top level (Copilot CLI)
+            return {"additionalContext": text}
         return {"hookSpecificOutput": {"hookEventName": host_event, "additionalContext": text}}
 
     def deny_output(self, host_event: str, reason: str) -> dict:
