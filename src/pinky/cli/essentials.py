@@ -90,6 +90,8 @@ def save(ctx: click.Context, as_json: bool, **fields: Any) -> None:
     where = "the global brain" if entry.scope == "global" else f"project {entry.project}"
     click.echo(f"saved {entry.slug} -> {entry.path}  ({where})")
     _print_classification(entry.classification)
+    if fields.get("candidate"):
+        click.echo(f"candidate {fields['candidate']} settled: it leaves the list of past-session candidates")
     if entry.redacted:
         _echo_redacted(entry.redacted, "replaced by [REDACTED:<kind>] markers before writing")
     if entry.meta.get("supersedes"):
