@@ -71,7 +71,8 @@ def relay_hooks(world: World, out: Path) -> None:
     wrapper = world.root / "bin" / "pinky-hooks"
     wrapper.parent.mkdir()
     wrapper.write_text("#!/bin/sh\n"
-                       f'n=$(ls "{folder}" | wc -l); for last; do :; done; f="{folder}/$(printf %03d "$n")-$last.json"\n'
+                       f'n=$(ls "{folder}" | wc -l); for last; do :; done\n'
+                       f'f="{folder}/$(printf %03d "$n")-$last.json"\n'
                        f'cat > "$f"; exec "{real}" "$@" < "$f"\n', encoding="utf-8")
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
     world.env["PATH"] = f"{wrapper.parent}{os.pathsep}{world.env['PATH']}"
