@@ -202,11 +202,14 @@ class SessionImport:
             return datetime.now().astimezone()
 
 
-NOT_THE_TURN = ("queue-operation",)  # Claude Code's: the user queued the next prompt, written before the turn ends
+# Lines whose time is not the turn's: Claude Code's queue-operation (the user queued the next prompt, written before
+# the turn ends); Copilot CLI's hook runs (its agentStop hook's end comes seconds after the turn's), and the shutdown
+# and resume of a session continued later (a resume the next day would date the turn before it that day).
+NOT_THE_TURN = ("queue-operation", "hook.start", "hook.end", "session.shutdown", "session.resume")
 
 
 def _stamp(item: dict | str) -> datetime | None:
-    """When a transcript line was written: its `timestamp` (ISO 8601, as all three hosts write it)."""
+    """When a transcript line was written: its `timestamp` (ISO 8601, as the hosts with transcripts write it)."""
     if not isinstance(item, dict) or item.get("type") in NOT_THE_TURN:
         return None
     value = item.get("timestamp")

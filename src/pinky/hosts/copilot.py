@@ -16,6 +16,7 @@ from pinky.hosts.host import Hook, Host, Limit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from pinky.hosts.host import Translate
@@ -74,6 +75,29 @@ class Copilot(Host):
     def translator(self, cwd: str | None = None) -> Translate | None:
         return SessionEvents(cwd)
 
+    def session_files(self, home: str) -> list[Path]:
+        """`$COPILOT_HOME/session-state/<session id>/events.jsonl` (COPILOT_HOME: ~/.copilot); a resumed session
+        goes on in the same file (measured with 1.0.102: tests/fixtures/copilot/past-sessions)."""
+        from pathlib import Path
+
+        folder = Path(os.environ.get("COPILOT_HOME") or os.path.join(home, ".copilot")) / "session-state"
+        return sorted(folder.glob("*/events.jsonl"))
+
+    def head_done(self, event: dict) -> bool:
+        return event.get("type") == "session.start"
+
+    def read_past(self, path: Path, size: int, events: list[dict]) -> Any:
+        from pinky.capture.past_sessions import PastSession
+
+        data = next((e["data"] for e in events if e.get("type") == "session.start" and isinstance(e.get("data"),
+                                                                                                  dict)), None)
+        if data is None or not isinstance(data.get("sessionId"), str):
+            return None
+        context = data.get("context") if isinstance(data.get("context"), dict) else {}
+        cwd = context.get("cwd") if isinstance(context.get("cwd"), str) else None
+        return PastSession(self.name, path, f"{self.name}:{data['sessionId']}", cwd, size, display=self.display,
+                           source=self)
+
 
 def settled_transcript(path: str, limit: float = 3.0) -> bool:
     """Whether the turn that just stopped has ended in Copilot CLI's events.jsonl, waiting at most `limit` s for it:
@@ -100,7 +124,8 @@ class SessionEvents:
     """Copilot CLI's session events, `~/.copilot/session-state/<id>/events.jsonl` (1.0.102): `session.start` (its
     `context.cwd`), `user.message` (`content`: what was typed; `transformedContent` adds hook context),
     `assistant.message` (`toolRequests`: `toolCallId`, `name`, `arguments`, and `mcpServerName`/`mcpToolName` for an
-    MCP tool) and `tool.execution_complete` (`toolCallId`, `success`, `result.content`)."""
+    MCP tool) and `tool.execution_complete` (`toolCallId`, `success`, `result.content`; a shell command's
+    `shellExecution.exitCode`)."""
 
     def __init__(self, cwd: str | None) -> None:
         from pinky.capture import foreign  # json and the shell-line parser: never on a hook's fast path
@@ -124,7 +149,10 @@ class SessionEvents:
         if kind == "tool.execution_complete":
             result = data.get("result")
             text = result.get("content") if isinstance(result, dict) else result
-            return [self.f.result_event(data.get("toolCallId"), str(text or ""), data.get("success") is False)]
+            shell = data.get("shellExecution")  # 1.0.102: a command that exits non-zero is "success": true
+            code = shell.get("exitCode") if isinstance(shell, dict) else None
+            failed = data.get("success") is False or (isinstance(code, int) and code != 0)
+            return [self.f.result_event(data.get("toolCallId"), str(text or ""), failed)]
         return []
 
     def _call(self, call: dict) -> list[dict]:
