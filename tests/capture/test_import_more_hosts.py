@@ -11,7 +11,7 @@ import os
 import sqlite3
 import subprocess
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -59,15 +59,27 @@ def filled(text: str, project: Path, home: Path) -> str:
     return text
 
 
-def copilot_sessions(project: Path, home: Path) -> list[Path]:
-    """The recorded Copilot CLI sessions where Copilot keeps them, as run in `project`."""
+def copilot_sessions(project: Path, home: Path, resumed_later: timedelta | None = None) -> list[Path]:
+    """The recorded Copilot CLI sessions where Copilot keeps them, as run in `project`; `resumed_later`: the
+    resumed session's second prompt that much later (every line's time from its `session.resume` on)."""
     written = []
     for events in sorted((COPILOT / "session-state").glob("*/events.jsonl")):
         target = home / ".copilot" / "session-state" / events.parent.name / "events.jsonl"
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(filled(events.read_text(encoding="utf-8"), project, home), encoding="utf-8")
+        lines = filled(events.read_text(encoding="utf-8"), project, home).splitlines(keepends=True)
+        resumed = next((n for n, line in enumerate(lines) if '"type":"session.resume"' in line), len(lines))
+        if resumed_later:
+            lines[resumed:] = [later(line, resumed_later) for line in lines[resumed:]]
+        target.write_text("".join(lines), encoding="utf-8")
         written.append(target)
     return written
+
+
+def later(line: str, delta: timedelta) -> str:
+    event = json.loads(line)
+    moment = datetime.fromisoformat(event["timestamp"]) + delta
+    event["timestamp"] = moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def opencode_database(project: Path, home: Path, prefix: str = "") -> Path:
@@ -135,12 +147,13 @@ def forget(root: Path) -> None:
 # --- Copilot CLI ---------------------------------------------------------------------------------------------
 
 
-def copilot_stop_hook_diary(root: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+def copilot_stop_hook_diary(root: Path, home: Path, monkeypatch: pytest.MonkeyPatch,
+                            resumed_later: timedelta | None = None) -> str:
     """The diary pinky's agentStop hook writes for the recorded sessions: each stop run on the events file as it
     stood when Copilot started the hook (up to its `hook.start` line, whose input is the hook's payload), at
     that line's time."""
     stops = []
-    for path in copilot_sessions(root, home):
+    for path in copilot_sessions(root, home, resumed_later):
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
         for n, line in enumerate(lines):
             event = json.loads(line)
@@ -165,6 +178,20 @@ def test_copilot_sessions_make_the_diary_its_stop_hook_writes_byte_for_byte(root
     recorded = recorded_diary(COPILOT, root, home)
     assert recorded.count("tools: Bash×2, Edit×1") == 1
     assert expected == recorded.replace("tools: Bash×2, Edit×1", "tools: Bash×1, Edit×1")
+
+
+def test_a_copilot_session_resumed_the_next_day_has_each_turn_on_its_own_day(
+        root: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lines between a turn's end and the next prompt (the agentStop hook's run, the shutdown, the resume the
+    next day and its hooks) are not the turn's: its Stop fired the day before."""
+    expected = copilot_stop_hook_diary(root, home, monkeypatch, resumed_later=timedelta(days=1, hours=2))
+    assert sorted(days(root)) == ["2026-12-07.md", "2026-12-08.md"]
+    forget(root)
+    copilot_sessions(root, home, resumed_later=timedelta(days=1, hours=2))
+    pinky(root)
+    assert diary_text(root) == expected
+    assert "check_db.py" in days(root)["2026-12-07.md"].decode() and "logging module" in days(root)[
+        "2026-12-08.md"].decode()
 
 
 def test_copilot_twice_changes_nothing_nor_does_its_stop_hook_firing_again(root: Path, home: Path) -> None:
@@ -195,5 +222,95 @@ def test_copilot_what_was_learned_is_offered_and_secrets_land_nowhere(root: Path
     assert "python3 check_db.py" in fixed["evidence"] and fixed["host"] == "copilot"
     landed = [diary_text(root), out, json.dumps(listed)]
     landed += [p.read_text(encoding="utf-8") for p in (Path(os.environ["PINKY_HOME"]) / "state").rglob("*.json*")]
+    for secret in SECRETS:
+        assert not [text[:200] for text in landed if secret in text or secret[-12:] in text], secret
+
+
+# --- OpenCode ------------------------------------------------------------------------------------------------
+
+
+def opencode_stops(project: Path, home: Path) -> dict[str, list[datetime]]:
+    """When the Stop hook fired for each turn of each recorded session: the moment its last reply completed
+    (OpenCode's session.idle), by session id."""
+    turns: dict[str, list[list[float]]] = {}
+    for line in (OPENCODE / "opencode-db" / "message.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        data = json.loads(row["data"])
+        if data["role"] == "user":
+            turns.setdefault(row["session_id"], []).append([])
+        else:
+            turns[row["session_id"]][-1].append(data["time"]["completed"])
+    return {sid: [datetime.fromtimestamp(max(ends) / 1000).astimezone() for ends in ends_of] for sid, ends_of in
+            turns.items()}
+
+
+def opencode_stop_hook_diary(root: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The diary pinky's plugin makes of the recorded sessions: each payload it relayed, in order, through the
+    hooks (pinky.hooks.hosted), each stop at the moment its turn ended."""
+    stops = opencode_stops(root, home)
+    for payload in sorted((OPENCODE / "hooks").glob("*.json")):
+        event = payload.stem.split("-", 1)[1]
+        raw = json.loads(filled(payload.read_text(encoding="utf-8"), root, home))
+        if event == "stop":
+            at(stops[raw["session_id"]].pop(0), monkeypatch, lambda raw=raw: run_hosted("opencode", "stop", raw))
+        elif event in ("user-prompt", "post-tool"):
+            run_hosted("opencode", event, raw)
+    return diary_text(root)
+
+
+def test_opencode_sessions_make_the_diary_its_plugin_writes_byte_for_byte(root: Path, home: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = opencode_stop_hook_diary(root, home, monkeypatch)
+    assert expected == recorded_diary(OPENCODE, root, home)  # as the real plugin and hooks wrote it, recording
+    assert "asked: \"the db check fails" in expected and "tools: Bash×2, Edit×1" in expected
+    forget(root)
+    opencode_database(root, home)
+    out = pinky(root).stdout
+    assert "took in 2 of 2 sessions (opencode 2)" in out
+    assert diary_text(root) == expected
+
+
+def test_opencode_twice_changes_nothing_nor_does_its_stop_hook_firing_again(root: Path, home: Path) -> None:
+    opencode_database(root, home)
+    pinky(root)
+    first = days(root)
+    assert first and "nothing new" in pinky(root).stdout
+    for payload in sorted((OPENCODE / "hooks").glob("*-stop.json")):  # session.idle relayed again
+        hook(root, home, "opencode", payload)
+    assert days(root) == first
+
+
+def test_opencode_sessions_pinky_s_plugin_recorded_are_not_taken_again(root: Path, home: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    recorded = opencode_stop_hook_diary(root, home, monkeypatch)  # the plugin was installed: the hooks wrote it
+    opencode_database(root, home)
+    pinky(root)
+    assert diary_text(root) == recorded
+    assert "nothing new" in pinky(root).stdout
+
+
+def test_opencode_takes_no_other_project_s_session(root: Path, home: Path, tmp_path: Path) -> None:
+    other = tmp_path / "proj-other"
+    other.mkdir()
+    opencode_database(other, home, prefix="other")
+    opencode_database(root, home)
+    out = pinky(root).stdout
+    assert "took in 2 of 2 sessions (opencode 2)" in out
+    assert diary_text(root) == recorded_diary(OPENCODE, root, home)
+    assert "proj-other" not in diary_text(root)
+
+
+def test_opencode_what_was_learned_is_offered_and_secrets_land_nowhere(root: Path, home: Path) -> None:
+    opencode_database(root, home)
+    out = pinky(root).stdout + pinky(root, "--candidates").stdout
+    listed = json.loads(pinky(root, "--candidates", "--json").stdout)["candidates"]
+    # the correction; the journal holds no tool results (as the Stop hook's), so no failure is seen fixed
+    assert [c["kind"] for c in listed] == ["correction"], listed
+    state = Path(os.environ["PINKY_HOME"]) / "state"
+    written = list((state / "import" / "opencode").glob("*.jsonl"))
+    assert len(written) == 2 and all(p.stat().st_mode & 0o077 == 0 for p in written)
+    landed = [diary_text(root), out, json.dumps(listed)]
+    landed += [p.read_text(encoding="utf-8") for p in state.rglob("*.json*")]
+    assert any("REDACTED" in text for text in landed[3:])
     for secret in SECRETS:
         assert not [text[:200] for text in landed if secret in text or secret[-12:] in text], secret

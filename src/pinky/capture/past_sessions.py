@@ -39,7 +39,7 @@ class SessionSource(Protocol):
 
     def read_past(self, path: Path, size: int, events: list[dict]) -> Any: ...
 
-    def past_sessions(self, root: str, remote: str | None, home: str) -> list[Any]: ...
+    def past_sessions(self, root: str, remote: str | None, home: str, state: str | None = None) -> list[Any]: ...
 
     def translator(self, cwd: str | None = None) -> Any: ...
 
@@ -60,11 +60,13 @@ class PastSession:
     source: Any = field(default=None, compare=False, repr=False)  # the host that read it (its translator)
 
 
-def find_sessions(root: str, hosts: Sequence[SessionSource], home: str | None = None) -> list[PastSession]:
-    """The sessions of the project at `root` that `hosts` kept on this machine, oldest file first per host."""
+def find_sessions(root: str, hosts: Sequence[SessionSource], home: str | None = None,
+                  state: str | None = None) -> list[PastSession]:
+    """The sessions of the project at `root` that `hosts` kept on this machine, oldest file first per host
+    (`state`: pinky's state folder, where a session kept in a host's database is written out as a file)."""
     home = home or os.path.expanduser("~")
     remote = git_remote(os.path.realpath(root))
-    return [session for host in hosts for session in host.past_sessions(root, remote, home)]
+    return [session for host in hosts for session in host.past_sessions(root, remote, home, state)]
 
 
 def belongs(session: PastSession, root: str, remote: str | None) -> bool:

@@ -387,7 +387,7 @@ class Places:
 
     def sessions(self, home: str | None = None) -> list[PastSession]:
         """Every session of the project the hosts kept on this machine."""
-        return find_sessions(str(self.root), self.hosts, home)
+        return find_sessions(str(self.root), self.hosts, home, str(self.state_dir))
 
     def waiting(self, home: str | None = None) -> list[PastSession]:
         """The sessions with something neither the Stop hook nor an import recorded yet."""

@@ -55,7 +55,7 @@ class Claude(Host):
                                    size, display=self.display, source=self)
         return None
 
-    def past_sessions(self, root: str, remote: str | None, home: str) -> list[Any]:
+    def past_sessions(self, root: str, remote: str | None, home: str, state: str | None = None) -> list[Any]:
         """Only the folders named after the project (as typed, or linked), and those whose first session ran in
         it anyway (a cwd reached through a symbolic link, a name Claude Code shortened)."""
         from pinky.capture.past_sessions import belongs, read_head

@@ -171,8 +171,9 @@ class Host:
         when they say nothing of its folder."""
         return None
 
-    def past_sessions(self, root: str, remote: str | None, home: str) -> list[Any]:
-        """The sessions of the project at `root` (a real path) among `session_files`."""
+    def past_sessions(self, root: str, remote: str | None, home: str, state: str | None = None) -> list[Any]:
+        """The sessions of the project at `root` (a real path) among `session_files`. `state`: pinky's state
+        folder, for a host whose sessions are not files of their own (OpenCode's database)."""
         from pinky.capture.past_sessions import belongs, read_head
 
         real, found = os.path.realpath(root), []

@@ -33,6 +33,7 @@ from pinky.hosts.host import Hook, Host, Limit
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
     from typing import Any
 
 OPENCODE_DOCS = "https://opencode.ai/docs/plugins/"
@@ -177,12 +178,166 @@ class OpenCode(Host):
     def mcp_entry(self, program: str, args: list[str]) -> dict[str, Any]:
         return {"type": "local", "command": [program, *args], "enabled": True}
 
+    def past_sessions(self, root: str, remote: str | None, home: str, state: str | None = None) -> list[Any]:
+        """OpenCode's sessions of the project at `root`, from its database (`SessionStore`), each written out under
+        pinky's `state` folder as the journal its plugin would have kept (none without a state folder)."""
+        from dataclasses import replace
+
+        from pinky.capture.past_sessions import PastSession, belongs
+
+        store = SessionStore(self, home)
+        found = []
+        for session_id, directory in store.sessions() if state else []:
+            seen = PastSession(self.name, store.path, f"{self.name}:{session_id}", directory, 0, display=self.display,
+                               source=self)
+            if belongs(seen, os.path.realpath(root), remote):
+                written = store.write_out(session_id, directory, str(state))
+                if written is not None:
+                    found.append(replace(seen, path=written, size=written.stat().st_size))
+        return found
+
     def plugin_files(self, hooks_path: str, hooks_command: str,
                      remove: bool) -> list[tuple[str, Callable[[bytes | None], bytes | None], str]]:
         """The plugin itself, and the `.npmrc` beside its config folder (no ~70 s stall per offline session)."""
         plugin = None if remove else plugin_text(hooks_command).encode("utf-8")
         return [(hooks_path, lambda before: plugin, "text"),
                 (npmrc_path(hooks_path), lambda before: npmrc_text(before, remove), "text")]
+
+
+class SessionStore:
+    """OpenCode's past sessions, for `pinky-brain import-sessions`. OpenCode 1.18 keeps them in SQLite,
+    `$XDG_DATA_HOME/opencode/opencode.db` (~/.local/share/opencode; measured with 1.18.33:
+    tests/fixtures/opencode/past-sessions): `session` (`id`, `directory` it ran in), `message` (`data`: `role`,
+    `time.created`/`completed` in ms) and `part` (`data`: a `text` of the prompt, `synthetic` when OpenCode added it;
+    a `tool` with `tool`, `state.status`, `state.input`, `state.time.end`).
+
+    No transcript reaches pinky's plugin, so the Stop hook's diary of an OpenCode session is what the plugin relayed
+    into the journal (`pinky.hooks.journal`): the prompts (`chat.message`) and the calls that completed
+    (`tool.execute.after`). A session is written out under pinky's state folder as that journal, from the same
+    payloads the plugin sends through the same `normalize` and `pinky.capture.relayed`, turn by turn, each turn
+    closed by a `turn_end` line with the moment its last reply completed (when `session.idle` fired the Stop hook).
+    Only whole turns (every reply completed), and the file is only ever appended to, so what an import read of it
+    stays as it was. A turn that ended before the Stop hook last recorded the session (pinky's plugin was running)
+    is the hook's: only its `turn_end` is written."""
+
+    def __init__(self, host: Host, home: str) -> None:
+        data = os.environ.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share")
+        from pathlib import Path
+
+        self.host, self.path = host, Path(data) / "opencode" / "opencode.db"
+
+    def sessions(self) -> list[tuple[str, str]]:
+        """(id, folder) of every session, oldest first; [] without a database OpenCode 1.18 wrote."""
+        import sqlite3
+
+        from pinky.store.foreign_sessions import opencode_sessions, read_only
+
+        if not self.path.is_file():
+            return []
+        try:
+            with read_only(self.path) as db:
+                return opencode_sessions(db)
+        except sqlite3.Error:
+            return []
+
+    def write_out(self, session_id: str, directory: str, state: str) -> Path | None:
+        """The session's journal under `state`, with the turns that completed since it was last written; None when
+        it has none yet."""
+        import json
+        import sqlite3
+        from pathlib import Path
+
+        from pinky.base.private import append_private
+        from pinky.store.foreign_sessions import read_only
+
+        safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in session_id)[:120]
+        target = Path(state) / "import" / "opencode" / f"{safe}.jsonl"
+        try:
+            done = {json.loads(line).get("message") for line in target.read_text(encoding="utf-8").splitlines()
+                    if '"turn_end"' in line}
+        except (OSError, ValueError):
+            done = set()
+        recorded = _hook_recorded(state, f"{self.host.name}:{session_id}")
+        lines = []
+        try:
+            with read_only(self.path) as db:
+                for message, events, end in self._turns(db, session_id, directory):
+                    if events is None:
+                        break  # a turn still running, and all after it
+                    if message not in done:
+                        lines += [json.dumps(e, ensure_ascii=False) for e in events if end > recorded * 1000]
+                        lines.append(json.dumps({"type": "turn_end", "message": message, "timestamp": _iso(end)}))
+        except sqlite3.Error:
+            pass
+        if lines:
+            append_private(target, "".join(line + "\n" for line in lines), state)
+        return target if target.is_file() else None
+
+    def _turns(self, db: Any, session_id: str, directory: str) -> Any:
+        """(user message id, the journal's events of its turn or None while a reply runs, when the turn ended in
+        ms) for each prompt of the session in order."""
+        import json
+
+        from pinky.capture.relayed import relayed_events
+        from pinky.hosts.adapters import normalize
+        from pinky.store.foreign_sessions import opencode_messages, opencode_parts
+
+        turns: list[tuple[str, list[tuple[str, dict]]]] = []  # (prompt's id, [(reply's id, reply)])
+        for message_id, data in opencode_messages(db, session_id):
+            message = _loads(json, data)
+            if message.get("role") == "user":
+                turns.append((message_id, []))
+            elif turns:
+                turns[-1][1].append((message_id, message))
+        parts: dict[str, list[dict]] = {}
+        for message_id, data in opencode_parts(db, session_id):
+            part = _loads(json, data)
+            if part.get("type") in ("text", "tool"):
+                state: dict = part["state"] if isinstance(part.get("state"), dict) else {}
+                parts.setdefault(message_id, []).append({**part, "state": {**state, "output": None, "metadata": None}})
+        relay = {"session_id": session_id, "cwd": directory}  # what the plugin sends (pinky.hosts.opencode PLUGIN)
+        for message_id, replies in turns:
+            ends = [(reply.get("time") or {}).get("completed") for _, reply in replies]
+            finished = [end for end in ends if isinstance(end, int | float)]
+            if not replies or len(finished) < len(ends):
+                yield message_id, None, 0
+                return
+            prompt = "\n".join(str(p.get("text")) for p in parts.get(message_id, [])
+                               if p.get("type") == "text" and not p.get("synthetic")).strip()
+            events = (relayed_events(normalize(self.host, "user-prompt", {**relay, "prompt": prompt}),
+                                     "user-prompt") or []) if prompt else []
+            calls = [p for reply_id, _ in replies for p in parts.get(reply_id, []) if p.get("type") == "tool"
+                     and p["state"].get("status") == "completed"]
+            for call in sorted(calls, key=lambda p: (p["state"].get("time") or {}).get("end") or 0):
+                payload = {**relay, "tool_name": call.get("tool"), "tool_input": call["state"].get("input") or {}}
+                events += relayed_events(normalize(self.host, "post-tool", payload), "post-tool") or []
+            yield message_id, events, max(finished)
+
+
+def _loads(json: Any, text: object) -> dict:
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _iso(ms: float) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _hook_recorded(state: str, session_id: str) -> float:
+    """When pinky's Stop hook last recorded this session (its offset's `seen`, epoch seconds); 0: never."""
+    from pathlib import Path
+
+    from pinky.capture.recorder import OffsetStore
+
+    entry = OffsetStore(Path(state) / "diary-offsets.json").entry(session_id)
+    seen = entry.get("seen") if entry and str(entry.get("path") or "").endswith(".jsonl") and \
+        "journal" in str(entry.get("path")) else None
+    return float(seen) if isinstance(seen, int | float) else 0.0
 
 
 HOST = OpenCode()

@@ -226,7 +226,7 @@ def _settles(config: Config, candidate: str | None) -> Path | None:
         return None
     from pinky.capture.candidates import open_candidate
 
-    return open_candidate(str(config.state_dir), config.save_dir and str(config.save_dir), candidate)
+    return open_candidate(str(config.state_dir), str(config.save_dir) if config.save_dir else None, candidate)
 
 
 def _settle(candidates: Path | None, candidate: str | None) -> None:
