@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pinky.base.shellpaths import command_paths, patch_paths, without_hook_context
 
 __all__ = ["ASK_OPENING", "Translate", "absolute", "arguments", "command_paths", "json", "mcp_name", "patch_paths",
-           "result_event", "shell_events", "tool_event", "typed", "user_event"]
+           "redacted", "relayed_events", "result_event", "shell_events", "tool_event", "typed", "user_event"]
 
 Translate = Callable[[dict], list[dict]]
 # How pinky's capture ask (pinky.hooks.learned) opens: hosts that continue the agent with it as a new user message
@@ -78,3 +78,41 @@ def arguments(value: object) -> dict:
 def mcp_name(server: str, tool: str) -> str:
     """One spelling of an MCP tool for every host: Claude Code's `mcp__<server>__<tool>`."""
     return f"mcp__{server}__{tool}"
+
+
+# --- the journal of a host without a transcript (pinky.hooks.journal) ----------------------------------------------
+# What pinky's hooks journal for Cursor, OpenCode and Windsurf: each prompt and tool call they relayed, as the events
+# above (a prompt; a call's shell command as Bash, and an Edit of each file it changes; anything else, a read or an MCP
+# tool, not at all), redacted as the diary is. `pinky-brain import-sessions` builds the same from a host's own store
+# of past sessions (pinky.hosts.opencode), so an imported session's diary is the one the Stop hook wrote.
+
+
+def redacted(text: str) -> str:
+    """`text` as the diary would keep it: every credential replaced by a `[REDACTED:<kind>]` marker, and a lone
+    surrogate (a payload's `\\ud800`, no character of any text) a `?`: written as it is, it would make the whole
+    line one the diary skips as unreadable."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    from pinky.base.secret_words import may_hold_unlabelled_secret
+
+    if not may_hold_unlabelled_secret(text):
+        return text
+    from pinky.base.redact import redact
+
+    return redact(text, unlabelled=True)
+
+
+def relayed_events(payload: dict, event: str) -> list[dict] | None:
+    """The journal's events for one hook `event` given the Claude-shaped `payload` (`pinky.hosts.adapters.normalize`):
+    a prompt's, or a tool call's (perhaps none: a read); None for what the journal does not take."""
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    if event == "user-prompt" and isinstance(payload.get("prompt"), str):
+        return [user_event(redacted(payload["prompt"]))]
+    if event == "post-tool" and payload.get("tool_name"):
+        command = (payload.get("tool_input") or {}).get("command")
+        if isinstance(command, str):
+            return shell_events(cwd, None, redacted(command))
+        return [tool_event(cwd, None, "Edit", {"file_path": p}) for p in payload.get("paths_changed") or []]
+    return None

@@ -9,7 +9,7 @@ redacted as the diary is (`pinky.base.redact`, unlabelled keys too), 0600 in fol
 - a journal stops growing at `MAX_BYTES` (a session whose stop never comes);
 - a journal not written for `MAX_AGE_DAYS` (a session long ended) is deleted.
 
-What is journaled, and how it is redacted, is `pinky.capture.relayed`'s (`pinky-brain import-sessions` builds the
+What is journaled, and how it is redacted, is `pinky.capture.foreign`'s (`pinky-brain import-sessions` builds the
 same from a host's own store). Stdlib only: the per-prompt and per-tool hooks write here.
 """
 
@@ -32,7 +32,7 @@ def journal_path(loc: Locations, session_id: str) -> str:
 
 def journal(loc: Locations, payload: dict, event: str) -> None:
     """Append this prompt or tool call to the session's journal, as Claude Code's transcript would hold it."""
-    from pinky.capture.relayed import relayed_events
+    from pinky.capture.foreign import relayed_events
 
     events = relayed_events(payload, event)
     if events is None:

@@ -214,7 +214,7 @@ class SessionStore:
     No transcript reaches pinky's plugin, so the Stop hook's diary of an OpenCode session is what the plugin relayed
     into the journal (`pinky.hooks.journal`): the prompts (`chat.message`) and the calls that completed
     (`tool.execute.after`). A session is written out under pinky's state folder as that journal, from the same
-    payloads the plugin sends through the same `normalize` and `pinky.capture.relayed`, turn by turn, each turn
+    payloads the plugin sends through the same `normalize` and `pinky.capture.foreign`, turn by turn, each turn
     closed by a `turn_end` line with the moment its last reply completed (when `session.idle` fired the Stop hook).
     Only whole turns (every reply completed), and the file is only ever appended to, so what an import read of it
     stays as it was. A turn that ended before the Stop hook last recorded the session (pinky's plugin was running)
@@ -278,7 +278,7 @@ class SessionStore:
         ms) for each prompt of the session in order."""
         import json
 
-        from pinky.capture.relayed import relayed_events
+        from pinky.capture.foreign import relayed_events
         from pinky.hosts.adapters import normalize
         from pinky.store.foreign_sessions import opencode_messages, opencode_parts
 
