@@ -328,15 +328,19 @@ def _iso(ms: float) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+JOURNALS = ("hooks", "journal")  # where pinky's hooks keep the journals, under the state folder (pinky.hooks.journal)
+
+
 def _hook_recorded(state: str, session_id: str) -> float:
-    """When pinky's Stop hook last recorded this session (its offset's `seen`, epoch seconds); 0: never."""
+    """When pinky's Stop hook last recorded this session from its journal (the `seen` of its offset there, epoch
+    seconds; not an import's offset, whose path is the written-out session); 0: never."""
     from pathlib import Path
 
     from pinky.capture.recorder import OffsetStore
 
-    entry = OffsetStore(Path(state) / "diary-offsets.json").entry(session_id)
-    seen = entry.get("seen") if entry and str(entry.get("path") or "").endswith(".jsonl") and \
-        "journal" in str(entry.get("path")) else None
+    entry = OffsetStore(Path(state) / "diary-offsets.json").entry(session_id) or {}
+    journal = os.path.dirname(str(entry.get("path") or "")) == os.path.join(state, *JOURNALS)
+    seen = entry.get("seen") if journal else None
     return float(seen) if isinstance(seen, int | float) else 0.0
 
 
