@@ -314,3 +314,23 @@ def test_opencode_what_was_learned_is_offered_and_secrets_land_nowhere(root: Pat
     assert any("REDACTED" in text for text in landed[3:])
     for secret in SECRETS:
         assert not [text[:200] for text in landed if secret in text or secret[-12:] in text], secret
+
+
+def test_an_opencode_turn_still_running_waits_for_the_next_import(root: Path, home: Path) -> None:
+    database = opencode_database(root, home)
+    with sqlite3.connect(database) as db:  # the last reply of the resumed session has not completed yet
+        mid, data = db.execute("SELECT id, data FROM message WHERE session_id LIKE 'ses_dad958%' "
+                               "ORDER BY time_created DESC LIMIT 1").fetchone()
+        running = json.loads(data)
+        completed = running["time"].pop("completed")
+        db.execute("UPDATE message SET data = ? WHERE id = ?", (json.dumps(running), mid))
+    pinky(root)
+    partial = diary_text(root)
+    assert "the db check fails" in partial and "logging module" not in partial
+    running["time"]["completed"] = completed
+    with sqlite3.connect(database) as db:
+        db.execute("UPDATE message SET data = ? WHERE id = ?", (json.dumps(running), mid))
+    pinky(root)
+    text, expected = diary_text(root), recorded_diary(OPENCODE, root, home)
+    assert text.startswith(partial)  # what the first import wrote stays, the finished turn is added after it
+    assert sorted(text.splitlines()) == sorted(expected.splitlines())
