@@ -334,3 +334,19 @@ def test_an_opencode_turn_still_running_waits_for_the_next_import(root: Path, ho
     text, expected = diary_text(root), recorded_diary(OPENCODE, root, home)
     assert text.startswith(partial)  # what the first import wrote stays, the finished turn is added after it
     assert sorted(text.splitlines()) == sorted(expected.splitlines())
+
+
+def test_init_names_both_hosts_while_their_sessions_wait(root: Path, home: Path) -> None:
+    copilot_sessions(root, home)
+    opencode_database(root, home)
+
+    def init() -> list[str]:
+        done = subprocess.run([*PINKY, "init"], capture_output=True, text=True, cwd=root, env=dict(os.environ),
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        return [line for line in done.stdout.splitlines() if "past session" in line]
+
+    assert init() == ["next: 4 past sessions of this project on this machine (GitHub Copilot CLI, OpenCode) can be "
+                      "taken in: `pinky-brain import-sessions` writes their diary and lists what they learned"]
+    pinky(root)
+    assert init() == []
