@@ -88,8 +88,8 @@ def test_the_diary_names_the_prompts_and_the_host(world: World) -> None:
 
 
 def test_importing_the_sessions_its_hooks_recorded_adds_nothing(world: World) -> None:
-    """`pinky-brain import-sessions` reads the same sessions from Copilot CLI's events.jsonl: pinky's hooks recorded every turn
-    of them already, so the diary stays byte for byte as the hooks wrote it."""
+    """`pinky-brain import-sessions` reads the same sessions from Copilot CLI's events.jsonl: pinky's hooks
+    recorded every turn of them already, so the diary stays byte for byte as the hooks wrote it."""
     diary = world.project / "documentation" / "diary"
     before = {p.name: p.read_bytes() for p in diary.glob("*.md")}
     assert before
