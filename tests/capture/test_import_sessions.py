@@ -36,9 +36,10 @@ from session_fixtures import (
 import pinky.capture.recorder as recorder
 from pinky.base.locations import locate
 from pinky.capture.diary import short_session
-from pinky.capture.foreign import translator
 from pinky.hooks.state import StateFiles
 from pinky.hooks.stop import offsets_path, stop
+from pinky.hosts.catalog import all_hosts
+from pinky.hosts.catalog import host as find_host
 
 PINKY = console_script("pinky-brain")
 
@@ -90,7 +91,8 @@ def stop_hook_diary(root: Path, sessions: list[Session], monkeypatch: pytest.Mon
         host = session.host if session.host != "claude" else None
         with monkeypatch.context() as patched:
             patched.setattr(recorder, "datetime", Clock)
-            assert stop(payload, loc, StateFiles(), translate=translator(host, str(root)) if host else None) is None
+            translate = find_host(host).translator(str(root)) if host else None
+            assert stop(payload, loc, StateFiles(), translate=translate) is None
     return diary_text(root)
 
 
@@ -131,7 +133,7 @@ def test_twice_changes_nothing_and_a_later_stop_hook_adds_nothing(root: Path, ho
     for session in sessions:  # the host's Stop hook fires again on each session, as when it is resumed
         payload = {"session_id": session.session_id, "transcript_path": str(session.path), "cwd": str(root),
                    "hook_event_name": "Stop"}
-        stop(payload, loc, StateFiles(), translate=translator(session.host, str(root)))
+        stop(payload, loc, StateFiles(), translate=find_host(session.host).translator(str(root)))
     assert {p.name: p.read_bytes() for p in (root / "documentation" / "diary").glob("*.md")} == first
     recorded = (FIXTURES / "codex" / "hooks" / "Stop.json").read_text(encoding="utf-8")  # Codex's own Stop payload
     hook = subprocess.run([*HOOKS, "--host", "codex", "stop"], input=filled(recorded, root, home), capture_output=True,
@@ -154,7 +156,7 @@ def test_a_session_pinky_already_watched_is_taken_in_only_past_where_the_stop_ho
     session.write(upto=1)  # the first turn ran with pinky's Stop hook installed
     stop({"session_id": session.session_id, "transcript_path": str(session.path), "cwd": str(root),
           "hook_event_name": "Stop"}, locate(env=os.environ, start=str(root)), StateFiles(),
-         translate=translator("codex", str(root)))
+         translate=find_host("codex").translator(str(root)))
     recorded = diary_text(root)
     session.write()
     pinky(root)
@@ -328,11 +330,11 @@ def test_a_session_its_stop_hook_records_while_the_import_runs_is_left_to_the_ho
 
     def hook_fires_meanwhile(spool: session_import.Spool) -> Any:
         stop({"session_id": codex.session_id, "transcript_path": str(codex.path), "cwd": str(root),
-              "hook_event_name": "Stop"}, loc, StateFiles(), translate=translator("codex", str(root)))
+              "hook_event_name": "Stop"}, loc, StateFiles(), translate=find_host("codex").translator(str(root)))
         return reading(spool)
 
     monkeypatch.setattr(session_import.Spool, "in_order", hook_fires_meanwhile)
-    places = Places(root, root / "documentation", Path(loc.state_dir))
+    places = Places(root, root / "documentation", Path(loc.state_dir), all_hosts())
     places.run(places.sessions())
     text = diary_text(root)
     assert text.count("fix the retry in src/db.py") == 1, text  # the hook's lines only (one Stop for both turns)

@@ -36,7 +36,7 @@ OPTIONS = {
     "research": "--json --max-tokens",
     "restore": "--version",
     "rollup": "--json --month --scope --week",
-    "save": "--file --json --key --project --question --scope --subject --tag --title --type -t",
+    "save": "--candidate --file --json --key --project --question --scope --subject --tag --title --type -t",
     "search": "--all --at --json --limit --mode --project --scope --since --tag --type -n",
     "setup": "--dry-run --force --json --project --remove",
     "setup-claude": "--allow-tools --claude-md --json --mcp --no-mcp",
@@ -64,7 +64,7 @@ ARGUMENTS = {
     "brain_reindex": "full",
     "brain_related": "at depth offset rel slug",
     "brain_research": "max_tokens topic",
-    "brain_save": "body files key project questions scope subject tags title type",
+    "brain_save": "body candidate files key project questions scope subject tags title type",
     "brain_search": ("at context_file format hypothetical include_superseded limit mode offset project query scope "
                      "since tags type"),
     "brain_stats": "",

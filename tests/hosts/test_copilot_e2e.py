@@ -87,6 +87,17 @@ def test_the_diary_names_the_prompts_and_the_host(world: World) -> None:
         assert any(re.search(r"\bcopilot\b", line, re.IGNORECASE) for line in asked), asked
 
 
+def test_importing_the_sessions_its_hooks_recorded_adds_nothing(world: World) -> None:
+    """`pinky-brain import-sessions` reads the same sessions from Copilot CLI's events.jsonl: pinky's hooks
+    recorded every turn of them already, so the diary stays byte for byte as the hooks wrote it."""
+    diary = world.project / "documentation" / "diary"
+    before = {p.name: p.read_bytes() for p in diary.glob("*.md")}
+    assert before
+    done = world.pinky("import-sessions")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert {p.name: p.read_bytes() for p in diary.glob("*.md")} == before, done.stdout
+
+
 def test_setup_writes_user_level_hooks_and_remove_restores_the_bytes(tmp_path_factory: pytest.TempPathFactory,
                                                                      copilot: str) -> None:
     world = new_world(tmp_path_factory.mktemp("copilot-setup"), ("copilot",), KNOWN)

@@ -10,9 +10,8 @@ import pytest
 from host_fixtures import FIXTURES, filled
 
 from pinky.base.shellpaths import command_paths, patch_paths, without_hook_context
-from pinky.capture.foreign import translator
 from pinky.capture.transcript import summarize
-from pinky.hosts.catalog import CATALOG, CURSOR, GEMINI, HOOK_EVENTS, HOSTS, host, named
+from pinky.hosts.catalog import HOOK_EVENTS, HOSTS, all_hosts, host, named, names
 from pinky.hosts.rules import BEGIN, END, MAX_CHARS, remove_rules, write_rules
 
 
@@ -40,7 +39,7 @@ def test_a_hosts_context_wrapped_into_the_prompt_is_not_the_prompt() -> None:
 
 
 def _events(host_name: str, name: str) -> list[dict]:
-    read = translator(host_name, "/p")
+    read = host(host_name).translator("/p")
     assert read is not None
     text = filled((FIXTURES / host_name / name).read_text(encoding="utf-8"), Path("/p"), Path("/h"))
     return [event for line in text.splitlines() if line.strip() for event in read(json.loads(line))]
@@ -66,17 +65,17 @@ def test_the_gemini_chat_recording_reads_each_tool_call_once() -> None:
 
 
 def test_claude_code_transcripts_need_no_translator() -> None:
-    assert translator("claude") is None
+    assert host("claude").translator() is None
 
 
 def test_the_rules_file_is_capped_redacted_and_rewritten_only_when_it_changes(tmp_path: Path) -> None:
     token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-    path = write_rules(str(tmp_path), CURSOR, f"pinky brain: token {token}\n" + "x" * 5000)
+    path = write_rules(str(tmp_path), host("cursor"), f"pinky brain: token {token}\n" + "x" * 5000)
     assert path is not None
     text = Path(path).read_text(encoding="utf-8")
     assert token not in text and "[REDACTED" in text
     assert len(text.split("---\n", 2)[2]) <= MAX_CHARS + 1
-    assert write_rules(str(tmp_path), CURSOR, f"pinky brain: token {token}\n" + "x" * 5000) is None
+    assert write_rules(str(tmp_path), host("cursor"), f"pinky brain: token {token}\n" + "x" * 5000) is None
 
 
 def test_the_agents_md_block_is_replaced_whole_and_removed_cleanly(tmp_path: Path) -> None:
@@ -92,8 +91,8 @@ def test_the_agents_md_block_is_replaced_whole_and_removed_cleanly(tmp_path: Pat
 
 
 def test_every_host_is_declared_with_sources_and_pinky_events() -> None:
-    assert tuple(CATALOG) == HOSTS
-    for found in CATALOG.values():
+    assert names() == HOSTS and [found.name for found in all_hosts()] == list(HOSTS)
+    for found in all_hosts():
         assert found.hooks and all(h.pinky in HOOK_EVENTS for h in found.hooks)
         assert all(limit.source for limit in found.limits)
         assert found.context != "rules" or found.rules_file
@@ -103,15 +102,16 @@ def test_every_host_is_declared_with_sources_and_pinky_events() -> None:
 
 def test_tool_names_are_spelled_as_each_host_calls_them() -> None:
     text = "brain_search first; brain_save after; brain_get <slug>"
-    assert named(text, GEMINI) == "mcp_pinky_brain_search first; mcp_pinky_brain_save after; mcp_pinky_brain_get <slug>"
+    assert named(text, host("gemini")) == ("mcp_pinky_brain_search first; mcp_pinky_brain_save after; "
+                                           "mcp_pinky_brain_get <slug>")
     assert named(text, host("codex")).count("mcp__pinky__") == 3
-    assert named(text, CURSOR) == text
+    assert named(text, host("cursor")) == text
 
 
 def test_the_capture_ask_a_host_sends_back_as_a_prompt_is_not_an_ask_of_the_user() -> None:
     from pinky.capture.foreign import ASK_OPENING
 
-    read = translator("gemini", "/p")
+    read = host("gemini").translator("/p")
     assert read is not None
     events = read({"type": "user", "content": [{"text": "fix the retry"}]})
     events += read({"type": "user", "content": [{"text": f"{ASK_OPENING}: a failing test was fixed. Save it."}]})

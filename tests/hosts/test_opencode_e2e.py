@@ -82,6 +82,17 @@ def test_the_diary_names_the_prompts_and_the_host(world: World) -> None:
         assert any(re.search(r"\bopencode\b", line, re.IGNORECASE) for line in asked), asked
 
 
+def test_importing_the_sessions_its_hooks_recorded_adds_nothing(world: World) -> None:
+    """`pinky-brain import-sessions` reads the same sessions from OpenCode's database: pinky's hooks recorded every turn
+    of them already, so the diary stays byte for byte as the hooks wrote it."""
+    diary = world.project / "documentation" / "diary"
+    before = {p.name: p.read_bytes() for p in diary.glob("*.md")}
+    assert before
+    done = world.pinky("import-sessions")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert {p.name: p.read_bytes() for p in diary.glob("*.md")} == before, done.stdout
+
+
 def install_waits(world: World) -> dict[str, float]:
     """Per OpenCode run (its log's `run=`): seconds from "creating instance" to "background dependency install
     failed", the npm install of @opencode-ai/plugin it waits for before loading any plugin."""

@@ -87,7 +87,8 @@ class SaveRequest:
     `pinky.knowledge.entries.save_scope`'s to say. `files`: code paths it is about. `key`: the one fact it
     states, `subject`: what its status describes; either supersedes the current entry with the same one.
     `questions`: questions it answers, searched as a field of their own. A `type` of None is a note, or,
-    when the save classifies, the type it suggests (and tags left out are suggested too)."""
+    when the save classifies, the type it suggests (and tags left out are suggested too). `candidate`: the id of
+    the past-session candidate (`pinky.capture.candidates`) the note settles, taken off that list."""
 
     title: str = declared(flag="--title", short="-t", min_length=1, max_length=MAX_TITLE_CHARS,
                           doc="Short, specific, one line.", help="Short, descriptive title (max 300 characters).")
@@ -115,6 +116,10 @@ class SaveRequest:
     questions: Sequence[str] | None = declared(None, flag="--question", max_length=MAX_QUESTIONS, doc=(
         "Questions it answers, as a future session would ask."),
         help="A question the note answers (repeatable, at most 20): searched as a field of its own.")
+    candidate: str | None = declared(None, flag="--candidate", max_length=40,
+                                     doc="Id of a briefing candidate it settles: off that list.",
+                                     help="The id of a past-session candidate this note settles (`pinky-brain "
+                                          "import-sessions --candidates`): it leaves the list.")
     # Not an argument: who asks. An agent's save with no scope outside any project lands in the global brain (the
     # pinky-mcp contract); a person at the CLI is asked to say which (`pinky-brain init`, or --scope global).
     unscoped_outside_project: str = declared("global", tool=False)

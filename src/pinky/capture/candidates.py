@@ -5,8 +5,9 @@ An import (`pinky.capture.session_import`) judges each past turn with the Stop h
 named, a user's correction). It neither asks nor saves: each sign becomes a candidate here, with its evidence, the
 prompt of its turn, its session, host and time, all redacted. The list is a JSON file beside pinky's other state, one
 per project, never in the project's notes: nothing enters the save dir until someone saves it (`brain_save`,
-`pinky-brain save`) or dismisses it (`pinky-brain import-sessions --dismiss ID`). A candidate dismissed, or kept
-once, is never offered again, even by a later import of the same session.
+`pinky-brain save`, naming the candidate it settles: `candidate`/`--candidate`) or dismisses it (`pinky-brain
+import-sessions --dismiss ID`). A candidate dismissed, or kept once, is never offered again, even by a later import
+of the same session.
 """
 
 from __future__ import annotations
@@ -23,14 +24,14 @@ from pinky.base.redact import redact
 from pinky.capture.diary import as_local, short_session
 from pinky.capture.evidence import Evidence
 from pinky.capture.past_sessions import PastSession
+from pinky.errors import NotFound
 
 __all__ = ["Candidate", "candidate_from", "candidates_path", "dismiss", "load_candidates", "merge_candidates",
-           "reopen"]
+           "open_candidate", "reopen"]
 
 NOTE_TYPE = {"fixed": "gotcha", "error-fixed": "gotcha", "correction": "decision"}
 PROMPT_SHOWN = 200
 MAX_OPEN = 1000  # candidates on the list: the newest (more than anyone reviews; the file stays small)
-HOST_NAMES = {"claude": "Claude Code", "codex": "Codex CLI", "gemini": "Gemini CLI"}
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,16 @@ def merge_candidates(path: Path, found: Sequence[Candidate]) -> int:
             kept = sorted(items + new, key=lambda item: str(item.get("when")))[-MAX_OPEN:]
             fileio.atomic_write(path, json.dumps({"open": kept, "decided": sorted(decided)}, indent=1))
         return len(new)
+
+
+def open_candidate(state_dir: str, save_dir: str | None, candidate: str) -> Path:
+    """The list that holds `candidate` open, for a save that settles it (checked before the note is written);
+    NotFound when no open candidate has that id."""
+    path = candidates_path(state_dir, save_dir) if save_dir else None
+    if path is None or not any(item["id"] == candidate for item in load_candidates(path)):
+        raise NotFound(f"no open candidate {candidate!r}: brain_briefing lists them (`pinky-brain import-sessions "
+                       "--candidates`); nothing was saved")
+    return path
 
 
 def dismiss(path: Path, ids: Iterable[str]) -> list[str]:

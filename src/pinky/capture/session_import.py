@@ -23,7 +23,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,8 +34,7 @@ from pinky.base import fileio
 from pinky.capture.candidates import Candidate, candidate_from, candidates_path, merge_candidates
 from pinky.capture.diary import append_diary
 from pinky.capture.evidence import Timeline
-from pinky.capture.foreign import translator
-from pinky.capture.past_sessions import PastSession, find_sessions
+from pinky.capture.past_sessions import PastSession, SessionSource, find_sessions
 from pinky.capture.recorder import OFFSET_MAX_AGE_S, OffsetStore, TurnTrack
 from pinky.capture.transcript import Transcript, prompt_text
 from pinky.errors import Conflict, NotFound
@@ -152,7 +151,8 @@ class SessionImport:
         return self.result
 
     def _replay(self, transcript: Transcript, start: int) -> None:
-        translate = translator(self.session.host, self.session.cwd)
+        source = self.session.source
+        translate = source.translator(self.session.cwd) if source is not None else None
         self._new_turn()
         stamp = self._file_time()
         position = start
@@ -202,11 +202,14 @@ class SessionImport:
             return datetime.now().astimezone()
 
 
-NOT_THE_TURN = ("queue-operation",)  # Claude Code's: the user queued the next prompt, written before the turn ends
+# Lines whose time is not the turn's: Claude Code's queue-operation (the user queued the next prompt, written before
+# the turn ends); Copilot CLI's hook runs (its agentStop hook's end comes seconds after the turn's), and the shutdown
+# and resume of a session continued later (a resume the next day would date the turn before it that day).
+NOT_THE_TURN = ("queue-operation", "hook.start", "hook.end", "session.shutdown", "session.resume")
 
 
 def _stamp(item: dict | str) -> datetime | None:
-    """When a transcript line was written: its `timestamp` (ISO 8601, as all three hosts write it)."""
+    """When a transcript line was written: its `timestamp` (ISO 8601, as the hosts with transcripts write it)."""
     if not isinstance(item, dict) or item.get("type") in NOT_THE_TURN:
         return None
     value = item.get("timestamp")
@@ -368,6 +371,7 @@ class Places:
     root: Path
     save_dir: Path
     state_dir: Path
+    hosts: Sequence[SessionSource] = ()  # the hosts whose sessions are read (pinky.hosts.catalog.all_hosts())
 
     @property
     def stop_offsets(self) -> Path:
@@ -383,7 +387,7 @@ class Places:
 
     def sessions(self, home: str | None = None) -> list[PastSession]:
         """Every session of the project the hosts kept on this machine."""
-        return find_sessions(str(self.root), home)
+        return find_sessions(str(self.root), self.hosts, home, str(self.state_dir))
 
     def waiting(self, home: str | None = None) -> list[PastSession]:
         """The sessions with something neither the Stop hook nor an import recorded yet."""
@@ -407,7 +411,6 @@ IMPORT_COMMAND = "pinky-brain import-sessions"
 def waiting_line(sessions: list[PastSession]) -> str:
     """The one line `init` and the page show while past sessions wait to be taken in, naming their hosts."""
     count = len(sessions)
-    names = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
-    hosts = ", ".join(names[h] for h in names if any(s.host == h for s in sessions))
+    hosts = ", ".join(dict.fromkeys(session.display or session.host for session in sessions))
     return (f"{'1 past session' if count == 1 else f'{count:,} past sessions'} of this project on this machine "
             f"({hosts}) can be taken in: `{IMPORT_COMMAND}` writes their diary and lists what they learned")

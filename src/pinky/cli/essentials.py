@@ -90,6 +90,8 @@ def save(ctx: click.Context, as_json: bool, **fields: Any) -> None:
     where = "the global brain" if entry.scope == "global" else f"project {entry.project}"
     click.echo(f"saved {entry.slug} -> {entry.path}  ({where})")
     _print_classification(entry.classification)
+    if fields.get("candidate"):
+        click.echo(f"candidate {fields['candidate']} settled: it leaves the list of past-session candidates")
     if entry.redacted:
         _echo_redacted(entry.redacted, "replaced by [REDACTED:<kind>] markers before writing")
     if entry.meta.get("supersedes"):
@@ -356,8 +358,9 @@ def init(ctx: click.Context, folder: Path | None, mcp: bool, claude_md: str, all
 def _past_sessions(config: Any) -> list[Any]:
     """The past sessions of this project the hosts kept that no Stop hook or import recorded yet."""
     from pinky.capture.session_import import Places
+    from pinky.hosts.catalog import all_hosts
 
-    return Places(config.project_root, config.save_dir, config.state_dir).waiting()
+    return Places(config.project_root, config.save_dir, config.state_dir, all_hosts()).waiting()
 
 
 def _grouped(created: Any) -> list[str]:

@@ -10,7 +10,7 @@ import sys
 import click
 
 from pinky.cli.app import cli, emit_json
-from pinky.hosts.catalog import HOSTS, Host
+from pinky.hosts.catalog import Host, names
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,8 +43,23 @@ def refuse_beside_the_plugin(project: str | None) -> None:
                        "disable pinky@pinky-market), or pass --force")
 
 
+class HostName(click.ParamType):
+    """A registered host's name (pinky.hosts.catalog): checked when the command runs, so the registry of this
+    process counts, not the one at import."""
+
+    name = "host"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "{" + "|".join(names()) + "}"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if isinstance(value, str) and value in names():
+            return value
+        self.fail(f"unknown host {value!r}; use one of {', '.join(names())}", param, ctx)
+
+
 @cli.command("setup")
-@click.argument("host", type=click.Choice(HOSTS))
+@click.argument("host", type=HostName())
 @click.option("--project", is_flag=True, help="Write the repository's own config (.codex/, .gemini/, ...) instead "
               "of the user's.")
 @click.option("--remove", is_flag=True, help="Take out what setup wrote (the original bytes when nothing else "
@@ -64,11 +79,10 @@ def setup_host(host: str, project: bool, remove: bool, dry_run: bool, force: boo
     """
     from pinky.hosts.catalog import host as find_host
     from pinky.setup import core, host_entries
-    from pinky.setup.host_entries import COMMANDS
 
     found = find_host(host)
     where = repository_root(os.getcwd()) if project else None
-    if host == "claude" and not remove and not force:
+    if found.pinky_plugin and not remove and not force:
         refuse_beside_the_plugin(where)
     if dry_run:
         result = core.plan(found, project=where, remove=remove)
@@ -83,8 +97,8 @@ def setup_host(host: str, project: bool, remove: bool, dry_run: bool, force: boo
     result.notes[:0] = written
     if remove and found.rules_file:  # Copilot CLI too: the AGENTS.md blocks its older hooks wrote
         _remove_rules(result, found, project)
-    if not remove and shutil.which(COMMANDS[host]) is None:
-        click.echo(f"pinky-brain: {found.display} is not installed here (no `{COMMANDS[host]}` on PATH); its config "
+    if not remove and found.command and shutil.which(found.command) is None:
+        click.echo(f"pinky-brain: {found.display} is not installed here (no `{found.command}` on PATH); its config "
                    "is written for when it is", err=True)
     if as_json:
         emit_json(result.as_dict())

@@ -18,7 +18,9 @@ def places_of(config: Any) -> Any:
 
     if config.save_dir is None or config.project_root is None:
         raise NotInProject("import-sessions")
-    return Places(Path(config.project_root), Path(config.save_dir), Path(config.state_dir))
+    from pinky.hosts.catalog import all_hosts
+
+    return Places(Path(config.project_root), Path(config.save_dir), Path(config.state_dir), all_hosts())
 
 
 @cli.command("import-sessions")

@@ -110,7 +110,9 @@ def _main(args: list[str]) -> int:
     if args and args[0].startswith("--host"):  # another agent host than Claude Code: pinky.hooks.hosted
         host, args = (args[0][7:], args[1:]) if args[0].startswith("--host=") else (
             args[1] if len(args) > 1 else "", args[2:])
-        host = "" if host == "claude" else host or "?"
+        from pinky.hosts.catalog import NATIVE  # stdlib only, nothing loaded
+
+        host = "" if host == NATIVE else host or "?"
     event = args[0] if args else ""
     if event in ("-h", "--help", ""):
         sys.stderr.write("usage: pinky-hooks [--host HOST] {" + ",".join(EVENTS)

@@ -3,11 +3,11 @@
 The host's payload is turned into the Claude-shaped one the operations read (`pinky.hosts.adapters.normalize`), the
 same operations run (digest, recall, linked notes, the instructions-file guard, diary + capture ask, checkpoint),
 and their result goes back in the host's output contract, every tool name spelled as that host's model calls it
-(`pinky.hosts.catalog.named`). Where a host cannot show hook output to the model, the digest is kept in its
-always-applied rules file instead (`pinky.hosts.rules`). Hosts without a transcript of their own (Cursor, Copilot
-CLI, OpenCode, Windsurf) get one from their hooks: each prompt and tool call is appended, Claude-shaped, to a journal
-in the state folder, redacted and bounded (`pinky.hooks.journal`), which the stop (or session-end) hook reads like a
-transcript.
+(`pinky.hosts.host.named`); every difference between hosts is the host object's (pinky.hosts.<host>). Where a host
+cannot show hook output to the model, the digest is kept in its always-applied rules file instead
+(`pinky.hosts.rules`). Hosts without a transcript of their own (Cursor, Copilot CLI, OpenCode, Windsurf) get one
+from their hooks: each prompt and tool call is appended, Claude-shaped, to a journal in the state folder, redacted
+and bounded (`pinky.hooks.journal`), which the stop (or session-end) hook reads like a transcript.
 
 Loaded only for `--host` other than claude: Claude Code's hooks never import this module.
 """
@@ -19,7 +19,8 @@ import os
 from pinky.base.locations import Locations, locate, start_folder
 from pinky.hooks.state import StateFiles
 from pinky.hosts import adapters
-from pinky.hosts.catalog import HOOK_EVENTS, Host, host, named
+from pinky.hosts.catalog import HOOK_EVENTS, host
+from pinky.hosts.host import Host, named
 
 
 def run_hosted(name: str, event: str, raw: dict) -> dict | None:
@@ -41,9 +42,9 @@ def run_hosted(name: str, event: str, raw: dict) -> dict | None:
         from pinky.hooks.journal import journal
 
         journal(loc, payload, event)
-    result = HANDLERS[event](found, payload, loc, raw)
+    result = HANDLERS[event](found, payload, loc, raw) if found.handles(event, raw) else None
     if result is None:
-        return adapters.acknowledge(found, payload["hook_event_name"])
+        return found.acknowledge_output(payload["hook_event_name"])
     return result
 
 
@@ -60,7 +61,7 @@ def _session_start(found: Host, payload: dict, loc: Locations, raw: dict) -> dic
     if found.context == "rules":
         _refresh(found, loc)  # its own digest: notes only, for a file others read
         return None
-    return adapters.context(found, payload["hook_event_name"], named(digest, found))
+    return found.context_output(payload["hook_event_name"], named(digest, found))
 
 
 def _refresh(found: Host, loc: Locations) -> None:
@@ -88,7 +89,7 @@ def _user_prompt(found: Host, payload: dict, loc: Locations, raw: dict) -> dict 
 
     out = user_prompt(payload, loc, StateFiles(loc.state_dir))
     text = (out or {}).get("hookSpecificOutput", {}).get("additionalContext")
-    return adapters.context(found, payload["hook_event_name"], named(text, found)) if text else None
+    return found.context_output(payload["hook_event_name"], named(text, found)) if text else None
 
 
 def _notes(payload: dict, loc: Locations, paths: list[str], *, writing: bool) -> str:
@@ -110,17 +111,17 @@ def _pre_read(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | N
     changed = payload.get("paths_changed") or []
     reason, written = _write_checks(found, payload, loc, changed) if changed else (None, "")
     if reason:
-        return adapters.deny(found, payload["hook_event_name"], named(reason, found))
+        return found.deny_output(payload["hook_event_name"], named(reason, found))
     read = _notes(payload, loc, [p for p in payload.get("paths_read") or [] if p not in changed], writing=False)
     text = "\n".join(t for t in (read, written) if t)
-    return adapters.context(found, payload["hook_event_name"], named(text, found)) if text else None
+    return found.context_output(payload["hook_event_name"], named(text, found)) if text else None
 
 
 def _pre_write(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
     reason, text = _write_checks(found, payload, loc, payload.get("paths_changed") or [])
     if reason:
-        return adapters.deny(found, payload["hook_event_name"], named(reason, found))
-    return adapters.context(found, payload["hook_event_name"], named(text, found)) if text else None
+        return found.deny_output(payload["hook_event_name"], named(reason, found))
+    return found.context_output(payload["hook_event_name"], named(text, found)) if text else None
 
 
 def _write_checks(found: Host, payload: dict, loc: Locations, changed: list[str]) -> tuple[str | None, str]:
@@ -132,54 +133,29 @@ def _write_checks(found: Host, payload: dict, loc: Locations, changed: list[str]
 def _post_tool(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
     text = _notes(payload, loc, (payload.get("paths_read") or []) + (payload.get("paths_changed") or []),
                   writing=False)
-    return adapters.context(found, payload["hook_event_name"], named(text, found)) if text else None
+    return found.context_output(payload["hook_event_name"], named(text, found)) if text else None
 
 
 def _stop(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
-    from pinky.capture.foreign import translator
     from pinky.hooks.stop import stop
 
     _journal_transcript(found, payload, loc)
-    if found.name == "copilot" and isinstance(payload.get("transcript_path"), str):
-        settled_transcript(payload["transcript_path"])
-    ask = stop(payload, loc, StateFiles(loc.state_dir), translate=translator(found.name, payload.get("cwd")))
+    if isinstance(payload.get("transcript_path"), str):
+        found.before_transcript(payload["transcript_path"])
+    ask = stop(payload, loc, StateFiles(loc.state_dir), translate=found.translator(payload.get("cwd")))
     _trim_journal(found, payload, loc)
     if found.context == "rules":
         _refresh(found, loc)  # the next prompt sees what this turn changed
     if not ask or not isinstance(ask.get("reason"), str):
         return None
-    return adapters.ask_once_more(found, named(ask["reason"], found))
-
-
-def settled_transcript(path: str, limit: float = 3.0) -> bool:
-    """Whether the turn that just stopped has ended in Copilot CLI's events.jsonl, waiting at most `limit` s for it:
-    1.0.102 writes that file behind, and at agentStop it held only its first line after a quick turn (seen in
-    tests/hosts/test_copilot_e2e.py; the diary then missed the prompt). Copilot waits for the hook meanwhile."""
-    import time
-
-    deadline = time.monotonic() + limit
-    while True:
-        try:
-            with open(os.path.expanduser(path), "rb") as handle:
-                handle.seek(max(0, os.fstat(handle.fileno()).st_size - (1 << 16)))
-                tail = handle.read()
-        except OSError:
-            tail = b""
-        if tail.rfind(b'"assistant.turn_end"') > tail.rfind(b'"user.message"'):
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.05)
+    return found.continue_output(named(ask["reason"], found))
 
 
 def _pre_compact(found: Host, payload: dict, loc: Locations, raw: dict) -> dict | None:
-    if found.name == "gemini" and raw.get("trigger") != "manual":
-        return None  # Gemini CLI sends PreCompress "auto" before every model request, compressing or not
-    from pinky.capture.foreign import translator
     from pinky.hooks.compact import pre_compact
 
     _journal_transcript(found, payload, loc)
-    pre_compact(payload, loc, StateFiles(loc.state_dir), translate=translator(found.name, payload.get("cwd")))
+    pre_compact(payload, loc, StateFiles(loc.state_dir), translate=found.translator(payload.get("cwd")))
     return None
 
 
@@ -193,14 +169,13 @@ def _session_end(found: Host, payload: dict, loc: Locations, raw: dict) -> dict 
         return None
     from pathlib import Path
 
-    from pinky.capture.foreign import translator
     from pinky.capture.recorder import OffsetStore, TurnTrack, record
     from pinky.hooks.stop import index_files, offsets_path, record_budget
 
     path = Path(os.path.expanduser(transcript))
     turns = TurnTrack(OffsetStore(Path(offsets_path(loc)), top=loc.state_dir), payload["session_id"], path)
     written = record(path, Path(loc.save_dir), [turns], budget=record_budget(),
-                     translate=translator(found.name, payload.get("cwd")))
+                     translate=found.translator(payload.get("cwd")))
     if written:
         index_files(loc, written)
     _trim_journal(found, payload, loc)

@@ -9,8 +9,8 @@ redacted as the diary is (`pinky.base.redact`, unlabelled keys too), 0600 in fol
 - a journal stops growing at `MAX_BYTES` (a session whose stop never comes);
 - a journal not written for `MAX_AGE_DAYS` (a session long ended) is deleted.
 
-Stdlib only, and the redactor (`re`, ~5 ms and more on a busy machine) is loaded only for text that could hold a
-secret (`pinky.base.secret_words`): the per-prompt and per-tool hooks write here.
+What is journaled, and how it is redacted, is `pinky.capture.foreign`'s (`pinky-brain import-sessions` builds the
+same from a host's own store). Stdlib only: the per-prompt and per-tool hooks write here.
 """
 
 from __future__ import annotations
@@ -30,36 +30,12 @@ def journal_path(loc: Locations, session_id: str) -> str:
     return os.path.join(loc.state_dir, *FOLDER, safe + ".jsonl")
 
 
-def redacted(text: str) -> str:
-    """`text` as the diary would keep it: every credential replaced by a `[REDACTED:<kind>]` marker, and a lone
-    surrogate (a payload's `\\ud800`, no character of any text) a `?`: written as it is, it would make the whole
-    line one the diary skips as unreadable."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = text.encode("utf-8", "replace").decode("utf-8")
-    from pinky.base.secret_words import may_hold_unlabelled_secret
-
-    if not may_hold_unlabelled_secret(text):
-        return text
-    from pinky.base.redact import redact
-
-    return redact(text, unlabelled=True)
-
-
 def journal(loc: Locations, payload: dict, event: str) -> None:
     """Append this prompt or tool call to the session's journal, as Claude Code's transcript would hold it."""
-    from pinky.capture.foreign import shell_events, tool_event, user_event
+    from pinky.capture.foreign import relayed_events
 
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-    if event == "user-prompt" and isinstance(payload.get("prompt"), str):
-        events = [user_event(redacted(payload["prompt"]))]
-    elif event == "post-tool" and payload.get("tool_name"):
-        command = (payload.get("tool_input") or {}).get("command")
-        events = shell_events(cwd, None, redacted(command)) if isinstance(command, str) else []
-        events += [tool_event(cwd, None, "Edit", {"file_path": p}) for p in payload.get("paths_changed") or []
-                   if not isinstance(command, str)]
-    else:
+    events = relayed_events(payload, event)
+    if events is None:
         return
     from pinky.base.private import append_private
 

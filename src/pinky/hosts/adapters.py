@@ -4,16 +4,15 @@
 `session_id`, `transcript_path`, `cwd`, `prompt`, `tool_name`, `tool_input`, `stop_hook_active`), and adds the files
 the tool call reads and changes (`paths_read`, `paths_changed`), parsed out of shell commands and patches where the
 host has no Read/Write tools. A session id becomes `<host>:<id>`, so state files never mix hosts and every diary line
-names its host. The output functions shape context, a denial, the capture ask and a plain acknowledgement as each
-host documents them (the catalog names the sources). Stdlib only, nothing loaded at import: the per-tool hooks'
-budget is the interpreter's own start.
+names its host. Which keys a host sends is its own (`Host.session_keys`, `prompt_keys`, ...); the output contract
+is its methods (`Host.context_output`, `deny_output`, ...). Stdlib only, nothing loaded at import: the per-tool
+hooks' budget is the interpreter's own start.
 """
 
 from __future__ import annotations
 
-from pinky.hosts.catalog import Host
+from pinky.hosts.host import Host
 
-SHELL_TOOLS = ("Bash", "exec_command", "shell", "local_shell", "run_shell_command", "bash", "run_command")
 PATH_KEYS = ("file_path", "absolute_path", "path", "filePath", "notebook_path")
 
 
@@ -41,7 +40,7 @@ def _loads(value: object) -> dict:
 
 def host_event_name(host: Host, event: str, payload: dict) -> str:
     """The host's own name of the event being handled (hookEventName in Claude-shaped output)."""
-    named = _first(payload, "hook_event_name", "agent_action_name")
+    named = _first(payload, *host.event_keys)
     if isinstance(named, str):
         return named
     names = host.host_events(event)
@@ -55,16 +54,16 @@ def normalize(host: Host, event: str, payload: dict) -> dict:
     roots = payload.get("workspace_roots")
     cwd = _first(payload, "cwd") or _first(tool_info, "cwd") or (roots[0] if isinstance(roots, list) and roots
                                                                   else None)
-    session = _first(payload, "session_id", "conversation_id", "trajectory_id", "sessionId")
+    session = _first(payload, *host.session_keys)
     out: dict = {"hook_event_name": host_event_name(host, event, payload)}
     if isinstance(cwd, str):
         out["cwd"] = cwd
     if isinstance(session, str):
         out["session_id"] = f"{host.name}:{session}"
-    transcript = _first(payload, "transcript_path", "transcriptPath")
+    transcript = _first(payload, *host.transcript_keys)
     if isinstance(transcript, str):
         out["transcript_path"] = transcript
-    prompt = _first(payload, "prompt", "initialPrompt") or _first(tool_info, "user_prompt", "prompt")
+    prompt = _first(payload, *host.prompt_keys) or _first(tool_info, "user_prompt", "prompt")
     if isinstance(prompt, str):  # the shell-line parser is loaded only when a host put its context in front
         if "_context>" in prompt or prompt.lstrip().startswith(("This is the Gemini CLI", "Here is the user's")):
             from pinky.base.shellpaths import without_hook_context
@@ -78,8 +77,8 @@ def normalize(host: Host, event: str, payload: dict) -> dict:
 
 def _tool(host: Host, payload: dict, tool_info: dict, out: dict) -> None:
     """tool_name, tool_input and the files the call reads and changes."""
-    name = _first(payload, "tool_name", "toolName", "tool")
-    tool_input = _loads(_first(payload, "tool_input", "toolArgs", "args")) or dict(tool_info)
+    name = _first(payload, *host.tool_name_keys)
+    tool_input = _loads(_first(payload, *host.tool_input_keys)) or dict(tool_info)
     if not name and isinstance(payload.get("file_path"), str):  # Cursor's beforeReadFile / afterFileEdit
         tool_input = {"file_path": payload["file_path"]}
         name = "Edit" if "edits" in payload else "Read"
@@ -100,7 +99,7 @@ def paths_of(name: str, tool_input: dict, host: Host) -> tuple[list[str], list[s
     command = tool_input.get("command") or tool_input.get("cmd")
     if isinstance(command, list):
         command = " ".join(str(part) for part in command)
-    if name in SHELL_TOOLS or name in host.shell_tools:
+    if name in host.shell_tools:
         from pinky.base.shellpaths import command_paths  # here: a prompt or a Read needs no shell-line parser
 
         return command_paths(command) if isinstance(command, str) else ([], [])
@@ -118,48 +117,3 @@ def paths_of(name: str, tool_input: dict, host: Host) -> tuple[list[str], list[s
     if name in host.write_tools or any(w in lowered for w in ("write", "edit", "replace", "patch")):
         return [], paths
     return paths, []
-
-
-# --- the host's output -------------------------------------------------------------------------------
-
-
-def context(host: Host, host_event: str, text: str) -> dict | None:
-    """`text` shown to the model, in the shape `host` reads; None where its hooks cannot show anything."""
-    if not text or host.context not in ("hookSpecificOutput", "plugin", "additionalContext"):
-        return None
-    if host.context == "additionalContext":  # Copilot CLI reads it at the top level, not in hookSpecificOutput
-        return {"additionalContext": text}
-    return {"hookSpecificOutput": {"hookEventName": host_event, "additionalContext": text}}
-
-
-def deny(host: Host, host_event: str, reason: str) -> dict:
-    """Refuse the tool call with `reason` for the model."""
-    if host.name == "gemini":
-        return {"decision": "deny", "reason": reason}
-    if host.name == "copilot":
-        return {"permissionDecision": "deny", "permissionDecisionReason": reason}
-    if host.name == "cursor":
-        return {"permission": "deny", "agent_message": reason, "user_message": reason}
-    return {"hookSpecificOutput": {"hookEventName": host_event, "permissionDecision": "deny",
-                                   "permissionDecisionReason": reason}}
-
-
-def ask_once_more(host: Host, reason: str) -> dict | None:
-    """The capture ask at stop: what makes `host` continue the agent with `reason`; None where it cannot."""
-    if host.stop_continue is None:
-        return None
-    if host.name in ("cursor", "opencode"):
-        return {"followup_message": reason}
-    if host.name == "gemini":
-        return {"decision": "deny", "reason": reason}
-    return {"decision": "block", "reason": reason}
-
-
-def acknowledge(host: Host, host_event: str) -> dict | None:
-    """What a host expects when pinky has nothing to add (most accept no output at all)."""
-    if host.name == "cursor":
-        if host_event == "beforeSubmitPrompt":
-            return {"continue": True}
-        if host_event in ("beforeReadFile", "preToolUse", "beforeShellExecution", "beforeMCPExecution"):
-            return {"permission": "allow"}
-    return None

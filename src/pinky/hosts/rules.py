@@ -27,20 +27,12 @@ import os
 from pinky.base import repofiles
 from pinky.base.locations import Locations
 from pinky.base.shown import shown
-from pinky.hosts.catalog import Host, named
+from pinky.hosts.host import Host, named
 
 MAX_CHARS = 2000
 AGENTS = "AGENTS.md"
 BEGIN = "<!-- pinky-brain:digest:begin (rewritten by pinky-brain's hooks; edit outside this block) -->"
 END = "<!-- pinky-brain:digest:end -->"
-HEADER = {
-    "cursor": "---\ndescription: pinky-brain's digest of this project's brain (rewritten by its hooks)\n"
-              "globs:\nalwaysApply: true\n---\n",
-    "windsurf": "---\ntrigger: always_on\ndescription: pinky-brain's digest of this project's brain (rewritten by its "
-                "hooks)\n---\n",
-}
-
-
 def neutral(text: str) -> str:
     """`text` unable to end (or open) the block, or to open an HTML comment that hides what follows it."""
     return text.replace("<!--", "< !--").replace("-->", "-- >").replace("pinky-brain:digest:", "pinky-brain digest:")
@@ -70,7 +62,7 @@ def write_rules(root: str, host: Host, digest: str) -> str | None:
     if host.rules_file == AGENTS:
         changed = repofiles.rewrite(root, AGENTS, lambda old: replace_block(old or "", body))
     else:
-        new = HEADER.get(host.name, "") + body
+        new = host.rules_header + body
         changed = repofiles.rewrite(root, host.rules_file, lambda old: new)
         if changed:
             exclude_locally(root, host.rules_file)

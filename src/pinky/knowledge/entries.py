@@ -174,6 +174,7 @@ def save(index: Index, request: SaveRequest, *, embed: bool = True, draft: bool 
     (`pinky.knowledge.classify`); the result's `classification` says what was suggested and applied."""
     title, hidden = _redacted(clean_title(request.title), [])
     body = clean_text(request.body, "body", MAX_BODY_CHARS)
+    settles = _settles(index.config, request.candidate)
     type, tags, suggestion = request.type, _listed(request.tags), None
     if classify:
         from pinky.knowledge.classify import for_save
@@ -218,7 +219,25 @@ def save(index: Index, request: SaveRequest, *, embed: bool = True, draft: bool 
         mark_superseded(index, older, saved.slug, today.date().isoformat(), embed)
     if index.config.telemetry:
         gaps.close_answered(index, saved.slug, f"{title}\n{body}")
+    _settle(settles, request.candidate)
     return replace(saved, redacted=hidden, classification=suggestion.as_dict() if suggestion else None)
+
+
+def _settles(config: Config, candidate: str | None) -> Path | None:
+    """The list of past-session candidates a save takes `candidate` off; refused before anything is written."""
+    if candidate is None:
+        return None
+    from pinky.capture.candidates import open_candidate
+
+    return open_candidate(str(config.state_dir), str(config.save_dir) if config.save_dir else None, candidate)
+
+
+def _settle(candidates: Path | None, candidate: str | None) -> None:
+    """Once the note is written, the past-session candidate it settles leaves the list."""
+    if candidates is not None and candidate is not None:
+        from pinky.capture.candidates import dismiss
+
+        dismiss(candidates, [candidate])
 
 
 def save_scope(config: Config, scope: str | None, project: str | None, outside_project: str = "global") -> str:

@@ -120,8 +120,8 @@ def briefing_text(out: BriefingOut) -> str:
         lines.append(f"Needs re-verification ({review['stale_count']} stale; check, then brain_update verified=true):")
         lines += [f"- {i['slug']} ({i['age_days']} days)" for i in review["stale"]]
     if out.candidates:
-        lines.append("Learned in past sessions, not saved (brain_save what is worth a note; pinky-brain "
-                     "import-sessions --dismiss ID drops the rest):")
+        lines.append("Learned in past sessions, not saved (brain_save candidate=ID what is worth a note; "
+                     "pinky-brain import-sessions --dismiss ID drops the rest):")
         lines += [f"- {c['id']} {c['when'][:10]} [{c['session']}] {c['kind']} (a {c['type']}?): "
                   f"{one_line(c['evidence'], 300)}" for c in out.candidates]
     return "\n".join(lines)

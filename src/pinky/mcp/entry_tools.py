@@ -103,6 +103,8 @@ async def brain_save(state: State, **fields: Any) -> Annotated[CallToolResult, S
                    **(entry.classification or {}))
     text = saved_text(entry, similar) + classified_text(entry.classification)
     text += "".join(f"\nSupersedes {slug} (it leaves default results)." for slug in out.supersedes)
+    if fields.get("candidate"):
+        text += f"\nCandidate {fields['candidate']} is settled: it leaves the past-session list."
     return result(state, text, out)
 
 

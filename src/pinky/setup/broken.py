@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import re
 
-from pinky.hosts.catalog import CATALOG, Host
+from pinky.hosts.catalog import all_hosts
+from pinky.hosts.host import Host
 
 BREAKS = re.compile(r"[\s\"'\\]+")  # what ends a path in a JSON string, a TOML value or a command line
 NAMES = ("/pinky-hooks", "/pinky-mcp")
@@ -25,11 +26,7 @@ RUNTIME_READY = "pinky-ready"  # the marker of a Claude Code plugin runtime (plu
 def user_config(host: Host, which: str, env: dict[str, str]) -> str | None:
     """The user-level config file of `host` (as pinky.setup.core.config_path, without its imports)."""
     relative = host.mcp_user if which == "mcp" else host.hooks_user
-    if relative is None or not relative.startswith("~/"):
-        return relative
-    if host.name == "codex" and env.get("CODEX_HOME") and relative.startswith("~/.codex/"):
-        return os.path.join(env["CODEX_HOME"], relative[len("~/.codex/"):])
-    return os.path.join(env.get("HOME") or os.path.expanduser("~"), relative[2:])
+    return None if relative is None else host.user_path(relative, env)
 
 
 def problem(command: str) -> str | None:
@@ -45,7 +42,7 @@ def broken_entries(env: dict[str, str] | None = None) -> list[str]:
     """One line per host config that runs a pinky command that is gone or about to go, with the fix."""
     env = dict(os.environ) if env is None else env
     lines: list[str] = []
-    for host in CATALOG.values():
+    for host in all_hosts():
         paths = dict.fromkeys(p for p in (user_config(host, "mcp", env), user_config(host, "hooks", env)) if p)
         for path in paths:
             for command, why in _commands(path):

@@ -23,19 +23,11 @@ from typing import Any
 
 from pinky.base.private import write_private
 from pinky.errors import InvalidInput
-from pinky.hosts.catalog import SERVER, Host
+from pinky.hosts.host import SERVER, Host
 from pinky.setup import formats, host_entries, toml_edit, userfile
 
 STATE_FILE = "files.json"
 ATTEMPTS = 20  # plans made again when another program changes a file while setup writes it (each ~10 ms)
-TRUST_STEP = ("Codex reads a project's .codex/ and runs its hooks once you trust them: start `codex` in the repository "
-              "once, trust it and accept pinky-brain's hooks (or run `codex exec --trust "
-              "--dangerously-bypass-hook-trust`)")
-
-
-# Measured with Copilot CLI 1.0.102: .github/hooks/*.json ran only once the folder was in trusted_folders
-COPILOT_TRUST_STEP = ("Copilot CLI runs a repository's hooks only in a folder you trust: start `copilot` in the "
-                      "repository once and trust it (a headless `copilot -p` does not ask, and runs none)")
 
 
 @dataclass
@@ -80,10 +72,7 @@ def config_path(host: Host, which: str, *, project: str | None, env: dict[str, s
         return None
     if project:
         return os.path.join(project, *relative.split("/"))
-    if host.name == "codex" and env.get("CODEX_HOME") and relative.startswith("~/.codex/"):
-        return os.path.join(env["CODEX_HOME"], relative[len("~/.codex/"):])
-    home = env.get("HOME") or os.path.expanduser("~")
-    return os.path.join(home, relative[2:]) if relative.startswith("~/") else relative
+    return host.user_path(relative, env)
 
 
 def inside_project(project: str, path: str | None) -> str | None:
@@ -169,8 +158,8 @@ def hooks_edit(host: Host, folder: str, remove: bool) -> Edit:
         hooks = data.get("hooks")
         if hooks is not None and not isinstance(hooks, dict):
             raise InvalidInput("`hooks` is not an object; fix it by hand, pinky-brain changed nothing")
-        if host.name in ("cursor", "copilot") and not remove and "version" not in data:
-            data["version"] = 1
+        if host.hooks_version is not None and not remove and "version" not in data:
+            data["version"] = host.hooks_version
         hooks = data.setdefault("hooks", {})
         for event in [*hooks, *(e for e in wanted if e not in hooks)]:
             groups = hooks.setdefault(event, [])
@@ -229,19 +218,14 @@ def pinky_folders(host: Host, env: dict[str, str] | None) -> set[str]:
         return set()
 
 
-def opencode_plugin(folder: str) -> bytes:
-    from pinky.setup.opencode import plugin_text
-
-    return plugin_text(os.path.join(folder, host_entries.HOOKS_COMMAND)).encode("utf-8")
-
-
-def opencode_npmrc(plugin_path: str, remove: bool) -> Change:
-    """No ~70 s stall per offline session: see pinky.setup.opencode."""
-    from pinky.setup.opencode import npmrc_path, npmrc_text
-
-    path = npmrc_path(plugin_path)
-    before = read_bytes(path)
-    return Change(path, before, npmrc_text(before, remove), "text")
+def plugin_changes(host: Host, hooks_path: str, folder: str, remove: bool) -> list[Change]:
+    """A host whose hooks are a plugin pinky writes whole (`Host.plugin_files`: OpenCode's JS relay)."""
+    command = os.path.join(folder, host_entries.HOOKS_COMMAND)
+    changes = []
+    for path, after, kind in host.plugin_files(hooks_path, command, remove):
+        before = read_bytes(path)
+        changes.append(Change(path, before, after(before), kind))
+    return changes
 
 
 def plan(host: Host, *, project: str | None = None, remove: bool = False, folder: str | None = None,
@@ -264,26 +248,22 @@ def plan(host: Host, *, project: str | None = None, remove: bool = False, folder
         fmt[mcp_path] = host.mcp_format
     else:
         result.notes.append(f"{host.display} has no {'project' if project else 'user'}-level MCP config")
-    if hooks_path and host.name == "opencode":
-        before = read_bytes(hooks_path)
-        result.changes.append(Change(hooks_path, before, None if remove else opencode_plugin(folder), "text"))
-        result.changes.append(opencode_npmrc(hooks_path, remove))
+    if hooks_path and host.hooks_format == "plugin":
+        result.changes += plugin_changes(host, hooks_path, folder, remove)
     elif hooks_path:
         per_file.setdefault(hooks_path, []).append(hooks_edit(host, folder, remove))
         fmt.setdefault(hooks_path, "json")
     elif host.hooks:
         result.notes.append(f"{host.display} has no {'project' if project else 'user'}-level hooks config: "
                             f"run `pinky-brain setup {host.name} {'' if project else '--project'}`".rstrip() + "`")
-    if host.name == "codex" and hooks_path:
+    if host.trusts_hooks and hooks_path:
         user_config = config_path(host, "mcp", project=None, env=env) or ""
         edit = codex_trust_edit(host, hooks_path, hooks_edit(host, folder, remove), record=not project,
                                 folder=folder, env=env)
         per_file.setdefault(user_config, []).append(edit)
         fmt[user_config] = "toml"
-    if host.name == "codex" and project and not remove:
-        result.notes.append(TRUST_STEP)
-    if host.name == "copilot" and project and not remove:
-        result.notes.append(COPILOT_TRUST_STEP)
+    if host.project_note and project and not remove:
+        result.notes.append(host.project_note)
     for path, edits in per_file.items():
         before = read_bytes(path)
         change = Change(path, before, (edit_toml if fmt[path] == "toml" else edit_json)(path, before, edits), fmt[path])

@@ -11,7 +11,8 @@ import tomllib
 from typing import Any
 
 from pinky.errors import InvalidInput
-from pinky.hosts.catalog import CATALOG, SERVER, Host
+from pinky.hosts.catalog import all_hosts
+from pinky.hosts.host import SERVER, Host
 from pinky.setup import host_entries
 from pinky.setup.check import Check
 from pinky.setup.core import config_path, read_bytes
@@ -65,9 +66,10 @@ def host_section(host: Host, env: dict[str, str] | None = None) -> list[Check]:
     hooks_path = config_path(host, "hooks", project=None, env=env)
     servers = load(mcp_path, host.mcp_format).get(host.mcp_key)
     entry = servers.get(SERVER) if isinstance(servers, dict) else None
-    hooks_data = load(hooks_path, "json") if hooks_path and host.name != "opencode" else {}
+    written_whole = host.hooks_format == "plugin"  # a plugin of pinky's, not entries in a hooks file
+    hooks_data = load(hooks_path, "json") if hooks_path and not written_whole else {}
     ours = our_hooks(host, hooks_data)
-    plugin = bool(hooks_path and host.name == "opencode" and os.path.isfile(hooks_path))
+    plugin = bool(hooks_path and written_whole and os.path.isfile(hooks_path))
     if entry is None and not ours and not plugin:
         return []
     name = host.display
@@ -105,7 +107,7 @@ def hooks_check(host: Host, ours: list[tuple[str, Any]], plugin: bool, path: str
     if not ours:
         return Check(name, "warn", f"none of pinky-brain's {wanted} hooks in {path}", f"pinky-brain setup {host.name}")
     detail = f"{len(ours)} of {wanted} in {path}"
-    if host.name == "codex" and path:
+    if host.trusts_hooks and path:
         from pinky.setup.codex_trust import our_states
 
         states = load(config_path(host, "mcp", project=None), "toml").get("hooks", {}).get("state", {})
@@ -121,7 +123,7 @@ def hooks_check(host: Host, ours: list[tuple[str, Any]], plugin: bool, path: str
 
 def version_check(host: Host) -> Check:
     name = f"{host.display}: version"
-    command = host_entries.COMMANDS[host.name]
+    command = host.command
     program = shutil.which(command)
     if program is None:
         return Check(name, "warn", f"`{command}` is not on PATH: {host.display} is not installed here")
@@ -135,9 +137,10 @@ def version_check(host: Host) -> Check:
 
 
 def host_checks(env: dict[str, str] | None = None) -> list[Check]:
-    """The section of every host set up, in the catalog's order (Claude Code has its own checks)."""
+    """The section of every host set up, in the registry's order (a host with checks of its own, Claude Code's,
+    is left to them)."""
     out: list[Check] = []
-    for host in CATALOG.values():
-        if host.name != "claude":
+    for host in all_hosts():
+        if not host.own_doctor:
             out += host_section(host, env)
     return out

@@ -22,15 +22,10 @@ import sys
 from typing import Any
 
 from pinky.errors import InvalidInput
-from pinky.hosts.catalog import Host
+from pinky.hosts.host import Host
 
 HOOKS_COMMAND = "pinky-hooks"
 MCP_COMMAND = "pinky-mcp"
-# The program each host is started by (`shutil.which` of it: installed or not; `<it> --version` in doctor)
-COMMANDS = {"claude": "claude", "codex": "codex", "gemini": "gemini", "cursor": "cursor-agent",
-            "copilot": "copilot", "opencode": "opencode", "windsurf": "windsurf"}
-GEMINI_TIMEOUT_MS = 30_000  # Gemini CLI counts a hook's timeout in milliseconds
-TIMEOUT_S = 30
 LOCAL_BIN = "~/.local/bin"  # where install-cli writes the plugin's launchers (pipx and uv put commands there too)
 RUNTIME_READY = "pinky-ready"  # the file that marks a plugin runtime (plugin/runtime/pinky_runtime_lookup.READY)
 MISSING = ("pinky-brain: {name} not found (PATH, ~/.local/bin): install pinky-brain (pipx install <its clone or git "
@@ -117,17 +112,11 @@ def command(folder: str, name: str) -> str:
 
 
 def mcp_entry(host: Host, folder: str) -> dict[str, Any]:
-    """The `pinky` server entry in `host`'s own shape. `folder` "" (--project, the Gemini extension): found at
-    run time by `find_script`, so the entry holds no path of this machine."""
+    """The `pinky` server entry in `host`'s own shape (`Host.mcp_entry`). `folder` "" (--project, the Gemini
+    extension): found at run time by `find_script`, so the entry holds no path of this machine."""
     program, args = (os.path.join(folder, MCP_COMMAND), []) if folder else \
         ("sh", ["-c", find_script(MCP_COMMAND), MCP_COMMAND])
-    if host.name == "opencode":
-        return {"type": "local", "command": [program, *args], "enabled": True}
-    if host.name == "claude":
-        return {"type": "stdio", "command": program, "args": args}
-    if host.name == "codex":
-        return {"command": program, "args": args} if args else {"command": program}
-    return {"command": program, "args": args}
+    return host.mcp_entry(program, args)
 
 
 def hook_command(host: Host, folder: str, event: str) -> str:
@@ -137,25 +126,10 @@ def hook_command(host: Host, folder: str, event: str) -> str:
 
 
 def hook_entries(host: Host, folder: str) -> dict[str, list[dict[str, Any]]]:
-    """The hooks of `host` (catalog.Host.hooks) in its config's shape: host event -> list of entries."""
+    """The hooks of `host` (Host.hooks) in its config's shape (`Host.hook_entry`): host event -> list of entries."""
     out: dict[str, list[dict[str, Any]]] = {}
     for hook in host.hooks:
-        line = hook_command(host, folder, hook.pinky)
-        if host.name == "cursor":
-            entry: dict[str, Any] = {"command": line}
-        elif host.name == "windsurf":
-            entry = {"command": line, "show_output": False}
-        elif host.name == "copilot":
-            entry = {"type": "command", "bash": line, "timeoutSec": TIMEOUT_S}
-        else:
-            one: dict[str, Any] = {"type": "command", "command": line}
-            if host.name == "gemini":
-                one["timeout"] = GEMINI_TIMEOUT_MS
-            # Gemini CLI 0.61 ran no SessionStart hook under the catalog's "startup|resume|clear" matcher (the
-            # real-CLI test tests/hosts/test_gemini_e2e.py saw no digest); without a matcher it runs at every start.
-            matcher = None if host.name == "gemini" and hook.event == "SessionStart" else hook.matcher
-            entry = {"matcher": matcher, "hooks": [one]} if matcher else {"hooks": [one]}
-        out.setdefault(hook.event, []).append(entry)
+        out.setdefault(hook.event, []).append(host.hook_entry(hook, hook_command(host, folder, hook.pinky)))
     return out
 
 

@@ -154,7 +154,9 @@ class Brain:
         config = self.config
         if config.save_dir is None or config.project_root is None:
             return None
-        return Places(config.project_root, config.save_dir, config.state_dir)
+        from pinky.hosts.catalog import all_hosts
+
+        return Places(config.project_root, config.save_dir, config.state_dir, all_hosts())
 
     def contradictions(self) -> dict[str, Any]:
         return self._scan("contradictions", lambda kb: kb.hygiene.check())
