@@ -19,9 +19,10 @@ tests/fixtures/cline/ holds those payloads). A hook's `cancel` stops the whole t
 The transcript. Cline keeps a session as `<sessions>/<id>/<id>.json` (its folder, its prompt) and
 `<id>.messages.json`, one pretty-printed JSON document whose `messages` are Anthropic-shaped. pinky reads
 transcripts a line at a time, so the stop hook (and `pinky-brain import-sessions`) first writes the messages one per
-line into `<id>.messages.jsonl` beside it, after a first line naming the session's folder; only what Cline appended
-since is new there, so the diary's offsets stay valid. `<sessions>` is CLINE_SESSION_DATA_DIR, else
-`$CLINE_DATA_DIR/sessions`, else `$CLINE_DIR/data/sessions` (CLINE_DIR defaults to ~/.cline).
+line into `<id>.messages.jsonl` beside it, after a first line naming the session's folder, each dated by its `ts` as
+`timestamp`; only what Cline appended since is new there, so the diary's offsets stay valid. `<sessions>` is
+CLINE_SESSION_DATA_DIR, else `$CLINE_DATA_DIR/sessions`, else `$CLINE_DIR/data/sessions` (CLINE_DIR defaults to
+~/.cline).
 """
 
 from __future__ import annotations
@@ -252,9 +253,11 @@ def as_lines(messages_path: str) -> str | None:
     messages = document.get("messages") if isinstance(document, dict) else None
     if not isinstance(messages, list) or not isinstance(meta, dict):
         return None
-    head = {"type": META, "sessionId": meta.get("session_id"), "cwd": meta.get("cwd") or meta.get("workspace_root")}
-    lines = [json.dumps(head, ensure_ascii=False)] + [json.dumps(m, ensure_ascii=False) for m in messages
-                                                       if isinstance(m, dict)]
+    head = {"type": META, "sessionId": meta.get("session_id"), "cwd": meta.get("cwd") or meta.get("workspace_root"),
+            "timestamp": meta.get("started_at")}
+    lines = [json.dumps(head, ensure_ascii=False)] + [json.dumps({"timestamp": stamp(m.get("ts")), **m},
+                                                                 ensure_ascii=False)
+                                                      for m in messages if isinstance(m, dict)]
     text = "".join(line + "\n" for line in lines).encode("utf-8")
     try:
         with open(target, "rb") as handle:
@@ -267,6 +270,18 @@ def as_lines(messages_path: str) -> str | None:
     except OSError:
         return None
     return target
+
+
+def stamp(ms: object) -> str | None:
+    """Cline's `ts` (milliseconds since the epoch) as the ISO 8601 `timestamp` pinky's readers date a line by."""
+    from datetime import UTC, datetime
+
+    if not isinstance(ms, (int, float)) or isinstance(ms, bool):
+        return None
+    try:
+        return datetime.fromtimestamp(ms / 1000, UTC).isoformat()
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def prompt_of(text: str) -> str:
