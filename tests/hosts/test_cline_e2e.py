@@ -1,0 +1,157 @@
+"""Cline CLI (npm `cline`, pinned in tests/host_support.py), headless and offline: an openai-compatible provider
+pointed at tests/model_stand_in.py by `cline auth`, the session run in the CLI process (no hub daemon left behind).
+A fresh HOME, the documented `pinky-brain setup cline` (an MCP entry and pinky's plugin), then a session that saves
+a note, one that asks about it and reads a file linked to it, and one that tries to write stale facts into
+AGENTS.md. What the model was sent is read from the stand-in's request log: the digest in the system prompt of the
+first request of the first session (no rules file of pinky's), the recall after the prompt, the file's notes after
+the read, the guard's reason instead of the write; and the diary must name the host."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from host_support import World, brain_tools, diary_today, find_cli, new_world
+from host_worlds import (
+    CLINE_ENV,
+    CLINE_HOOK,
+    CLINE_MCP,
+    KNOWN,
+    PROMPT,
+    SAVE,
+    cline_command,
+    saving_world,
+    setup_round_trip,
+    write_user_config,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(6)]
+SLUG = "pg-pool-hangs-on-shutdown"
+ASK = "Why does the pool hang on shutdown?"
+STALE = "Run the tests with make test (412 tests as of 2026-12-07; see line 88 of db.py)."
+
+
+@pytest.fixture(scope="module")
+def cline(request: pytest.FixtureRequest) -> str:
+    return find_cli(request, "cline")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest, cline: str) -> World:
+    world = saving_world(tmp_path_factory, request, "cline")
+    (world.project / "db.py").write_text(f"import psycopg\n\n# Brain: {SLUG}\ndef close(pool):\n"
+                                         "    pool.close(timeout=5)\n", encoding="utf-8")
+    (world.project / "AGENTS.md").write_text("# Agents\n\nRun the tests with make test.\n", encoding="utf-8")
+    read = {"files": [{"path": str(world.project / "db.py")}]}
+    world.session("ask", [{"tool": "read_files", "input": read}], cline_command(cline, ASK), CLINE_ENV)
+    edit = {"path": str(world.project / "AGENTS.md"), "old_text": "Run the tests with make test.", "new_text": STALE}
+    world.session("guard", [{"tool": "editor", "input": edit}], cline_command(cline, "Note the test count."),
+                  CLINE_ENV)
+    return world
+
+
+def offered(body: dict) -> list[str]:
+    return [(tool.get("function") or {}).get("name", "") for tool in body.get("tools") or []]
+
+
+def system_of(body: dict) -> str:
+    return "\n".join(str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "system")
+
+
+def after_system(body: dict) -> str:
+    return json.dumps([m for m in body.get("messages", []) if m.get("role") != "system"], ensure_ascii=False)
+
+
+def test_cline_is_offered_the_brain_tools(world: World) -> None:
+    session = world.sessions["save"]
+    assert session.returncode == 0, session.stderr[-3000:]
+    names = {name for r in session.main for name in offered(r["body"]) if "brain_" in name}
+    assert sorted(names) == sorted(f"pinky__{name}" for name in brain_tools()), sorted(names)
+
+
+def test_the_first_request_of_the_first_session_carries_the_digest(world: World) -> None:
+    system = system_of(world.sessions["save"].main[0]["body"])
+    assert KNOWN[0] in system and "pinky brain:" in system, system[-3000:]
+    assert "pinky__brain_search" in system  # named as Cline's model calls it
+    assert not (world.project / ".clinerules").exists()  # from pinky's plugin, not from a rules file
+
+
+def test_a_scripted_brain_save_lands_in_the_project(world: World) -> None:
+    session = world.sessions["save"]
+    saved = world.project / "documentation" / "gotcha" / f"{SLUG}.md"
+    assert saved.is_file(), session.stdout[-2000:] + session.stderr[-2000:]
+    assert SAVE["body"] in saved.read_text()
+    assert not list((world.home / ".pinky").rglob(f"{SLUG}.md"))
+
+
+def test_a_prompt_about_a_note_gets_its_recall_in_the_first_request(world: World) -> None:
+    shown = after_system(world.sessions["ask"].main[0]["body"])
+    recalled = shown.split("pinky recall", 1)
+    assert len(recalled) == 2, shown[-3000:]
+    assert f"gotcha/{SLUG}" in recalled[1][:800]
+
+
+def test_reading_a_linked_file_brings_its_notes_after_the_result(world: World) -> None:
+    session = world.sessions["ask"]
+    assert len(session.main) >= 2, session.stderr[-3000:]
+    shown = after_system(session.main[-1]["body"]).split("read_files", 1)[-1]
+    assert f"gotcha/{SLUG}" in shown and "linked to db.py" in shown, shown[-3000:]
+
+
+def test_stale_facts_are_kept_out_of_agents_md_and_the_model_is_told_why(world: World) -> None:
+    session = world.sessions["guard"]
+    assert session.returncode == 0, session.stderr[-3000:]
+    assert (world.project / "AGENTS.md").read_text() == "# Agents\n\nRun the tests with make test.\n"
+    results = [str(m.get("content")) for r in session.main for m in r["body"]["messages"] if m.get("role") == "tool"]
+    assert any("AGENTS.md must stay evergreen" in text for text in results), results
+
+
+def test_the_diary_names_the_prompts_and_the_host(world: World) -> None:
+    diary = diary_today(world.project)
+    for prompt in (PROMPT, ASK):
+        asked = [line for line in diary.splitlines() if prompt in line]
+        assert asked, diary[-2000:]
+        assert any(re.search(r"\bcline\b", line, re.IGNORECASE) for line in asked), asked
+    assert "pinky recall" not in diary  # the hook context pinky added is not what the user asked
+
+
+def test_no_hub_daemon_outlives_the_sessions(world: World) -> None:
+    """By default `cline` starts a hub daemon that outlives it (measured); the tests run the session in the CLI."""
+    from pathlib import Path
+
+    daemons = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if "--cline-hub-daemon" in text and str(world.project) in text:
+            daemons.append(text)
+    assert not daemons, daemons
+
+
+def test_setup_twice_and_remove_restore_the_user_s_bytes(tmp_path_factory: pytest.TempPathFactory,
+                                                         cline: str) -> None:
+    world = new_world(tmp_path_factory.mktemp("cline-setup"), ("cline",), KNOWN)
+    write_user_config(world, "cline")
+    first, second = setup_round_trip(world, "cline", world.home / ".cline")
+    assert first == second  # the second run changed no byte
+    settings = json.loads(first["data/settings/cline_mcp_settings.json"])
+    assert settings["mcpServers"]["notes"] == CLINE_MCP["mcpServers"]["notes"]
+    assert settings["mcpServers"]["pinky"]["command"].endswith("pinky-mcp")
+    assert first["hooks/TaskComplete"] == CLINE_HOOK.encode()  # the user's own hook file, untouched
+    assert b"pinky-hooks" in first["plugins/pinky-brain.js"]
+
+
+def test_project_setup_writes_a_plugin_without_a_machine_path(tmp_path_factory: pytest.TempPathFactory,
+                                                              cline: str) -> None:
+    """`setup cline --project` writes .cline/plugins/pinky-brain.js, which a team commits: it runs pinky-hooks from
+    PATH. Cline has no project-level MCP config (measured), so the server stays a per-user entry."""
+    world = new_world(tmp_path_factory.mktemp("cline-project"), ("cline",), KNOWN)
+    done = world.pinky("setup", "cline", "--project")
+    assert done.returncode == 0, done.stdout + done.stderr
+    plugin = (world.project / ".cline" / "plugins" / "pinky-brain.js").read_text()
+    assert str(world.root) not in plugin and "/.venv/" not in plugin
+    removed = world.pinky("setup", "cline", "--project", "--remove")
+    assert removed.returncode == 0 and not (world.project / ".cline" / "plugins" / "pinky-brain.js").exists()
