@@ -107,8 +107,20 @@ def test_stale_facts_are_kept_out_of_agents_md_and_the_model_is_told_why(world: 
     assert any("AGENTS.md must stay evergreen" in text for text in results), results
 
 
+def diary_with(world: World, prompts: tuple[str, ...], seconds: float = 60) -> str:
+    """Today's diary once it names every prompt: the plugin writes it in the background after each run."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while True:
+        diary = diary_today(world.project)
+        if all(prompt in diary for prompt in prompts) or time.monotonic() > deadline:
+            return diary
+        time.sleep(0.2)
+
+
 def test_the_diary_names_the_prompts_and_the_host(world: World) -> None:
-    diary = diary_today(world.project)
+    diary = diary_with(world, (PROMPT, ASK))
     for prompt in (PROMPT, ASK):
         asked = [line for line in diary.splitlines() if prompt in line]
         assert asked, diary[-2000:]

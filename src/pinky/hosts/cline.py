@@ -9,7 +9,12 @@ model reads them (https://docs.cline.bot/customization/plugins; observed with cl
 - `beforeTool` for `editor` and `run_commands`: the guard on AGENTS.md (`skip` with the reason: the call does not
   run and the model reads why);
 - `afterTool` for `read_files`, `editor` and `run_commands`: the notes linked to the files read or changed;
-- `afterRun`: the diary of the run, from the session's own messages.
+- `afterRun`: the diary of the run, from the session's own messages, written in the background.
+
+Cline gives each call of a plugin's hook 3 s and fails the whole run when one takes longer (read in the 3.0.65
+binary: `hookTimeoutMs` 3000, not configurable; observed: "plugin-sandbox call timed out after 3000ms: invokeHook",
+exit 1, beside two CPU hogs). So the plugin waits at most 2.5 s for pinky's answer and goes on without it, and the
+diary, which may take longer, is written by a pinky-hooks left running after the run.
 
 Why a plugin and not Cline's hook files (`~/.cline/hooks/<Event>`): in the CLI only PreToolUse's and PostToolUse's
 `contextModification` reach the model, both after the tool has run; TaskStart and TaskComplete run detached with
@@ -50,7 +55,9 @@ READS, WRITES, SHELL = "read_files", "editor", "run_commands"
 PLUGIN = """// Written by `pinky-brain setup cline`; `pinky-brain setup cline --remove` deletes it.
 // Gives Cline pinky-brain's memory (the digest in the system prompt, the recall for the prompt, the notes linked
 // to the files a tool touches, the guard, the diary). Node built-ins only; a failure never stops Cline.
-const { spawnSync } = require("node:child_process");
+// Cline gives a plugin's hook 3 s and fails the whole run past them: each answer pinky waits for gets 2.5 s (the
+// rule, asked once per session, 20 s); the diary at the end of a run is written in the background.
+const { spawn, spawnSync } = require("node:child_process");
 const os = require("node:os");
 const path = require("node:path");
 
@@ -59,14 +66,28 @@ const GUARDED = new Set(__GUARDED__);
 const NOTED = new Set(__NOTED__);
 let session = { id: "", cwd: process.cwd() };
 
-function run(event, payload) {
+const input = (payload) => JSON.stringify({ session_id: session.id, cwd: session.cwd, ...payload });
+
+function run(event, payload, timeout = 2500) {
   try {
     const done = spawnSync(HOOKS, ["--host", "cline", event],
-      { input: JSON.stringify({ session_id: session.id, cwd: session.cwd, ...payload }), encoding: "utf8",
-        cwd: session.cwd, timeout: 30000 });
+      { input: input(payload), encoding: "utf8", cwd: session.cwd, timeout, killSignal: "SIGKILL" });
     return done.stdout ? JSON.parse(done.stdout) : null;
   } catch {
     return null;
+  }
+}
+
+function runBehind(event, payload) {
+  try {
+    const child = spawn(HOOKS, ["--host", "cline", event],
+      { cwd: session.cwd, detached: true, stdio: ["pipe", "ignore", "ignore"] });
+    child.on("error", () => {});
+    child.stdin.on("error", () => {});
+    child.stdin.end(input(payload));
+    child.unref();
+  } catch {
+    // pinky-brain is not installed where this plugin looks: Cline goes on
   }
 }
 
@@ -107,7 +128,7 @@ module.exports = {
   manifest: { capabilities: ["hooks", "rules"] },
   setup(api, ctx) {
     session = { id: ctx?.session?.sessionId ?? "", cwd: ctx?.workspaceInfo?.rootPath ?? process.cwd() };
-    api.registerRule({ id: "pinky-brain", content: () => context(run("session-start", {})) });
+    api.registerRule({ id: "pinky-brain", content: () => context(run("session-start", {}, 20000)) });
   },
   hooks: {
     beforeRun: async ({ snapshot }) => {
@@ -127,7 +148,7 @@ module.exports = {
     },
     afterRun: async () => {
       if (!session.id) return;
-      run("stop", { transcript_path: path.join(sessions(), session.id, session.id + ".messages.jsonl") });
+      runBehind("stop", { transcript_path: path.join(sessions(), session.id, session.id + ".messages.jsonl") });
     },
   },
 };
@@ -177,6 +198,9 @@ class Cline(Host):
                     "`cline` that started it; the plugin finds the session's messages through that environment's "
                     "CLINE_DIR, CLINE_DATA_DIR or CLINE_SESSION_DATA_DIR, not through --config or --data-dir",
                     CLINE_MEASURED),
+              Limit("Cline gives a plugin's hook 3 s and fails the run past them: pinky's answer (recall, file notes, "
+                    "the guard) is waited for 2.5 s and dropped when later, so on a machine that busy the model may "
+                    "not see it and the guard lets the write through", CLINE_BINARY),
               Limit("a project's .cline/plugins/ runs without any trust step, like its hooks", CLINE_MEASURED))
 
     def continue_output(self, reason: str) -> dict | None:
