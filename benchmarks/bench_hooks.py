@@ -6,9 +6,9 @@ Prints p50/p90 in milliseconds for `python -c pass` (the floor), pre-read, pre-w
 session-start, user-prompt (recall: a prompt in the brain's own vocabulary, the worst case for
 full-text search, and an everyday one), and the Stop and PreCompact hooks on a 2 MB transcript,
 next to their targets (documentation/HOOKS.md). `--hosts` times only the per-prompt and per-tool hooks of Claude Code,
-Codex CLI, Gemini CLI and Cline CLI (`pinky-hooks --host ...`), round-robin beside `python -c pass`; with `--before BIN` (the
-bin folder of another install, e.g. the main branch's .venv/bin) each beside that install's own, and with `--hogs N`
-while N processes spin on the CPU (a busy machine: two hogs on two cores).
+Codex CLI, Gemini CLI and Cline CLI (`pinky-hooks --host ...`), round-robin beside `python -c pass`; with
+`--before BIN` (the bin folder of another install, e.g. the main branch's .venv/bin) each beside that install's own,
+and with `--hogs N` while N processes spin on the CPU (a busy machine: two hogs on two cores).
 The brain is built once with the hashing embedder and full-text only (vectors don't matter here).
 """
 
@@ -102,7 +102,8 @@ def report(name: str, xs: list[float], target: str) -> float:
 
 def host_payloads(root: Path, base: dict) -> list[tuple[str, list[str], bytes]]:
     """(label, pinky-hooks arguments, stdin) of the per-prompt and per-tool hooks of Claude Code, Codex CLI, Gemini
-    CLI and Cline CLI (what pinky's plugin sends), each host's own payload shape (tests/fixtures/<host>/) on the same linked file and the same prompt."""
+    CLI and Cline CLI (what pinky's plugin sends), each host's own payload shape (tests/fixtures/<host>/) on the same
+    linked file and the same prompt."""
     target, prompt = str(root / "src/mod7/file7.py"), "commit this with a good message"
     gemini = {**base, "timestamp": "2026-11-28T05:41:19.102Z"}
     return [

@@ -1,6 +1,6 @@
-"""Gemini CLI, GitHub Copilot CLI, OpenCode and Cline CLI, the real ones, set up through the Claude Code plugin: each keeps its
-tools and hooks across a plugin update, and its first session after setup, beside two CPU hogs, is offered the tools
-and shown the digest (issue 36 items 1 and 3, as tests/hosts/test_codex_plugin_update_e2e.py checks them for
+"""Gemini CLI, GitHub Copilot CLI, OpenCode and Cline CLI, the real ones, set up through the Claude Code plugin: each
+keeps its tools and hooks across a plugin update, and its first session after setup, beside two CPU hogs, is offered
+the tools and shown the digest (issue 36 items 1 and 3, as tests/hosts/test_codex_plugin_update_e2e.py checks them for
 Codex)."""
 
 from __future__ import annotations
