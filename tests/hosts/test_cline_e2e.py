@@ -147,6 +147,10 @@ def test_setup_twice_and_remove_restore_the_user_s_bytes(tmp_path_factory: pytes
                                                          cline: str) -> None:
     world = new_world(tmp_path_factory.mktemp("cline-setup"), ("cline",), KNOWN)
     write_user_config(world, "cline")
+    mine = {p: p.read_bytes() for p in (world.home / ".cline").rglob("*") if p.is_file()}
+    dry = world.pinky("setup", "cline", "--dry-run")
+    assert dry.returncode == 0 and "+++ " in dry.stdout and "pinky-brain.js" in dry.stdout, dry.stdout + dry.stderr
+    assert {p: p.read_bytes() for p in (world.home / ".cline").rglob("*") if p.is_file()} == mine  # nothing written
     first, second = setup_round_trip(world, "cline", world.home / ".cline")
     assert first == second  # the second run changed no byte
     settings = json.loads(first["data/settings/cline_mcp_settings.json"])

@@ -45,13 +45,13 @@ const stale = "The suite has 412 tests as of 2026-12-07 (commit 3f9a2c1e).";
 """
 
 
-def drive(tmp_path: Path, root: Path, hooks: str) -> dict:
+def drive(tmp_path: Path, root: Path, hooks: str, **env: str) -> dict:
     plugin = tmp_path / "pinky-brain.js"
     plugin.write_text(plugin_text(hooks), encoding="utf-8")
     driver = tmp_path / "driver.js"
     driver.write_text(DRIVER, encoding="utf-8")
     done = subprocess.run(["node", str(driver), str(plugin), str(root)], capture_output=True, text=True, cwd=root,
-                          env=hook_env(root), timeout=120)
+                          env=hook_env(root, **env), timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -74,3 +74,14 @@ def test_without_pinky_hooks_cline_goes_on_untouched(tmp_path: Path) -> None:
     out = drive(tmp_path, root, str(tmp_path / "no-such-pinky-hooks"))
     assert out["rule"] == "" and out["recall"] is None and out["read"] is None and out["stale"] is None
     assert diary_text(root) == ""
+
+
+def test_a_project_s_plugin_finds_pinky_hooks_on_path_or_in_local_bin(tmp_path: Path) -> None:
+    """`setup cline --project` writes the bare name (no path of one machine in a committed file)."""
+    root = make_brain(tmp_path / "proj")
+    home = tmp_path / "home"
+    (home / ".local" / "bin").mkdir(parents=True)
+    (home / ".local" / "bin" / "pinky-hooks").symlink_to(HOOKS[0])
+    node = str(Path(shutil.which("node") or "node").parent)
+    out = drive(tmp_path, root, "pinky-hooks", HOME=str(home), PATH=f"{node}:/usr/bin:/bin")
+    assert "gotcha/db-retries" in out["recall"]["appendContext"]

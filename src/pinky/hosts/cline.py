@@ -68,19 +68,29 @@ let session = { id: "", cwd: process.cwd() };
 
 const input = (payload) => JSON.stringify({ session_id: session.id, cwd: session.cwd, ...payload });
 
+// A bare name (what `setup --project` writes, for every clone's machine) is looked up on PATH, then in ~/.local/bin
+function resolve(name) {
+  if (name.includes("/")) return name;
+  const fs = require("node:fs");
+  const found = (process.env.PATH ?? "").split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, name))
+    .find((candidate) => fs.existsSync(candidate));
+  return found ?? path.join(os.homedir(), ".local", "bin", name);
+}
+const HOOKS_AT = resolve(HOOKS);
+
 function run(event, payload, timeout = 2500) {
   try {
-    const done = spawnSync(HOOKS, ["--host", "cline", event],
+    const done = spawnSync(HOOKS_AT, ["--host", "cline", event],
       { input: input(payload), encoding: "utf8", cwd: session.cwd, timeout, killSignal: "SIGKILL" });
     return done.stdout ? JSON.parse(done.stdout) : null;
   } catch {
-    return null;
+    return null; // no answer in time, or none that parses: Cline goes on without it
   }
 }
 
 function runBehind(event, payload) {
   try {
-    const child = spawn(HOOKS, ["--host", "cline", event],
+    const child = spawn(HOOKS_AT, ["--host", "cline", event],
       { cwd: session.cwd, detached: true, stdio: ["pipe", "ignore", "ignore"] });
     child.on("error", () => {});
     child.stdin.on("error", () => {});
