@@ -9,7 +9,11 @@ the read, the guard's reason instead of the write; and the diary must name the h
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+from pathlib import Path
+from shlex import quote
 
 import pytest
 from host_support import World, brain_tools, diary_today, find_cli, new_world
@@ -128,19 +132,46 @@ def test_the_diary_names_the_prompts_and_the_host(world: World) -> None:
     assert "pinky recall" not in diary  # the hook context pinky added is not what the user asked
 
 
-def test_no_hub_daemon_outlives_the_sessions(world: World) -> None:
-    """By default `cline` starts a hub daemon that outlives it (measured); the tests run the session in the CLI."""
-    from pathlib import Path
-
-    daemons = []
+def hub_daemons(project: Path) -> list[int]:
+    """The Cline hub daemons started for `project` (a `cline --cline-hub-daemon --cwd <project>` process)."""
+    found = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
-            text = cmdline.read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+            argv = cmdline.read_bytes().split(b"\0")
         except OSError:
             continue
-        if "--cline-hub-daemon" in text and str(world.project) in text:
-            daemons.append(text)
-    assert not daemons, daemons
+        if argv[0].endswith(b"/cline") and b"--cline-hub-daemon" in argv and str(project).encode() in argv:
+            found.append(int(cmdline.parent.name))
+    return found
+
+
+def test_no_hub_daemon_outlives_the_sessions(world: World) -> None:
+    """By default `cline` starts a hub daemon that outlives it (measured); the tests run the session in the CLI."""
+    assert not hub_daemons(world.project)
+
+
+def test_a_session_run_by_the_hub_daemon_gets_the_digest_recall_and_diary_too(
+        tmp_path_factory: pytest.TempPathFactory, cline: str) -> None:
+    """Cline's default backend: the first `cline` leaves a hub daemon, and the next session runs in it, plugin and
+    all, with the daemon's environment (measured with 3.0.65). Both sessions run in one network namespace."""
+    world = new_world(tmp_path_factory.mktemp("cline-hub"), ("cline",), KNOWN)
+    assert world.pinky("setup", "cline").returncode == 0
+    first = cline_command(cline, "First session about the deploys.")
+    second = cline_command(cline, "Why do staging deploys time out?")
+    both = ["sh", "-c", f"{' '.join(map(quote, first))} >/dev/null 2>&1; sleep 3; "
+            f"test -e {quote(str(world.project / 'pinky.toml'))} && {' '.join(map(quote, second))}"]
+    try:
+        session = world.session("hub", [{"tool": "brain_search", "input": {"query": "deploy"}}], both,
+                                {**CLINE_ENV, "CLINE_SESSION_BACKEND_MODE": "auto"})
+        daemons = hub_daemons(world.project)
+    finally:
+        for pid in hub_daemons(world.project):  # the daemons this test's sessions started, by their pid
+            os.kill(pid, signal.SIGTERM)
+    assert daemons, "no hub daemon was left by the first session"
+    assert session.returncode == 0, session.stderr[-3000:]
+    asked = [r["body"] for r in session.main if "Why do staging" in json.dumps(r["body"]["messages"][1:2])]
+    assert asked and "pinky brain:" in system_of(asked[0]) and KNOWN[0] in after_system(asked[0])
+    assert "Why do staging deploys time out?" in diary_with(world, ("Why do staging deploys time out?",))
 
 
 def test_setup_twice_and_remove_restore_the_user_s_bytes(tmp_path_factory: pytest.TempPathFactory,

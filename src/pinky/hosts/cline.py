@@ -204,10 +204,10 @@ class Cline(Host):
               Limit("the end of a run cannot continue the agent (afterRun returns nothing): no capture ask",
                     CLINE_BINARY),
               Limit("no compaction hook in the plugin API: no checkpoint before Cline compacts", CLINE_BINARY),
-              Limit("by default a session may run in Cline's background hub, whose environment is that of the "
-                    "`cline` that started it; the plugin finds the session's messages through that environment's "
-                    "CLINE_DIR, CLINE_DATA_DIR or CLINE_SESSION_DATA_DIR, not through --config or --data-dir",
-                    CLINE_MEASURED),
+              Limit("the plugin finds a session's messages through CLINE_SESSION_DATA_DIR, CLINE_DATA_DIR or "
+                    "CLINE_DIR, not through `cline --config` or `--data-dir`: a session kept elsewhere gets no "
+                    "diary (a session the hub daemon runs calls the plugin back in the `cline` that asked, which "
+                    "works as in the CLI)", CLINE_MEASURED),
               Limit("Cline gives a plugin's hook 3 s and fails the run past them: pinky's answer (recall, file notes, "
                     "the guard) is waited for 2.5 s and dropped when later, so on a machine that busy the model may "
                     "not see it and the guard lets the write through", CLINE_BINARY),
