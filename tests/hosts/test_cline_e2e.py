@@ -16,7 +16,7 @@ from pathlib import Path
 from shlex import quote
 
 import pytest
-from host_support import World, brain_tools, diary_today, find_cli, new_world
+from host_support import VENV_BIN, World, brain_tools, diary_today, find_cli, new_world
 from host_worlds import (
     CLINE_ENV,
     CLINE_HOOK,
@@ -194,11 +194,21 @@ def test_setup_twice_and_remove_restore_the_user_s_bytes(tmp_path_factory: pytes
 def test_project_setup_writes_a_plugin_without_a_machine_path(tmp_path_factory: pytest.TempPathFactory,
                                                               cline: str) -> None:
     """`setup cline --project` writes .cline/plugins/pinky-brain.js, which a team commits: it runs pinky-hooks from
-    PATH. Cline has no project-level MCP config (measured), so the server stays a per-user entry."""
+    PATH, and Cline runs it with no trust step. Cline has no project-level MCP config, so the server stays a per-user
+    entry."""
     world = new_world(tmp_path_factory.mktemp("cline-project"), ("cline",), KNOWN)
     done = world.pinky("setup", "cline", "--project")
     assert done.returncode == 0, done.stdout + done.stderr
     plugin = (world.project / ".cline" / "plugins" / "pinky-brain.js").read_text()
     assert str(world.root) not in plugin and "/.venv/" not in plugin
+    # An MCP entry in the project (where Cline keeps none): measured, it offers nothing
+    mcp = {"mcpServers": {"pinky": {"command": str(VENV_BIN / "pinky-mcp"), "args": []}}}
+    (world.project / ".cline" / "cline_mcp_settings.json").write_text(json.dumps(mcp))
+    session = world.session("project", [], cline_command(cline, PROMPT), CLINE_ENV)
+    assert session.returncode == 0, session.stderr[-3000:]
+    first = session.main[0]["body"]
+    assert KNOWN[0] in system_of(first)  # the project's plugin ran, with no trust step
+    assert not [name for name in offered(first) if "brain_" in name]  # no project-level MCP config in Cline
+    (world.project / ".cline" / "cline_mcp_settings.json").unlink()
     removed = world.pinky("setup", "cline", "--project", "--remove")
     assert removed.returncode == 0 and not (world.project / ".cline" / "plugins" / "pinky-brain.js").exists()

@@ -207,7 +207,7 @@ class Cline(Host):
               Limit("the plugin finds a session's messages through CLINE_SESSION_DATA_DIR, CLINE_DATA_DIR or "
                     "CLINE_DIR, not through `cline --config` or `--data-dir`: a session kept elsewhere gets no "
                     "diary (a session the hub daemon runs calls the plugin back in the `cline` that asked, which "
-                    "works as in the CLI)", CLINE_MEASURED),
+                    "works as in the CLI)", CLINE_BINARY),
               Limit("Cline gives a plugin's hook 3 s and fails the run past them: pinky's answer (recall, file notes, "
                     "the guard) is waited for 2.5 s and dropped when later, so on a machine that busy the model may "
                     "not see it and the guard lets the write through", CLINE_BINARY),
