@@ -147,9 +147,10 @@ def test_import_sessions_writes_the_diary_the_stop_hook_writes_byte_for_byte(roo
     session_store(root, home)
     elsewhere = root.parent / "elsewhere"  # another project's session on the same machine
     elsewhere.mkdir()
-    session_store(root, home, session="1796679999999_other", cwd=elsewhere)
+    other = session_store(root, home, session="1796679999999_other", cwd=elsewhere)
     out = import_sessions(root)
     assert "took in 1 of 1 session" in out and "cline 1" in out, out
+    assert not other.exists()  # another project's session folder is not written to
     assert diary_text(root) == expected
     assert "nothing new" in import_sessions(root)
     assert diary_text(root) == expected

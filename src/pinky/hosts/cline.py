@@ -232,15 +232,37 @@ class Cline(Host):
         return Messages(cwd)
 
     def session_files(self, home: str) -> list[Path]:
+        """Every session's `<id>.json` (its folder and prompt): `past_sessions` reads them, and writes the one-line-
+        per-message file of the project's sessions only."""
         from pathlib import Path
 
-        found = []
-        for folder in sorted(sessions_dir(home).glob("*/")):
-            messages = folder / f"{folder.name}.messages.json"
-            if messages.is_file() and (folder / f"{folder.name}.json").is_file():
-                written = as_lines(str(messages))
-                if written:
-                    found.append(Path(written))
+        return sorted(Path(folder) / f"{folder.name}.json" for folder in sessions_dir(home).glob("*/")
+                      if (folder / f"{folder.name}.messages.json").is_file())
+
+    def past_sessions(self, root: str, remote: str | None, home: str) -> list[Any]:
+        """The project's sessions, read through the `<id>.messages.jsonl` written beside each (no other project's
+        session folder is written to)."""
+        import json
+        from pathlib import Path
+
+        from pinky.base import fileio
+        from pinky.capture.past_sessions import PastSession, belongs, read_head
+
+        real, found = os.path.realpath(root), []
+        for meta in self.session_files(home):
+            try:
+                with fileio.open_regular(meta) as handle:
+                    head = json.loads(handle.read().decode("utf-8"))
+            except (OSError, ValueError, UnicodeDecodeError):
+                continue
+            cwd = (head.get("cwd") or head.get("workspace_root")) if isinstance(head, dict) else None
+            probe = PastSession(self.name, meta, "", cwd if isinstance(cwd, str) else None, 0)
+            if not belongs(probe, real, remote):
+                continue
+            lines = as_lines(str(meta)[: -len(".json")] + ".messages.json")
+            session = read_head(self, Path(lines)) if lines else None
+            if session is not None:
+                found.append(session)
         return found
 
     def head_done(self, event: dict) -> bool:
