@@ -212,3 +212,21 @@ def test_project_setup_writes_a_plugin_without_a_machine_path(tmp_path_factory: 
     (world.project / ".cline" / "cline_mcp_settings.json").unlink()
     removed = world.pinky("setup", "cline", "--project", "--remove")
     assert removed.returncode == 0 and not (world.project / ".cline" / "plugins" / "pinky-brain.js").exists()
+
+
+def test_cline_s_own_hook_files_reach_the_model_only_after_a_tool(tmp_path_factory: pytest.TempPathFactory,
+                                                                  cline: str) -> None:
+    """Why pinky writes a plugin: of Cline's hook files, TaskStart's and UserPromptSubmit's contextModification never
+    reach the model in a headless run, PostToolUse's does, after the tool's result (kept measured here so that a Cline
+    release that changes it is noticed)."""
+    world = new_world(tmp_path_factory.mktemp("cline-hook-files"), ("cline",), KNOWN)
+    hooks = world.home / ".cline" / "hooks"
+    hooks.mkdir(parents=True)
+    for event in ("TaskStart", "UserPromptSubmit", "PostToolUse"):
+        (hooks / event).write_text(f"#!/bin/sh\ncat >/dev/null\necho '{{\"contextModification\": \"MARK-{event}\"}}'\n")
+    read = {"files": [{"path": str(world.project / "pinky.toml")}]}
+    session = world.session("hook-files", [{"tool": "read_files", "input": read}], cline_command(cline, PROMPT),
+                            CLINE_ENV)
+    assert session.returncode == 0, session.stderr[-3000:]
+    shown = session.shown()
+    assert "MARK-PostToolUse" in shown and "MARK-TaskStart" not in shown and "MARK-UserPromptSubmit" not in shown

@@ -49,6 +49,7 @@ CLINE_HOOKS = "https://docs.cline.bot/customization/hooks"
 CLINE_CONFIG = "https://docs.cline.bot/getting-started/config"
 CLINE_MEASURED = "observed with cline 3.0.65 offline (tests/hosts/test_cline_e2e.py)"
 CLINE_BINARY = "read in the cline 3.0.65 binary (@cline/core 0.0.86)"
+CLINE_HOOK_FILES = "observed with cline 3.0.65 offline (tests/fixtures/cline/hook-files/, test_cline_e2e.py)"
 META = "cline_session"  # the first line of the JSONL pinky writes beside a session's messages
 READS, WRITES, SHELL = "read_files", "editor", "run_commands"
 
@@ -175,7 +176,7 @@ def plugin_text(hooks_command: str) -> str:
 
 class Cline(Host):
     name, display, command = "cline", "Cline CLI", "cline"
-    sources = (CLINE_MEASURED, CLINE_BINARY, CLINE_DOCS, CLINE_HOOKS, CLINE_CONFIG)
+    sources = (CLINE_MEASURED, CLINE_HOOK_FILES, CLINE_BINARY, CLINE_DOCS, CLINE_HOOKS, CLINE_CONFIG)
     # No command hooks that can show the model a digest or a recall (see above): the plugin runs
     # `pinky-hooks --host cline <event>` from its plugin API with Claude-shaped JSON on stdin. The host events named
     # here are the plugin's.
@@ -196,7 +197,7 @@ class Cline(Host):
     limits = (Limit("hook files (~/.cline/hooks/<Event>) cannot carry the digest or the recall in the CLI: only "
                     "PreToolUse's and PostToolUse's contextModification reach the model, after the tool ran; "
                     "TaskStart and TaskComplete run detached, UserPromptSubmit did not run headless; so setup "
-                    "writes a plugin instead", CLINE_MEASURED),
+                    "writes a plugin instead", CLINE_HOOK_FILES),
               Limit("plugins run in Cline's CLI, SDK and Kanban, not in its VS Code or JetBrains extensions",
                     CLINE_DOCS),
               Limit("no project-level MCP config: the server is set up per user (a project's "
