@@ -6,9 +6,9 @@ Prints p50/p90 in milliseconds for `python -c pass` (the floor), pre-read, pre-w
 session-start, user-prompt (recall: a prompt in the brain's own vocabulary, the worst case for
 full-text search, and an everyday one), and the Stop and PreCompact hooks on a 2 MB transcript,
 next to their targets (documentation/HOOKS.md). `--hosts` times only the per-prompt and per-tool hooks of Claude Code,
-Codex CLI and Gemini CLI (`pinky-hooks --host ...`), round-robin beside `python -c pass`; with `--before BIN` (the
-bin folder of another install, e.g. the main branch's .venv/bin) each beside that install's own, and with `--hogs N`
-while N processes spin on the CPU (a busy machine: two hogs on two cores).
+Codex CLI, Gemini CLI and Cline CLI (`pinky-hooks --host ...`), round-robin beside `python -c pass`; with
+`--before BIN` (the bin folder of another install, e.g. the main branch's .venv/bin) each beside that install's own,
+and with `--hogs N` while N processes spin on the CPU (a busy machine: two hogs on two cores).
 The brain is built once with the hashing embedder and full-text only (vectors don't matter here).
 """
 
@@ -101,8 +101,9 @@ def report(name: str, xs: list[float], target: str) -> float:
 
 
 def host_payloads(root: Path, base: dict) -> list[tuple[str, list[str], bytes]]:
-    """(label, pinky-hooks arguments, stdin) of the per-prompt and per-tool hooks of Claude Code, Codex CLI and Gemini
-    CLI, each host's own payload shape (tests/fixtures/<host>/) on the same linked file and the same prompt."""
+    """(label, pinky-hooks arguments, stdin) of the per-prompt and per-tool hooks of Claude Code, Codex CLI, Gemini
+    CLI and Cline CLI (what pinky's plugin sends), each host's own payload shape (tests/fixtures/<host>/) on the same
+    linked file and the same prompt."""
     target, prompt = str(root / "src/mod7/file7.py"), "commit this with a good message"
     gemini = {**base, "timestamp": "2026-11-28T05:41:19.102Z"}
     return [
@@ -113,6 +114,8 @@ def host_payloads(root: Path, base: dict) -> list[tuple[str, list[str], bytes]]:
              "permission_mode": "bypassPermissions", "prompt": prompt}).encode()),
         ("gemini  per-prompt", ["--host", "gemini", "user-prompt"], json.dumps(
             {**gemini, "hook_event_name": "BeforeAgent", "prompt": prompt}).encode()),
+        ("cline   per-prompt", ["--host", "cline", "user-prompt"], json.dumps(  # pinky's plugin's beforeRun
+            {**base, "prompt": prompt}).encode()),
         ("claude  per-tool", ["pre-read"], json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Read",
                                                        "tool_input": {"file_path": target}}).encode()),
         ("codex   per-tool", ["--host", "codex", "pre-read"], json.dumps(
@@ -122,6 +125,8 @@ def host_payloads(root: Path, base: dict) -> list[tuple[str, list[str], bytes]]:
         ("gemini  per-tool", ["--host", "gemini", "post-tool"], json.dumps(
             {**gemini, "hook_event_name": "AfterTool", "tool_name": "read_file", "tool_input": {"file_path": target},
              "tool_response": {"llmContent": "x = 1", "returnDisplay": ""}}).encode()),
+        ("cline   per-tool", ["--host", "cline", "post-tool"], json.dumps(  # pinky's plugin's afterTool
+            {**base, "tool_name": "read_files", "tool_input": {"paths": [target]}}).encode()),
     ]
 
 

@@ -30,6 +30,7 @@ PINNED = {
     "gemini": ("@google/gemini-cli", "0.61.0", "gemini", "gemini-cli"),
     "opencode": ("opencode-ai", "1.18.33", "opencode", "opencode"),
     "copilot": ("@github/copilot", "1.0.102", "copilot", "copilot"),
+    "cline": ("cline", "3.0.65", "cline", "cline"),
 }
 # PINKY_HOST_VERSIONS="claude=2.1.340,codex=0.172.0" runs other releases than the pinned ones
 # (scripts/hosts_matrix.py sets it to what npm serves today).
@@ -49,9 +50,11 @@ OFFLINE_ENV = {
     # BYOK offline: COPILOT_OFFLINE plus a provider (the sessions add its URL); no GitHub sign-in, no update check
     "copilot": {"COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false", "COPILOT_PROVIDER_API_KEY": "stand-in-key",
                 "COPILOT_MODEL": "stand-in"},
+    # The session runs in the CLI process, not in a hub daemon started for it that would outlive the test
+    "cline": {"CLINE_SESSION_BACKEND_MODE": "local", "CLINE_NO_AUTO_UPDATE": "1"},
 }
 FOREIGN = ("PINKY_", "CLAUDE", "ANTHROPIC", "OPENAI", "CODEX", "GEMINI", "GOOGLE", "OPENCODE", "COPILOT", "GH_",
-           "GITHUB_", "PIP_", "VIRTUAL_ENV", "XDG_")
+           "GITHUB_", "PIP_", "VIRTUAL_ENV", "XDG_", "CLINE_")
 
 
 def opted_in(host: str) -> bool:

@@ -73,6 +73,11 @@ def codex_home(world: World) -> Path:
     return world.home / ".codex"
 
 
+# --- Cline CLI: ~/.cline (CLINE_DIR): MCP servers in data/settings/cline_mcp_settings.json, plugins, hook files ---
+CLINE_MCP = {"mcpServers": {"notes": {"command": "notes-server", "args": ["--read-only"], "disabled": True}}}
+CLINE_HOOK = "#!/bin/sh\n# my own: log every finished task\necho done >> /tmp/my-cline-tasks.log\n"
+
+
 def write_user_config(world: World, host: str) -> None:
     """What the user had before installing pinky-brain."""
     if host == "codex":
@@ -85,6 +90,12 @@ def write_user_config(world: World, host: str) -> None:
         folder = world.home / ".config" / "opencode"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "opencode.json").write_text(json.dumps(OPENCODE_CONFIG, indent=2) + "\n")
+    elif host == "cline":
+        settings = world.home / ".cline" / "data" / "settings"
+        settings.mkdir(parents=True, exist_ok=True)
+        (settings / "cline_mcp_settings.json").write_text(json.dumps(CLINE_MCP, indent=2) + "\n")
+        (world.home / ".cline" / "hooks").mkdir(parents=True)
+        (world.home / ".cline" / "hooks" / "TaskComplete").write_text(CLINE_HOOK)
 
 
 def hook_entries(events: dict[str, str], host: str) -> dict[str, list[dict[str, object]]]:
@@ -146,6 +157,18 @@ CLAUDE_ENV = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}", "ANTHROPIC_API_KE
 COPILOT_ENV = {"COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:{port}/v1"}
 
 
+CLINE_ENV: dict[str, str] = {}
+CLINE_MODEL = "-k stand-in-key -m stand-in"
+
+
+def cline_command(cline: str, prompt: str) -> list[str]:
+    """`cline auth` points the openai-compatible provider at the stand-in's port (Cline reads its base URL only
+    from providers.json), then one headless run of `prompt` (stdout is not a terminal: headless, auto-approved)."""
+    script = (f'"$1" auth -p openai-compatible {CLINE_MODEL} -b http://127.0.0.1:{{port}}/v1 >/dev/null && '
+              f'exec "$1" -P openai-compatible {CLINE_MODEL} "$0"')
+    return ["sh", "-c", script, prompt, cline]
+
+
 def copilot_command(copilot: str, prompt: str) -> list[str]:
     return [copilot, "-p", prompt, "--allow-all-tools"]
 
@@ -190,7 +213,8 @@ PROMPT = "Remember why the pool hangs on shutdown."
 SAVE = {"title": "PG pool hangs on shutdown", "type": "gotcha", "tags": ["postgres"],
         "body": "Call pool.close(timeout=5) before the process exits, or it hangs."}
 SESSIONS = {"codex": (codex_command, CODEX_ENV), "gemini": (gemini_command, GEMINI_ENV),
-            "opencode": (opencode_command, OPENCODE_ENV), "copilot": (copilot_command, COPILOT_ENV)}
+            "opencode": (opencode_command, OPENCODE_ENV), "copilot": (copilot_command, COPILOT_ENV),
+            "cline": (cline_command, CLINE_ENV)}
 
 
 def saving_world(factory: pytest.TempPathFactory, request: pytest.FixtureRequest, host: str) -> World:

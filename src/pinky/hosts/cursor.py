@@ -3,7 +3,7 @@ the digest lives in an always-applied rules file; answers are permissions and fo
 
 from __future__ import annotations
 
-from pinky.hosts.host import Hook, Host, Limit
+from pinky.hosts.host import Hook, Host, Limit, first
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,8 +30,8 @@ class Cursor(Host):
     context, rules_file = "rules", ".cursor/rules/pinky-brain.mdc"
     rules_header = ("---\ndescription: pinky-brain's digest of this project's brain (rewritten by its hooks)\n"
                     "globs:\nalwaysApply: true\n---\n")
-    # It sends both session_id and conversation_id; the workspace as `workspace_roots`, a file hook's path at the
-    # top level (`file_path`, with `edits` after an edit), and `loop_count` on stop
+    # It sends both session_id and conversation_id (and the workspace, a file hook's path and the loop count in
+    # keys of its own: the payload_* methods below)
     session_keys = ("session_id", "conversation_id")
     limits = (Limit("beforeSubmitPrompt can only block the prompt (continue/user_message): recall cannot reach the "
                     "model from a hook", CURSOR_DOCS),
@@ -41,6 +41,19 @@ class Cursor(Host):
               Limit("some versions reject a sessionStart entry (\"Unknown hook type\"): the first prompt writes the "
                     "rules file when it is missing",
                     "https://forum.cursor.com/t/unknown-hook-type-sessionstart/149566"))
+
+    def payload_cwd(self, payload: dict) -> object:
+        roots = payload.get("workspace_roots")
+        return first(payload, "cwd") or (roots[0] if isinstance(roots, list) and roots else None)
+
+    def payload_tool(self, payload: dict) -> tuple[object, dict]:
+        name, tool_input = super().payload_tool(payload)
+        if not name and isinstance(payload.get("file_path"), str):  # beforeReadFile, afterFileEdit (with `edits`)
+            return ("Edit" if "edits" in payload else "Read"), {"file_path": payload["file_path"]}
+        return name, tool_input
+
+    def payload_continued(self, payload: dict) -> bool:
+        return super().payload_continued(payload) or bool(payload.get("loop_count"))
 
     def deny_output(self, host_event: str, reason: str) -> dict:
         return {"permission": "deny", "agent_message": reason, "user_message": reason}

@@ -121,6 +121,24 @@ class Host:
     def host_events(self, pinky_event: str) -> tuple[str, ...]:
         return tuple(dict.fromkeys(h.event for h in self.hooks if h.pinky == pinky_event))
 
+    # --- reading its payload (pinky.hosts.adapters.normalize turns it into Claude Code's) ----------------------
+
+    def payload_cwd(self, payload: dict) -> object:
+        """The folder the session runs in (None: the hook's own folder)."""
+        return first(payload, "cwd")
+
+    def payload_prompt(self, payload: dict) -> object:
+        """The prompt the user typed, on a prompt event."""
+        return first(payload, *self.prompt_keys)
+
+    def payload_tool(self, payload: dict) -> tuple[object, dict]:
+        """(the tool's name, its input) on a tool event; a name of None or "" for any other event."""
+        return first(payload, *self.tool_name_keys), json_object(first(payload, *self.tool_input_keys))
+
+    def payload_continued(self, payload: dict) -> bool:
+        """Whether this stop ends a turn that a stop hook's answer continued (no second capture ask)."""
+        return payload.get("stop_hook_active") is True
+
     # --- its output contract --------------------------------------------------------------------------------
 
     def context_output(self, host_event: str, text: str) -> dict | None:
@@ -206,6 +224,30 @@ class Host:
                      remove: bool) -> list[tuple[str, Callable[[bytes | None], bytes | None], str]]:
         """hooks_format "plugin": each file setup writes as (path, its bytes before -> after, "text"/"json")."""
         return []
+
+
+def first(payload: dict, *keys: str) -> object:
+    """The first of `keys` that `payload` holds a value for (an empty string, list or object is none)."""
+    for key in keys:
+        value = payload.get(key)
+        if value not in (None, "", [], {}):
+            return value
+    return None
+
+
+def json_object(value: object) -> dict:
+    """`value` as an object: itself, or parsed from a JSON string ({} otherwise)."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str) and value.strip().startswith("{"):
+        import json  # Copilot CLI sent its arguments as a JSON string (1.0.102 sends an object)
+
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return {}
+        return parsed if isinstance(parsed, dict) else {}
+    return {}
 
 
 def named(text: str, found: Host) -> str:
