@@ -240,7 +240,7 @@ class Cline(Host):
         return sorted(Path(folder) / f"{folder.name}.json" for folder in sessions_dir(home).glob("*/")
                       if (folder / f"{folder.name}.messages.json").is_file())
 
-    def past_sessions(self, root: str, remote: str | None, home: str) -> list[Any]:
+    def past_sessions(self, root: str, remote: str | None, home: str, state: str | None = None) -> list[Any]:
         """The project's sessions, read through the `<id>.messages.jsonl` written beside each (no other project's
         session folder is written to)."""
         import json
