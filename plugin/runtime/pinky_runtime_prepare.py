@@ -77,6 +77,9 @@ def prepare(data: str, root: str, key: str, out) -> str:  # noqa: ANN001 - a tex
                 progress.close()
             seconds = progress.finish()
             progress.say(f"pinky-brain: runtime ready in {seconds} s")
+            from pinky_runtime_previous import source_schema, write_schema
+
+            write_schema(venv, source_schema(root))  # what it installed: read when it is the previous one
             write_atomic(os.path.join(venv, READY), f"key {key}\npython {sys.version.split()[0]}\nseconds {seconds}\n")
             remember_python(data, venv)
             forget_failure(data)
