@@ -22,12 +22,11 @@ no runtime a process runs from). The others are imported, from the same
 cache (BytecodeCache), only when the runtime is not ready, or for `prepare` and `info`.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 
 from pinky_runtime_lookup import (
+    KEY_TRUSTED,
     LauncherError,
     entry_script,
     is_ready,
@@ -74,6 +73,10 @@ def main(argv: list[str]) -> int:
 
 def launch(data: str, mode: str, args: list[str]) -> int:
     root = plugin_root()
+    if mode == "hooks":  # the hot path: the key checked in the last KEY_TRUSTED seconds, when its runtime is ready
+        venv = os.path.join(runtime_home(data), runtime_key(data, root, trust_for=KEY_TRUSTED))
+        if is_ready(venv):
+            return run_in(data, venv, mode, args)
     key = runtime_key(data, root)
     venv = os.path.join(runtime_home(data), key)
     if mode in ENTRY_POINTS and is_ready(venv):
@@ -123,7 +126,7 @@ def until_ready(data: str, root: str, key: str, venv: str, mode: str, args: list
 def run_in(data: str, venv: str, mode: str, args: list[str]) -> int:
     """Run the entry point inside the runtime: in this process when it is the runtime's interpreter (one
     interpreter start per hook), else by exec'ing that interpreter on this file."""
-    if os.path.realpath(sys.prefix) != os.path.realpath(venv):
+    if sys.prefix != venv and os.path.realpath(sys.prefix) != os.path.realpath(venv):
         remember_python(data, venv, replace=False)
         python = venv_python(venv)
         os.execv(python, [python, entry_script(), data, mode, *args])
