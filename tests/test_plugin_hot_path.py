@@ -11,6 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import test_plugin_runtime
 from test_plugin_runtime import (
     SH,
     env_for,
@@ -18,9 +19,10 @@ from test_plugin_runtime import (
     lookup,
     plugin_copy,
     preparation_lock,
-    project,  # noqa: F401 - a fixture
 )
 from test_plugin_updates import update
+
+project = test_plugin_runtime.project  # the fixture: an initialised project with one indexed note
 
 
 def pre_read(env: dict[str, str], copy: Path, project: Path, **extra: str) -> subprocess.CompletedProcess[str]:

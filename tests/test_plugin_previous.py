@@ -6,10 +6,12 @@ the update changes the index's schema. Real plugin copies, runtimes made the qui
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 from pathlib import Path
 
+import test_plugin_runtime
 from test_plugin_runtime import (
     INITIALIZE,
     PLUGIN,
@@ -21,12 +23,13 @@ from test_plugin_runtime import (
     plugin_copy,
     preparation,
     preparation_lock,
-    project,  # noqa: F401 - a fixture
 )
 from test_plugin_updates import update
 
-import pinky_runtime_previous as previous  # noqa: E402 - test_plugin_runtime put plugin/runtime on sys.path
 from pinky.store import migrations
+
+project = test_plugin_runtime.project  # the fixture: an initialised project with one indexed note
+previous = importlib.import_module("pinky_runtime_previous")  # plugin/runtime: test_plugin_runtime put it on sys.path
 
 
 def start_server(env: dict[str, str], copy: Path, cwd: Path) -> tuple[subprocess.Popen[bytes], Client]:

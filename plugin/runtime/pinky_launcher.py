@@ -38,6 +38,7 @@ from pinky_runtime_lookup import (
     venv_python,
 )
 
+
 class RuntimeGone(LauncherError):
     """The runtime was pruned between the check that it is ready and the lease on it."""
 

@@ -38,7 +38,8 @@ def market(root: Path) -> Path:
 
 def bump(folder: Path, version: str) -> None:
     """A new release in the marketplace: its version in both manifests, and new package content."""
-    for manifest in (folder / ".claude-plugin" / "marketplace.json", folder / "plugin" / ".claude-plugin" / "plugin.json"):
+    for manifest in (folder / ".claude-plugin" / "marketplace.json",
+                     folder / "plugin" / ".claude-plugin" / "plugin.json"):
         manifest.write_text(manifest.read_text().replace('"version": "0.1.0"', f'"version": "{version}"'))
     update(folder / "plugin")
 
