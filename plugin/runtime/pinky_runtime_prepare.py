@@ -519,13 +519,14 @@ def preparing_now(data: str) -> bool:
 
 def start_preparing(data: str, key: str, since: float | None = None) -> str:
     """Make sure a detached process prepares the runtime (it outlives a short session); say what is going on.
-    `since`: when this session started (a failure from before it is tried again)."""
-    import subprocess
-
+    `since`: when this session started (a failure from before it is tried again). Every hook asks while the
+    previous runtime serves, so subprocess is imported only to start one."""
     failure = recent_failure(data, key, since=since)
     if failure:
         return failure_text(data, key, failure)
     if not preparing_now(data):
+        import subprocess
+
         os.makedirs(runtime_home(data), exist_ok=True)
         with open(log_path(data), "ab") as log:
             subprocess.Popen([sys.executable, entry_script(), data, "prepare"], cwd=runtime_home(data),
