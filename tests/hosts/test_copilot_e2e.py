@@ -124,3 +124,26 @@ def test_project_hooks_run_once_the_folder_is_trusted(tmp_path_factory: pytest.T
         assert session.returncode == 0, session.stderr[-2000:]
         shown[trusted] = KNOWN[0] in json.dumps([r["body"] for r in session.requests], ensure_ascii=False)
     assert shown == {False: False, True: True}, shown
+
+
+STALE = "# Agents\nThe suite has 1,234 tests as of 2026-11-28.\n"  # facts that go stale: the guard's to refuse
+
+
+def tool_results(session) -> list[str]:  # noqa: ANN001 - a host_support.Session
+    return [str(m.get("content")) for r in session.main for m in r["body"]["messages"] if m.get("role") == "tool"]
+
+
+def test_the_guard_refuses_stale_facts_in_agents_md(tmp_path_factory: pytest.TempPathFactory, copilot: str) -> None:
+    """preToolUse's {"permissionDecision": "deny", "permissionDecisionReason": ...} (HOSTS.md took it from the
+    documentation): the real Copilot CLI does not run the tool, and the model reads the reason as its result."""
+    world = new_world(tmp_path_factory.mktemp("copilot-guard"), ("copilot",), KNOWN)
+    done = world.pinky("setup", "copilot")
+    assert done.returncode == 0, done.stdout + done.stderr
+    agents = world.project / "AGENTS.md"
+    session = world.session("guard", [{"tool": "create", "input": {"path": str(agents), "file_text": STALE}}],
+                            copilot_command(copilot, "Write the test count into AGENTS.md."),
+                            {**COPILOT_ENV, **cli_env("copilot", copilot)})
+    assert session.returncode == 0, session.stderr[-3000:]
+    results = tool_results(session)
+    assert any("AGENTS.md must stay evergreen" in text for text in results), (results, session.stderr[-2000:])
+    assert not agents.exists()
