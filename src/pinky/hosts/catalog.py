@@ -202,6 +202,8 @@ COPILOT = Host(
     # tool's result; agentStop's {"decision": "block", "reason": ...} continues with the reason as the next prompt
     # (stop_hook_active is then true) and carries transcriptPath (the session's events.jsonl). Copilot's hooks have
     # no matchers: preToolUse runs for every tool. Its payloads name `sessionId`, `toolName`, `toolArgs`.
+    # preToolUse's {"permissionDecision": "deny", ...} keeps the tool from running, the reason is the tool's result
+    # (the guard); `copilot --resume <id> -p /compact` runs preCompact with the session's transcriptPath.
     hooks=(Hook("sessionStart", "session-start"),
            Hook("userPromptSubmitted", "user-prompt"),
            Hook("preToolUse", "pre-write"),
@@ -219,9 +221,7 @@ COPILOT = Host(
                   "~/.copilot/config.json; a headless `copilot -p` asks nothing and runs none): `pinky-brain setup "
                   "copilot` writes the user-level ~/.copilot/hooks/pinky-brain.json; after --project, trust the "
                   "repository once in `copilot`", COPILOT_MEASURED),
-            Limit("no project-level MCP config: the server is set up per user", COPILOT_CLI_DOCS),
-            Limit("the guard (preToolUse's permissionDecision deny) and the checkpoint (preCompact) are from the "
-                  "documentation, not measured here", COPILOT_DOCS)),
+            Limit("no project-level MCP config: the server is set up per user", COPILOT_CLI_DOCS)),
     sources=(COPILOT_MEASURED, COPILOT_DOCS, COPILOT_CLI_DOCS),
 )
 
