@@ -117,3 +117,22 @@ def test_the_schema_of_a_runtime_prepared_before_it_was_recorded_is_asked_once(t
     (broken / "bin" / "python").unlink()
     (broken / "bin" / "python").symlink_to(tmp_path / "gone")
     assert previous.runtime_schema(str(broken)) is None
+
+
+def test_a_failed_preparation_is_said_at_session_start_while_the_previous_runtime_serves(tmp_path: Path,
+                                                                                          project: Path) -> None:
+    """Serving from the previous runtime must not hide that the update never arrives: Claude Code's SessionStart
+    shows the user why, beside the digest."""
+    data = tmp_path / "data"
+    env = env_for(data, tmp_path, CLAUDE_PROJECT_DIR=str(project))
+    copy = plugin_copy(tmp_path)
+    linked_runtime(env, copy)
+    update(copy)
+    key = info(env, copy)["key"]
+    preparation.record_failure(str(data), key, "No matching distribution found for hatchling>=1.21")
+    hook = session_start(env, copy, project)
+    assert hook.returncode == 0, hook.stderr
+    out = json.loads(hook.stdout)
+    assert "PG pool hangs on exit" in out["hookSpecificOutput"]["additionalContext"]
+    assert "could not prepare its runtime: No matching distribution found for hatchling" in out["systemMessage"]
+    assert "the previous version serves" in out["systemMessage"]

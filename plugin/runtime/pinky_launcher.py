@@ -103,7 +103,7 @@ def until_ready(data: str, root: str, key: str, venv: str, mode: str, args: list
     import time
 
     with BytecodeCache(data):
-        from pinky_runtime_prepare import start_preparing
+        from pinky_runtime_prepare import failure_text, recent_failure, start_preparing
         from pinky_runtime_previous import previous_runtime
     started = time.time()  # a new session (the server's start) tries a failed preparation again
     state = start_preparing(data, key, since=started if mode == "mcp" else None)
@@ -111,8 +111,10 @@ def until_ready(data: str, root: str, key: str, venv: str, mode: str, args: list
     if previous is not None:
         if mode == "mcp":
             sys.stderr.write(f"pinky-mcp: {state}; until then the previous runtime serves ({previous})\n")
+        failed = recent_failure(data, key, max_age=None) if args == ["session-start"] else None
+        notice = f"{failure_text(data, key, failed)}. Until then the previous version serves." if failed else None
         try:
-            return run_in(data, previous, mode, args)
+            return run_in(data, previous, mode, args, notice)
         except RuntimeGone:  # pruned meanwhile: the new runtime is ready by now, or the stand-in serves
             return launch(data, mode, args)
     if mode == "hooks":
@@ -124,9 +126,10 @@ def until_ready(data: str, root: str, key: str, venv: str, mode: str, args: list
     return PreparingServer(data, venv, started, why_not).serve()
 
 
-def run_in(data: str, venv: str, mode: str, args: list[str]) -> int:
+def run_in(data: str, venv: str, mode: str, args: list[str], notice: str | None = None) -> int:
     """Run the entry point inside the runtime: in this process when it is the runtime's interpreter (one
-    interpreter start per hook), else by exec'ing that interpreter on this file."""
+    interpreter start per hook), else by exec'ing that interpreter on this file. `notice`: a line for the user
+    in the systemMessage of Claude Code's SessionStart hook (with_notice)."""
     if sys.prefix != venv and os.path.realpath(sys.prefix) != os.path.realpath(venv):
         remember_python(data, venv, replace=False)
         python = venv_python(venv)
@@ -140,7 +143,35 @@ def run_in(data: str, venv: str, mode: str, args: list[str]) -> int:
         program = os.path.join(plugin_root(), "bin", "pinky-brain")
     sys.argv = [program, *args]
     __import__(module)
+    if notice:
+        return with_notice(sys.modules[module].main, notice)
     return sys.modules[module].main() or 0
+
+
+def with_notice(main, notice: str) -> int:  # noqa: ANN001 - a hook's main()
+    """Run a Claude Code hook and add `notice` to the systemMessage of the JSON it prints (Claude Code shows it
+    to the user); its output is left alone when it is not a JSON object."""
+    import io
+    import json
+
+    real, sys.stdout = sys.stdout, io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    try:
+        code = main(sys.argv[1:]) or 0  # given its arguments, it returns (else it ends the process at once)
+    finally:
+        captured, sys.stdout = sys.stdout, real
+    captured.flush()
+    out = captured.buffer.getvalue().decode("utf-8", "replace")
+    try:
+        answer = json.loads(out) if out.strip() else {}
+    except ValueError:
+        answer = None
+    if isinstance(answer, dict):
+        shown = answer.get("systemMessage")
+        answer["systemMessage"] = f"{shown}\n{notice}" if isinstance(shown, str) and shown else notice
+        out = json.dumps(answer) + "\n"
+    sys.stdout.write(out)
+    sys.stdout.flush()
+    return code
 
 
 def show_info(data: str, root: str, key: str, venv: str) -> int:
