@@ -213,11 +213,14 @@ def runtime_key(data: str, root: str, trust_for: float = 0) -> str:
     try:
         with open(cache, encoding="utf-8") as handle:
             parts = handle.read().split("\n", 3)
-        if len(parts) == 4 and parts[0] == root and parts[1] == tag and parts[3] == signature:
-            os.utime(cache)  # checked now: the hooks of the next `trust_for` seconds take it as it is
-            return parts[2]
     except OSError:
-        pass
+        parts = []
+    if len(parts) == 4 and parts[0] == root and parts[1] == tag and parts[3] == signature:
+        try:
+            os.utime(cache)  # checked now: the hooks of the next `trust_for` seconds take it as it is
+        except OSError:
+            pass  # they check it in full, as here
+        return parts[2]
     key = content_key(files)
     try:
         write_atomic(cache, "\n".join((root, tag, key, signature)))
