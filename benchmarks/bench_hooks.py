@@ -1,6 +1,7 @@
 """Hook latency on a 10,000-entry brain, measured the way Claude Code runs them: a fresh process per call.
 
     python benchmarks/bench_hooks.py [--entries 10000] [--runs 30] [--keep DIR] [--hosts [--before BIN] [--hogs N]]
+    python benchmarks/bench_hooks.py --launcher [--before PLUGIN_DIR] [--runtime VENV] [--hogs N] [--keep DIR]
 
 Prints p50/p90 in milliseconds for `python -c pass` (the floor), pre-read, pre-write,
 session-start, user-prompt (recall: a prompt in the brain's own vocabulary, the worst case for
@@ -8,7 +9,11 @@ full-text search, and an everyday one), and the Stop and PreCompact hooks on a 2
 next to their targets (documentation/HOOKS.md). `--hosts` times only the per-prompt and per-tool hooks of Claude Code,
 Codex CLI, Gemini CLI and Cline CLI (`pinky-hooks --host ...`), round-robin beside `python -c pass`; with
 `--before BIN` (the bin folder of another install, e.g. the main branch's .venv/bin) each beside that install's own,
-and with `--hogs N` while N processes spin on the CPU (a busy machine: two hogs on two cores).
+and with `--hogs N` while N processes spin on the CPU (a busy machine: two hogs on two cores). `--launcher` times
+Claude Code's pre-read hook through the plugin's launcher (`sh runtime/run hooks pre-read`, a ready runtime) beside a
+direct start and `python -c pass`; `--before` names another checkout's plugin folder, whose launcher runs beside it,
+and `--runtime` a prepared runtime to run them in (the quick one links to this interpreter's packages: slower to
+start).
 The brain is built once with the hashing embedder and full-text only (vectors don't matter here).
 """
 
@@ -155,6 +160,71 @@ def hosts_side_by_side(cmd: list[str], root: Path, base: dict, env: dict, runs: 
         print(f"{label:<37} p50 {p50:7.1f} ms   = {p50 / floor:.2f}x python -c pass (budget <= 1.5x){than_before}")
 
 
+def plugin_with_runtime(plugin: Path, root: Path, name: str, runtime: Path | None) -> tuple[list[str], dict[str, str]]:
+    """A copy of `plugin` as Claude Code installs it (symlinks made files) and a ready runtime for it in its own
+    data folder: `runtime` (a prepared one, linked in), else one made the quick way (a venv whose site-packages
+    point at this interpreter's, where pinky is installed): (the hook command Claude Code runs, without the
+    event; the variables it sets)."""
+    import sysconfig
+
+    copy, data = root / f"plugin-{name}", root / f"data-{name}"
+    if not copy.exists():
+        shutil.copytree(plugin, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    base = getattr(sys, "_base_executable", sys.executable)
+    env = {**os.environ, "CLAUDE_PLUGIN_DATA": str(data), "PINKY_PYTHON": str(runtime / "bin" / "python") if runtime
+           else base}
+    run = ["sh", str(copy / "runtime" / "run")]
+    found = json.loads(subprocess.run([*run, "info"], check=True, capture_output=True, text=True, env=env).stdout)
+    venv = Path(found["runtime"])
+    if not found["ready"]:
+        if runtime:
+            venv.symlink_to(runtime)
+        else:
+            subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
+            site = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+            (site / "pinky-dev.pth").write_text(f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n")
+            (venv / "pinky-ready").write_text(f"key {found['key']}\nseconds 1.0\n")
+        (data / "runtime" / "python").write_text(str(venv / "bin" / "python") + "\n")
+    return [*run, "hooks"], {"CLAUDE_PLUGIN_DATA": str(data)}
+
+
+def launcher_side_by_side(root: Path, base: dict, env: dict, runs: int, before: Path | None,
+                          runtime: Path | None) -> None:
+    """Claude Code's pre-read hook through the plugin's launcher (`sh runtime/run hooks pre-read`, a ready
+    runtime), beside a bare start of the runtime's interpreter and the same hook started directly in it, round-robin;
+    with `before` (the plugin folder of another checkout, e.g. main's) its launcher too, on the same runtime.
+    The budget: the hook <= 1.5x a bare start. The wall time on a busy machine is noisy: the CPU time (user +
+    system, of the process and its children) is printed beside it."""
+    import resource
+
+    read = json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Read",
+                       "tool_input": {"file_path": str(root / "src/mod7/file7.py")}}).encode()
+    python = str(runtime / "bin" / "python") if runtime else sys.executable
+    now, now_env = plugin_with_runtime(Path(__file__).resolve().parents[1] / "plugin", root, "now", runtime)
+    direct = [python, "-c", "import sys; sys.argv[0] = 'pinky-hooks'; from pinky.hooks.dispatch import main; "
+              "sys.exit(main())", "pre-read"]
+    cases = [("python -c pass", [python, "-c", "pass"], {}), ("hook, started directly", direct, {}),
+             ("hook through the launcher", [*now, "pre-read"], now_env)]
+    if before:
+        then, then_env = plugin_with_runtime(before, root, "before", runtime)
+        cases.append(("hook through it (before)", [*then, "pre-read"], then_env))
+    wall: dict[str, list[float]] = {label: [] for label, _, _ in cases}
+    cpu: dict[str, list[float]] = {label: [] for label, _, _ in cases}
+    for _ in range(runs):
+        for label, command, extra in cases:
+            used = resource.getrusage(resource.RUSAGE_CHILDREN)
+            wall[label] += timed(command, read, {**env, **extra}, root, 1)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[label].append((after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime) * 1000)
+    floor, cpu_floor = statistics.median(wall["python -c pass"]), statistics.median(cpu["python -c pass"])
+    for label, _, _ in cases:
+        p50, cpu50 = statistics.median(wall[label]), statistics.median(cpu[label])
+        if label == "hook through the launcher":
+            record("hook launcher pre-read x bare start", p50 / floor)
+        print(f"{label:<27} wall p50 {p50:6.1f} ms = {p50 / floor:.2f}x   cpu p50 {cpu50:6.1f} ms = "
+              f"{cpu50 / cpu_floor:.2f}x   (x: of python -c pass)")
+
+
 def start_hogs(count: int) -> list[subprocess.Popen]:
     """`count` processes that spin on the CPU until killed: a machine busy with other work."""
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
@@ -166,8 +236,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--keep", type=Path, help="build (or reuse) the brain in this folder")
     parser.add_argument("--json", type=Path, help="also write the figures to this file (bench_all.py)")
-    parser.add_argument("--before", type=Path, help="with --hosts: the bin folder of the install to compare with")
-    parser.add_argument("--hogs", type=int, default=0, help="with --hosts: this many CPU hogs run meanwhile")
+    parser.add_argument("--before", type=Path, help="with --hosts: the bin folder of the install to compare with; "
+                        "with --launcher: the plugin folder of the checkout to compare with")
+    parser.add_argument("--hogs", type=int, default=0,
+                        help="with --hosts or --launcher: this many CPU hogs run meanwhile")
+    parser.add_argument("--runtime", type=Path, help="with --launcher: a prepared plugin runtime (a venv made by "
+                        "`sh plugin/runtime/run prepare`) to run the hooks in, instead of one linked to this one")
+    parser.add_argument("--launcher", action="store_true",
+                        help="only Claude Code's pre-read hook through the plugin's launcher, beside a direct start")
     parser.add_argument("--hosts", action="store_true",
                         help="only the per-prompt and per-tool hooks of claude, codex and gemini, side by side")
     args = parser.parse_args()
@@ -200,6 +276,16 @@ def main() -> None:
         unlinked.write_text("x = 1\n")
         read_miss = json.dumps({**base, "hook_event_name": "PreToolUse", "tool_name": "Read",
                                 "tool_input": {"file_path": str(unlinked)}}).encode()
+        if args.launcher:
+            hogs = start_hogs(args.hogs)
+            try:
+                print(f"{args.runs} rounds, {args.hogs} CPU hog(s) running")
+                launcher_side_by_side(root, base, env, args.runs, args.before, args.runtime)
+            finally:
+                for hog in hogs:
+                    hog.kill()
+            write_figures(args.json)
+            return
         if args.hosts:
             hogs = start_hogs(args.hogs)
             try:

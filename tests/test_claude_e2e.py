@@ -221,6 +221,10 @@ def test_the_first_session_prepares_the_runtime_and_the_brain_works(setup: Setup
     assert first.returncode == 0, first.stderr[-2000:]
     assert first.server_status("plugin:pinky:pinky") == "connected", first.init()["mcp_servers"]
     ready = next(setup.data.glob("*/pinky-ready")).read_text()
+    # what its pinky knows of the index, read when it is the previous runtime after an update
+    from pinky.store.migrations import KNOWN
+
+    assert next(setup.data.glob("*/pinky-schema")).read_text().split() == KNOWN
     figures["first-run preparation (venv + pip from the wheelhouse)"] = ready.split("seconds ")[1].strip() + " s"
     figures["first session, wall time"] = f"{first.timing.get('end', 0):.1f} s"
 

@@ -13,20 +13,20 @@ The launcher is stdlib-only, one concern a module:
     pinky_launcher.py         this: the modes, and running pinky's entry points inside the runtime
     pinky_runtime_lookup.py   which runtime this plugin needs (its key), where it is, whether it is ready
     pinky_runtime_prepare.py  building the runtime (venv + pip under a lock), failure record, prune
+    pinky_runtime_previous.py the previous runtime, which serves while an update's runtime is prepared
     pinky_mcp_standin.py      the MCP server that answers while the runtime is prepared, then relays
 
 The hot path (a hook runs on every Read and Edit) loads only this module and pinky_runtime_lookup, from
 launch.py's bytecode cache, and imports nothing beyond os, sys and fcntl (the runtime's lease: prune() deletes
-no runtime a process runs from). The other two are imported, from the same
+no runtime a process runs from). The others are imported, from the same
 cache (BytecodeCache), only when the runtime is not ready, or for `prepare` and `info`.
 """
-
-from __future__ import annotations
 
 import os
 import sys
 
 from pinky_runtime_lookup import (
+    KEY_TRUSTED,
     LauncherError,
     entry_script,
     is_ready,
@@ -37,6 +37,11 @@ from pinky_runtime_lookup import (
     runtime_key,
     venv_python,
 )
+
+
+class RuntimeGone(LauncherError):
+    """The runtime was pruned between the check that it is ready and the lease on it."""
+
 
 # mode -> (program name, module whose main() the console script of pyproject.toml [project.scripts] calls)
 ENTRY_POINTS = {"cli": ("pinky", "pinky.cli.main"), "mcp": ("pinky-mcp", "pinky.mcp.front"),
@@ -69,6 +74,10 @@ def main(argv: list[str]) -> int:
 
 def launch(data: str, mode: str, args: list[str]) -> int:
     root = plugin_root()
+    if mode == "hooks":  # the hot path: the key checked in the last KEY_TRUSTED seconds, when its runtime is ready
+        venv = os.path.join(runtime_home(data), runtime_key(data, root, trust_for=KEY_TRUSTED))
+        if is_ready(venv):
+            return run_in(data, venv, mode, args)
     key = runtime_key(data, root)
     venv = os.path.join(runtime_home(data), key)
     if mode in ENTRY_POINTS and is_ready(venv):
@@ -76,36 +85,57 @@ def launch(data: str, mode: str, args: list[str]) -> int:
     if mode == "info":
         return show_info(data, root, key, venv)
     with BytecodeCache(data):
-        from pinky_runtime_prepare import prepare, start_preparing
+        from pinky_runtime_prepare import prepare
+    if mode in ("hooks", "mcp"):
+        return until_ready(data, root, key, venv, mode, args)
     if mode == "prepare":
         prepare(data, root, key, sys.stderr)
         return 0
-    if mode == "hooks":
-        sys.stderr.write(f"pinky-brain hook {args[0] if args else ''}: skipped, {start_preparing(data, key)}\n")
-        return 0
-    if mode == "mcp":  # a new session: a failed preparation is tried again
-        import time
-
-        started = time.time()
-        state = start_preparing(data, key, since=started)
-        sys.stderr.write(f"pinky-mcp: {state}; serving brain_status until then\n")
-        with BytecodeCache(data):
-            from pinky_mcp_standin import PreparingServer
-        return PreparingServer(data, venv, started).serve()
     sys.stderr.write(f"pinky-brain: preparing its runtime in {venv} (once per install or update of the plugin)\n")
     prepare(data, root, key, sys.stderr)
     return run_in(data, venv, mode, args)
 
 
-def run_in(data: str, venv: str, mode: str, args: list[str]) -> int:
+def until_ready(data: str, root: str, key: str, venv: str, mode: str, args: list[str]) -> int:
+    """A hook or the MCP server while the runtime this plugin needs is not ready: its preparation is started in
+    the background, and the previous runtime serves meanwhile (pinky_runtime_previous says when it may); without
+    one, hooks are skipped and the stand-in server offers brain_status until the runtime is ready."""
+    import time
+
+    with BytecodeCache(data):
+        from pinky_runtime_prepare import failure_text, recent_failure, start_preparing
+        from pinky_runtime_previous import previous_runtime
+    started = time.time()  # a new session (the server's start) tries a failed preparation again
+    state = start_preparing(data, key, since=started if mode == "mcp" else None)
+    previous, why_not = previous_runtime(data, root, venv)
+    if previous is not None:
+        if mode == "mcp":
+            sys.stderr.write(f"pinky-mcp: {state}; until then the previous runtime serves ({previous})\n")
+        failed = recent_failure(data, key, max_age=None) if args == ["session-start"] else None
+        notice = f"{failure_text(data, key, failed)}. Until then the previous version serves." if failed else None
+        try:
+            return run_in(data, previous, mode, args, notice)
+        except RuntimeGone:  # pruned meanwhile: the new runtime is ready by now, or the stand-in serves
+            return launch(data, mode, args)
+    if mode == "hooks":
+        sys.stderr.write(f"pinky-brain hook {args[0] if args else ''}: skipped, {state}\n")
+        return 0
+    sys.stderr.write(f"pinky-mcp: {state}; serving brain_status until then ({why_not})\n")
+    with BytecodeCache(data):
+        from pinky_mcp_standin import PreparingServer
+    return PreparingServer(data, venv, started, why_not).serve()
+
+
+def run_in(data: str, venv: str, mode: str, args: list[str], notice: str | None = None) -> int:
     """Run the entry point inside the runtime: in this process when it is the runtime's interpreter (one
-    interpreter start per hook), else by exec'ing that interpreter on this file."""
-    if os.path.realpath(sys.prefix) != os.path.realpath(venv):
+    interpreter start per hook), else by exec'ing that interpreter on this file. `notice`: a line for the user
+    in the systemMessage of Claude Code's SessionStart hook (with_notice)."""
+    if sys.prefix != venv and os.path.realpath(sys.prefix) != os.path.realpath(venv):
         remember_python(data, venv, replace=False)
         python = venv_python(venv)
         os.execv(python, [python, entry_script(), data, mode, *args])
     if not lease(venv):
-        raise LauncherError(f"the runtime {venv} was removed while starting; start again")
+        raise RuntimeGone(f"the runtime {venv} was removed while starting; start again")
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
     program, module = ENTRY_POINTS[mode]
@@ -113,7 +143,35 @@ def run_in(data: str, venv: str, mode: str, args: list[str]) -> int:
         program = os.path.join(plugin_root(), "bin", "pinky-brain")
     sys.argv = [program, *args]
     __import__(module)
+    if notice:
+        return with_notice(sys.modules[module].main, notice)
     return sys.modules[module].main() or 0
+
+
+def with_notice(main, notice: str) -> int:  # noqa: ANN001 - a hook's main()
+    """Run a Claude Code hook and add `notice` to the systemMessage of the JSON it prints (Claude Code shows it
+    to the user); its output is left alone when it is not a JSON object."""
+    import io
+    import json
+
+    real, sys.stdout = sys.stdout, io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    try:
+        code = main(sys.argv[1:]) or 0  # given its arguments, it returns (else it ends the process at once)
+    finally:
+        captured, sys.stdout = sys.stdout, real
+    captured.flush()
+    out = captured.buffer.getvalue().decode("utf-8", "replace")
+    try:
+        answer = json.loads(out) if out.strip() else {}
+    except ValueError:
+        answer = None
+    if isinstance(answer, dict):
+        shown = answer.get("systemMessage")
+        answer["systemMessage"] = f"{shown}\n{notice}" if isinstance(shown, str) and shown else notice
+        out = json.dumps(answer) + "\n"
+    sys.stdout.write(out)
+    sys.stdout.flush()
+    return code
 
 
 def show_info(data: str, root: str, key: str, venv: str) -> int:
@@ -121,8 +179,12 @@ def show_info(data: str, root: str, key: str, venv: str) -> int:
 
     with BytecodeCache(data):
         from pinky_runtime_prepare import log_path, recent_failure
-    info = {"plugin_root": root, "data": data, "key": key, "runtime": venv, "ready": is_ready(venv),
-            "python": sys.executable, "log": log_path(data), "failure": recent_failure(data, key, max_age=None)}
+        from pinky_runtime_previous import previous_runtime
+    ready = is_ready(venv)
+    previous, why_not = (None, "") if ready else previous_runtime(data, root, venv)
+    info = {"plugin_root": root, "data": data, "key": key, "runtime": venv, "ready": ready,
+            "python": sys.executable, "log": log_path(data), "failure": recent_failure(data, key, max_age=None),
+            "meanwhile": previous, "meanwhile_not": why_not or None}
     sys.stdout.write(json.dumps(info, indent=2) + "\n")
     return 0
 

@@ -40,10 +40,11 @@ class PreparingServer:
     notification, in the same session).
     """
 
-    def __init__(self, data: str, venv: str, started: float) -> None:
+    def __init__(self, data: str, venv: str, started: float, why_not: str = "") -> None:
         import threading
 
         self.data, self.venv, self.started = data, venv, started  # started: when this session began
+        self.why_not = why_not  # why no earlier runtime serves meanwhile (pinky_runtime_previous)
         self.key = os.path.basename(venv)
         self.mode_lock = threading.Lock()  # guards the switch to the real server
         self.out_lock = threading.Lock()  # one writer at a time on stdout
@@ -145,7 +146,14 @@ class PreparingServer:
         report, left = progress_report(self.data, self.key)
         return (f"pinky-brain is preparing its runtime (the first start after installing or updating the plugin "
                 f"installs its Python packages). {report} The brain_* tools appear in this session by themselves "
-                f"when it is ready: retry in {max(5, round(left))} s. Log: {log_path(self.data)}", False)
+                f"when it is ready: retry in {max(5, round(left))} s.{self.meanwhile()} Log: {log_path(self.data)}",
+                False)
+
+    def meanwhile(self) -> str:
+        """Why the previous version does not serve until then, when an earlier runtime is there."""
+        if not self.why_not or self.why_not.startswith("no earlier"):
+            return ""
+        return f" The previous version does not serve meanwhile: {self.why_not}."
 
     def watch(self) -> None:
         """Wait for the runtime, then switch to the real server (or keep answering if preparing failed)."""

@@ -17,8 +17,42 @@ SOURCE_ITEMS = ("pyproject.toml", "src")  # what the key covers (the README chan
 SKIPPED = ("__pycache__", ".pyc")  # bytecode left by tests or earlier runs is not source
 
 
+KEY_TRUSTED = 30.0  # seconds a hook takes the runtime key as last checked (runtime_key's trust_for)
+
+
 class LauncherError(Exception):
     """A problem the user can fix, said in one line."""
+
+
+# --- a hook's hot path ----------------------------------------------------------------------------------
+
+
+def run_hook_here(argv: list[str]) -> int | None:
+    """A hook in its common case, without importing the launcher (pinky_launcher, whose import cost a tenth of
+    a bare interpreter start): the runtime named by the key checked in the last KEY_TRUSTED seconds is ready,
+    and this interpreter is its own. Runs the hook (pinky.hooks.dispatch, pinky_launcher.ENTRY_POINTS' "hooks")
+    and returns its exit code, failing open like the launcher; None in every other case: the launcher decides."""
+    if len(argv) < 2 or argv[1] != "hooks" or not argv[0]:
+        return None
+    data = argv[0]
+    try:
+        venv = os.path.join(runtime_home(data), runtime_key(data, plugin_root(), trust_for=KEY_TRUSTED))
+        if sys.prefix != venv or not is_ready(venv) or not lease(venv):
+            return None
+    except (OSError, LauncherError):
+        return None
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    sys.argv = ["pinky-hooks", *argv[2:]]
+    try:
+        from pinky.hooks.dispatch import main
+
+        return main() or 0
+    except BaseException as exc:  # a hook must never stand in the agent's way
+        if isinstance(exc, SystemExit) and not exc.code:
+            return 0
+        sys.stderr.write(f"pinky-brain hook: {type(exc).__name__}: {exc} (ignored; the action proceeds)\n")
+        return 0
 
 
 # --- where things are --------------------------------------------------------------------------------
@@ -155,22 +189,46 @@ def _name_for(text: str) -> str:
     return f"{value:016x}"
 
 
-def runtime_key(data: str, root: str) -> str:
+def runtime_key(data: str, root: str, trust_for: float = 0) -> str:
     """The key for the package source under `root`, from a per-root cache of its stat signature; the
-    source is hashed only when a file's size or mtime changed (a new plugin copy, or an edit)."""
+    source is hashed only when a file's size or mtime changed (a new plugin copy, or an edit).
+
+    trust_for > 0 (hooks, which run on every Read and Edit): a cache checked less than that many seconds ago is
+    taken without the walk over the source's files (stat of each: most of the launcher's own cost). A
+    key found that way is one the source had moments ago, and the caller checks its runtime is ready: an
+    edit in place is noticed by the next full check, the previous runtime serving meanwhile."""
+    cache = key_cache(data, root)
+    if trust_for > 0:
+        try:
+            with open(cache, encoding="utf-8") as handle:
+                checked, parts = os.fstat(handle.fileno()).st_mtime, handle.read().split("\n", 3)
+            import time
+
+            if len(parts) == 4 and parts[0] == root and 0 <= time.time() - checked < trust_for:
+                return parts[2]
+        except OSError:
+            pass
     files = source_files(os.path.join(root, "package"))
     signature, tag = stat_signature(files), python_tag()
-    cache = os.path.join(runtime_home(data), "keys", _name_for(f"{root}\0{tag}") + ".txt")
     try:
         with open(cache, encoding="utf-8") as handle:
             parts = handle.read().split("\n", 3)
-        if len(parts) == 4 and parts[0] == root and parts[1] == tag and parts[3] == signature:
-            return parts[2]
     except OSError:
-        pass
+        parts = []
+    if len(parts) == 4 and parts[0] == root and parts[1] == tag and parts[3] == signature:
+        try:
+            os.utime(cache)  # checked now: the hooks of the next `trust_for` seconds take it as it is
+        except OSError:
+            pass  # they check it in full, as here
+        return parts[2]
     key = content_key(files)
     try:
         write_atomic(cache, "\n".join((root, tag, key, signature)))
     except OSError:
         pass  # only a cache: the next start hashes again
     return key
+
+
+def key_cache(data: str, root: str) -> str:
+    """The file that caches the key of the package source under `root` for this interpreter."""
+    return os.path.join(runtime_home(data), "keys", _name_for(f"{root}\0{python_tag()}") + ".txt")

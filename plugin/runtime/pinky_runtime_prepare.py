@@ -77,6 +77,9 @@ def prepare(data: str, root: str, key: str, out) -> str:  # noqa: ANN001 - a tex
                 progress.close()
             seconds = progress.finish()
             progress.say(f"pinky-brain: runtime ready in {seconds} s")
+            from pinky_runtime_previous import source_schema, write_schema
+
+            write_schema(venv, source_schema(root))  # what it installed: read when it is the previous one
             write_atomic(os.path.join(venv, READY), f"key {key}\npython {sys.version.split()[0]}\nseconds {seconds}\n")
             remember_python(data, venv)
             forget_failure(data)
@@ -516,13 +519,14 @@ def preparing_now(data: str) -> bool:
 
 def start_preparing(data: str, key: str, since: float | None = None) -> str:
     """Make sure a detached process prepares the runtime (it outlives a short session); say what is going on.
-    `since`: when this session started (a failure from before it is tried again)."""
-    import subprocess
-
+    `since`: when this session started (a failure from before it is tried again). Every hook asks while the
+    previous runtime serves, so subprocess is imported only to start one."""
     failure = recent_failure(data, key, since=since)
     if failure:
         return failure_text(data, key, failure)
     if not preparing_now(data):
+        import subprocess
+
         os.makedirs(runtime_home(data), exist_ok=True)
         with open(log_path(data), "ab") as log:
             subprocess.Popen([sys.executable, entry_script(), data, "prepare"], cwd=runtime_home(data),

@@ -6,7 +6,8 @@ deleted that folder, and the next `codex exec` printed `hook: SessionStart Faile
 A fresh HOME where Claude Code has installed the plugin (its copy in the plugin cache, named in
 installed_plugins.json, its runtime in the plugin data folder, made the quick way of tests/test_plugin_runtime.py
 with pip's console scripts in its bin/), `setup codex` run by the plugin's own bin/pinky-brain, one session; then
-the plugin update: new package content, a new runtime, the old one deleted; then the next session."""
+the plugin update: new package content; a session while its runtime is prepared (the previous one serves); then
+the new runtime, the old one deleted, and the next session."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import pytest
 from host_support import World, brain_tools, find_cli, new_world
 from host_worlds import CODEX_ENV, KNOWN, NEEDS_SETUP, SAVE, codex_command, codex_home, write_user_config
 from mcp_helpers import slow_sdk_env
-from test_plugin_runtime import BASE_PYTHON, PLUGIN, linked_runtime, preparation
+from test_plugin_runtime import BASE_PYTHON, PLUGIN, linked_runtime, preparation, preparation_lock
 from test_plugin_updates import update, with_console_scripts
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(6)]
@@ -69,6 +70,11 @@ def test_codex_keeps_tools_and_hooks_across_a_plugin_update(tmp_path_factory: py
     assert tools == sorted(brain_tools()) and KNOWN[0] in shown, shown[-2000:]
 
     update(copy)  # the plugin update: new content, so the next start needs (and here gets) a new runtime
+    with preparation_lock(data):  # until it is prepared, the previous runtime serves
+        world.session("during", [{"tool": "brain_search", "wait": 30, "input": {"query": "pool"}}],
+                      codex_command(codex, "Search it."), CODEX_ENV)
+    tools, shown = offered_and_shown(world, "during")
+    assert tools == sorted(brain_tools()) and KNOWN[0] in shown, world.sessions["during"].stderr[-3000:]
     new = linked_runtime(runtime_env, copy)
     preparation.remove_unless_running(str(old))  # what the new runtime's prune does once KEEP_OLD lets it
     assert new != old and not old.exists()

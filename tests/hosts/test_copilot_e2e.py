@@ -135,3 +135,46 @@ def test_project_hooks_run_once_the_folder_is_trusted(tmp_path_factory: pytest.T
         assert session.returncode == 0, session.stderr[-2000:]
         shown[trusted] = KNOWN[0] in json.dumps([r["body"] for r in session.requests], ensure_ascii=False)
     assert shown == {False: False, True: True}, shown
+
+
+STALE = "# Agents\nThe suite has 1,234 tests as of 2026-11-28.\n"  # facts that go stale: the guard's to refuse
+
+
+def tool_results(session) -> list[str]:  # noqa: ANN001 - a host_support.Session
+    return [str(m.get("content")) for r in session.main for m in r["body"]["messages"] if m.get("role") == "tool"]
+
+
+def test_the_guard_refuses_stale_facts_in_agents_md(tmp_path_factory: pytest.TempPathFactory, copilot: str) -> None:
+    """preToolUse's {"permissionDecision": "deny", "permissionDecisionReason": ...} (HOSTS.md took it from the
+    documentation): the real Copilot CLI does not run the tool, and the model reads the reason as its result."""
+    world = new_world(tmp_path_factory.mktemp("copilot-guard"), ("copilot",), KNOWN)
+    done = world.pinky("setup", "copilot")
+    assert done.returncode == 0, done.stdout + done.stderr
+    agents = world.project / "AGENTS.md"
+    session = world.session("guard", [{"tool": "create", "input": {"path": str(agents), "file_text": STALE}}],
+                            copilot_command(copilot, "Write the test count into AGENTS.md."),
+                            {**COPILOT_ENV, **cli_env("copilot", copilot)})
+    assert session.returncode == 0, session.stderr[-3000:]
+    results = tool_results(session)
+    assert any("AGENTS.md must stay evergreen" in text for text in results), (results, session.stderr[-2000:])
+    assert not agents.exists()
+
+
+def test_the_checkpoint_runs_when_copilot_compacts(tmp_path_factory: pytest.TempPathFactory, copilot: str) -> None:
+    """preCompact (HOSTS.md had it from the documentation): `copilot --resume <id> -p /compact` compacts a session
+    headless, and before the history goes the hook reads the session's events.jsonl to its end (pinky's checkpoint
+    offset for that session: only pre-compact writes it)."""
+    world = new_world(tmp_path_factory.mktemp("copilot-compact"), ("copilot",), KNOWN)
+    done = world.pinky("setup", "copilot")
+    assert done.returncode == 0, done.stdout + done.stderr
+    env = {**COPILOT_ENV, **cli_env("copilot", copilot)}
+    first = world.session("first", [], copilot_command(copilot, PROMPT), env)
+    assert first.returncode == 0, first.stderr[-2000:]
+    (session,) = [p for p in (world.home / ".copilot" / "session-state").iterdir() if not p.name.startswith(".")]
+    compact = world.session("compact", [], [copilot, "--resume", session.name, "-p", "/compact", "--allow-all-tools"],
+                            env)
+    assert compact.returncode == 0 and "Compacted conversation history" in compact.stdout, compact.stderr[-2000:]
+    (offsets,) = world.home.rglob("checkpoint-offsets.json")
+    entry = json.loads(offsets.read_text())[f"copilot:{session.name}"]
+    assert entry["path"] == str(session / "events.jsonl") and entry["offset"] > 0, entry
+    assert PROMPT in diary_today(world.project)

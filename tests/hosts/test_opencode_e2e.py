@@ -4,7 +4,9 @@ ships inside the binary, so nothing is fetched), here tests/model_stand_in.py. A
 `pinky-brain setup opencode`, then one `opencode run` session that saves a note and a second one that asks about
 it and reads a file linked to it: the plugin setup writes must put the digest and the recall in the system
 prompt, the file's notes in the read's output, and write the diary; and no session may wait ~70 s for the npm
-install of @opencode-ai/plugin that OpenCode attempts offline in every config folder."""
+install of @opencode-ai/plugin that OpenCode attempts offline in every config folder. And the way back:
+`setup opencode --remove` after a session gives back the config folder's bytes, and the next session runs
+without pinky."""
 
 from __future__ import annotations
 
@@ -12,8 +14,18 @@ import re
 from datetime import datetime
 
 import pytest
-from host_support import World, brain_tools, diary_today, find_cli
-from host_worlds import KNOWN, OPENCODE_ENV, PROMPT, SAVE, opencode_command, saving_world
+from host_support import World, brain_tools, diary_today, find_cli, new_world
+from host_worlds import (
+    KNOWN,
+    NEEDS_SETUP,
+    OPENCODE_ENV,
+    PROMPT,
+    SAVE,
+    opencode_command,
+    saving_world,
+    snapshot,
+    write_user_config,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(4)]
 SLUG = "pg-pool-hangs-on-shutdown"
@@ -123,3 +135,42 @@ def test_a_session_does_not_wait_for_the_plugin_dependency_install(world: World)
     assert "fetch-retries=0" in npmrc.read_text()
     plugin = (world.home / ".config" / "opencode" / "plugins" / "pinky-brain.js").read_text()
     assert "@opencode-ai/plugin" not in re.sub(r"^//.*$", "", plugin, flags=re.MULTILINE)
+
+
+def system_and_tools(world: World, name: str) -> tuple[str, list[str]]:
+    """What the first request of a session put in the system prompt, and the brain tools it offered."""
+    session = world.sessions[name]
+    assert session.returncode == 0 and session.main, session.stderr[-3000:]
+    first = session.main[0]["body"]
+    tools = [(tool.get("function") or {}).get("name", "") for tool in first.get("tools") or []]
+    return system_of(first), sorted(name for name in tools if "brain_" in name)
+
+
+@NEEDS_SETUP
+def test_remove_gives_back_the_config_and_the_next_session_runs_without_pinky(
+        tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> None:
+    cli = find_cli(request, "opencode")
+    world = new_world(tmp_path_factory.mktemp("opencode-remove"), ("opencode",), KNOWN)
+    write_user_config(world, "opencode")
+    folder = world.home / ".config" / "opencode"
+    before = snapshot(folder)
+    done = world.pinky("setup", "opencode")
+    assert done.returncode == 0, done.stdout + done.stderr
+    world.session("with", [{"tool": "brain_search", "input": {"query": "deploy"}}], opencode_command(cli, "Search."),
+                  OPENCODE_ENV)
+    system, tools = system_and_tools(world, "with")
+    assert tools == sorted(f"pinky_{name}" for name in brain_tools()) and KNOWN[0] in system, system[-2000:]
+    diary = diary_today(world.project)
+    assert "Search." in diary
+
+    removed = world.pinky("setup", "opencode", "--remove")
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    after = snapshot(folder)
+    assert {name: after.get(name) for name in before} == before  # the user's own files, byte for byte
+    added = {name: data for name, data in after.items() if name not in before}  # OpenCode's own, from the session
+    assert not [name for name, data in added.items() if b"pinky" in data.lower() or name.endswith(".npmrc")], added
+
+    world.session("without", [], opencode_command(cli, "Anything new?"), OPENCODE_ENV)
+    system, tools = system_and_tools(world, "without")
+    assert tools == [] and "pinky brain:" not in system and KNOWN[0] not in system, system[-2000:]
+    assert diary_today(world.project) == diary  # no hook ran: the diary did not hear of this session

@@ -31,6 +31,9 @@ FILES = {"view": "Read", "create": "Edit", "edit": "Edit"}
 class Copilot(Host):
     name, display, command = "copilot", "GitHub Copilot CLI", "copilot"
     sources = (COPILOT_MEASURED, COPILOT_DOCS, COPILOT_CLI_DOCS)
+    # Measured with 1.0.102: preToolUse's {"permissionDecision": "deny", ...} keeps the tool from running and the
+    # reason is the tool's result (the guard); `copilot --resume <id> -p /compact` runs preCompact with the
+    # session's transcriptPath (the checkpoint).
     hooks = (Hook("sessionStart", "session-start"),
              Hook("userPromptSubmitted", "user-prompt"),
              Hook("preToolUse", "pre-write"),
@@ -56,9 +59,7 @@ class Copilot(Host):
                     "~/.copilot/config.json; a headless `copilot -p` asks nothing and runs none): `pinky-brain setup "
                     "copilot` writes the user-level ~/.copilot/hooks/pinky-brain.json; after --project, trust the "
                     "repository once in `copilot`", COPILOT_MEASURED),
-              Limit("no project-level MCP config: the server is set up per user", COPILOT_CLI_DOCS),
-              Limit("the guard (preToolUse's permissionDecision deny) and the checkpoint (preCompact) are from the "
-                    "documentation, not measured here", COPILOT_DOCS))
+              Limit("no project-level MCP config: the server is set up per user", COPILOT_CLI_DOCS))
 
     def deny_output(self, host_event: str, reason: str) -> dict:
         return {"permissionDecision": "deny", "permissionDecisionReason": reason}
