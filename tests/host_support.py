@@ -30,6 +30,7 @@ PINNED = {
     "gemini": ("@google/gemini-cli", "0.61.0", "gemini", "gemini-cli"),
     "opencode": ("opencode-ai", "1.18.33", "opencode", "opencode"),
     "copilot": ("@github/copilot", "1.0.102", "copilot", "copilot"),
+    "qwen": ("@qwen-code/qwen-code", "0.24.4", "qwen", "qwen-code"),
 }
 # PINKY_HOST_VERSIONS="claude=2.1.340,codex=0.172.0" runs other releases than the pinned ones
 # (scripts/hosts_matrix.py sets it to what npm serves today).
@@ -49,9 +50,10 @@ OFFLINE_ENV = {
     # BYOK offline: COPILOT_OFFLINE plus a provider (the sessions add its URL); no GitHub sign-in, no update check
     "copilot": {"COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false", "COPILOT_PROVIDER_API_KEY": "stand-in-key",
                 "COPILOT_MODEL": "stand-in"},
+    "qwen": {},  # no update check nor usage statistics: the user's settings say so (host_worlds.QWEN_SETTINGS)
 }
 FOREIGN = ("PINKY_", "CLAUDE", "ANTHROPIC", "OPENAI", "CODEX", "GEMINI", "GOOGLE", "OPENCODE", "COPILOT", "GH_",
-           "GITHUB_", "PIP_", "VIRTUAL_ENV", "XDG_")
+           "GITHUB_", "QWEN", "PIP_", "VIRTUAL_ENV", "XDG_")
 
 
 def opted_in(host: str) -> bool:

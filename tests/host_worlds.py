@@ -57,6 +57,16 @@ GEMINI_SETTINGS = {
 }
 GEMINI_HOOKS = {"SessionStart": "session-start", "BeforeAgent": "user-prompt", "AfterAgent": "stop"}
 
+# --- Qwen Code: ~/.qwen/settings.json, an OpenAI-compatible provider from the environment (QWEN_ENV) ---------
+QWEN_SETTINGS = {
+    "security": {"auth": {"selectedType": "openai"}},
+    "general": {"enableAutoUpdate": False},
+    "privacy": {"usageStatisticsEnabled": False},
+    "ui": {"theme": "GitHub"},
+    "mcp": {"excluded": ["notes"]},
+    "mcpServers": {"notes": {"command": "notes-server", "args": ["--read-only"]}},
+}
+
 # --- OpenCode: ~/.config/opencode/opencode.json, an OpenAI-compatible provider --------------------------------
 OPENCODE_CONFIG = {
     "$schema": "https://opencode.ai/config.json",
@@ -85,6 +95,9 @@ def write_user_config(world: World, host: str) -> None:
         folder = world.home / ".config" / "opencode"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "opencode.json").write_text(json.dumps(OPENCODE_CONFIG, indent=2) + "\n")
+    elif host == "qwen":
+        (world.home / ".qwen").mkdir(parents=True, exist_ok=True)
+        (world.home / ".qwen" / "settings.json").write_text(json.dumps(QWEN_SETTINGS, indent=2) + "\n")
 
 
 def hook_entries(events: dict[str, str], host: str) -> dict[str, list[dict[str, object]]]:
@@ -144,6 +157,14 @@ CLAUDE_ENV = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}", "ANTHROPIC_API_KE
 
 
 COPILOT_ENV = {"COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:{port}/v1"}
+QWEN_ENV = {"OPENAI_BASE_URL": "http://127.0.0.1:{port}/v1", "OPENAI_API_KEY": "stand-in-key",
+            "OPENAI_MODEL": "stand-in"}
+
+
+def qwen_command(qwen: str, prompt: str) -> list[str]:
+    """Headless with file edits approved (as root, --yolo asks for a sandbox); MCP tools need the server's
+    `trust`, which setup writes."""
+    return [qwen, "-p", prompt, "--approval-mode", "auto-edit"]
 
 
 def copilot_command(copilot: str, prompt: str) -> list[str]:
@@ -190,7 +211,8 @@ PROMPT = "Remember why the pool hangs on shutdown."
 SAVE = {"title": "PG pool hangs on shutdown", "type": "gotcha", "tags": ["postgres"],
         "body": "Call pool.close(timeout=5) before the process exits, or it hangs."}
 SESSIONS = {"codex": (codex_command, CODEX_ENV), "gemini": (gemini_command, GEMINI_ENV),
-            "opencode": (opencode_command, OPENCODE_ENV), "copilot": (copilot_command, COPILOT_ENV)}
+            "opencode": (opencode_command, OPENCODE_ENV), "copilot": (copilot_command, COPILOT_ENV),
+            "qwen": (qwen_command, QWEN_ENV)}
 
 
 def saving_world(factory: pytest.TempPathFactory, request: pytest.FixtureRequest, host: str) -> World:
