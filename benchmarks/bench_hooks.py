@@ -6,9 +6,9 @@ Prints p50/p90 in milliseconds for `python -c pass` (the floor), pre-read, pre-w
 session-start, user-prompt (recall: a prompt in the brain's own vocabulary, the worst case for
 full-text search, and an everyday one), and the Stop and PreCompact hooks on a 2 MB transcript,
 next to their targets (documentation/HOOKS.md). `--hosts` times only the per-prompt and per-tool hooks of Claude Code,
-Codex CLI and Gemini CLI (`pinky-hooks --host ...`), round-robin beside `python -c pass`; with `--before BIN` (the
-bin folder of another install, e.g. the main branch's .venv/bin) each beside that install's own, and with `--hogs N`
-while N processes spin on the CPU (a busy machine: two hogs on two cores).
+Codex CLI, Gemini CLI and Qwen Code (`pinky-hooks --host ...`), round-robin beside `python -c pass`; with
+`--before BIN` (the bin folder of another install, e.g. the main branch's .venv/bin) each beside that install's own,
+and with `--hogs N` while N processes spin on the CPU (a busy machine: two hogs on two cores).
 The brain is built once with the hashing embedder and full-text only (vectors don't matter here).
 """
 
@@ -101,10 +101,13 @@ def report(name: str, xs: list[float], target: str) -> float:
 
 
 def host_payloads(root: Path, base: dict) -> list[tuple[str, list[str], bytes]]:
-    """(label, pinky-hooks arguments, stdin) of the per-prompt and per-tool hooks of Claude Code, Codex CLI and Gemini
-    CLI, each host's own payload shape (tests/fixtures/<host>/) on the same linked file and the same prompt."""
+    """(label, pinky-hooks arguments, stdin) of the per-prompt and per-tool hooks of Claude Code, Codex CLI, Gemini
+    CLI and Qwen Code, each host's own payload shape (tests/fixtures/<host>/) on the same linked file and the same
+    prompt."""
     target, prompt = str(root / "src/mod7/file7.py"), "commit this with a good message"
     gemini = {**base, "timestamp": "2026-11-28T05:41:19.102Z"}
+    qwen = {**base, "timestamp": "2026-12-07T21:27:10.402Z", "permission_mode": "auto_edit",
+            "prompt_id": "bench-0001########0"}
     return [
         ("claude  per-prompt", ["user-prompt"], json.dumps({**base, "hook_event_name": "UserPromptSubmit",
                                                             "prompt": prompt}).encode()),
@@ -122,6 +125,15 @@ def host_payloads(root: Path, base: dict) -> list[tuple[str, list[str], bytes]]:
         ("gemini  per-tool", ["--host", "gemini", "post-tool"], json.dumps(
             {**gemini, "hook_event_name": "AfterTool", "tool_name": "read_file", "tool_input": {"file_path": target},
              "tool_response": {"llmContent": "x = 1", "returnDisplay": ""}}).encode()),
+        ("qwen    per-prompt", ["--host", "qwen", "user-prompt"], json.dumps(
+            {**qwen, "hook_event_name": "UserPromptSubmit", "prompt": prompt, "submitted_prompt": prompt}).encode()),
+        # Qwen Code sends UserPromptSubmit again after every tool batch, its prompt empty: a per-tool cost too
+        ("qwen    per-batch", ["--host", "qwen", "user-prompt"], json.dumps(
+            {**qwen, "hook_event_name": "UserPromptSubmit", "prompt": ""}).encode()),
+        ("qwen    per-tool", ["--host", "qwen", "post-tool"], json.dumps(
+            {**qwen, "hook_event_name": "PostToolUse", "tool_name": "read_file", "tool_input": {"file_path": target},
+             "tool_response": {"llmContent": "x = 1", "returnDisplay": ""}, "tool_use_id": "toolu_1",
+             "tool_call_id": "call_0", "duration_ms": 21}).encode()),
     ]
 
 
@@ -164,7 +176,7 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="with --hosts: the bin folder of the install to compare with")
     parser.add_argument("--hogs", type=int, default=0, help="with --hosts: this many CPU hogs run meanwhile")
     parser.add_argument("--hosts", action="store_true",
-                        help="only the per-prompt and per-tool hooks of claude, codex and gemini, side by side")
+                        help="only the per-prompt and per-tool hooks of claude, codex, gemini and qwen, side by side")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="pinky-bench-"))
     env = {**os.environ, "PINKY_HOME": str(root / "home"), "PINKY_HASH_EMBED": "1", "CLAUDE_PROJECT_DIR": str(root),
