@@ -77,6 +77,8 @@ OPENCODE_CONFIG = {
     "autoupdate": False,
     "share": "disabled",
 }
+# Kilo Code CLI, an OpenCode fork: ~/.config/kilo/kilo.json, the same provider shape
+KILO_CONFIG = {**OPENCODE_CONFIG, "$schema": "https://app.kilo.ai/config.json"}
 
 
 def codex_home(world: World) -> Path:
@@ -95,6 +97,10 @@ def write_user_config(world: World, host: str) -> None:
         folder = world.home / ".config" / "opencode"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "opencode.json").write_text(json.dumps(OPENCODE_CONFIG, indent=2) + "\n")
+    elif host == "kilo":
+        folder = world.home / ".config" / "kilo"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "kilo.json").write_text(json.dumps(KILO_CONFIG, indent=2) + "\n")
     elif host == "qwen":
         (world.home / ".qwen").mkdir(parents=True, exist_ok=True)
         (world.home / ".qwen" / "settings.json").write_text(json.dumps(QWEN_SETTINGS, indent=2) + "\n")
@@ -179,6 +185,10 @@ def opencode_command(opencode: str, prompt: str) -> list[str]:
     return [opencode, "run", prompt]
 
 
+def kilo_command(kilo: str, prompt: str) -> list[str]:
+    return [kilo, "run", prompt]
+
+
 def claude_command(claude: str, prompt: str) -> list[str]:
     return [claude, "-p", prompt, "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits",
             "--allowedTools", "mcp__pinky__*", "Bash(sleep:*)"]  # sleep: the stand-in's wait for a server
@@ -212,7 +222,7 @@ SAVE = {"title": "PG pool hangs on shutdown", "type": "gotcha", "tags": ["postgr
         "body": "Call pool.close(timeout=5) before the process exits, or it hangs."}
 SESSIONS = {"codex": (codex_command, CODEX_ENV), "gemini": (gemini_command, GEMINI_ENV),
             "opencode": (opencode_command, OPENCODE_ENV), "copilot": (copilot_command, COPILOT_ENV),
-            "qwen": (qwen_command, QWEN_ENV)}
+            "qwen": (qwen_command, QWEN_ENV), "kilo": (kilo_command, OPENCODE_ENV)}
 
 
 def saving_world(factory: pytest.TempPathFactory, request: pytest.FixtureRequest, host: str) -> World:
