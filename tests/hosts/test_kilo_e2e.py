@@ -101,3 +101,20 @@ def test_setup_writes_the_plugin_for_kilo_and_remove_restores_the_bytes(tmp_path
     assert b"fetch-retries=0" in first[".npmrc"]
     config = json.loads(first["kilo.json"])
     assert config["mcp"]["pinky"]["type"] == "local" and config["provider"]["standin"]
+
+
+def test_project_setup_gives_a_session_the_digest(tmp_path_factory: pytest.TempPathFactory, kilo: str) -> None:
+    """`setup kilo --project` writes kilo.json and .kilo/plugins/pinky-brain.js in the repository; Kilo reads both
+    there (the user's own kilo.json holds only the provider)."""
+    world = new_world(tmp_path_factory.mktemp("kilo-project"), ("kilo",), KNOWN)
+    write_user_config(world, "kilo")
+    done = world.pinky("setup", "kilo", "--project")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (world.project / "kilo.json").is_file()
+    assert (world.project / ".kilo" / "plugins" / "pinky-brain.js").is_file()
+    session = world.session("project", [{"tool": "brain_search", "wait": 30, "input": {"query": "deploy"}}],
+                            kilo_command(kilo, PROMPT), OPENCODE_ENV)
+    assert session.returncode == 0, session.stderr[-2000:]
+    assert KNOWN[0] in system_of(session.main[0]["body"])
+    offered = {(tool.get("function") or {}).get("name", "") for tool in session.main[0]["body"]["tools"]}
+    assert "pinky_brain_search" in offered
