@@ -1,7 +1,7 @@
-"""Gemini CLI, GitHub Copilot CLI, OpenCode and Qwen Code, the real ones, set up through the Claude Code plugin: each
-keeps its tools and hooks across a plugin update, and its first session after setup, beside two CPU hogs, is offered
-the tools and shown the digest (issue 36 items 1 and 3, as tests/hosts/test_codex_plugin_update_e2e.py checks them
-for Codex)."""
+"""Gemini CLI, GitHub Copilot CLI, OpenCode, Qwen Code and Kilo Code CLI, the real ones, set up through the Claude
+Code plugin: each keeps its tools and hooks across a plugin update, and its first session after setup, beside two CPU
+hogs, is offered the tools and shown the digest (issue 36 items 1 and 3, as tests/hosts/test_codex_plugin_update_e2e.py
+checks them for Codex)."""
 
 from __future__ import annotations
 
@@ -21,10 +21,11 @@ from test_plugin_updates import update, with_console_scripts
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(5)]
 
 
-HOSTS = ["gemini", "copilot", "opencode", "qwen"]
-CONFIG = {"gemini": ".gemini", "copilot": ".copilot", "opencode": ".config/opencode", "qwen": ".qwen"}  # setup's
+HOSTS = ["gemini", "copilot", "opencode", "qwen", "kilo"]
+CONFIG = {"gemini": ".gemini", "copilot": ".copilot", "opencode": ".config/opencode", "qwen": ".qwen",
+          "kilo": ".config/kilo"}  # where setup writes
 PREFIX = {"gemini": "mcp_pinky_", "copilot": "pinky-", "opencode": "pinky_", "claude": "mcp__pinky__",
-          "qwen": "mcp__pinky__"}  # as offered
+          "qwen": "mcp__pinky__", "kilo": "pinky_"}  # as offered
 
 
 def offered_and_shown(world: World, host: str, name: str) -> tuple[list[str], str]:
