@@ -33,6 +33,7 @@ REGISTRY: dict[str, str] = {
     "copilot": "pinky.hosts.copilot",
     "opencode": "pinky.hosts.opencode",
     "windsurf": "pinky.hosts.windsurf",
+    "qwen": "pinky.hosts.qwen",
 }
 HOSTS = tuple(REGISTRY)  # the hosts pinky-brain ships with
 _LOADED: dict[str, Host] = {}
