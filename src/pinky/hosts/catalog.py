@@ -34,6 +34,7 @@ REGISTRY: dict[str, str] = {
     "opencode": "pinky.hosts.opencode",
     "windsurf": "pinky.hosts.windsurf",
     "qwen": "pinky.hosts.qwen",
+    "kilo": "pinky.hosts.kilo",
 }
 HOSTS = tuple(REGISTRY)  # the hosts pinky-brain ships with
 _LOADED: dict[str, Host] = {}
