@@ -7,8 +7,8 @@ Prints p50/p90 in milliseconds for `python -c pass` (the floor), pre-read, pre-w
 session-start, user-prompt (recall: a prompt in the brain's own vocabulary, the worst case for
 full-text search, and an everyday one), and the Stop and PreCompact hooks on a 2 MB transcript,
 next to their targets (documentation/HOOKS.md). `--hosts` times only the per-prompt and per-tool hooks of Claude Code,
-Codex CLI, Gemini CLI and Cline CLI (`pinky-hooks --host ...`), round-robin beside `python -c pass`; with
-`--before BIN` (the bin folder of another install, e.g. the main branch's .venv/bin) each beside that install's own,
+Codex CLI, Gemini CLI, Cline CLI and Qwen Code (`pinky-hooks --host ...`), round-robin beside `python -c pass`;
+with `--before BIN` (the bin folder of another install, e.g. the main branch's .venv/bin) each beside that install's own,
 and with `--hogs N` while N processes spin on the CPU (a busy machine: two hogs on two cores). `--launcher` times
 Claude Code's pre-read hook through the plugin's launcher (`sh runtime/run hooks pre-read`, a ready runtime) beside a
 direct start and `python -c pass`; `--before` names another checkout's plugin folder, whose launcher runs beside it,
@@ -107,10 +107,12 @@ def report(name: str, xs: list[float], target: str) -> float:
 
 def host_payloads(root: Path, base: dict) -> list[tuple[str, list[str], bytes]]:
     """(label, pinky-hooks arguments, stdin) of the per-prompt and per-tool hooks of Claude Code, Codex CLI, Gemini
-    CLI and Cline CLI (what pinky's plugin sends), each host's own payload shape (tests/fixtures/<host>/) on the same
+    CLI, Cline CLI (what pinky's plugin sends) and Qwen Code, each host's own payload shape (tests/fixtures/<host>/) on the same
     linked file and the same prompt."""
     target, prompt = str(root / "src/mod7/file7.py"), "commit this with a good message"
     gemini = {**base, "timestamp": "2026-11-28T05:41:19.102Z"}
+    qwen = {**base, "timestamp": "2026-12-07T21:27:10.402Z", "permission_mode": "auto_edit",
+            "prompt_id": "bench-0001########0"}
     return [
         ("claude  per-prompt", ["user-prompt"], json.dumps({**base, "hook_event_name": "UserPromptSubmit",
                                                             "prompt": prompt}).encode()),
@@ -132,6 +134,15 @@ def host_payloads(root: Path, base: dict) -> list[tuple[str, list[str], bytes]]:
              "tool_response": {"llmContent": "x = 1", "returnDisplay": ""}}).encode()),
         ("cline   per-tool", ["--host", "cline", "post-tool"], json.dumps(  # pinky's plugin's afterTool
             {**base, "tool_name": "read_files", "tool_input": {"paths": [target]}}).encode()),
+        ("qwen    per-prompt", ["--host", "qwen", "user-prompt"], json.dumps(
+            {**qwen, "hook_event_name": "UserPromptSubmit", "prompt": prompt, "submitted_prompt": prompt}).encode()),
+        # Qwen Code sends UserPromptSubmit again after every tool batch, its prompt empty: a per-tool cost too
+        ("qwen    per-batch", ["--host", "qwen", "user-prompt"], json.dumps(
+            {**qwen, "hook_event_name": "UserPromptSubmit", "prompt": ""}).encode()),
+        ("qwen    per-tool", ["--host", "qwen", "post-tool"], json.dumps(
+            {**qwen, "hook_event_name": "PostToolUse", "tool_name": "read_file", "tool_input": {"file_path": target},
+             "tool_response": {"llmContent": "x = 1", "returnDisplay": ""}, "tool_use_id": "toolu_1",
+             "tool_call_id": "call_0", "duration_ms": 21}).encode()),
     ]
 
 
@@ -245,7 +256,7 @@ def main() -> None:
     parser.add_argument("--launcher", action="store_true",
                         help="only Claude Code's pre-read hook through the plugin's launcher, beside a direct start")
     parser.add_argument("--hosts", action="store_true",
-                        help="only the per-prompt and per-tool hooks of claude, codex and gemini, side by side")
+                        help="only the per-prompt and per-tool hooks of claude, codex, gemini and qwen, side by side")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="pinky-bench-"))
     env = {**os.environ, "PINKY_HOME": str(root / "home"), "PINKY_HASH_EMBED": "1", "CLAUDE_PROJECT_DIR": str(root),

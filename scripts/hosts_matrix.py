@@ -33,6 +33,8 @@ TESTS = {
     "gemini": ["tests/hosts/test_gemini_e2e.py"],
     "opencode": ["tests/hosts/test_opencode_e2e.py"],
     "copilot": ["tests/hosts/test_copilot_e2e.py"],
+    "qwen": ["tests/hosts/test_qwen_e2e.py"],
+    "kilo": ["tests/hosts/test_kilo_e2e.py"],  # its platform package stays pinned (host_support.BESIDE)
 }
 SUMMARY = re.compile(r"(\d+) (passed|failed|error|errors|skipped|xfailed|xpassed)")
 

@@ -31,7 +31,13 @@ PINNED = {
     "opencode": ("opencode-ai", "1.18.33", "opencode", "opencode"),
     "copilot": ("@github/copilot", "1.0.102", "copilot", "copilot"),
     "cline": ("cline", "3.0.65", "cline", "cline"),
+    "qwen": ("@qwen-code/qwen-code", "0.24.4", "qwen", "qwen-code"),
+    "kilo": ("@kilocode/cli", "7.8.1", "kilo", "kilo-cli"),
 }
+# Packages installed beside a pinned one, its install scripts skipped: @kilocode/cli 7.8.1's script fails offline
+# and online alike (it asks npm for @kilocode/cli-linux-x64@7.8.1, which was never published: newest 7.7.9), and its
+# `kilo` runs the platform package's binary, found in node_modules (it reports 7.7.9).
+BESIDE = {"kilo": ("@kilocode/cli-linux-x64@7.7.9",)}
 # PINKY_HOST_VERSIONS="claude=2.1.340,codex=0.172.0" runs other releases than the pinned ones
 # (scripts/hosts_matrix.py sets it to what npm serves today).
 OVERRIDES = dict(part.split("=", 1) for part in os.environ.get("PINKY_HOST_VERSIONS", "").split(",") if "=" in part)
@@ -52,9 +58,12 @@ OFFLINE_ENV = {
                 "COPILOT_MODEL": "stand-in"},
     # The session runs in the CLI process, not in a hub daemon started for it that would outlive the test
     "cline": {"CLINE_SESSION_BACKEND_MODE": "local", "CLINE_NO_AUTO_UPDATE": "1"},
+    "qwen": {},  # no update check nor usage statistics: the user's settings say so (host_worlds.QWEN_SETTINGS)
+    "kilo": {"KILO_DISABLE_AUTOUPDATE": "1", "KILO_DISABLE_MODELS_FETCH": "1", "KILO_DISABLE_LSP_DOWNLOAD": "1",
+             "KILO_DISABLE_DEFAULT_PLUGINS": "1"},
 }
 FOREIGN = ("PINKY_", "CLAUDE", "ANTHROPIC", "OPENAI", "CODEX", "GEMINI", "GOOGLE", "OPENCODE", "COPILOT", "GH_",
-           "GITHUB_", "PIP_", "VIRTUAL_ENV", "XDG_", "CLINE_")
+           "GITHUB_", "QWEN", "KILO", "PIP_", "VIRTUAL_ENV", "XDG_", "CLINE_")
 
 
 def opted_in(host: str) -> bool:
@@ -91,8 +100,10 @@ def find_cli(request: pytest.FixtureRequest, host: str) -> str:
         with open(prefix / ".install.lock", "w") as lock:  # test processes run in parallel: one installs
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not installed.exists():
+                beside = BESIDE.get(host, ())
                 subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--prefer-online",
-                                f"{package}@{version}"], check=True, capture_output=True, timeout=600)
+                                *(["--ignore-scripts"] if beside else []), f"{package}@{version}", *beside],
+                               check=True, capture_output=True, timeout=600)
     return str(installed)
 
 

@@ -57,6 +57,16 @@ GEMINI_SETTINGS = {
 }
 GEMINI_HOOKS = {"SessionStart": "session-start", "BeforeAgent": "user-prompt", "AfterAgent": "stop"}
 
+# --- Qwen Code: ~/.qwen/settings.json, an OpenAI-compatible provider from the environment (QWEN_ENV) ---------
+QWEN_SETTINGS = {
+    "security": {"auth": {"selectedType": "openai"}},
+    "general": {"enableAutoUpdate": False},
+    "privacy": {"usageStatisticsEnabled": False},
+    "ui": {"theme": "GitHub"},
+    "mcp": {"excluded": ["notes"]},
+    "mcpServers": {"notes": {"command": "notes-server", "args": ["--read-only"]}},
+}
+
 # --- OpenCode: ~/.config/opencode/opencode.json, an OpenAI-compatible provider --------------------------------
 OPENCODE_CONFIG = {
     "$schema": "https://opencode.ai/config.json",
@@ -67,6 +77,8 @@ OPENCODE_CONFIG = {
     "autoupdate": False,
     "share": "disabled",
 }
+# Kilo Code CLI, an OpenCode fork: ~/.config/kilo/kilo.json, the same provider shape
+KILO_CONFIG = {**OPENCODE_CONFIG, "$schema": "https://app.kilo.ai/config.json"}
 
 
 def codex_home(world: World) -> Path:
@@ -96,6 +108,13 @@ def write_user_config(world: World, host: str) -> None:
         (settings / "cline_mcp_settings.json").write_text(json.dumps(CLINE_MCP, indent=2) + "\n")
         (world.home / ".cline" / "hooks").mkdir(parents=True)
         (world.home / ".cline" / "hooks" / "TaskComplete").write_text(CLINE_HOOK)
+    elif host == "kilo":
+        folder = world.home / ".config" / "kilo"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "kilo.json").write_text(json.dumps(KILO_CONFIG, indent=2) + "\n")
+    elif host == "qwen":
+        (world.home / ".qwen").mkdir(parents=True, exist_ok=True)
+        (world.home / ".qwen" / "settings.json").write_text(json.dumps(QWEN_SETTINGS, indent=2) + "\n")
 
 
 def hook_entries(events: dict[str, str], host: str) -> dict[str, list[dict[str, object]]]:
@@ -155,6 +174,14 @@ CLAUDE_ENV = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:{port}", "ANTHROPIC_API_KE
 
 
 COPILOT_ENV = {"COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:{port}/v1"}
+QWEN_ENV = {"OPENAI_BASE_URL": "http://127.0.0.1:{port}/v1", "OPENAI_API_KEY": "stand-in-key",
+            "OPENAI_MODEL": "stand-in"}
+
+
+def qwen_command(qwen: str, prompt: str) -> list[str]:
+    """Headless with file edits approved (as root, --yolo asks for a sandbox); MCP tools need the server's
+    `trust`, which setup writes."""
+    return [qwen, "-p", prompt, "--approval-mode", "auto-edit"]
 
 
 CLINE_ENV: dict[str, str] = {}
@@ -179,6 +206,10 @@ def gemini_command(gemini: str, prompt: str) -> list[str]:
 
 def opencode_command(opencode: str, prompt: str) -> list[str]:
     return [opencode, "run", prompt]
+
+
+def kilo_command(kilo: str, prompt: str) -> list[str]:
+    return [kilo, "run", prompt]
 
 
 def claude_command(claude: str, prompt: str) -> list[str]:
@@ -214,7 +245,8 @@ SAVE = {"title": "PG pool hangs on shutdown", "type": "gotcha", "tags": ["postgr
         "body": "Call pool.close(timeout=5) before the process exits, or it hangs."}
 SESSIONS = {"codex": (codex_command, CODEX_ENV), "gemini": (gemini_command, GEMINI_ENV),
             "opencode": (opencode_command, OPENCODE_ENV), "copilot": (copilot_command, COPILOT_ENV),
-            "cline": (cline_command, CLINE_ENV)}
+            "cline": (cline_command, CLINE_ENV),
+            "qwen": (qwen_command, QWEN_ENV), "kilo": (kilo_command, OPENCODE_ENV)}
 
 
 def saving_world(factory: pytest.TempPathFactory, request: pytest.FixtureRequest, host: str) -> World:

@@ -42,6 +42,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from messages_stand_in import DEFERRED
 from messages_stand_in import Handler as MessagesHandler
 from messages_stand_in import StandIn as MessagesStandIn
 
@@ -50,6 +51,7 @@ WAIT_COMMAND = "sleep 1  # the stand-in waits for a tool to be offered"
 WAIT_CALLS = {"exec_command": {"cmd": WAIT_COMMAND},  # Codex's shell
               "run_shell_command": {"command": WAIT_COMMAND},  # Gemini CLI's
               "bash": {"command": WAIT_COMMAND, "description": "wait"}}  # OpenCode's
+BRIDGE_SEARCH, BRIDGE_CALL = "tool_search", "tool_call"  # Qwen Code's loader and caller of deferred tools
 
 
 def offered_tool(want: str, offered: list[str]) -> str | None:
@@ -138,12 +140,34 @@ def responses_events(body: dict[str, Any], script: list[dict[str, Any]], number:
 
 # --- Chat Completions (OpenCode) -----------------------------------------------------------------------------
 
+def bridged(script: list[dict[str, Any]], called: list[tuple[str, Any]], offered: list[str],
+            body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """Qwen Code 0.24.4 defers MCP tools: the request names them (mcp__pinky__brain_save) for its `tool_search`
+    tool without offering their schemas, and the model calls one through `tool_call` ({"name", "arguments"})
+    after a `tool_search` with the query `select:<name>`. The next step whose tool is only named that way is that
+    search (not a step of the script), then the bridged call."""
+    if not {BRIDGE_SEARCH, BRIDGE_CALL} <= set(offered):
+        return None
+    played = sum(1 for name, arguments in called if name != BRIDGE_SEARCH and not is_wait(arguments))
+    if played >= len(script) or offered_tool(script[played]["tool"], offered):
+        return None
+    want = script[played]["tool"]
+    deferred = next((name for name in DEFERRED.findall(json.dumps(body)) if name.endswith("__" + want)), None)
+    if deferred is None:
+        return None
+    if not any(name == BRIDGE_SEARCH and deferred in str(arguments) for name, arguments in called):
+        return BRIDGE_SEARCH, {"query": f"select:{deferred}"}
+    return BRIDGE_CALL, {"name": deferred, "arguments": script[played]["input"]}
+
+
 def chat_answer(body: dict[str, Any], script: list[dict[str, Any]], number: int) -> tuple[dict[str, Any], str]:
     """The assistant's delta (content or one tool call) and its finish_reason."""
     offered = [(tool.get("function") or {}).get("name", "") for tool in body.get("tools") or []]
-    calls = [(call.get("function") or {}).get("arguments") for message in body.get("messages", [])
-             if message.get("role") == "assistant" for call in message.get("tool_calls") or []]
-    step = scripted(script, calls, offered)
+    called = [((call.get("function") or {}).get("name", ""), (call.get("function") or {}).get("arguments"))
+              for message in body.get("messages", []) if message.get("role") == "assistant"
+              for call in message.get("tool_calls") or []]
+    calls = [arguments for name, arguments in called if name != BRIDGE_SEARCH]
+    step = bridged(script, called, offered, body) or scripted(script, calls, offered)
     if not step:
         return {"role": "assistant", "content": DONE}, "stop"
     call = {"index": 0, "id": f"call_{number}", "type": "function",

@@ -1,7 +1,7 @@
-"""Gemini CLI, GitHub Copilot CLI, OpenCode and Cline CLI, the real ones, set up through the Claude Code plugin: each
-keeps its tools and hooks across a plugin update, and its first session after setup, beside two CPU hogs, is offered
-the tools and shown the digest (issue 36 items 1 and 3, as tests/hosts/test_codex_plugin_update_e2e.py checks them for
-Codex)."""
+"""Gemini CLI, GitHub Copilot CLI, OpenCode, Cline CLI, Qwen Code and Kilo Code CLI, the real ones, set up through
+the Claude Code plugin: each keeps its tools and hooks across a plugin update, and its first session after setup,
+beside two CPU hogs, is offered the tools and shown the digest (issue 36 items 1 and 3, as
+tests/hosts/test_codex_plugin_update_e2e.py checks them for Codex)."""
 
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ from test_plugin_updates import update, with_console_scripts
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(5)]
 
 
-HOSTS = ["gemini", "copilot", "opencode", "cline"]
-CONFIG = {"gemini": ".gemini", "copilot": ".copilot", "opencode": ".config/opencode",
-          "cline": ".cline"}  # where setup writes
+HOSTS = ["gemini", "copilot", "opencode", "cline", "qwen", "kilo"]
+CONFIG = {"gemini": ".gemini", "copilot": ".copilot", "opencode": ".config/opencode", "cline": ".cline", "qwen": ".qwen",
+          "kilo": ".config/kilo"}  # where setup writes
 PREFIX = {"gemini": "mcp_pinky_", "copilot": "pinky-", "opencode": "pinky_", "claude": "mcp__pinky__",
-          "cline": "pinky__"}  # as offered
+          "cline": "pinky__", "qwen": "mcp__pinky__", "kilo": "pinky_"}  # as offered
 
 
 def offered_and_shown(world: World, host: str, name: str) -> tuple[list[str], str]:
@@ -34,7 +34,7 @@ def offered_and_shown(world: World, host: str, name: str) -> tuple[list[str], st
     assert session.returncode == 0, session.stderr[-3000:]
     assert session.main, session.stderr[-3000:]
     first = session.main[0]["body"]
-    if host == "claude":  # 2.1.337 defers MCP tools: the first request names them for its ToolSearch
+    if host in ("claude", "qwen"):  # both defer MCP tools: the first request names them for their tool search
         text = json.dumps(first, ensure_ascii=False)
         return sorted({n for n in expected(host) if n in text}), text
     if host == "gemini":
