@@ -29,6 +29,10 @@ class Kilo(OpenCode):
     sources = (KILO_MEASURED, KILO_DOCS, OPENCODE_DOCS)  # OpenCode's plugin API, which Kilo keeps
     mcp_user, mcp_project = "~/.config/kilo/kilo.json", "kilo.json"
     hooks_user, hooks_project = "~/.config/kilo/plugins/pinky-brain.js", ".kilo/plugins/pinky-brain.js"
+    # Its own database under $XDG_DATA_HOME/kilo (read in the 7.7.9 binary: `kilo.db` for the released channels),
+    # never OpenCode's: import-sessions would take OpenCode's sessions as Kilo's. Read with OpenCode's schema; a
+    # database of another shape gives no sessions (not measured with a recorded Kilo session).
+    database = ("kilo", "kilo.db")
     limits = (
         Limit("`npm install @kilocode/cli@7.8.1` fails to set up its binary: @kilocode/cli-linux-x64@7.8.1 is not on "
               "npm (ETARGET; newest 7.7.9). Install with `npm install --ignore-scripts @kilocode/cli@7.8.1 "

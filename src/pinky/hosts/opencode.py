@@ -224,7 +224,7 @@ class SessionStore:
         data = os.environ.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share")
         from pathlib import Path
 
-        self.host, self.path = host, Path(data) / "opencode" / "opencode.db"
+        self.host, self.path = host, Path(data).joinpath(*getattr(host, "database", ("opencode", "opencode.db")))
 
     def sessions(self) -> list[tuple[str, str]]:
         """(id, folder) of every session, oldest first; [] without a database OpenCode 1.18 wrote."""
