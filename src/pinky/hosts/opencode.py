@@ -251,7 +251,7 @@ class SessionStore:
         from pinky.store.foreign_sessions import read_only
 
         safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in session_id)[:120]
-        target = Path(state) / "import" / "opencode" / f"{safe}.jsonl"
+        target = Path(state) / "import" / self.host.name / f"{safe}.jsonl"
         try:
             done = {json.loads(line).get("message") for line in target.read_text(encoding="utf-8").splitlines()
                     if '"turn_end"' in line}
