@@ -58,7 +58,7 @@ MAX_FLAT_MODULES = 10
 # Modules near the cap (400-450 lines), and why they are not split yet: cli/essentials.py, knowledge/entries.py
 # and search/hybrid.py are being reshaped by issue 32's item 1 (one declaration per operation), which
 # shrinks them; store/migrations.py is history, appended to and never edited; base/redact.py (the credential
-# patterns and their one scanner), mcp/front.py (the stdlib relay, one process loop),
+# patterns and their one scanner),
 # indexing/index.py (the Index class)
 # capture/transcript.py (one streaming reader) and base/fileio.py (atomic files and locks) each hold one concern
 # whose parts call each other: a split would leave two halves that import each other's privates.
