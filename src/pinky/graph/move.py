@@ -29,7 +29,7 @@ from pinky.graph.linkedit import typed_links
 from pinky.indexing import healing, indexer
 from pinky.indexing.index import Index
 from pinky.indexing.linkresolve import resolve_crumb, resolve_link
-from pinky.knowledge import entries
+from pinky.knowledge import edit_locks, entries
 from pinky.store import entries as store_entries
 from pinky.store import link_queries
 from pinky.text.frontmatter_edit import BOM, rewrite
@@ -62,7 +62,7 @@ def move(index: Index, old: str, new: str) -> dict[str, Any]:
     Renames run one at a time in a brain."""
     with contextlib.ExitStack() as held:
         for root in sorted(index.config.roots()):  # always in this order: two renames never deadlock
-            held.enter_context(entries.root_lock(index, root, "moves"))
+            held.enter_context(edit_locks.root_lock(index, root, "moves"))
         finished = _finish_pending(index)
         try:
             row = entries.find(index, old)
@@ -88,7 +88,7 @@ def _start(index: Index, row: Any, rel: str) -> renames.Rename:
         type_was=row["type"], type=_type_after(row, rel),
     ), row["id"])
     try:
-        with entries.edit_lock(index, row["root"], row["path"]):
+        with edit_locks.edit_lock(index, row["root"], row["path"]):
             if not source.exists():
                 raise NotFound(f"entry {row['slug']!r} was deleted or moved meanwhile")
             if not create_new(target, read_regular(source)):
@@ -112,7 +112,7 @@ def _retype(index: Index, rename: renames.Rename, target: Path) -> dict[str, str
     new place has another); {"was", "now"} when the move changed its type."""
     if rename.type is None:  # a journal of a pinky before types followed folders
         return None
-    with entries.edit_lock(index, rename.root, rename.new_rel):
+    with edit_locks.edit_lock(index, rename.root, rename.new_rel):
         text = read_regular(target).decode("utf-8", errors="replace")
         meta, _, _, error = split_frontmatter(text.removeprefix(BOM))
         if not error and parse_text(text, rename.new_rel).type != rename.type:
@@ -176,7 +176,7 @@ def finish_moves(index: Index) -> list[dict[str, Any]]:
     with contextlib.ExitStack() as held:
         for root in sorted(roots):
             try:
-                held.enter_context(entries.root_lock(index, root, "moves", blocking=False))
+                held.enter_context(edit_locks.root_lock(index, root, "moves", blocking=False))
             except BlockingIOError:
                 return []  # a rename is running: it finishes what is pending first
             except OSError as exc:
@@ -215,7 +215,7 @@ def _finish(index: Index, rename: renames.Rename) -> dict[str, Any]:
     root, base = rename.root, index.root_dir(rename.root)
     source = Path(ensure_inside(base / rename.old_rel, base))
     target = Path(ensure_inside(base / rename.new_rel, base))
-    with entries.edit_lock(index, root, rename.old_rel):
+    with edit_locks.edit_lock(index, root, rename.old_rel):
         if source.exists() and not target.exists():  # cut short before the file moved
             create_new(target, read_regular(source))
             source.unlink()
@@ -308,7 +308,7 @@ def _rewrite_note(index: Index, note_root: str, note_rel: str, links: list[dict[
         return None
     base = index.root_dir(note_root)
     path = Path(ensure_inside(base / note_rel, base))
-    with entries.edit_lock(index, note_root, note_rel):
+    with edit_locks.edit_lock(index, note_root, note_rel):
         try:
             text = read_regular(path).decode("utf-8")
         except FileNotFoundError:
