@@ -55,7 +55,7 @@ ADAPTER_EXCEPTIONS = {
     ("pinky.mcp", "pinky.hygiene.differences"): "the Difference brain_check's pairs' model derives from",
 }
 MAX_FLAT_MODULES = 10
-# Modules near the cap (400-450 lines), and why they are not split yet: cli/essentials.py, knowledge/entries.py
+# Modules near the cap (400-450 lines), and why they are not split yet: knowledge/entries.py
 # and search/hybrid.py are being reshaped by issue 32's item 1 (one declaration per operation), which
 # shrinks them; store/migrations.py is history, appended to and never edited; base/redact.py (the credential
 # patterns and their one scanner),
