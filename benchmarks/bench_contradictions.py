@@ -7,8 +7,8 @@ number, version, port, flag or negation changed) or not (a paraphrase, an added 
 values reworded, a related note); the last ten, marked "hard", were written after the detector to
 find where it breaks (values in words, reordered sentences, different periods). A pair is reported,
 as `pinky check` would, when the two texts are near-duplicates (cosine of the whole texts >=
-entries.DUPLICATE_SIMILARITY with the configured embedder, or the hashing one with --hash; `pinky
-check` compares stored chunk vectors) and `contradictions.contradicts` finds a value-carrying span
+duplicates.DUPLICATE_SIMILARITY with the configured embedder, or the hashing one with --hash; `pinky
+check` compares stored chunk vectors) and `differences.contradicts` finds a value-carrying span
 in two texts that share most of their words. Prints precision, recall,
 the kind found for each positive, and the detector alone (without the similarity gate).
 """
@@ -44,8 +44,8 @@ def main() -> None:
 
     from pinky.config import load_config
     from pinky.embed.embedding import get_embedder
-    from pinky.hygiene.contradictions import contradicts, differences
-    from pinky.knowledge.entries import DUPLICATE_SIMILARITY
+    from pinky.hygiene.differences import contradicts, differences
+    from pinky.knowledge.duplicates import DUPLICATE_SIMILARITY
 
     pairs = [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines() if line.strip()]
     embedder = get_embedder(load_config())

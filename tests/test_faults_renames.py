@@ -144,11 +144,11 @@ def test_mv_again_finishes_the_rename_and_says_what_it_did(project: Path) -> Non
 def _half_done(project: Path, old: str, new: str) -> Path:
     """What a kill right after the file moved leaves: the journal, the note at its new name, every
     link still on the old one (made here by the same steps `pinky mv` takes, stopped after the move)."""
-    from pinky.graph import linkedit
+    from pinky.graph import move
 
     with KnowledgeBase(load_config()) as kb:
         row = kb.index.conn.execute("SELECT * FROM entry WHERE slug = ?", (old,)).fetchone()
-        rename = linkedit._start(kb.index, row, new + ".md")
+        rename = move._start(kb.index, row, new + ".md")
     assert rename.journal is not None
     return rename.journal
 

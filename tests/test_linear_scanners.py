@@ -56,7 +56,7 @@ PATTERNS: dict[tuple[str, str], tuple[str, ...]] = {
     ("pinky.knowledge.classify", "_WORD"): ("+#",),
     ("pinky.knowledge.classify", "_TAG_BREAK"): (" _",),
     ("pinky.cli.sync", "_CONFLICT_PART"): (".conflict-", ".conflict-abc"),
-    ("pinky.hygiene.contradictions", "_TOKEN"): ("1.", "1,", "v1.", "a'"),
+    ("pinky.hygiene.differences", "_TOKEN"): ("1.", "1,", "v1.", "a'"),
     ("pinky.base.dates", "_SPAN"): (" 1",),
     ("pinky.embed.embedding", "_TOKEN"): (),
     ("pinky.text.model_input", "_NON_SPACE"): (),
@@ -262,7 +262,7 @@ def _scanners() -> dict[str, tuple[Callable[[str], Any], tuple[str, ...]]]:
     from pinky.capture import checkpoint, transcript
     from pinky.capture import evidence as capture
     from pinky.embed import embedding
-    from pinky.hygiene import contradictions, evergreen
+    from pinky.hygiene import differences, evergreen
     from pinky.knowledge import classify, entries
     from pinky.search import gaps, recall
     from pinky.search import hybrid as search
@@ -284,7 +284,7 @@ def _scanners() -> dict[str, tuple[Callable[[str], Any], tuple[str, ...]]]:
         "lexical.identifier_parts": (lambda t: lexical.identifier_parts([t]), (*BASIC, "aB", "ABc")),
         "lexical.query_terms": (lexical.query_terms, (*BASIC, "\"a ")),
         "lexical.query_identifier_parts": (lexical.query_identifier_parts, (*BASIC, "aB_")),
-        "contradictions.tokens": (lambda t: contradictions.tokens(contradictions.prose(t)), (*BASIC, "1.", "```\n")),
+        "differences.tokens": (lambda t: differences.tokens(differences.prose(t)), (*BASIC, "1.", "```\n")),
         # the patterns are timed above: here, texts full of findings (an excerpt each)
         "evergreen.find_volatile": (evergreen.find_volatile, ("L12 ", "as of 2024-01 ")),
         "redact.redact_kinds": (redact.redact_kinds, (*BASIC, "sk-", "password is ", "a_key=", "--token ", "A1b2+")),
@@ -322,7 +322,7 @@ def test_scanner_is_linear_on_every_shape(work: Callable[[str], Any], units: tup
 def test_near_duplicates_are_compared_in_linear_time() -> None:
     """`pinky check` aligns two near-duplicate notes word by word: 115 KB each took 43 s when the
     alignment was difflib's on the whole texts (quadratic in how often their words recur)."""
-    from pinky.hygiene.contradictions import contradicts
+    from pinky.hygiene.differences import contradicts
 
     n, small, large = scaling(contradicts, lambda size: near_duplicates(size, vocabulary=4))
     assert large <= RATIO * max(small, FLOOR), f"{n:,} chars: {small:.2f} s, {2 * n:,}: {large:.2f} s"

@@ -47,14 +47,14 @@ def imports_of(tree: ast.Module) -> set[str]:
 
 def test_the_scan_sees_the_modules_it_judges() -> None:
     assert {"pinky.runtime.process", "pinky.kb", "pinky.mcp.server", "pinky.mcp.sdk",
-            "pinky.cli.essentials"} <= set(MODULES)
+            "pinky.cli.upkeep_commands"} <= set(MODULES)
     assert {"pinky.mcp.resources", "pinky.runtime.process", "mcp.server.mcpserver"} <= \
         imports_of(MODULES["pinky.mcp.server"])
     assert {"pinky.mcp.text", "pinky.mcp.common"} <= imports_of(MODULES["pinky.mcp.search_tools"])
     assert {"pinky.mcp.hygiene_tools",
             "pinky.mcp.research_tools"} <= imports_of(MODULES["pinky.mcp.tiers"])  # `from pinky.mcp import x`
     assert "pinky.mcp.sdk" in imports_of(MODULES["pinky.mcp.common"])
-    assert "pinky.runtime.process" in imports_of(MODULES["pinky.cli.essentials"])  # lazy, inside a function
+    assert "pinky.runtime.process" in imports_of(MODULES["pinky.cli.upkeep_commands"])  # lazy, inside a function
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if is_core(n)))

@@ -320,20 +320,20 @@ def test_a_session_that_reached_the_project_through_a_symbolic_link_is_taken_in(
 
 def test_a_session_its_stop_hook_records_while_the_import_runs_is_left_to_the_hook(
         root: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pinky.capture import session_import
+    from pinky.capture import session_replay
     from pinky.capture.session_import import Places
 
     codex = codex_session(root, home)
     codex.write()
     loc = locate(env=os.environ, start=str(root))
-    reading = session_import.Spool.in_order
+    reading = session_replay.Spool.in_order
 
-    def hook_fires_meanwhile(spool: session_import.Spool) -> Any:
+    def hook_fires_meanwhile(spool: session_replay.Spool) -> Any:
         stop({"session_id": codex.session_id, "transcript_path": str(codex.path), "cwd": str(root),
               "hook_event_name": "Stop"}, loc, StateFiles(), translate=find_host("codex").translator(str(root)))
         return reading(spool)
 
-    monkeypatch.setattr(session_import.Spool, "in_order", hook_fires_meanwhile)
+    monkeypatch.setattr(session_replay.Spool, "in_order", hook_fires_meanwhile)
     places = Places(root, root / "documentation", Path(loc.state_dir), all_hosts())
     places.run(places.sessions())
     text = diary_text(root)

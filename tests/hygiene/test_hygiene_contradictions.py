@@ -14,7 +14,7 @@ from mcp_helpers import in_process
 
 from pinky.cli.main import cli
 from pinky.config import load_config
-from pinky.hygiene.contradictions import contradicts, differences, overlap
+from pinky.hygiene.differences import contradicts, differences, overlap
 from pinky.kb import KnowledgeBase
 from pinky.services.doctor import run_checks
 

@@ -15,7 +15,7 @@ import pytest
 from mcp_helpers import RawServer, server_env, slow_sdk_env
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
-from pinky.mcp import answers, front, server, tiers
+from pinky.mcp import answer_cache, answers, server, tiers
 
 LATEST = HANDSHAKE_PROTOCOL_VERSIONS[-1]
 
@@ -47,7 +47,7 @@ def test_a_first_start_serves_the_real_servers_answers_byte_for_byte(tmp_path: P
     """The front with no cache (a first start) against the real server alone, for the default tier at every
     handshake version and the other tiers at one each (test_the_committed_answers_are_the_generated_ones compares
     every tier at the newest version)."""
-    assert not Path(front.cache_path(server_env(tmp_path))).exists()
+    assert not Path(answer_cache.cache_path(server_env(tmp_path))).exists()
     real = [sys.executable, "-m", "pinky.mcp.server"]
     pinky_mcp = [str(Path(sys.executable).parent / "pinky-mcp")]
 
@@ -74,7 +74,7 @@ def test_the_first_start_lists_the_tools_before_the_sdk_is_imported(tmp_path: Pa
     takes 4 s: both answers come before it, and the real server's arrive within the session to write the cache."""
     slow = slow_sdk_env(tmp_path / "busy", seconds=4)
     marker = Path(slow["PINKY_TEST_SDK_MARKER"])
-    cache = Path(front.cache_path(server_env(tmp_path)))
+    cache = Path(answer_cache.cache_path(server_env(tmp_path)))
     assert not cache.exists()
     with RawServer(tmp_path, **slow) as session:
         init = session.request("initialize", {"protocolVersion": LATEST, "capabilities": {},

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from mcp_helpers import RawServer, server_env, slow_sdk_env
 
-from pinky.mcp import front
+from pinky.mcp import answer_cache, front
 
 VERSION = "2025-11-25"
 INITIALIZE = {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "pytest", "version": "1"}}
@@ -32,7 +32,7 @@ def real_answers(root: Path) -> tuple[dict, dict]:
 
 
 def cache_file(root: Path) -> Path:
-    return Path(front.cache_path(server_env(root)))
+    return Path(answer_cache.cache_path(server_env(root)))
 
 
 def cache_body(path: Path) -> dict:
@@ -83,7 +83,8 @@ def test_a_stale_cache_is_corrected_within_the_session(tmp_path: Path) -> None:
     cache = cache_body(path)
     full = cache["tools"][VERSION]
     cache["tools"][VERSION] = {**full, "tools": full["tools"][:-1]}  # an edit the key did not see
-    front.write_cache(str(path), cache["signature"], {"initialize": cache["initialize"], "tools": cache["tools"]})
+    answer_cache.write_cache(str(path), cache["signature"],
+                             {"initialize": cache["initialize"], "tools": cache["tools"]})
     with RawServer(tmp_path) as server:
         server.initialize()
         assert server.request("tools/list")["result"] == cache["tools"][VERSION]  # served from the cache ...
@@ -124,15 +125,15 @@ def test_the_cache_key_follows_every_source_file(tmp_path: Path) -> None:
     (package / "mcp").mkdir(parents=True)
     (package / "mcp" / "tools.py").write_text("DESCRIPTION = 'Search the brain.'\n")
     (package / "__init__.py").write_text("")
-    key = front.package_signature([str(package)])
+    key = answer_cache.package_signature([str(package)])
     (package / "mcp" / "__pycache__").mkdir()
     (package / "mcp" / "__pycache__" / "tools.cpython-311.pyc").write_bytes(b"bytecode")
     (package / "README.md").write_text("not source")
-    assert front.package_signature([str(package)]) == key
+    assert answer_cache.package_signature([str(package)]) == key
     (package / "mcp" / "tools.py").write_text("DESCRIPTION = 'Search the team memory.'\n")
-    assert front.package_signature([str(package)]) != key
+    assert answer_cache.package_signature([str(package)]) != key
     os.utime(package / "__init__.py", ns=(1, 1))
-    assert front.package_signature([str(package)]) != key
+    assert answer_cache.package_signature([str(package)]) != key
 
 
 def test_the_front_knows_the_real_servers_tiers() -> None:
@@ -142,7 +143,8 @@ def test_the_front_knows_the_real_servers_tiers() -> None:
 
 
 def test_each_tier_has_its_own_cache(tmp_path: Path) -> None:
-    assert front.cache_path(server_env(tmp_path, PINKY_TIER="read")) != front.cache_path(server_env(tmp_path))
+    read_tier = answer_cache.cache_path(server_env(tmp_path, PINKY_TIER="read"))
+    assert read_tier != answer_cache.cache_path(server_env(tmp_path))
 
 
 @pytest.mark.parametrize("arg", ["--version", "--help"])
@@ -181,14 +183,15 @@ def test_an_altered_cache_is_not_served(tmp_path: Path) -> None:
     path = warm(tmp_path)
     tamper(path)
     assert served_answers(tmp_path) == real_answers(tmp_path)
-    assert front.read_cache(str(path), cache_body(path)["signature"])  # rewritten from the real server's answers
+    assert answer_cache.read_cache(str(path), cache_body(path)["signature"])  # rewritten from the real server's answers
 
 
 def test_a_cache_others_may_write_is_not_served(tmp_path: Path) -> None:
     path = warm(tmp_path)
     tamper(path)
     cache = cache_body(path)
-    front.write_cache(str(path), cache["signature"], {"initialize": cache["initialize"], "tools": cache["tools"]})
+    answer_cache.write_cache(str(path), cache["signature"],
+                             {"initialize": cache["initialize"], "tools": cache["tools"]})
     path.chmod(0o666)  # its hash matches, but anyone could have written it
     assert served_answers(tmp_path) == real_answers(tmp_path)
 

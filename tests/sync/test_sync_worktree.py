@@ -93,7 +93,7 @@ def test_checkout_waits_for_an_update_holding_the_note_edit_lock_and_keeps_it(re
     import threading
 
     from pinky.base.fileio import atomic_write
-    from pinky.knowledge.entries import edit_lock_at
+    from pinky.knowledge.edit_locks import edit_lock_at
 
     root = Path(repo.path)
     old = snapshot(repo, head_sha(repo))

@@ -12,7 +12,7 @@ import sys
 import click
 
 from pinky.base.command import NAME
-from pinky.cli import essentials as _essentials  # noqa: F401  (registers the commands)
+from pinky.cli import entry_commands as _entry_commands  # noqa: F401  (pinky search, save, update, get, delete, restore)
 from pinky.cli import evaluate as _evaluate  # noqa: F401  (pinky eval)
 from pinky.cli import graph_commands as _graph_commands  # noqa: F401  (pinky graph, timeline, link, unlink, mv)
 from pinky.cli import hosts_setup as _hosts_setup  # noqa: F401  (pinky setup <host>)
@@ -23,6 +23,7 @@ from pinky.cli import plugin as _plugin  # noqa: F401  (pinky setup-claude, inst
 from pinky.cli import reindex as _reindex  # noqa: F401  (pinky reindex)
 from pinky.cli import research_command as _research_command  # noqa: F401  (pinky research)
 from pinky.cli import sync as _sync  # noqa: F401  (pinky sync, pinky rollup)
+from pinky.cli import upkeep_commands as _upkeep_commands  # noqa: F401  (pinky init, stats, doctor, gc, watch)
 from pinky.cli import view as _view  # noqa: F401  (pinky view)
 from pinky.cli.app import ReaderGone, cli
 

@@ -1,8 +1,8 @@
 """`KnowledgeBase.graph`: the knowledge graph's operations, a facade like the KnowledgeBase itself.
 
 Each method delegates to the module that owns it: `links` (one hop), `neighbourhood` (N hops),
-`timeline`, `linkedit` (link, unlink, move). Every call runs through `pinky.indexing.healing`, like the
-KnowledgeBase's own methods.
+`timeline`, `linkedit` (link, unlink), `move` (rename, and finish a rename cut short). Every call runs
+through `pinky.indexing.healing`, like the KnowledgeBase's own methods.
 """
 
 from __future__ import annotations
@@ -70,24 +70,24 @@ class KnowledgeGraph:
 
     def move(self, old: str, new: str) -> dict[str, Any]:
         """Rename a note and rewrite every link that named it by its old name (notes and code)."""
-        from pinky.graph.linkedit import move
+        from pinky.graph.move import move
 
         return move(self.index, old, new)
 
     def finish_moves(self) -> list[dict[str, Any]]:
         """Finish the renames a killed `pinky mv` left half done (their links still on the old name)."""
-        from pinky.graph.linkedit import finish_moves
+        from pinky.graph.move import finish_moves
 
         return finish_moves(self.index)
 
     def finished_moves(self) -> list[str]:
         """`finish_moves`, one line per rename finished."""
-        from pinky.graph.linkedit import finished_moves
+        from pinky.graph.move import finished_moves
 
         return finished_moves(self.index)
 
     def pending_moves(self) -> tuple[list[Any], list[str]]:
         """Renames not finished yet, and rename journals that cannot be read."""
-        from pinky.graph.linkedit import pending_moves
+        from pinky.graph.move import pending_moves
 
         return pending_moves(self.index)

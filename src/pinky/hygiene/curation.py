@@ -7,7 +7,7 @@ and each answers what its undo needs: the versions it wrote and the values it re
 (`Conflict`) when a note changed since, exactly as `update` does; nothing is ever overwritten.
 
 An undo is all or nothing, also while other processes write: it takes the edit lock of every note it
-touches (`entries.edit_lock`, the lock `update` and `restore` take, reentrant for this thread) before it
+touches (`edit_locks.edit_lock`, the lock `update` and `restore` take, reentrant for this thread) before it
 checks their versions, so no writer can change a note between the check and the last write; should a
 later step still fail (a note saved meanwhile where the archived one goes back, a full disk), the steps
 already made are undone before the error is raised.
@@ -25,7 +25,7 @@ from pinky.base.shown import shown
 from pinky.errors import Conflict, InvalidInput
 from pinky.hygiene import similar
 from pinky.indexing.index import Index
-from pinky.knowledge import archive, entries
+from pinky.knowledge import archive, edit_locks, entries
 from pinky.store import hygiene_queries
 from pinky.text.markdown import content_hash
 
@@ -105,7 +105,7 @@ def _locked(index: Index, slugs: list[str], paths: tuple[tuple[str, str], ...] =
     order (by lock file) so two undos never wait for each other."""
     rows = [entries.find(index, slug) for slug in slugs]
     notes = [*paths, *((row["root"], row["path"]) for row in rows)]
-    locks = sorted((entries.edit_lock(index, root, rel) for root, rel in notes), key=lambda lock: lock.path)
+    locks = sorted((edit_locks.edit_lock(index, root, rel) for root, rel in notes), key=lambda lock: lock.path)
     with ExitStack() as stack:
         for lock in locks:
             stack.enter_context(lock)

@@ -35,7 +35,7 @@ from pinky.base.validate import clean_text
 from pinky.errors import Conflict, InvalidInput, NotFound
 from pinky.indexing import healing
 from pinky.indexing.index import Index
-from pinky.knowledge import entries
+from pinky.knowledge import edit_locks, entries
 from pinky.knowledge.entries import Entry
 from pinky.store import entries as store_entries
 from pinky.text.frontmatter_edit import rewrite
@@ -107,7 +107,7 @@ def delete(index: Index, slug: str, reason: str) -> Path:
     path, base = entries.file_of(index, row["slug"]), index.root_dir(row["root"])
     folder = Path(ensure_inside(base / ARCHIVE_DIR / posixpath.dirname(row["path"]), base))
     name, moment = posixpath.basename(row["path"]), now_utc()
-    with entries.edit_lock(index, row["root"], row["path"]):
+    with edit_locks.edit_lock(index, row["root"], row["path"]):
         try:
             raw = read_regular(path, base)
         except FileNotFoundError:
@@ -279,7 +279,7 @@ def _restore(index: Index, copy: ArchivedCopy) -> Entry:
     for path in (copy.file, target):
         ensure_inside(path, base, done="read or moved")
     meta: dict[str, Any] | None = None
-    with entries.edit_lock(index, copy.root, copy.rel):
+    with edit_locks.edit_lock(index, copy.root, copy.rel):
         try:
             data: bytes | str = read_regular(copy.file, base)
         except FileNotFoundError:

@@ -5,7 +5,7 @@ Markdown is written first (atomically: readers see the old file or the new one, 
 one), then the index is updated. `version` is the content hash of the file, so an update only
 lands on the text the caller read (optimistic concurrency); an edit rewrites only the frontmatter
 fields it changes (`pinky.text.frontmatter_edit`). Update, delete and restore hold a lock
-beside the note (`<root>/.pinky/locks/`, shared by every process and every PINKY_HOME that edits
+beside the note (`pinky.knowledge.edit_locks`, shared by every process and every PINKY_HOME that edits
 the same folder) and look at the file again under it, so of two racing edits exactly one lands and
 the other gets a Conflict or NotFound. Every path is checked to stay inside its root once links are
 followed.
@@ -28,16 +28,13 @@ from typing import TYPE_CHECKING, Any
 from pinky.base.dates import now_utc, valid_day
 from pinky.base.declare import specified
 from pinky.base.fileio import (
-    FileLock,
     atomic_write,
-    create_new,
     ensure_inside,
-    file_lock,
     read_regular,
     unwritable,
     write_numbered,
 )
-from pinky.base.layout import entry_id, slug_for
+from pinky.base.layout import slug_for
 from pinky.base.operations import EntryHead, SaveRequest
 from pinky.base.redact import redact, redact_kinds
 from pinky.base.validate import (
@@ -55,6 +52,7 @@ from pinky.errors import Conflict, InvalidInput, NotFound, NotInProject, ReadOnl
 from pinky.indexing import healing, indexer
 from pinky.indexing.index import Index
 from pinky.knowledge import duplicates, supersession
+from pinky.knowledge.edit_locks import edit_lock
 from pinky.search import gaps
 from pinky.search import hybrid as search
 from pinky.store import entries as store_entries
@@ -70,7 +68,6 @@ __all__ = ["Entry", "SaveRequest", "get", "save", "save_scope", "update"]
 # Cosine similarity above which a new note most likely repeats an existing one (USE: paraphrases of
 # one fact score ~0.8-0.95, notes on merely related topics ~0.4-0.7).
 MAX_STEM = 60
-LOCK_DIR = ".pinky/locks"  # inside each knowledge root: hidden (never a note), git-ignored
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 
 
@@ -123,35 +120,6 @@ def find(index: Index, slug: str) -> Any:
 def _file_of(index: Index, row: Any) -> Path:
     base = index.root_dir(row["root"])  # the file, and its folders, must not be links out of the root
     return Path(ensure_inside(base / row["path"], base, done="read or written"))
-
-
-def edit_lock(index: Index, root: str, rel: str) -> FileLock:
-    """The lock every edit of the note `rel` takes, beside it, so every process and every PINKY_HOME
-    editing this folder shares it. Sixteen per root, by entry id: unrelated edits rarely wait.
-    The folder ignores itself in git, also in projects set up before `pinky init` said so. Reentrant in
-    a thread: a compound edit (an undo in `pinky.hygiene.curation`) holds the locks of all its notes while
-    it calls `update` and `restore`, which take them again."""
-    return edit_lock_at(index.root_dir(root), root, rel)
-
-
-def edit_lock_at(root_dir: Path, root: str, rel: str) -> FileLock:
-    """`edit_lock` of the note `rel` in the folder `root_dir` of root `root`, without an index (what sync
-    takes while it replaces a file of the global brain)."""
-    return root_lock_at(root_dir, f"edit-{entry_id(root, rel)[0]}", reentrant=True)
-
-
-def root_lock(index: Index, root: str, name: str, *, blocking: bool = True, reentrant: bool = False) -> FileLock:
-    """The lock `name` of a knowledge root, in `<root>/.pinky/locks/` (created, git-ignored, if need be)."""
-    return root_lock_at(index.root_dir(root), name, blocking=blocking, reentrant=reentrant)
-
-
-def root_lock_at(root_dir: Path, name: str, *, blocking: bool = True, reentrant: bool = False) -> FileLock:
-    """`root_lock` of the knowledge folder `root_dir`."""
-    folder = root_dir / LOCK_DIR
-    if not folder.is_dir():
-        folder.mkdir(parents=True, exist_ok=True)
-        create_new(folder.parent / ".gitignore", "# pinky's local files (locks, journals): never committed\n*\n")
-    return file_lock(folder / f"{name}.lock", blocking=blocking, reentrant=reentrant)
 
 
 def _gone(row: Any) -> NotFound:

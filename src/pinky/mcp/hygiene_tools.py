@@ -19,7 +19,8 @@ from pinky.base.fileio import create_new
 from pinky.base.locations import ENV_MAX_RESULT_CHARS
 from pinky.base.operations import EXPORT_SKIPS, Selection
 from pinky.base.shown import shown_all
-from pinky.hygiene.contradictions import MAX_CHECK_CHARS, Difference
+from pinky.hygiene.contradictions import MAX_CHECK_CHARS
+from pinky.hygiene.differences import Difference
 from pinky.kb import KnowledgeBase
 from pinky.mcp.budget import NOTE_ROOM, Pages, size
 from pinky.mcp.common import Offset, ResultOut, Slug, State, result, run_core, tool, writes

@@ -1,7 +1,7 @@
 """Make the brain's files match a merged commit, without ever overwriting an edit made meanwhile.
 
 Each file that changes is replaced on its own, under the two locks its writers take: the note's edit lock
-(`pinky.knowledge.entries.edit_lock`, held by every update of a note) and an exclusive `flock` on the file
+(`pinky.knowledge.edit_locks.edit_lock`, held by every update of a note) and an exclusive `flock` on the file
 itself (held by `fileio.append`, the diary's and append-only notes' writer). Under them the file on disk is
 hashed and compared with what the local commit holds:
 
@@ -174,7 +174,7 @@ def _keep_inode(run: _Checkout, path: str, target: Path, current: BinaryIO,
 @contextmanager
 def _edit_lock(root: Path, path: str) -> Iterator[None]:
     """The edit lock every update of the global note ``path`` takes (`pinky.knowledge.entries`)."""
-    from pinky.knowledge.entries import edit_lock_at
+    from pinky.knowledge.edit_locks import edit_lock_at
 
     with edit_lock_at(root, "global", path):
         yield
