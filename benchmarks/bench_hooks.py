@@ -8,8 +8,8 @@ session-start, user-prompt (recall: a prompt in the brain's own vocabulary, the 
 full-text search, and an everyday one), and the Stop and PreCompact hooks on a 2 MB transcript,
 next to their targets (documentation/HOOKS.md). `--hosts` times only the per-prompt and per-tool hooks of Claude Code,
 Codex CLI, Gemini CLI, Cline CLI and Qwen Code (`pinky-hooks --host ...`), round-robin beside `python -c pass`;
-with `--before BIN` (the bin folder of another install, e.g. the main branch's .venv/bin) each beside that install's own,
-and with `--hogs N` while N processes spin on the CPU (a busy machine: two hogs on two cores). `--launcher` times
+with `--before BIN` (the bin folder of another install, e.g. the main branch's .venv/bin) each beside that install's
+own, and with `--hogs N` while N processes spin on the CPU (a busy machine: two hogs on two cores). `--launcher` times
 Claude Code's pre-read hook through the plugin's launcher (`sh runtime/run hooks pre-read`, a ready runtime) beside a
 direct start and `python -c pass`; `--before` names another checkout's plugin folder, whose launcher runs beside it,
 and `--runtime` a prepared runtime to run them in (the quick one links to this interpreter's packages: slower to
@@ -107,8 +107,8 @@ def report(name: str, xs: list[float], target: str) -> float:
 
 def host_payloads(root: Path, base: dict) -> list[tuple[str, list[str], bytes]]:
     """(label, pinky-hooks arguments, stdin) of the per-prompt and per-tool hooks of Claude Code, Codex CLI, Gemini
-    CLI, Cline CLI (what pinky's plugin sends) and Qwen Code, each host's own payload shape (tests/fixtures/<host>/) on the same
-    linked file and the same prompt."""
+    CLI, Cline CLI (what pinky's plugin sends) and Qwen Code, each host's own payload shape (tests/fixtures/<host>/)
+    on the same linked file and the same prompt."""
     target, prompt = str(root / "src/mod7/file7.py"), "commit this with a good message"
     gemini = {**base, "timestamp": "2026-11-28T05:41:19.102Z"}
     qwen = {**base, "timestamp": "2026-12-07T21:27:10.402Z", "permission_mode": "auto_edit",

@@ -22,8 +22,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.host_cli(5)
 
 
 HOSTS = ["gemini", "copilot", "opencode", "cline", "qwen", "kilo"]
-CONFIG = {"gemini": ".gemini", "copilot": ".copilot", "opencode": ".config/opencode", "cline": ".cline", "qwen": ".qwen",
-          "kilo": ".config/kilo"}  # where setup writes
+CONFIG = {"gemini": ".gemini", "copilot": ".copilot", "opencode": ".config/opencode", "cline": ".cline",
+          "qwen": ".qwen", "kilo": ".config/kilo"}  # where setup writes
 PREFIX = {"gemini": "mcp_pinky_", "copilot": "pinky-", "opencode": "pinky_", "claude": "mcp__pinky__",
           "cline": "pinky__", "qwen": "mcp__pinky__", "kilo": "pinky_"}  # as offered
 
