@@ -56,6 +56,7 @@ from pinky.text.lexical import (
     lexical_terms,
     match_expression,
     near_expression,
+    only_common,
     query_terms,
 )
 
@@ -203,15 +204,15 @@ def _find(index: Index, request: SearchRequest, query: str) -> _Found:
     # warm server embeds it on every core when needed: run beside, it slowed them (p95 28 -> 39 ms at 10k).
     one_shot = second_stage and index.vector_cache is None
     started = second_stage_retriever.encoder().query_soon(query, cores=1) if one_shot else None
-    lexical = lexical_hits(index, query, filters) if mode != "vector" else []
     vector: list[Candidate] = []
     refined: list[Candidate] | None = None
     notice, ran = None, mode
+    usable, why = index.vector_status() if mode != "bm25" else (False, "")
+    if usable:
+        vector = semantic_hits(index, query, filters, hypothetical)
+        notice = pending_notice(index)
+    lexical = lexical_hits(index, query, filters, vector_led=bool(vector)) if mode != "vector" else []
     if mode != "bm25":
-        usable, why = index.vector_status()
-        if usable:
-            vector = semantic_hits(index, query, filters, hypothetical)
-            notice = pending_notice(index)
         refined = second_stage_hits(index, query, filters, hypothetical, started) if second_stage else None
         if not usable and refined is None:
             notice, ran = f"vector search unavailable ({why}); results are full-text only", "bm25"
@@ -268,12 +269,19 @@ def pending_notice(index: Index) -> str | None:
             f"{'it is' if pending == 1 else 'they are'} found by full text only")
 
 
-def lexical_hits(index: Index, query: str, filters: retrieval.Filters) -> list[Candidate]:
+def lexical_hits(index: Index, query: str, filters: retrieval.Filters, vector_led: bool = False) -> list[Candidate]:
+    """Full-text candidates. `vector_led`: the vector side found candidates, so a query whose every word
+    is in more than half the chunks (lexical.only_common: BM25 has no evidence then) has none and the
+    vector side ranks alone, instead of BM25 scoring nearly every chunk; any other query is ranked as ever."""
     conn = index.conn
     settings = index.config.fusion
     terms = lexical_terms(query, settings.split_identifiers)
-    if len(terms) > 1:
-        terms = informative_terms(corpus.term_chunk_counts(conn, terms), index.chunk_total())
+    if len(terms) > 1 or vector_led:
+        counts = corpus.term_chunk_counts(conn, terms)
+        if vector_led and only_common(counts, index.chunk_total()):
+            return []
+        if len(terms) > 1:
+            terms = informative_terms(counts, index.chunk_total())
     match = match_expression(terms)
     if not match:
         return []
