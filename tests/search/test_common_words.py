@@ -48,6 +48,9 @@ def test_every_note_matching_is_ranked_by_the_vectors_with_the_same_top_results(
         cut = cosine[shown[-1]]
         assert {s for s in shown if cosine[s] > cut} == {s for s in wanted if cosine[s] > cut}
         assert len(set(shown)) == 10 and cosine[shown[0]] > cosine[shown[-1]]
+        # The gap log's coverage (pinky.search.gaps) reads the vectors' best chunk then: it holds every word
+        assert hybrid.match_strength(index, query, [], vector, vector) == hybrid.match_strength(
+            index, query, full, vector) == (1.0, vector[0][1])
         # One selective word (in 10 of 1,200 notes) and the full-text side is what it always was.
         for selective in ("rare alpha omega", "rare"):
             kept = hybrid.lexical_hits(index, selective, filters, vector_led=True)

@@ -230,7 +230,8 @@ def _find(index: Index, request: SearchRequest, query: str) -> _Found:
     hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query, whys,
                     {chunk: parts[entry] for entry, _, chunk in ranked if entry in parts})
     wanted = request.record_usage and index.config.telemetry
-    strength = match_strength(index, query, lexical, vector) if wanted else (1.0, 1.0)
+    led = vector if mode != "vector" and not lexical else []  # lexical_hits left every word as too common
+    strength = match_strength(index, query, lexical, vector, led) if wanted else (1.0, 1.0)
     return _Found(hits, ran, notice, [entry for entry, _, _ in ranked], strength)
 
 
@@ -249,10 +250,17 @@ def explain_parts(lexical: list[Candidate], vector: list[Candidate], refined: li
     return out
 
 
-def match_strength(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate]) -> tuple[float, float]:
+def match_strength(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate],
+                   led: list[Candidate] | None = None) -> tuple[float, float]:
     """How well the best candidates answer a query: the share of its words the best lexical chunk holds,
-    and the best cosine similarity (0 below the noise floor). Absolute, unlike fused scores."""
+    and the best cosine similarity (0 below the noise floor). Absolute, unlike fused scores. `led`: the
+    vector candidates when the full-text side found none; their best chunk holds no query word unless
+    every word was too common to rank by (lexical_hits), and then it is asked which it holds."""
     terms = query_terms(query)
+    if not lexical and led and terms:  # tokenised once: asking FTS5 walks a common word's whole doclist
+        chunk = led[0][2]
+        holding = corpus.chunks_holding(index.conn, terms, [chunk])
+        return sum(chunk in chunks for chunks in holding.values()) / len(terms), max(s for _, s, _ in vector)
     coverage = retrieval.terms_matching_chunk(index.conn, lexical[0][2],
                                               terms) / len(terms) if lexical and terms else 0.0
     return coverage, max((score for _, score, _ in vector), default=0.0)
