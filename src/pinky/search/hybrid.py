@@ -230,7 +230,7 @@ def _find(index: Index, request: SearchRequest, query: str) -> _Found:
     hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query, whys,
                     {chunk: parts[entry] for entry, _, chunk in ranked if entry in parts})
     wanted = request.record_usage and index.config.telemetry
-    led = vector if mode != "vector" and not lexical else []  # lexical_hits left every word as too common
+    led = vector if mode != "vector" and not lexical else []  # no word matched, or every one too common to rank
     strength = match_strength(index, query, lexical, vector, led) if wanted else (1.0, 1.0)
     return _Found(hits, ran, notice, [entry for entry, _, _ in ranked], strength)
 
