@@ -123,6 +123,17 @@ def test_words_in_most_chunks_are_dropped_but_never_all() -> None:
     assert informative_terms([("zebracorn", 1), ("migration", 0)], 1) == ["zebracorn", "migration"]
 
 
+def test_a_query_is_only_common_when_no_word_it_holds_is_in_half_the_chunks_or_fewer() -> None:
+    from pinky.text.lexical import only_common
+
+    assert only_common([("the", 900), ("a", 950)], 1000)  # FTS5 clamps both IDFs: BM25 has no evidence
+    assert only_common([("the", 900), ("zzz", 0)], 1000)  # a word found nowhere scores nothing either
+    assert not only_common([("the", 900), ("pool", 40)], 1000)  # one selective word: ranked as ever
+    assert not only_common([("half", 500)], 1000)  # exactly half: kept by informative_terms
+    assert not only_common([("zzz", 0)], 1000) and not only_common([], 1000)
+    assert not only_common([("the", 900)], 999)  # a small brain: every chunk is scored, cheaply
+
+
 def test_match_expression_quotes_and_escapes() -> None:
     from pinky.text.lexical import match_expression
 

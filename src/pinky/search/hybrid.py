@@ -56,6 +56,7 @@ from pinky.text.lexical import (
     lexical_terms,
     match_expression,
     near_expression,
+    only_common,
     query_terms,
 )
 
@@ -203,15 +204,15 @@ def _find(index: Index, request: SearchRequest, query: str) -> _Found:
     # warm server embeds it on every core when needed: run beside, it slowed them (p95 28 -> 39 ms at 10k).
     one_shot = second_stage and index.vector_cache is None
     started = second_stage_retriever.encoder().query_soon(query, cores=1) if one_shot else None
-    lexical = lexical_hits(index, query, filters) if mode != "vector" else []
     vector: list[Candidate] = []
     refined: list[Candidate] | None = None
     notice, ran = None, mode
+    usable, why = index.vector_status() if mode != "bm25" else (False, "")
+    if usable:
+        vector = semantic_hits(index, query, filters, hypothetical)
+        notice = pending_notice(index)
+    lexical = lexical_hits(index, query, filters, vector_led=bool(vector)) if mode != "vector" else []
     if mode != "bm25":
-        usable, why = index.vector_status()
-        if usable:
-            vector = semantic_hits(index, query, filters, hypothetical)
-            notice = pending_notice(index)
         refined = second_stage_hits(index, query, filters, hypothetical, started) if second_stage else None
         if not usable and refined is None:
             notice, ran = f"vector search unavailable ({why}); results are full-text only", "bm25"
@@ -229,7 +230,8 @@ def _find(index: Index, request: SearchRequest, query: str) -> _Found:
     hits = hits_for(index, [(chunk, score) for _, score, chunk in ranked], query, whys,
                     {chunk: parts[entry] for entry, _, chunk in ranked if entry in parts})
     wanted = request.record_usage and index.config.telemetry
-    strength = match_strength(index, query, lexical, vector) if wanted else (1.0, 1.0)
+    led = vector if mode != "vector" and not lexical else []  # no word matched, or every one too common to rank
+    strength = match_strength(index, query, lexical, vector, led) if wanted else (1.0, 1.0)
     return _Found(hits, ran, notice, [entry for entry, _, _ in ranked], strength)
 
 
@@ -248,10 +250,17 @@ def explain_parts(lexical: list[Candidate], vector: list[Candidate], refined: li
     return out
 
 
-def match_strength(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate]) -> tuple[float, float]:
+def match_strength(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate],
+                   led: list[Candidate] | None = None) -> tuple[float, float]:
     """How well the best candidates answer a query: the share of its words the best lexical chunk holds,
-    and the best cosine similarity (0 below the noise floor). Absolute, unlike fused scores."""
+    and the best cosine similarity (0 below the noise floor). Absolute, unlike fused scores. `led`: the
+    vector candidates when the full-text side found none; their best chunk holds no query word unless
+    every word was too common to rank by (lexical_hits), and then it is asked which it holds."""
     terms = query_terms(query)
+    if not lexical and led and terms:  # tokenised once: asking FTS5 walks a common word's whole doclist
+        chunk = led[0][2]
+        holding = corpus.chunks_holding(index.conn, terms, [chunk])
+        return sum(chunk in chunks for chunks in holding.values()) / len(terms), max(s for _, s, _ in vector)
     coverage = retrieval.terms_matching_chunk(index.conn, lexical[0][2],
                                               terms) / len(terms) if lexical and terms else 0.0
     return coverage, max((score for _, score, _ in vector), default=0.0)
@@ -268,12 +277,19 @@ def pending_notice(index: Index) -> str | None:
             f"{'it is' if pending == 1 else 'they are'} found by full text only")
 
 
-def lexical_hits(index: Index, query: str, filters: retrieval.Filters) -> list[Candidate]:
+def lexical_hits(index: Index, query: str, filters: retrieval.Filters, vector_led: bool = False) -> list[Candidate]:
+    """Full-text candidates. `vector_led`: the vector side found candidates, so a query whose every word
+    is in more than half the chunks (lexical.only_common: BM25 has no evidence then) has none and the
+    vector side ranks alone, instead of BM25 scoring nearly every chunk; any other query is ranked as ever."""
     conn = index.conn
     settings = index.config.fusion
     terms = lexical_terms(query, settings.split_identifiers)
-    if len(terms) > 1:
-        terms = informative_terms(corpus.term_chunk_counts(conn, terms), index.chunk_total())
+    if len(terms) > 1 or vector_led:
+        counts = corpus.term_chunk_counts(conn, terms)
+        if vector_led and only_common(counts, index.chunk_total()):
+            return []
+        if len(terms) > 1:
+            terms = informative_terms(counts, index.chunk_total())
     match = match_expression(terms)
     if not match:
         return []

@@ -125,6 +125,19 @@ def informative_terms(doc_counts: Sequence[tuple[str, int]], total: int) -> list
     return [min(present, key=lambda tc: tc[1])[0]]
 
 
+def only_common(doc_counts: Sequence[tuple[str, int]], total: int) -> bool:
+    """Whether every word of a query the index holds is in more than half of its chunks (and one is), on an
+    index of PRUNE_FROM_CHUNKS chunks or more: what informative_terms keeps none of.
+
+    FTS5's BM25 clamps such a word's IDF (log((N - n + 0.5) / (n + 0.5)) <= 0) to 1e-6, so its scores then
+    hold no evidence of what the query is about, and ranking them means scoring nearly every chunk (at
+    100,000 chunks, most of a warm search). A query with one word in half the chunks or fewer is not this."""
+    if total < PRUNE_FROM_CHUNKS:
+        return False
+    present = [count for _, count in doc_counts if count > 0]
+    return bool(present) and all(count * 2 > total for count in present)
+
+
 # --- second passes: proximity and pseudo-relevance feedback (measured; see RANKING.md) ---------------------
 
 NEAR_DISTANCE = 6  # tokens between two neighbouring query words for a proximity match
