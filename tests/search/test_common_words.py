@@ -61,3 +61,24 @@ def test_every_note_matching_is_ranked_by_the_vectors_with_the_same_top_results(
         assert len(hybrid.search(index, SearchRequest(query, mode="bm25", limit=50, record_usage=False)).hits) == 50
     finally:
         index.close()
+
+
+def test_when_every_note_the_vectors_found_is_superseded_the_words_still_find_the_current_ones(project: Path) -> None:
+    """The vector side leads a common-words query, but what it found may all have left the default results: then
+    the full-text side ranks the current notes as it did before, rather than the search answering nothing."""
+    _brain(project / "documentation", PRUNE_FROM_CHUNKS + 200)
+    index = Index(load_config())
+    try:
+        indexer.reindex(index, embed=True)
+        query = "omega alpha"
+        found = {entry for entry, _, _ in hybrid.semantic_hits(index, query, Filters())}
+        assert found
+        with index.conn:  # what a supersession writes into the index (the vector side's every candidate)
+            index.conn.executemany("UPDATE entry SET meta = json_set(meta, '$.superseded_by', 'note/newer') "
+                                   "WHERE id = ?", [(entry,) for entry in found])
+        slug_of = dict(index.conn.execute("SELECT id, slug FROM entry").fetchall())
+        hits = hybrid.search(index, SearchRequest(query, limit=10, record_usage=False)).hits
+        assert len(hits) == 10
+        assert not {hit.slug for hit in hits} & {slug_of[entry] for entry in found}
+    finally:
+        index.close()

@@ -63,7 +63,7 @@ class SearchRequest(Selection):
     """One search. `mode`: hybrid, bm25 (keyword) or vector (semantic). `context_file`: the file being worked
     on; entries linked to it rank higher. `hypothetical`: a draft answer whose embedding joins the query's on
     the vector side (HyDE by the calling agent). `record_usage`: count the hits as retrieved (telemetry).
-    `explain`: each hit carries `parts`, its score and rank on each side (`pinky.search.hybrid.explain_parts`)."""
+    `explain`: each hit carries `parts`, its score and rank on each side (`pinky.search.fusion.explain_parts`)."""
 
     query: str = declared(min_length=1, max_length=MAX_QUERY_CHARS)
     _: KW_ONLY

@@ -7,6 +7,12 @@ the second-stage retriever (pinky.search.second_stage) needs. Measured in docume
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pinky.search.context_rank import Boost
+
+Candidate = tuple[str, float, int]  # (entry id, score where higher is better, best chunk id), as search.hybrid's
 
 __all__ = ["Ranked", "Standardised", "blend_vector_sides", "fuse_standardised", "gated_weight",
            "mix_standardised", "rrf", "score_fusion", "zscore_fusion", "zscores"]
@@ -121,3 +127,18 @@ def mix_standardised(sides: Sequence[Standardised], weights: Sequence[float]) ->
     mixed = {key: sum(w * scores.get(key, missing) for (scores, missing), w in zip(sides, weights, strict=True))
              for key in keys}
     return mixed, sum(w * missing for (_, missing), w in zip(sides, weights, strict=True))
+
+
+def explain_parts(lexical: list[Candidate], vector: list[Candidate], refined: list[Candidate] | None,
+                  boosts: dict[str, Boost]) -> dict[str, dict[str, Any]]:
+    """Entry -> why it ranked: its score and rank on each side that found it (`full_text`: BM25 over the
+    weighted fields; `vector`: the default embedder's cosine; `second_stage`: e5's cosine) and the
+    context file's lift, if any. The fused score is their standardised, weighted sum (below)."""
+    out: dict[str, dict[str, Any]] = {}
+    for side, candidates in (("full_text", lexical), ("vector", vector), ("second_stage", refined or [])):
+        for rank, (entry, score, _) in enumerate(candidates, 1):
+            out.setdefault(entry, {}).setdefault(side, {"score": round(float(score), 4), "rank": rank})
+    for entry, boost in boosts.items():
+        if entry in out:
+            out[entry]["context"] = boost.why
+    return out

@@ -34,6 +34,7 @@ from pinky.search import second_stage as second_stage_retriever
 from pinky.search.fusion import (
     Standardised,
     blend_vector_sides,
+    explain_parts,
     fuse_standardised,
     gated_weight,
     mix_standardised,
@@ -142,7 +143,7 @@ class Hit(EntryHead):
         "brain_update verified=true."))
     why: str | None = declared(None, doc=(  # set when the context file lifted it (pinky.search.context_rank)
         "Why it ranks higher: linked to the context_file, or one link from it."))
-    parts: dict[str, Any] | None = None  # with `explain`: each side's score and rank for the entry (explain_parts)
+    parts: dict[str, Any] | None = None  # with `explain`: each side's score and rank (fusion.explain_parts)
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -167,7 +168,7 @@ def search(index: Index, request: SearchRequest) -> SearchResult:
     `context_file`: the file the caller works on; entries linked to it rank a little higher
     (pinky.search.context_rank). `hypothetical`: a draft answer written by the caller (HyDE); the vector
     side searches with it (see semantic_hits), full text with the query alone. `explain`: each hit carries
-    `parts`, what each side scored it (explain_parts).
+    `parts`, what each side scored it (pinky.search.fusion.explain_parts).
 
     Every read runs in one snapshot: re-storing a note gives its chunks new ids, and a note another
     connection re-stored between the ranking and the reading of its rows would otherwise be lost."""
@@ -219,10 +220,10 @@ def _find(index: Index, request: SearchRequest, query: str) -> _Found:
     if hypothetical is not None and ran == "bm25":
         notice = " ".join(filter(None, [notice, "hypothetical is used by the vector side only; it was not used"]))
     if filters.current_on and not filters.active:  # the fast path did not filter: drop what is no longer current
-        gone = hygiene_queries.not_current(index.conn, list({e for e, _, _ in lexical + vector + (refined or [])}),
-                                           filters.current_on)
-        lexical, vector = [c for c in lexical if c[0] not in gone], [c for c in vector if c[0] not in gone]
-        refined = None if refined is None else [c for c in refined if c[0] not in gone]
+        led_by_vectors = bool(vector) and not lexical
+        lexical, vector, refined = _current(index, filters, lexical, vector, refined)
+        if led_by_vectors and not vector and mode != "vector":  # every vector candidate was superseded: the words
+            lexical = _current(index, filters, lexical_hits(index, query, filters), [], None)[0]
     boosts = context_rank.boosts_for(index, request.context_file) if request.context_file else {}
     ranked = fuse(index, query, lexical, vector, limit, boosts, refined)
     whys = {chunk: boosts[entry].why for entry, _, chunk in ranked if entry in boosts}
@@ -235,19 +236,13 @@ def _find(index: Index, request: SearchRequest, query: str) -> _Found:
     return _Found(hits, ran, notice, [entry for entry, _, _ in ranked], strength)
 
 
-def explain_parts(lexical: list[Candidate], vector: list[Candidate], refined: list[Candidate] | None,
-                  boosts: dict[str, context_rank.Boost]) -> dict[str, dict[str, Any]]:
-    """Entry -> why it ranked: its score and rank on each side that found it (`full_text`: BM25 over the
-    weighted fields; `vector`: the default embedder's cosine; `second_stage`: e5's cosine) and the
-    context file's lift, if any. The fused score is their standardised, weighted sum (pinky.search.fusion)."""
-    out: dict[str, dict[str, Any]] = {}
-    for side, candidates in (("full_text", lexical), ("vector", vector), ("second_stage", refined or [])):
-        for rank, (entry, score, _) in enumerate(candidates, 1):
-            out.setdefault(entry, {}).setdefault(side, {"score": round(float(score), 4), "rank": rank})
-    for entry, boost in boosts.items():
-        if entry in out:
-            out[entry]["context"] = boost.why
-    return out
+def _current(index: Index, filters: retrieval.Filters, lexical: list[Candidate], vector: list[Candidate],
+             refined: list[Candidate] | None) -> tuple[list[Candidate], list[Candidate], list[Candidate] | None]:
+    """The candidates without the entries no longer current (superseded, or past their validity)."""
+    gone = hygiene_queries.not_current(index.conn, list({e for e, _, _ in lexical + vector + (refined or [])}),
+                                       filters.current_on or "")
+    lexical, vector = [c for c in lexical if c[0] not in gone], [c for c in vector if c[0] not in gone]
+    return lexical, vector, None if refined is None else [c for c in refined if c[0] not in gone]
 
 
 def match_strength(index: Index, query: str, lexical: list[Candidate], vector: list[Candidate],
