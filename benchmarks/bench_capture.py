@@ -3,10 +3,10 @@
     python benchmarks/bench_capture.py [--only quality,poison,failing,precompact] [--failing 10000,20000,40000]
                                        [--runs 3] [--precompact-mb 200] [--src DIR]
 
-- quality: precision and recall of the capture trigger on real-shaped turns (tests/capture_fixtures.py:
+- quality: precision and recall of the capture trigger on real-shaped turns (tests/support/capture_fixtures.py:
   FIXTURES were written together with the rules, HELD_OUT afterwards and never used to change them),
   with every wrong decision named.
-- poison: the eight bad transcript lines of tests/transcript_fixtures.py, each between turns that must
+- poison: the eight bad transcript lines of tests/support/transcript_fixtures.py, each between turns that must
   all be recorded, through the real Stop and PreCompact hooks: how many cases were recorded whole with
   the skipped line counted in the diary, and whether stdout held anything but the hook's JSON.
 - failing: the Stop hook on one turn of N failing commands (the capture's worst case): seconds, CPU seconds
@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
 from capture_fixtures import FIXTURES, HELD_OUT  # noqa: E402
 from hook_helpers import hook_env, measured  # noqa: E402

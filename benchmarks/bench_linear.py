@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 from helpers import console_script, near_duplicates, write_note  # noqa: E402
 from mcp_helpers import RawServer, server_env  # noqa: E402
 

@@ -7,7 +7,7 @@
    the name a project's .mcp.json gives the server (`pinky`) and the plugin's (`plugin_pinky_pinky`), and
    about how many tokens that is (4 characters a token); per tool for the default tier.
 2. With --claude (the real Claude Code CLI), the same figure read from a logged request: `claude -p` runs
-   against tests/messages_stand_in.py with the server in a --mcp-config.
+   against tests/support/messages_stand_in.py with the server in a --mcp-config.
 tests/mcp/test_tool_definitions.py holds the default tier to 10,000 characters.
 """
 
@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from claude_support import OFFLINE_ENV, definitions_chars, tool_definitions  # noqa: E402
 from figures import record, write  # noqa: E402
@@ -55,7 +55,7 @@ def logged(claude: str, scratch: Path) -> int:
     (scratch / "script.json").write_text(json.dumps([{"tool": "brain_stats", "input": {}}]))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PINKY_", "CLAUDE", "ANTHROPIC"))}
     env.update(OFFLINE_ENV, HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"), ANTHROPIC_API_KEY="bench")
-    subprocess.run([sys.executable, str(ROOT / "tests" / "messages_stand_in.py"), "run", str(logs),
+    subprocess.run([sys.executable, str(ROOT / "tests" / "support" / "messages_stand_in.py"), "run", str(logs),
                     str(scratch / "script.json"), "--", claude, "-p", "stats", "--output-format", "stream-json",
                     "--verbose", "--strict-mcp-config", "--mcp-config", str(scratch / "mcp.json"),
                     "--allowedTools", "mcp__pinky__*"], cwd=home, env=env, capture_output=True, timeout=300, check=True)

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
 from view_helpers import make_brain, running_view, sign_in  # noqa: E402
 

@@ -22,7 +22,7 @@ import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "capture"))
 
 from helpers import console_script  # noqa: E402

@@ -4,10 +4,10 @@ result.
 
     .venv/bin/python scripts/hosts_matrix.py                 # every host, at what npm serves today
     .venv/bin/python scripts/hosts_matrix.py codex copilot   # some of them
-    .venv/bin/python scripts/hosts_matrix.py --pinned        # the versions pinned in tests/host_support.py
+    .venv/bin/python scripts/hosts_matrix.py --pinned        # the versions pinned in tests/support/host_support.py
 
 For each host it asks npm for the package's `latest` version (`npm view <package> version`), then runs that host's
-test files with PINKY_TEST_HOSTS=1 and PINKY_HOST_VERSIONS=<host>=<version> (tests/host_support.py installs that
+test files with PINKY_TEST_HOSTS=1 and PINKY_HOST_VERSIONS=<host>=<version> (tests/support/host_support.py installs that
 release into .pytest_cache once, and the stand-in of the model API plays the sessions offline). The exit status
 is 0 when every host passed. Needs npm and the package registry; the sessions themselves stay on loopback.
 """

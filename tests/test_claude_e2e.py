@@ -1,7 +1,7 @@
 """A new user's first sessions, with the real Claude Code CLI, offline (opt-in like test_plugin.py's).
 
 With a fresh HOME and CLAUDE_CONFIG_DIR: add this repository as a marketplace, install the plugin, and run
-headless `claude -p` sessions against tests/messages_stand_in.py, which plays scripted tool calls. The first
+headless `claude -p` sessions against tests/support/messages_stand_in.py, which plays scripted tool calls. The first
 session must prepare pinky's runtime by itself, then save a note, find it, show it when a breadcrumbed file is
 read, and write the diary; the second must do no install work.
 
@@ -28,7 +28,7 @@ from claude_support import OFFLINE_ENV, find_claude
 from host_support import loopback_only
 
 REPO = Path(__file__).resolve().parents[1]
-STAND_IN = Path(__file__).resolve().parent / "messages_stand_in.py"
+STAND_IN = Path(__file__).resolve().parent / "support" / "messages_stand_in.py"
 BASE_PYTHON = getattr(sys, "_base_executable", sys.executable)
 TOOLS = "mcp__plugin_pinky_pinky__*"
 SLUG = "pg-pool-hangs-on-shutdown"

@@ -29,7 +29,7 @@ from helpers import console_script, damage, deleted_files_open, notes, report, r
 from pinky.config import load_config
 from pinky.kb import KnowledgeBase
 
-WORKER = Path(__file__).with_name("fault_worker.py")
+WORKER = Path(__file__).parent / "support" / "fault_worker.py"
 CLEAN = {"new": [], "changed": [], "deleted": []}
 
 

@@ -34,7 +34,7 @@ def env(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("CODEX_HOME", raising=False)
     machine(root, home)  # the recorded Claude Code, Codex and Gemini sessions: a correction and a fix to offer
-    # the server's PINKY_HOME (tests/mcp_helpers.py server_env): the CLI and the server share one candidate list
+    # the server's PINKY_HOME (tests/support/mcp_helpers.py server_env): the CLI and the server share one candidate list
     return {**os.environ, "PINKY_HOME": str(root / "home"), "PINKY_HASH_EMBED": "1"}
 
 

@@ -260,7 +260,7 @@ def test_memory_stays_bounded_however_large_the_sessions(tmp_path: Path) -> None
 
 def test_the_agent_is_offered_the_candidates_in_its_briefing(root: Path, home: Path) -> None:
     machine(root, home)
-    env = {**os.environ, "PINKY_HOME": str(root / "home")}  # the server's (tests/mcp_helpers.py server_env)
+    env = {**os.environ, "PINKY_HOME": str(root / "home")}  # the server's (tests/support/mcp_helpers.py server_env)
     subprocess.run([*PINKY, "import-sessions"], cwd=root, env=env, check=True, capture_output=True, timeout=300)
     with RawServer(root) as server:
         server.initialize()

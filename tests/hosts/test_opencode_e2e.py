@@ -1,6 +1,6 @@
-"""OpenCode (opencode-ai, pinned in tests/host_support.py, from npm), headless and offline: it speaks Chat
+"""OpenCode (opencode-ai, pinned in tests/support/host_support.py, from npm), headless and offline: it speaks Chat
 Completions to an OpenAI-compatible provider in the user's opencode.json (the @ai-sdk/openai-compatible provider
-ships inside the binary, so nothing is fetched), here tests/model_stand_in.py. A fresh HOME, the documented
+ships inside the binary, so nothing is fetched), here tests/support/model_stand_in.py. A fresh HOME, the documented
 `pinky-brain setup opencode`, then one `opencode run` session that saves a note and a second one that asks about
 it and reads a file linked to it: the plugin setup writes must put the digest and the recall in the system
 prompt, the file's notes in the read's output, and write the diary; and no session may wait ~70 s for the npm

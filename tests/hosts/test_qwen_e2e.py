@@ -1,5 +1,5 @@
-"""Qwen Code (@qwen-code/qwen-code, pinned in tests/host_support.py, from npm), headless and offline: an
-OpenAI-compatible provider from the environment (OPENAI_BASE_URL at tests/model_stand_in.py, which speaks Chat
+"""Qwen Code (@qwen-code/qwen-code, pinned in tests/support/host_support.py, from npm), headless and offline: an
+OpenAI-compatible provider from the environment (OPENAI_BASE_URL at tests/support/model_stand_in.py, which speaks Chat
 Completions). A fresh HOME, the documented `pinky-brain setup qwen`, then a `qwen -p` session that saves a note and a
 second one that asks about it, reads a file linked to it and tries to write a stale fact into QWEN.md. Qwen Code
 defers MCP tools: its first request names them for `tool_search`, and the model calls one through `tool_call` (the

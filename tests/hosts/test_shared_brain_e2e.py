@@ -1,6 +1,6 @@
 """One brain across hosts: a note saved in a Codex CLI session is shown to the next Gemini CLI session and to a
 Claude Code session, all three real CLIs from npm, in one fresh HOME set up with `pinky-brain setup <host>`
-for each, offline against tests/model_stand_in.py."""
+for each, offline against tests/support/model_stand_in.py."""
 
 from __future__ import annotations
 

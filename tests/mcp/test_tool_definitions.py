@@ -27,7 +27,7 @@ from pinky.mcp.tiers import tools_for
 
 LIMIT = 10_000
 SERVER_NAMES = ("pinky", "plugin_pinky_pinky")  # a project's .mcp.json; the plugin
-STAND_IN = Path(__file__).resolve().parents[1] / "messages_stand_in.py"
+STAND_IN = Path(__file__).resolve().parents[1] / "support" / "messages_stand_in.py"
 CONSTRAINTS = ("maxLength", "minLength", "maximum", "minimum", "maxItems", "minItems", "pattern")
 
 

@@ -8,7 +8,7 @@ evidence quoted back to the agent:
   later run of the command failed again;
 - *correction*: the user corrected the agent or stated a rule ("no, use X", "never Y", "X instead").
 Exploration is not evidence: a `grep` with no match or an `ls` of a missing folder exits non-zero
-too. The rules are measured on the transcript fixtures in tests/capture_fixtures.py
+too. The rules are measured on the transcript fixtures in tests/support/capture_fixtures.py
 (`benchmarks/bench_capture.py` prints precision and recall). Stdlib only: the Stop hook runs it.
 """
 

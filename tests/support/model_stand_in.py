@@ -1,7 +1,7 @@
 """A loopback stand-in for the model APIs of Codex CLI, Gemini CLI and OpenCode (and Claude Code's, through
 messages_stand_in.py), so the real CLIs run a scripted session offline.
 
-    python tests/model_stand_in.py run LOGDIR SCRIPT.json -- COMMAND...
+    python tests/support/model_stand_in.py run LOGDIR SCRIPT.json -- COMMAND...
 
 serves on a free loopback port while COMMAND runs; every "{port}" in COMMAND's arguments and environment values
 becomes that port (Codex takes its provider's base_url as `-c model_providers.<id>.base_url=...`, Gemini CLI from

@@ -3,8 +3,8 @@
 Claude Code (the real CLI) is pointed at it with ANTHROPIC_BASE_URL=http://127.0.0.1:<port>. Instead of a
 model it plays a script: a JSON list of tool calls, one per turn, then a final "Done.".
 
-    python tests/messages_stand_in.py serve LOGDIR SCRIPT.json [PORT]    # prints the port, then serves
-    python tests/messages_stand_in.py run LOGDIR SCRIPT.json -- claude -p ...   # serves while claude runs
+    python tests/support/messages_stand_in.py serve LOGDIR SCRIPT.json [PORT]    # prints the port, then serves
+    python tests/support/messages_stand_in.py run LOGDIR SCRIPT.json -- claude -p ...   # serves while claude runs
 
 SCRIPT.json: [{"tool": "brain_save", "input": {...}, "wait": 90}, {"tool": "Read", "input": {"file_path": "/abs/x.py"}}]
 A name matches an offered tool exactly or as the part after "__", so an MCP tool matches whatever server

@@ -5,7 +5,7 @@ Each CLI is pinned (PINNED) and comes from PATH when that is the pinned version;
 registry once into pytest's cache folder, under a lock because test files run in parallel processes; without
 either, the test is skipped.
 
-A World is a fresh HOME and an initialised project; its sessions run the CLI against tests/model_stand_in.py
+A World is a fresh HOME and an initialised project; its sessions run the CLI against tests/support/model_stand_in.py
 inside a network namespace with loopback only (unshare -n) where this machine allows it, with a timeout.
 """
 
