@@ -4,7 +4,8 @@
 
 For each size, a temporary HOME gets Codex sessions of a project holding about that many MB (the recorded Codex
 rollout's first line, then turns that fail, patch and pass with ~20 KB outputs: tests/capture/session_fixtures.py),
-and `pinky-brain import-sessions` runs on them as its own process (tests/support/hook_helpers.py `measured`): wall seconds,
+and `pinky-brain import-sessions` runs on them as its own process (tests/support/hook_helpers.py `measured`): wall
+seconds,
 CPU seconds, peak RSS, MB/s, diary lines written. Then a second run on the same folder, which must read nothing:
 its seconds are the cost of finding the sessions and checking their offsets. The peak RSS should not grow with the
 size: the sessions are streamed line by line and the turns spooled on disk.

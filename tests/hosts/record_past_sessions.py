@@ -2,8 +2,10 @@
 
     PINKY_TEST_HOSTS=1 .venv/bin/python tests/hosts/record_past_sessions.py copilot|opencode CLI OUTDIR
 
-CLI is the pinned binary (tests/support/host_support.py installs it into .pytest_cache/d/<host>-<version>/). A fresh HOME
-and project (tests/support/host_support.py new_world), `pinky-brain setup <host>`, then one session of two prompts against
+CLI is the pinned binary (tests/support/host_support.py installs it into .pytest_cache/d/<host>-<version>/). A fresh
+HOME
+and project (tests/support/host_support.py new_world), `pinky-brain setup <host>`, then one session of two prompts
+against
 tests/support/model_stand_in.py inside a loopback-only network namespace where allowed:
 
 1. "the db check fails, fix it" (with a GitHub token in it): the model runs `python3 check_db.py` (fails: an

@@ -1,5 +1,6 @@
 """Cline CLI (npm `cline`, pinned in tests/support/host_support.py), headless and offline: an openai-compatible provider
-pointed at tests/support/model_stand_in.py by `cline auth`, the session run in the CLI process (no hub daemon left behind).
+pointed at tests/support/model_stand_in.py by `cline auth`, the session run in the CLI process (no hub daemon left
+behind).
 A fresh HOME, the documented `pinky-brain setup cline` (an MCP entry and pinky's plugin), then a session that saves
 a note, one that asks about it and reads a file linked to it, and one that tries to write stale facts into
 AGENTS.md. What the model was sent is read from the stand-in's request log: the digest in the system prompt of the

@@ -1,5 +1,6 @@
 """Codex CLI (pinned in tests/support/host_support.py), the real one from npm, headless and offline against
-tests/support/model_stand_in.py: a fresh HOME with the user's own config.toml, then only the documented `pinky-brain setup
+tests/support/model_stand_in.py: a fresh HOME with the user's own config.toml, then only the documented `pinky-brain
+setup
 codex`, then one `codex exec` session that saves a note. What the model was sent is read from the stand-in's
 request log."""
 

@@ -1,4 +1,5 @@
-"""GitHub Copilot CLI (@github/copilot, pinned in tests/support/host_support.py, from npm), headless and offline: bring your
+"""GitHub Copilot CLI (@github/copilot, pinned in tests/support/host_support.py, from npm), headless and offline: bring
+your
 own key (COPILOT_OFFLINE=true, COPILOT_PROVIDER_BASE_URL at tests/support/model_stand_in.py, which speaks Chat
 Completions). A fresh HOME, the documented `pinky-brain setup copilot`, then a `copilot -p` session that saves a
 note and a second one that asks about it and views a file linked to it. What the model was sent is read from the

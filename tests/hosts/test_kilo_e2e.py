@@ -1,6 +1,8 @@
-"""Kilo Code CLI (@kilocode/cli, pinned in tests/support/host_support.py with the platform package npm has, see BESIDE there),
+"""Kilo Code CLI (@kilocode/cli, pinned in tests/support/host_support.py with the platform package npm has, see BESIDE
+there),
 headless and offline: an OpenCode fork, with an OpenAI-compatible provider in the user's kilo.json pointing at
-tests/support/model_stand_in.py. A fresh HOME, the documented `pinky-brain setup kilo` (OpenCode's plugin, in Kilo's config
+tests/support/model_stand_in.py. A fresh HOME, the documented `pinky-brain setup kilo` (OpenCode's plugin, in Kilo's
+config
 folder, speaking `--host kilo`), then one `kilo run` session that saves a note and a second one that asks about it
 and reads a file linked to it: the digest and the recall must reach the system prompt, the file's notes the read's
 output, and the diary must name the host."""

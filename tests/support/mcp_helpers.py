@@ -159,7 +159,8 @@ def wait_for(check: Callable[[], Any], timeout: float = 15.0) -> bool:
 # --- a busy machine, for the MCP SDK only ---------------------------------------------------------
 
 
-SLOW_SDK = '''"""Test helper (tests/support/mcp_helpers.py): `import mcp` waits PINKY_TEST_SLOW_SDK seconds, then touches
+SLOW_SDK = '''"""Test helper (tests/support/mcp_helpers.py): `import mcp` waits PINKY_TEST_SLOW_SDK seconds, then
+touches
 PINKY_TEST_SDK_MARKER: the MCP SDK taking seconds to import, as on a busy machine."""
 import os
 import sys
