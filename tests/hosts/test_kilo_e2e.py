@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 
 import pytest
 from host_support import World, brain_tools, diary_today, find_cli, new_world
@@ -87,6 +88,23 @@ def test_the_diary_names_the_prompts_and_the_host(world: World) -> None:
         asked = [line for line in diary.splitlines() if prompt in line]
         assert asked, diary[-2000:]
         assert any(re.search(r"\[kilo-", line) for line in asked), asked
+
+
+def test_importing_the_sessions_its_hooks_recorded_adds_nothing(world: World) -> None:
+    """Kilo keeps its sessions in its own SQLite database, ~/.local/share/kilo/kilo.db (OpenCode's tables):
+    `pinky-brain import-sessions` reads them there, and as pinky's plugin recorded every turn of them already, the
+    diary stays byte for byte as the hooks wrote it."""
+    with sqlite3.connect(world.home / ".local" / "share" / "kilo" / "kilo.db") as db:
+        folders = [row[0] for row in db.execute("SELECT directory FROM session")]
+    assert folders.count(str(world.project)) == 2, folders  # the save and the ask
+    assert not (world.home / ".local" / "share" / "opencode").exists()  # nothing in OpenCode's place
+    diary = world.project / "documentation" / "diary"
+    before = {p.name: p.read_bytes() for p in diary.glob("*.md")}
+    assert before
+    done = world.pinky("import-sessions")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "the 2 past sessions of this project are recorded already" in done.stdout, done.stdout  # seen, kept
+    assert {p.name: p.read_bytes() for p in diary.glob("*.md")} == before, done.stdout
 
 
 def test_setup_writes_the_plugin_for_kilo_and_remove_restores_the_bytes(tmp_path_factory: pytest.TempPathFactory,
