@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from contextlib import closing
 
 import pytest
 from host_support import World, brain_tools, diary_today, find_cli, new_world
@@ -94,7 +95,8 @@ def test_importing_the_sessions_its_hooks_recorded_adds_nothing(world: World) ->
     """Kilo keeps its sessions in its own SQLite database, ~/.local/share/kilo/kilo.db (OpenCode's tables):
     `pinky-brain import-sessions` reads them there, and as pinky's plugin recorded every turn of them already, the
     diary stays byte for byte as the hooks wrote it."""
-    with sqlite3.connect(world.home / ".local" / "share" / "kilo" / "kilo.db") as db:
+    data = world.home / ".local" / "share" / "kilo"
+    with closing(sqlite3.connect(f"file:{data / 'kilo.db'}?mode=ro", uri=True)) as db:  # as pinky reads it
         folders = [row[0] for row in db.execute("SELECT directory FROM session")]
     assert folders.count(str(world.project)) == 2, folders  # the save and the ask
     assert not (world.home / ".local" / "share" / "opencode").exists()  # nothing in OpenCode's place
@@ -103,7 +105,8 @@ def test_importing_the_sessions_its_hooks_recorded_adds_nothing(world: World) ->
     assert before
     done = world.pinky("import-sessions")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "the 2 past sessions of this project are recorded already" in done.stdout, done.stdout  # seen, kept
+    seen = "the 2 past sessions of this project are recorded already"
+    assert seen in done.stdout, (done.stdout, sorted(p.name for p in data.iterdir()))  # seen, and kept
     assert {p.name: p.read_bytes() for p in diary.glob("*.md")} == before, done.stdout
 
 
