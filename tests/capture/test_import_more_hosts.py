@@ -1,4 +1,5 @@
-"""`pinky-brain import-sessions` on the sessions the real Copilot CLI 1.0.102 and OpenCode 1.18.33 recorded offline
+"""`pinky-brain import-sessions` on the sessions the real Copilot CLI 1.0.102, OpenCode 1.18.33 and Kilo Code CLI
+7.7.9 (OpenCode's fork: each OpenCode test runs on both) recorded offline
 (tests/fixtures/<host>/past-sessions, recorded by tests/hosts/record_past_sessions.py): the diary it writes is the
 one pinky's real hooks wrote during those sessions, byte for byte; a second import, or the host's Stop hook firing
 again, changes nothing; another project's session is not taken; the secrets planted in the prompts and commands are
@@ -82,16 +83,17 @@ def later(line: str, delta: timedelta) -> str:
     return json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-def opencode_database(project: Path, home: Path, prefix: str = "") -> Path:
-    """The recorded OpenCode sessions in OpenCode's own database, as run in `project` (`prefix`: their ids'
-    start, for a second set of sessions)."""
-    database = home / ".local" / "share" / "opencode" / "opencode.db"
+def opencode_database(project: Path, home: Path, prefix: str = "", host: str = "opencode") -> Path:
+    """The recorded OpenCode (or Kilo: the same schema, its own kilo.db) sessions in the host's own database, as
+    run in `project` (`prefix`: their ids' start, for a second set of sessions)."""
+    database = home / ".local" / "share" / host / f"{host}.db"
     database.parent.mkdir(parents=True, exist_ok=True)
+    rows = FIXTURES / host / "past-sessions" / f"{host}-db"
     with sqlite3.connect(database) as db:
         if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'session'").fetchone():
-            db.executescript((OPENCODE / "opencode-db" / "schema.sql").read_text(encoding="utf-8"))
+            db.executescript((rows / "schema.sql").read_text(encoding="utf-8"))
         for table in TABLES:
-            for line in (OPENCODE / "opencode-db" / f"{table}.jsonl").read_text(encoding="utf-8").splitlines():
+            for line in (rows / f"{table}.jsonl").read_text(encoding="utf-8").splitlines():
                 row = json.loads(filled(line.replace("ses_", prefix + "ses_").replace("msg_", prefix + "msg_")
                                         .replace("prt_", prefix + "prt_"), project, home))
                 names = ", ".join(f'"{name}"' for name in row)
@@ -229,11 +231,21 @@ def test_copilot_what_was_learned_is_offered_and_secrets_land_nowhere(root: Path
 # --- OpenCode ------------------------------------------------------------------------------------------------
 
 
-def opencode_stops(project: Path, home: Path) -> dict[str, list[datetime]]:
+@pytest.fixture(params=["opencode", "kilo"])
+def host(request: pytest.FixtureRequest) -> str:
+    """OpenCode, and Kilo Code CLI: its fork, whose sessions pinky reads from kilo.db with the same schema."""
+    return str(request.param)
+
+
+def fixtures(host: str) -> Path:
+    return FIXTURES / host / "past-sessions"
+
+
+def opencode_stops(host: str) -> dict[str, list[datetime]]:
     """When the Stop hook fired for each turn of each recorded session: the moment its last reply completed
     (OpenCode's session.idle), by session id."""
     turns: dict[str, list[list[float]]] = {}
-    for line in (OPENCODE / "opencode-db" / "message.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in (fixtures(host) / f"{host}-db" / "message.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         data = json.loads(row["data"])
         if data["role"] == "user":
@@ -244,70 +256,71 @@ def opencode_stops(project: Path, home: Path) -> dict[str, list[datetime]]:
             turns.items()}
 
 
-def opencode_stop_hook_diary(root: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+def opencode_stop_hook_diary(root: Path, home: Path, monkeypatch: pytest.MonkeyPatch, host: str) -> str:
     """The diary pinky's plugin makes of the recorded sessions: each payload it relayed, in order, through the
     hooks (pinky.hooks.hosted), each stop at the moment its turn ended."""
-    stops = opencode_stops(root, home)
-    for payload in sorted((OPENCODE / "hooks").glob("*.json")):
+    stops = opencode_stops(host)
+    for payload in sorted((fixtures(host) / "hooks").glob("*.json")):
         event = payload.stem.split("-", 1)[1]
         raw = json.loads(filled(payload.read_text(encoding="utf-8"), root, home))
         if event == "stop":
-            at(stops[raw["session_id"]].pop(0), monkeypatch, lambda raw=raw: run_hosted("opencode", "stop", raw))
+            at(stops[raw["session_id"]].pop(0), monkeypatch, lambda raw=raw: run_hosted(host, "stop", raw))
         elif event in ("user-prompt", "post-tool"):
-            run_hosted("opencode", event, raw)
+            run_hosted(host, event, raw)
     return diary_text(root)
 
 
-def test_opencode_sessions_make_the_diary_its_plugin_writes_byte_for_byte(root: Path, home: Path,
+def test_opencode_sessions_make_the_diary_its_plugin_writes_byte_for_byte(root: Path, home: Path, host: str,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    expected = opencode_stop_hook_diary(root, home, monkeypatch)
-    assert expected == recorded_diary(OPENCODE, root, home)  # as the real plugin and hooks wrote it, recording
+    expected = opencode_stop_hook_diary(root, home, monkeypatch, host)
+    assert expected == recorded_diary(fixtures(host), root, home)  # as the real plugin and hooks wrote it
     assert "asked: \"the db check fails" in expected and "tools: Bash×2, Edit×1" in expected
     forget(root)
-    opencode_database(root, home)
+    opencode_database(root, home, host=host)
     out = pinky(root).stdout
-    assert "took in 2 of 2 sessions (opencode 2)" in out
+    assert f"took in 2 of 2 sessions ({host} 2)" in out
     assert diary_text(root) == expected
 
 
-def test_opencode_twice_changes_nothing_nor_does_its_stop_hook_firing_again(root: Path, home: Path) -> None:
-    opencode_database(root, home)
+def test_opencode_twice_changes_nothing_nor_does_its_stop_hook_firing_again(root: Path, home: Path,
+                                                                            host: str) -> None:
+    opencode_database(root, home, host=host)
     pinky(root)
     first = days(root)
     assert first and "nothing new" in pinky(root).stdout
-    for payload in sorted((OPENCODE / "hooks").glob("*-stop.json")):  # session.idle relayed again
-        hook(root, home, "opencode", payload)
+    for payload in sorted((fixtures(host) / "hooks").glob("*-stop.json")):  # session.idle relayed again
+        hook(root, home, host, payload)
     assert days(root) == first
 
 
-def test_opencode_sessions_pinky_s_plugin_recorded_are_not_taken_again(root: Path, home: Path,
+def test_opencode_sessions_pinky_s_plugin_recorded_are_not_taken_again(root: Path, home: Path, host: str,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    recorded = opencode_stop_hook_diary(root, home, monkeypatch)  # the plugin was installed: the hooks wrote it
-    opencode_database(root, home)
+    recorded = opencode_stop_hook_diary(root, home, monkeypatch, host)  # the plugin was installed: hooks wrote it
+    opencode_database(root, home, host=host)
     pinky(root)
     assert diary_text(root) == recorded
     assert "nothing new" in pinky(root).stdout
 
 
-def test_opencode_takes_no_other_project_s_session(root: Path, home: Path, tmp_path: Path) -> None:
+def test_opencode_takes_no_other_project_s_session(root: Path, home: Path, tmp_path: Path, host: str) -> None:
     other = tmp_path / "proj-other"
     other.mkdir()
-    opencode_database(other, home, prefix="other")
-    opencode_database(root, home)
+    opencode_database(other, home, prefix="other", host=host)
+    opencode_database(root, home, host=host)
     out = pinky(root).stdout
-    assert "took in 2 of 2 sessions (opencode 2)" in out
-    assert diary_text(root) == recorded_diary(OPENCODE, root, home)
+    assert f"took in 2 of 2 sessions ({host} 2)" in out
+    assert diary_text(root) == recorded_diary(fixtures(host), root, home)
     assert "proj-other" not in diary_text(root)
 
 
-def test_opencode_what_was_learned_is_offered_and_secrets_land_nowhere(root: Path, home: Path) -> None:
-    opencode_database(root, home)
+def test_opencode_what_was_learned_is_offered_and_secrets_land_nowhere(root: Path, home: Path, host: str) -> None:
+    opencode_database(root, home, host=host)
     out = pinky(root).stdout + pinky(root, "--candidates").stdout
     listed = json.loads(pinky(root, "--candidates", "--json").stdout)["candidates"]
     # the correction; the journal holds no tool results (as the Stop hook's), so no failure is seen fixed
     assert [c["kind"] for c in listed] == ["correction"], listed
     state = Path(os.environ["PINKY_HOME"]) / "state"
-    written = list((state / "import" / "opencode").glob("*.jsonl"))
+    written = list((state / "import" / host).glob("*.jsonl"))
     assert len(written) == 2 and all(p.stat().st_mode & 0o077 == 0 for p in written)
     landed = [diary_text(root), out, json.dumps(listed)]
     landed += [p.read_text(encoding="utf-8") for p in state.rglob("*.json*")]
@@ -316,11 +329,17 @@ def test_opencode_what_was_learned_is_offered_and_secrets_land_nowhere(root: Pat
         assert not [text[:200] for text in landed if secret in text or secret[-12:] in text], secret
 
 
-def test_an_opencode_turn_still_running_waits_for_the_next_import(root: Path, home: Path) -> None:
-    database = opencode_database(root, home)
+def first_session(host: str) -> str:
+    """The recorded session that was resumed: the fix, then the correction."""
+    return str(json.loads((fixtures(host) / f"{host}-db" / "session.jsonl").read_text(encoding="utf-8")
+                          .splitlines()[0])["id"])
+
+
+def test_an_opencode_turn_still_running_waits_for_the_next_import(root: Path, home: Path, host: str) -> None:
+    database = opencode_database(root, home, host=host)
     with sqlite3.connect(database) as db:  # the last reply of the resumed session has not completed yet
-        mid, data = db.execute("SELECT id, data FROM message WHERE session_id LIKE 'ses_dad958%' "
-                               "ORDER BY time_created DESC LIMIT 1").fetchone()
+        mid, data = db.execute("SELECT id, data FROM message WHERE session_id = ? "
+                               "ORDER BY time_created DESC LIMIT 1", (first_session(host),)).fetchone()
         running = json.loads(data)
         completed = running["time"].pop("completed")
         db.execute("UPDATE message SET data = ? WHERE id = ?", (json.dumps(running), mid))
@@ -331,7 +350,7 @@ def test_an_opencode_turn_still_running_waits_for_the_next_import(root: Path, ho
     with sqlite3.connect(database) as db:
         db.execute("UPDATE message SET data = ? WHERE id = ?", (json.dumps(running), mid))
     pinky(root)
-    text, expected = diary_text(root), recorded_diary(OPENCODE, root, home)
+    text, expected = diary_text(root), recorded_diary(fixtures(host), root, home)
     assert text.startswith(partial)  # what the first import wrote stays, the finished turn is added after it
     assert sorted(text.splitlines()) == sorted(expected.splitlines())
 

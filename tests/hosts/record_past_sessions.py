@@ -1,6 +1,7 @@
-"""Record the past sessions `pinky-brain import-sessions` is tested on, with the real Copilot CLI and OpenCode, offline.
+"""Record the past sessions `pinky-brain import-sessions` is tested on, with the real Copilot CLI, OpenCode and
+Kilo Code CLI (an OpenCode fork: the same steps, its own database), offline.
 
-    PINKY_TEST_HOSTS=1 .venv/bin/python tests/hosts/record_past_sessions.py copilot|opencode CLI OUTDIR
+    PINKY_TEST_HOSTS=1 .venv/bin/python tests/hosts/record_past_sessions.py copilot|opencode|kilo CLI OUTDIR
 
 CLI is the pinned binary (tests/support/host_support.py installs it into .pytest_cache/d/<host>-<version>/). A fresh
 HOME
@@ -96,8 +97,13 @@ def session_ids(host: str, home: Path) -> list[str]:
     if host == "copilot":
         folders = sorted((home / ".copilot" / "session-state").glob("*/events.jsonl"), key=lambda p: p.stat().st_mtime)
         return [p.parent.name for p in folders]
-    with sqlite3.connect(home / ".local" / "share" / "opencode" / "opencode.db") as db:
+    with sqlite3.connect(database(host, home)) as db:
         return [row[0] for row in db.execute("SELECT id FROM session ORDER BY time_created")]
+
+
+def database(host: str, home: Path) -> Path:
+    """OpenCode's SQLite database, or Kilo's (the same schema, under its own folder)."""
+    return home / ".local" / "share" / host / f"{host}.db"
 
 
 def record(host: str, cli: str, out: Path) -> None:
@@ -148,7 +154,7 @@ def keep(host: str, world: World, out: Path) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(placeholders(events.read_text(encoding="utf-8"), world), encoding="utf-8")
     else:
-        dump_opencode(world.home / ".local" / "share" / "opencode" / "opencode.db", out / "opencode-db", world)
+        dump_opencode(database(host, world.home), out / f"{host}-db", world)
     for payload in (out / "hooks").glob("*.json"):
         payload.write_text(placeholders(payload.read_text(encoding="utf-8"), world), encoding="utf-8")
     diary = sorted((world.project / "documentation" / "diary").glob("*.md"))
@@ -172,6 +178,6 @@ def dump_opencode(database: Path, folder: Path, world: World) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] not in ("copilot", "opencode"):
+    if len(sys.argv) != 4 or sys.argv[1] not in ("copilot", "opencode", "kilo"):
         sys.exit(__doc__)
     record(sys.argv[1], sys.argv[2], Path(sys.argv[3]).resolve())

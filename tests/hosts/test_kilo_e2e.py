@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
+from contextlib import closing
 
 import pytest
 from host_support import World, brain_tools, diary_today, find_cli, new_world
@@ -89,6 +91,25 @@ def test_the_diary_names_the_prompts_and_the_host(world: World) -> None:
         asked = [line for line in diary.splitlines() if prompt in line]
         assert asked, diary[-2000:]
         assert any(re.search(r"\[kilo-", line) for line in asked), asked
+
+
+def test_importing_the_sessions_its_hooks_recorded_adds_nothing(world: World) -> None:
+    """Kilo keeps its sessions in its own SQLite database, ~/.local/share/kilo/kilo.db (OpenCode's tables):
+    `pinky-brain import-sessions` reads them there, and as pinky's plugin recorded every turn of them already, the
+    diary stays byte for byte as the hooks wrote it."""
+    data = world.home / ".local" / "share" / "kilo"
+    with closing(sqlite3.connect(f"file:{data / 'kilo.db'}?mode=ro", uri=True)) as db:  # as pinky reads it
+        folders = [row[0] for row in db.execute("SELECT directory FROM session")]
+    assert folders.count(str(world.project)) == 2, folders  # the save and the ask
+    assert not (world.home / ".local" / "share" / "opencode").exists()  # nothing in OpenCode's place
+    diary = world.project / "documentation" / "diary"
+    before = {p.name: p.read_bytes() for p in diary.glob("*.md")}
+    assert before
+    done = world.pinky("import-sessions")
+    assert done.returncode == 0, done.stdout + done.stderr
+    seen = "the 2 past sessions of this project are recorded already"
+    assert seen in done.stdout, (done.stdout, sorted(p.name for p in data.iterdir()))  # seen, and kept
+    assert {p.name: p.read_bytes() for p in diary.glob("*.md")} == before, done.stdout
 
 
 def test_setup_writes_the_plugin_for_kilo_and_remove_restores_the_bytes(tmp_path_factory: pytest.TempPathFactory,

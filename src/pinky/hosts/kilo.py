@@ -29,16 +29,21 @@ class Kilo(OpenCode):
     sources = (KILO_MEASURED, KILO_DOCS, OPENCODE_DOCS)  # OpenCode's plugin API, which Kilo keeps
     mcp_user, mcp_project = "~/.config/kilo/kilo.json", "kilo.json"
     hooks_user, hooks_project = "~/.config/kilo/plugins/pinky-brain.js", ".kilo/plugins/pinky-brain.js"
-    # Its own database under $XDG_DATA_HOME/kilo (read in the 7.7.9 binary: `kilo.db` for the released channels),
-    # never OpenCode's: import-sessions would take OpenCode's sessions as Kilo's. Read with OpenCode's schema; a
-    # database of another shape gives no sessions (not measured with a recorded Kilo session).
+    # Its own database, $XDG_DATA_HOME/kilo/kilo.db, never OpenCode's: import-sessions would take OpenCode's sessions
+    # as Kilo's. Measured with a recorded session (tests/fixtures/kilo/past-sessions): the 7.7.9 binary writes only
+    # there, with OpenCode 1.18.33's four tables column for column and the same JSON in their `data`, so OpenCode's
+    # reader takes it as it is; a database of another shape would give no sessions.
     database = ("kilo", "kilo.db")
     limits = (
         Limit("`npm install @kilocode/cli@7.8.1` fails to set up its binary: @kilocode/cli-linux-x64@7.8.1 is not on "
               "npm (ETARGET; newest 7.7.9). Install with `npm install --ignore-scripts @kilocode/cli@7.8.1 "
               "@kilocode/cli-linux-x64@7.7.9` (the binary reports 7.7.9)", KILO_MEASURED),
         Limit("no command hooks: the OpenCode plugin pinky writes into Kilo's plugins folder relays each event to "
-              "pinky-hooks; no transcript path reaches a plugin, so the diary records what the plugin relays",
+              "pinky-hooks; no transcript path reaches a plugin, so the diary records what the plugin relays; "
+              "import-sessions reads past sessions from `~/.local/share/kilo/kilo.db` (OpenCode's tables, "
+              "measured), whose turns the plugin recorded give the same diary", KILO_MEASURED),
+        Limit("Kilo runs the plugin's system-prompt hook for the request that names a session too (session id "
+              "`title-<id>`): that request also gets the digest, and pinky-hooks sees one more session start",
               KILO_MEASURED),
         Limit("it installs its plugin package with npm in its config folder at each start and waits for it; setup "
               "writes `fetch-retries=0` into that folder's .npmrc so an offline session does not wait for npm's "

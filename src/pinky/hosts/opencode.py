@@ -161,16 +161,18 @@ class OpenCode(Host):
     hooks_format = "plugin"
     context = "plugin"
     read_tools, write_tools, shell_tools = ("read",), ("edit", "write", "patch"), ("bash",)
-    limits = (Limit("hooks are JS plugin functions, not commands: the plugin pinky writes relays each event to "
-                    "pinky-hooks", OPENCODE_DOCS),
-              Limit("no transcript path reaches a plugin: the diary records the prompts and tool calls the plugin "
-                    "relays", OPENCODE_MEASURED),
-              Limit("OpenCode installs @opencode-ai/plugin with npm in every config folder at each start and waits "
-                    "for it before loading any plugin; offline npm's retries held each session ~70 s, so setup "
-                    "writes `fetch-retries=0` into that folder's .npmrc; a session within 60 s of the last can "
-                    "still wait ~60 s for the install lock OpenCode sometimes leaves at exit", OPENCODE_MEASURED),
-              Limit("the guard (a throw in tool.execute.before) and the checkpoint (experimental.session.compacting) "
-                    "follow OpenCode's plugin API, not measured here", OPENCODE_DOCS))
+    limits: tuple[Limit, ...] = (
+        Limit("hooks are JS plugin functions, not commands: the plugin pinky writes relays each event to "
+              "pinky-hooks", OPENCODE_DOCS),
+        Limit("no transcript path reaches a plugin: the diary records the prompts and tool calls the plugin "
+              "relays", OPENCODE_MEASURED),
+        Limit("OpenCode installs @opencode-ai/plugin with npm in every config folder at each start and waits "
+              "for it before loading any plugin; offline npm's retries held each session ~70 s, so setup "
+              "writes `fetch-retries=0` into that folder's .npmrc; a session within 60 s of the last can "
+              "still wait ~60 s for the install lock OpenCode sometimes leaves at exit", OPENCODE_MEASURED),
+        Limit("the guard (a throw in tool.execute.before) and the checkpoint (experimental.session.compacting) "
+              "follow OpenCode's plugin API, not measured here", OPENCODE_DOCS),
+    )
 
     def continue_output(self, reason: str) -> dict | None:
         return {"followup_message": reason}  # the plugin sends it as a prompt with client.session.prompt
