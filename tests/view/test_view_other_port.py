@@ -158,6 +158,8 @@ def test_a_page_another_user_serves_on_another_port_gets_no_session(
         context = browser.new_context()
         page = context.new_page()
         page.goto(view.url)  # the owner signs in with the one-time link
+        page.wait_for_function("() => localStorage.length > 0")  # signed in before leaving the page: under load the
+        # sign-in request may not have been answered yet, and the next page would be signed out
         page.goto(view.base + "/#/note/note%2Fprivate")
         page.wait_for_selector("#note-title")
         assert PRIVATE in page.inner_text(".md")  # the control: the owner reads it, its picture too (the

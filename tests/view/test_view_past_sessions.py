@@ -39,6 +39,8 @@ def test_the_review_list_offers_past_sessions_learnings_and_the_sessions_still_w
         browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page: Any = browser.new_page()
         page.goto(view.url)
+        page.wait_for_function("() => localStorage.length > 0")  # signed in before leaving the page: under load the
+        # sign-in request may not have been answered yet, and the next page would be signed out
         page.goto(view.base + "/#/review")
         section = page.locator("#past-sessions")
         page.locator("#past-sessions .card").first.wait_for()
