@@ -31,25 +31,14 @@ TABLES = ("project", "session", "message", "part")
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    (root / "documentation").mkdir(parents=True)
-    (root / "pinky.toml").write_text("", encoding="utf-8")
-    (root / "src").mkdir()
+def root(root: Path) -> Path:
     (root / "src" / "db.py").write_text("import logging\n\nRETRIES = 3\nprint(RETRIES)\n", encoding="utf-8")
-    return root
+    return root  # the file as the recorded sessions found it
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for name in ("COPILOT_HOME", "CODEX_HOME", "XDG_DATA_HOME"):
-        monkeypatch.delenv(name, raising=False)
+def home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("TZ", "UTC")  # the recorded diaries were written in UTC
-    monkeypatch.setenv("PINKY_HOOKS_NO_BACKGROUND", "1")
-    monkeypatch.setenv("PINKY_CAPTURE", "off")  # as recorded: the import asks nothing either
     return home
 
 

@@ -44,27 +44,6 @@ from pinky.hosts.catalog import host as find_host
 PINKY = console_script("pinky-brain")
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    (root / "documentation").mkdir(parents=True)
-    (root / "pinky.toml").write_text("", encoding="utf-8")
-    (root / "src").mkdir()
-    (root / "src" / "db.py").write_text("print(1)\n", encoding="utf-8")
-    return root
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-    monkeypatch.setenv("PINKY_HOOKS_NO_BACKGROUND", "1")
-    monkeypatch.setenv("PINKY_CAPTURE", "off")  # the import asks nothing: compare with a Stop hook that asks nothing
-    return home
-
-
 def pinky(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     done = subprocess.run([*PINKY, "import-sessions", *args], capture_output=True, text=True, cwd=root,
                           env=dict(os.environ), timeout=300)

@@ -28,28 +28,6 @@ PINKY = console_script("pinky-brain")
 QWEN_ID = "0f7df080-3b1f-4e37-b5c8-bbf0ea6dcd08"  # the recorded session's id
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    (root / "documentation").mkdir(parents=True)
-    (root / "pinky.toml").write_text("", encoding="utf-8")
-    (root / "src").mkdir()
-    (root / "src" / "db.py").write_text("print(1)\n", encoding="utf-8")
-    return root
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for name in ("QWEN_HOME", "QWEN_RUNTIME_DIR", "CODEX_HOME", "CLAUDE_CONFIG_DIR"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("PINKY_HOOKS_NO_BACKGROUND", "1")
-    monkeypatch.setenv("PINKY_CAPTURE", "off")  # the import asks nothing: compare with a Stop hook that asks nothing
-    return home
-
-
 def qwen_session(cwd: Path, home: Path, session_id: str = QWEN_ID) -> Session:
     """The recorded chat, then the same turn again a day later (a session resumed with --continue)."""
     recorded = filled((FIXTURES / "qwen" / "chat.jsonl").read_text(encoding="utf-8"), cwd, home)
